@@ -1,0 +1,17 @@
+//! The contract: wire types of `/api/v1` and the validation rules beside them, shared by the
+//! service, the HTTP layer, both backends, the CLI and the workbench.
+
+pub mod assertion;
+pub mod case;
+pub mod catalog;
+pub mod environment;
+pub mod error;
+pub mod host;
+pub mod import;
+pub mod page;
+pub mod primitives;
+pub mod server;
+pub mod validate;
+
+pub use error::{Code, Error, Result, Violation};
+pub use page::Page;
