@@ -116,10 +116,25 @@ impl Checker {
 /// path of the offending field (via `serde_path_to_error`).
 pub fn from_value<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, Error> {
     serde_path_to_error::deserialize(v).map_err(|e| {
-        let path = e.path().to_string();
-        let pointer = path_to_pointer(&path);
-        Error::invalid(&pointer, "type", e.into_inner().to_string())
+        let pointer = path_to_pointer(&e.path().to_string());
+        serde_violation(pointer, &e.into_inner().to_string())
     })
+}
+
+/// Names the rule behind serde's message: a missing field, an unknown field, or a wrong type.
+fn serde_violation(pointer: String, message: &str) -> Error {
+    let quoted = |m: &str| m.split('`').nth(1).map(str::to_string);
+    let message = message.split(" at line ").next().unwrap_or(message);
+    if let Some(field) = message.strip_prefix("missing field ").and_then(quoted) {
+        let path = join(&pointer, &field);
+        return Error::invalid(&path, "required", format!("`{field}` is required"));
+    }
+    if let Some(field) = message.strip_prefix("unknown field ").and_then(quoted) {
+        // serde_path_to_error already descends into the unknown key.
+        let path = if pointer.ends_with(&join("", &field)) { pointer } else { join(&pointer, &field) };
+        return Error::invalid(&path, "additionalProperties", format!("unknown field `{field}`"));
+    }
+    Error::invalid(&pointer, "type", message)
 }
 
 /// Parses a request body: invalid UTF-8 or invalid JSON are violations of the whole body.
@@ -131,8 +146,10 @@ pub fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Err
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let pointer = path_to_pointer(&e.path().to_string());
         let inner = e.into_inner();
-        let rule = if inner.is_syntax() || inner.is_eof() { "json" } else { "type" };
-        Error::invalid(&pointer, rule, inner.to_string())
+        if inner.is_syntax() || inner.is_eof() {
+            return Error::invalid(&pointer, "json", format!("body is not valid JSON: {inner}"));
+        }
+        serde_violation(pointer, &inner.to_string())
     })?;
     de.end()
         .map_err(|e| Error::invalid("", "json", format!("trailing characters after the body: {e}")))?;
@@ -197,5 +214,7 @@ mod tests {
         }
         let e = parse_body::<T>(br#"{"n":"x"}"#).unwrap_err();
         assert_eq!(e.violations()[0].path, "/n");
+        let e = parse_body::<T>(b"{}").unwrap_err();
+        assert_eq!((e.violations()[0].path.as_str(), e.violations()[0].rule.as_str()), ("/n", "required"));
     }
 }

@@ -1,0 +1,502 @@
+//! Opening one MCP session: probe, connect (spawn, or open the HTTP/SSE channel), initialize.
+//! Each stage fails with its own [`Stage`] so the doctor can say where it broke.
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, LoggingLevel, LoggingMessageNotificationParam,
+    ProtocolVersion, ServerPeerInfo,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use tokio::io::AsyncBufReadExt;
+
+use super::errors::{self, Context, REASON_NO_TOKENS};
+use super::sse::{SseClientTransport, SseError, header_map};
+use super::{PoolOptions, Target};
+use crate::spec::Error;
+use crate::spec::server::Transport;
+
+/// The client side of every session: declares no optional capabilities, so what a server
+/// lists does not depend on who asks, and forwards server log messages to tracing.
+#[derive(Clone)]
+pub(crate) struct EvalClient {
+    server_id: Arc<str>,
+}
+
+impl ClientHandler for EvalClient {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("evaldeck", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let server = &*self.server_id;
+        let data = params.data.to_string();
+        match params.level {
+            LoggingLevel::Debug => tracing::debug!(target: "evaldeck::mcp::server_log", server, "{data}"),
+            LoggingLevel::Info | LoggingLevel::Notice => {
+                tracing::info!(target: "evaldeck::mcp::server_log", server, "{data}")
+            }
+            LoggingLevel::Warning => tracing::warn!(target: "evaldeck::mcp::server_log", server, "{data}"),
+            _ => tracing::error!(target: "evaldeck::mcp::server_log", server, "{data}"),
+        }
+    }
+}
+
+/// Where a connection attempt failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stage {
+    Probe,
+    Connection,
+    Initialization,
+}
+
+#[derive(Debug)]
+pub(crate) struct ConnectFailure {
+    pub stage: Stage,
+    pub error: Error,
+}
+
+fn fail(stage: Stage, error: Error) -> ConnectFailure {
+    ConnectFailure { stage, error }
+}
+
+/// Stage timings of one connection.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct ConnectTimings {
+    pub probe: Option<Duration>,
+    pub connect: Option<Duration>,
+    pub initialize: Option<Duration>,
+    /// What the probe found: the resolved command, or `host:port`.
+    pub probe_target: Option<String>,
+    /// How the connection stage went, for the doctor's detail.
+    pub connection_detail: Option<String>,
+}
+
+/// The last lines a child wrote to stderr, kept for error details.
+#[derive(Default)]
+pub(crate) struct StderrTail {
+    lines: Mutex<VecDeque<String>>,
+}
+
+const TAIL_LINES: usize = 20;
+const TAIL_LINE_CHARS: usize = 400;
+
+impl StderrTail {
+    fn push(&self, line: &str) {
+        let mut l = self.lines.lock().unwrap_or_else(|p| p.into_inner());
+        if l.len() == TAIL_LINES {
+            l.pop_front();
+        }
+        l.push_back(line.chars().take(TAIL_LINE_CHARS).collect());
+    }
+    pub fn snapshot(&self) -> Vec<String> {
+        self.lines.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect()
+    }
+}
+
+/// A spawned stdio server.
+pub(crate) struct ChildProc {
+    child: tokio::sync::Mutex<tokio::process::Child>,
+    pub pid: Option<u32>,
+    pub stderr: Arc<StderrTail>,
+}
+
+impl ChildProc {
+    /// The exit status once the process has exited, waiting up to `grace` for it.
+    pub async fn exit_status(&self, grace: Duration) -> Option<String> {
+        let deadline = Instant::now() + grace;
+        loop {
+            if let Ok(Some(s)) = self.child.lock().await.try_wait() {
+                return Some(s.to_string());
+            }
+            if Instant::now() >= deadline {
+                return None;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Waits for the process to exit after its stdin closed; kills it after `grace`.
+    pub async fn reap(&self, grace: Duration) {
+        let mut c = self.child.lock().await;
+        match tokio::time::timeout(grace, c.wait()).await {
+            Ok(_) => {}
+            Err(_) => {
+                tracing::debug!(pid = self.pid, "mcp: server did not exit after stdin closed; killing it");
+                let _ = c.kill().await;
+            }
+        }
+    }
+}
+
+/// One live, initialized MCP session.
+pub(crate) struct Session {
+    pub peer: Peer<RoleClient>,
+    running: tokio::sync::Mutex<Option<RunningService<RoleClient, EvalClient>>>,
+    pub child: Option<Arc<ChildProc>>,
+    pub info: Arc<ServerPeerInfo>,
+    pub request_timeout: Duration,
+    pub sent_token: bool,
+    pub revision: i64,
+    pub token_hash: u64,
+    last_used: Mutex<Instant>,
+    /// Set after a timeout: the next use pings before trusting the session.
+    pub suspect: AtomicBool,
+    pub calls: AtomicU64,
+}
+
+impl Session {
+    pub fn touch(&self) {
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    pub fn idle_for(&self) -> Duration {
+        self.last_used.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+    }
+
+    /// Dead as far as we can tell without a round trip.
+    pub async fn is_closed(&self) -> bool {
+        if self.peer.is_transport_closed() {
+            return true;
+        }
+        if let Some(c) = &self.child
+            && let Ok(Some(_)) = c.child.lock().await.try_wait()
+        {
+            return true;
+        }
+        match &*self.running.lock().await {
+            Some(r) => r.is_closed(),
+            None => true,
+        }
+    }
+
+    /// What to add to an error's details: exit status and stderr tail of a stdio server.
+    pub async fn context(&self, method: &'static str, died: bool) -> Context {
+        let mut ctx = Context::new(method, self.sent_token);
+        if let Some(c) = &self.child {
+            if died {
+                ctx.exit_status = c.exit_status(Duration::from_millis(300)).await;
+            }
+            ctx.stderr_tail = c.stderr.snapshot();
+        }
+        ctx
+    }
+
+    /// Closes the session and reaps its process, if any.
+    pub async fn close(&self, grace: Duration) {
+        if let Some(mut r) = self.running.lock().await.take() {
+            let _ = r.close_with_timeout(grace).await;
+        }
+        if let Some(c) = &self.child {
+            c.reap(grace).await;
+        }
+    }
+}
+
+/// A hash of the access token, so a new token opens a new session without keeping a copy.
+pub(crate) fn token_hash(token: Option<&str>) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    token.hash(&mut h);
+    h.finish()
+}
+
+/// Finds `command` the way the child's `exec` will: as a path, or on the child's `PATH`.
+pub(crate) fn resolve_command(command: &str, path_var: Option<&str>) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(command);
+    if p.components().count() > 1 || p.is_absolute() {
+        return p.is_file().then(|| p.to_path_buf());
+    }
+    for dir in std::env::split_paths(path_var?) {
+        let cand = dir.join(command);
+        if is_executable(&cand) {
+            return Some(cand);
+        }
+    }
+    None
+}
+
+fn is_executable(p: &std::path::Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    }
+    #[cfg(not(unix))]
+    {
+        p.is_file()
+    }
+}
+
+/// `host:port` of an HTTP(S) URL.
+fn authority(url: &str) -> Result<(String, u16), Error> {
+    let u = reqwest::Url::parse(url)
+        .map_err(|_| Error::invalid("/config/transport/url", "url", format!("`{url}` is not an absolute URL")))?;
+    let host = u
+        .host_str()
+        .ok_or_else(|| Error::invalid("/config/transport/url", "url", "the URL has no host"))?
+        .trim_matches(|c| c == '[' || c == ']')
+        .to_string();
+    let port = u
+        .port_or_known_default()
+        .ok_or_else(|| Error::invalid("/config/transport/url", "url", "the URL has no port"))?;
+    Ok((host, port))
+}
+
+/// TCP reachability of an HTTP server: DNS and connect, nothing else.
+pub(crate) async fn tcp_probe(url: &str, timeout: Duration) -> Result<String, Error> {
+    let (host, port) = authority(url)?;
+    let target = format!("{host}:{port}");
+    match tokio::time::timeout(timeout, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+        Ok(Ok(_)) => Ok(target),
+        Ok(Err(e)) => Err(errors::from_io(&format!("cannot reach {target}"), &e)),
+        Err(_) => Err(errors::unreachable(format!(
+            "cannot reach {target}: no TCP connection within {} ms",
+            timeout.as_millis()
+        ))),
+    }
+}
+
+fn http_client(connect_timeout: Duration) -> reqwest::Client {
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        // Idle pooled connections stall on delayed ACKs (as rmcp notes); redirects could
+        // carry our headers elsewhere.
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_default()
+}
+
+/// Opens and initializes a session for `target` within its connect timeout.
+pub(crate) async fn connect(
+    target: &Target,
+    opts: &PoolOptions,
+    timings: &mut ConnectTimings,
+) -> Result<Session, ConnectFailure> {
+    let cfg = &target.config;
+    let budget = Duration::from_millis(cfg.connect_timeout_ms.max(1));
+    let deadline = tokio::time::Instant::now() + budget;
+    let token = target.access_token.as_deref().filter(|t| !t.is_empty());
+    let client = EvalClient { server_id: Arc::from(target.server_id.as_str()) };
+
+    if cfg.use_oauth && token.is_none() && !matches!(cfg.transport, Transport::Stdio { .. }) {
+        return Err(fail(
+            Stage::Connection,
+            errors::oauth_required(
+                "the server is configured for OAuth and has no tokens; import them first",
+                REASON_NO_TOKENS,
+                None,
+            ),
+        ));
+    }
+
+    // Probe.
+    let t0 = Instant::now();
+    let probed = match &cfg.transport {
+        Transport::Stdio { command, env, .. } => {
+            let path = env.get("PATH").cloned().or_else(|| std::env::var("PATH").ok());
+            match resolve_command(command, path.as_deref()) {
+                Some(p) => Ok(p.display().to_string()),
+                None => Err(errors::unreachable(format!(
+                    "cannot spawn `{command}`: no such executable (looked on the server's PATH)"
+                ))
+                .with_reason("COMMAND_NOT_FOUND")),
+            }
+        }
+        Transport::Http { url, .. } | Transport::Sse { url, .. } => tcp_probe(url, budget).await,
+    };
+    timings.probe = Some(t0.elapsed());
+    let probe_target = probed.map_err(|e| fail(Stage::Probe, e))?;
+    timings.probe_target = Some(probe_target);
+
+    // Connect and initialize.
+    let t1 = Instant::now();
+    let sent_token = token.is_some();
+    let timeout_err = |what: &str| errors::timeout(what, budget);
+    let (running, child) = match &cfg.transport {
+        Transport::Stdio { command, args, env, cwd } => {
+            let mut cmd = tokio::process::Command::new(command);
+            cmd.args(args).env_clear().envs(env);
+            for keep in ["PATH", "HOME"] {
+                if !env.contains_key(keep)
+                    && let Ok(v) = std::env::var(keep)
+                {
+                    cmd.env(keep, v);
+                }
+            }
+            if let Some(d) = cwd {
+                cmd.current_dir(d);
+            }
+            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+            let mut child = cmd
+                .spawn()
+                .map_err(|e| fail(Stage::Connection, errors::from_io(&format!("cannot spawn `{command}`"), &e)))?;
+            let pid = child.id();
+            let stdout = child.stdout.take().expect("piped");
+            let stdin = child.stdin.take().expect("piped");
+            let stderr = child.stderr.take().expect("piped");
+            let tail = Arc::new(StderrTail::default());
+            tokio::spawn(drain_stderr(stderr, tail.clone(), target.server_id.clone(), opts.stderr_log_cap));
+            let proc = Arc::new(ChildProc { child: tokio::sync::Mutex::new(child), pid, stderr: tail });
+            timings.connection_detail = Some(format!("spawned `{command}` (pid {})", pid.unwrap_or(0)));
+            timings.connect = Some(t1.elapsed());
+            let t2 = Instant::now();
+            let r = match tokio::time::timeout_at(deadline, client.serve((stdout, stdin))).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => {
+                    let mut ctx = Context::new("initialize", false);
+                    ctx.exit_status = proc.exit_status(Duration::from_millis(300)).await;
+                    ctx.stderr_tail = proc.stderr.snapshot();
+                    proc.reap(Duration::from_millis(200)).await;
+                    return Err(fail(Stage::Initialization, errors::from_init(&e, &ctx)));
+                }
+                Err(_) => {
+                    let mut ctx = Context::new("initialize", false);
+                    ctx.stderr_tail = proc.stderr.snapshot();
+                    proc.reap(Duration::from_millis(200)).await;
+                    let e = timeout_err("initialize");
+                    let e = if ctx.stderr_tail.is_empty() {
+                        e
+                    } else {
+                        errors::add_detail(e, "stderrTail", serde_json::json!(ctx.stderr_tail))
+                    };
+                    return Err(fail(Stage::Initialization, e));
+                }
+            };
+            timings.initialize = Some(t2.elapsed());
+            (r, Some(proc))
+        }
+        Transport::Http { url, headers } => {
+            let mut map = std::collections::HashMap::new();
+            for (k, v) in header_map(headers, None).map_err(|e| fail(Stage::Connection, e))?.iter() {
+                if k == reqwest::header::AUTHORIZATION && token.is_some() {
+                    continue;
+                }
+                map.insert(k.clone(), v.clone());
+            }
+            let mut conf = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .custom_headers(map)
+                .reinit_on_expired_session(true);
+            if let Some(t) = token {
+                conf = conf.auth_header(t);
+            }
+            let transport = StreamableHttpClientTransport::with_client(http_client(budget), conf);
+            timings.connect = Some(t1.elapsed());
+            let t2 = Instant::now();
+            let r = match tokio::time::timeout_at(deadline, client.serve(transport)).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => {
+                    let ctx = Context::new("initialize", sent_token);
+                    let stage = match e {
+                        rmcp::service::ClientInitializeError::JsonRpcError(_) => Stage::Initialization,
+                        _ => Stage::Connection,
+                    };
+                    return Err(fail(stage, errors::from_init(&e, &ctx)));
+                }
+                Err(_) => return Err(fail(Stage::Initialization, timeout_err("initialize"))),
+            };
+            timings.connection_detail = Some(format!("POST {url} answered"));
+            timings.initialize = Some(t2.elapsed());
+            (r, None)
+        }
+        Transport::Sse { url, headers } => {
+            let map = header_map(headers, token).map_err(|e| fail(Stage::Connection, e))?;
+            let transport =
+                match tokio::time::timeout_at(deadline, SseClientTransport::connect(http_client(budget), url, map)).await
+                {
+                    Ok(Ok(t)) => t,
+                    Ok(Err(SseError::AuthRequired(a))) => {
+                        return Err(fail(
+                            Stage::Connection,
+                            errors::challenged(&a.www_authenticate_header, sent_token),
+                        ));
+                    }
+                    Ok(Err(e)) => {
+                        return Err(fail(Stage::Connection, errors::unreachable(format!("SSE stream {url}: {e}"))));
+                    }
+                    Err(_) => {
+                        return Err(fail(Stage::Connection, timeout_err("opening the SSE stream")));
+                    }
+                };
+            timings.connection_detail = Some(format!("GET {url} opened the event stream"));
+            timings.connect = Some(t1.elapsed());
+            let t2 = Instant::now();
+            let r = match tokio::time::timeout_at(deadline, client.serve(transport)).await {
+                Ok(Ok(r)) => r,
+                Ok(Err(e)) => {
+                    let ctx = Context::new("initialize", sent_token);
+                    return Err(fail(Stage::Initialization, errors::from_init(&e, &ctx)));
+                }
+                Err(_) => return Err(fail(Stage::Initialization, timeout_err("initialize"))),
+            };
+            timings.initialize = Some(t2.elapsed());
+            (r, None)
+        }
+    };
+
+    let Some(info) = running.peer().peer_info() else {
+        let mut r = running;
+        let _ = r.close_with_timeout(Duration::from_millis(200)).await;
+        return Err(fail(Stage::Initialization, errors::unreachable("the server sent no initialize result")));
+    };
+    Ok(Session {
+        peer: running.peer().clone(),
+        running: tokio::sync::Mutex::new(Some(running)),
+        child,
+        info,
+        request_timeout: Duration::from_millis(cfg.request_timeout_ms.max(1)),
+        sent_token,
+        revision: target.revision,
+        token_hash: token_hash(token),
+        last_used: Mutex::new(Instant::now()),
+        suspect: AtomicBool::new(false),
+        calls: AtomicU64::new(0),
+    })
+}
+
+impl Session {
+    pub fn mark_suspect(&self) {
+        self.suspect.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Forwards a child's stderr to tracing, line by line, up to `cap` bytes per session (then
+/// only the tail is kept), and always drains the pipe so the child never blocks on it.
+async fn drain_stderr(stderr: tokio::process::ChildStderr, tail: Arc<StderrTail>, server: String, cap: usize) {
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    let mut logged = 0usize;
+    let mut capped = false;
+    loop {
+        match lines.next_line().await {
+            Ok(Some(line)) => {
+                tail.push(&line);
+                if logged < cap {
+                    logged += line.len() + 1;
+                    tracing::info!(target: "evaldeck::mcp::stderr", server = %server, "{line}");
+                } else if !capped {
+                    capped = true;
+                    tracing::warn!(target: "evaldeck::mcp::stderr", server = %server, "stderr log cap of {cap} bytes reached; further lines are not logged");
+                }
+            }
+            Ok(None) => return,
+            Err(_) => continue,
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Versioned schema migrations (`PRAGMA user_version`), applied in one transaction each.
+
+use rusqlite::Connection;
+use rusqlite_migration::{M, Migrations};
+
+use crate::spec::{Error, Result};
+
+const V1: &str = r#"
+CREATE TABLE organizations (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  credits INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE users (
+  id TEXT PRIMARY KEY,
+  email TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE members (
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+  PRIMARY KEY (org_id, user_id)
+);
+-- org_id becomes NULL when the organization is deleted: the key is then orphaned.
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  name TEXT NOT NULL,
+  org_id TEXT REFERENCES organizations(id) ON DELETE SET NULL,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+);
+CREATE TABLE projects (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX projects_org ON projects(org_id, created_at, id);
+CREATE TABLE project_members (
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  role TEXT NOT NULL CHECK (role IN ('admin', 'member')),
+  PRIMARY KEY (project_id, user_id)
+);
+CREATE TABLE servers (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  enabled INTEGER NOT NULL DEFAULT 1,
+  config TEXT NOT NULL,
+  revision INTEGER NOT NULL DEFAULT 1,
+  last_status TEXT,
+  snapshot TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (project_id, name)
+);
+CREATE TABLE oauth_tokens (
+  server_id TEXT PRIMARY KEY REFERENCES servers(id) ON DELETE CASCADE,
+  server_url TEXT NOT NULL,
+  resource_url TEXT,
+  client_id TEXT,
+  client_secret TEXT,
+  access_token TEXT NOT NULL,
+  refresh_token TEXT,
+  token_type TEXT,
+  scope TEXT,
+  expires_at INTEGER,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE hosts (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  config TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX hosts_project ON hosts(project_id, created_at, id);
+CREATE TABLE server_groups (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (project_id, name)
+);
+CREATE TABLE server_group_members (
+  group_id TEXT NOT NULL REFERENCES server_groups(id) ON DELETE CASCADE,
+  server_id TEXT NOT NULL REFERENCES servers(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (group_id, server_id)
+);
+CREATE TABLE plugins (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE plugin_versions (
+  id TEXT PRIMARY KEY,
+  plugin_id TEXT NOT NULL REFERENCES plugins(id) ON DELETE CASCADE,
+  version TEXT NOT NULL,
+  bundle_hash TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE skills (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+-- Pins are kept as JSON: a pinned version that is deleted later is dropped on restore
+-- and makes resolve answer 409, rather than vanishing silently through a cascade.
+CREATE TABLE environments (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT,
+  host_id TEXT NOT NULL REFERENCES hosts(id),
+  server_attachment_id TEXT REFERENCES server_groups(id) ON DELETE SET NULL,
+  model_id TEXT,
+  skill_selection TEXT,
+  plugin_version_ids TEXT,
+  revision INTEGER NOT NULL DEFAULT 1,
+  archived_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+-- Archiving frees the name: only live environments must have unique names.
+CREATE UNIQUE INDEX environments_live_name ON environments(project_id, name) WHERE archived_at IS NULL;
+CREATE INDEX environments_project ON environments(project_id, created_at, id);
+CREATE TABLE chatboxes (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT,
+  mode TEXT NOT NULL DEFAULT 'project_members',
+  host_id TEXT REFERENCES hosts(id) ON DELETE SET NULL,
+  settings TEXT NOT NULL DEFAULT '{}',
+  server_ids TEXT NOT NULL DEFAULT '[]',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE TABLE chat_sessions (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id TEXT REFERENCES users(id) ON DELETE SET NULL,
+  title TEXT,
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'archived')),
+  is_pinned INTEGER NOT NULL DEFAULT 0,
+  is_unread INTEGER NOT NULL DEFAULT 0,
+  last_activity_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX chat_sessions_activity ON chat_sessions(project_id, last_activity_at DESC, id);
+CREATE TABLE eval_suites (
+  id TEXT PRIMARY KEY,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT,
+  settings TEXT NOT NULL DEFAULT '{}',
+  server_ids TEXT NOT NULL DEFAULT '[]',
+  environment_ids TEXT NOT NULL DEFAULT '[]',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX eval_suites_project ON eval_suites(project_id, created_at, id);
+CREATE TABLE eval_cases (
+  id TEXT PRIMARY KEY,
+  suite_id TEXT NOT NULL REFERENCES eval_suites(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX eval_cases_suite ON eval_cases(suite_id, position);
+CREATE TABLE eval_runs (
+  id TEXT PRIMARY KEY,
+  suite_id TEXT NOT NULL REFERENCES eval_suites(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  run_number INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  result TEXT,
+  passed INTEGER NOT NULL DEFAULT 0,
+  failed INTEGER NOT NULL DEFAULT 0,
+  total INTEGER NOT NULL DEFAULT 0,
+  source TEXT NOT NULL,
+  body TEXT NOT NULL DEFAULT '{}',
+  created_at INTEGER NOT NULL,
+  completed_at INTEGER
+);
+CREATE INDEX eval_runs_suite ON eval_runs(suite_id, created_at DESC);
+"#;
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(V1)])
+}
+
+pub fn apply(conn: &mut Connection) -> Result<()> {
+    migrations()
+        .to_latest(conn)
+        .map_err(|e| Error::internal(format!("cannot migrate the database: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn migrations_are_valid() {
+        assert!(super::migrations().validate().is_ok());
+    }
+}

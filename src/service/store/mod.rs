@@ -1,0 +1,176 @@
+//! The SQLite store: one writer connection and a few readers over one file in WAL mode,
+//! versioned migrations, and a module per aggregate.
+//!
+//! Calls are synchronous and short (indexed lookups, small transactions), so they run on
+//! the caller's thread; every multi-row write goes through [`Store::write`], which wraps it
+//! in one `IMMEDIATE` transaction so a crash mid-write leaves nothing half-done.
+
+mod migrations;
+pub mod chat;
+pub mod environments;
+pub mod hosts;
+pub mod identity;
+pub mod projects;
+pub mod seed;
+pub mod servers;
+pub mod suites;
+
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::spec::page::{Page, PageRequest, Position};
+use crate::spec::{Error, Result};
+
+const READERS: usize = 4;
+
+pub struct Store {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Vec<Mutex<Connection>>,
+    next_reader: AtomicUsize,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+fn configure(conn: &Connection) -> rusqlite::Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(())
+}
+
+impl Store {
+    /// Opens (creating if needed) the database file and brings its schema up to date.
+    pub fn open(path: &Path) -> Result<Store> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::internal(format!("cannot create data directory {}: {e}", dir.display()))
+            })?;
+        }
+        let open = |flags| {
+            Connection::open_with_flags(path, flags).map_err(|e| {
+                Error::internal(format!("cannot open database {}: {e}", path.display()))
+            })
+        };
+        let mut writer = open(OpenFlags::default())?;
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        configure(&writer)?;
+        migrations::apply(&mut writer)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let r = open(OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+            configure(&r)?;
+            readers.push(Mutex::new(r));
+        }
+        Ok(Store {
+            path: path.to_path_buf(),
+            writer: Mutex::new(writer),
+            readers,
+            next_reader: AtomicUsize::new(0),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs a read on one of the reader connections (never blocked by the writer in WAL).
+    pub fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
+        for i in 0..self.readers.len() {
+            if let Ok(conn) = self.readers[(start + i) % self.readers.len()].try_lock() {
+                return f(&conn);
+            }
+        }
+        let conn = self.readers[start % self.readers.len()]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        f(&conn)
+    }
+
+    /// Runs `f` in one immediate transaction: committed when it returns `Ok`, rolled back
+    /// otherwise (or if the process dies before the commit).
+    pub fn write<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        tracing::error!(error = %e, "store error");
+        Error::internal("storage failure")
+    }
+}
+
+/// Whether a write failed on a UNIQUE constraint (a duplicate name, say).
+pub fn is_unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _)
+        if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
+}
+
+/// A new opaque id with a type prefix: `prj_0192…`.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::now_v7().simple())
+}
+
+/// Epoch milliseconds.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Reads a JSON column into a typed value; a corrupt row is an internal error, not a panic.
+pub fn from_json<T: serde::de::DeserializeOwned>(s: &str) -> Result<T> {
+    serde_json::from_str(s).map_err(|e| {
+        tracing::error!(error = %e, "corrupt JSON column");
+        Error::internal("corrupt stored record")
+    })
+}
+
+pub fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).expect("wire types serialize")
+}
+
+/// Keyset pagination over `(created_at, id)`: stable under inserts, no offsets.
+pub struct Keyset {
+    pub after_ts: i64,
+    pub after_id: String,
+    pub limit: usize,
+}
+
+impl Keyset {
+    pub fn new(page: &PageRequest) -> Result<Keyset> {
+        let limit = page.limit()?;
+        let (after_ts, after_id) = match page.position()? {
+            Some(p) => (
+                p.key.parse().map_err(|_| Error::invalid("/cursor", "cursor", "not a cursor this service issued"))?,
+                p.id,
+            ),
+            None => (i64::MIN, String::new()),
+        };
+        Ok(Keyset { after_ts, after_id, limit })
+    }
+
+    /// Rows to fetch: one more than the page, to learn whether another page follows.
+    pub fn fetch(&self) -> i64 {
+        self.limit as i64 + 1
+    }
+
+    pub fn page<T>(&self, rows: Vec<T>, key: impl Fn(&T) -> (i64, String)) -> Page<T> {
+        Page::from_rows(rows, self.limit, |r| {
+            let (ts, id) = key(r);
+            Position { key: ts.to_string(), id }
+        })
+    }
+}
