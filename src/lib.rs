@@ -4,6 +4,9 @@
 //! [`service`] (the core) ← [`api`] (HTTP); [`client`] (the `Backend` over the embedded core
 //! or a remote base URL) ← [`cli`] and [`tui`].
 
-pub mod spec;
+pub mod api;
+pub mod cli;
+pub mod client;
 pub mod demo;
 pub mod service;
+pub mod spec;

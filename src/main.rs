@@ -1,24 +1,246 @@
-use clap::{Parser, Subcommand};
+//! `evaldeck`: the workbench by default; `serve`, `demo-server`, key management and the CLI.
+
+use clap::{Args, Parser, Subcommand};
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+
+use evaldeck::api::{self, ApiConfig, RateLimit};
+use evaldeck::cli::{self, Target};
+use evaldeck::service::{Config, Service};
 
 /// Test MCP servers from a terminal.
 #[derive(Parser)]
-#[command(name = "evaldeck", version, about)]
+#[command(name = "evaldeck", version, about, propagate_version = true)]
 struct Cli {
+    #[command(flatten)]
+    target: Target,
     #[command(subcommand)]
     command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the API at /api/v1 for CI jobs, scripts and agents.
+    Serve(ServeArgs),
     /// Run the bundled demo MCP server (stdio by default).
     DemoServer(evaldeck::demo::DemoArgs),
+    /// Manage API keys for `serve` (local only: keys cannot manage keys over the API).
+    #[command(subcommand)]
+    Keys(KeysCmd),
+    #[command(flatten)]
+    Cli(cli::Command),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (the bound address is printed).
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    listen: SocketAddr,
+    /// Refuse stdio servers (they run commands on this machine).
+    #[arg(long)]
+    no_stdio: bool,
+    /// Allow only these commands for stdio servers (repeatable).
+    #[arg(long = "allow-command")]
+    allow_commands: Vec<String>,
+    /// Requests per minute per key, sustained.
+    #[arg(long, default_value_t = 60)]
+    rate_per_minute: u32,
+    /// Requests per key allowed at once.
+    #[arg(long, default_value_t = 10)]
+    rate_burst: u32,
+    /// Turn rate limiting off.
+    #[arg(long)]
+    no_rate_limit: bool,
+    /// Absolute origin used in links this service hands out (e.g. https://evals.example.com).
+    #[arg(long)]
+    public_url: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum KeysCmd {
+    /// Mint a key; its secret is printed once.
+    Create {
+        /// Organization id or name [default: the local organization].
+        #[arg(long)]
+        org: Option<String>,
+        #[arg(long)]
+        name: String,
+        /// Email of the member the key acts as [default: the organization's owner].
+        #[arg(long)]
+        user: Option<String>,
+    },
+    /// List keys (never their secrets).
+    List,
+    /// Revoke a key by id or prefix, effective immediately.
+    Revoke { key: String },
+}
+
+fn init_logs(to_stderr: bool) {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_env("EVALDECK_LOG")
+        .unwrap_or_else(|_| EnvFilter::new(if to_stderr { "info,rmcp=warn" } else { "warn" }));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
-    match cli.command {
-        Some(Command::DemoServer(args)) => evaldeck::demo::run(args).await,
-        None => anyhow::bail!("the workbench is not built yet"),
+async fn main() {
+    let args = Cli::parse();
+    let code = match args.command {
+        Some(Command::DemoServer(a)) => match evaldeck::demo::run(a).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("demo-server: {e:#}");
+                1
+            }
+        },
+        Some(Command::Serve(a)) => {
+            init_logs(true);
+            serve(&args.target, a).await
+        }
+        Some(Command::Keys(k)) => {
+            init_logs(false);
+            keys(&args.target, k)
+        }
+        Some(Command::Cli(c)) => {
+            init_logs(false);
+            cli::run(&args.target, c).await
+        }
+        None => {
+            if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+                eprintln!(
+                    "evaldeck: the workbench needs a terminal; run `evaldeck --help` for the commands"
+                );
+                2
+            } else {
+                eprintln!(
+                    "evaldeck: the workbench is not built yet; run `evaldeck --help` for the commands"
+                );
+                2
+            }
+        }
+    };
+    std::process::exit(code);
+}
+
+async fn serve(target: &Target, a: ServeArgs) -> i32 {
+    let config = Config {
+        allow_stdio: !a.no_stdio,
+        allowed_commands: (!a.allow_commands.is_empty()).then_some(a.allow_commands),
+        ..Config::default()
+    };
+    let db = target.db_path();
+    let service = match Service::open(&db, config) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("evaldeck serve: {}", e.message);
+            return 1;
+        }
+    };
+    let api_config = ApiConfig {
+        rate_limit: (!a.no_rate_limit)
+            .then(|| RateLimit::per_minute(a.rate_per_minute, a.rate_burst)),
+        public_url: a.public_url,
+    };
+    let listener = match tokio::net::TcpListener::bind(a.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("evaldeck serve: cannot listen on {}: {e}", a.listen);
+            return 1;
+        }
+    };
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    println!(
+        "evaldeck serving http://{addr}/api/v1 (database {})",
+        db.display()
+    );
+    tracing::info!(%addr, "listening");
+    let app = api::router(service, api_config);
+    match api::serve(listener, app, api::shutdown_signal()).await {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("evaldeck serve: {e}");
+            1
+        }
+    }
+}
+
+fn keys(target: &Target, k: KeysCmd) -> i32 {
+    let result = (|| -> evaldeck::spec::Result<()> {
+        let service = Service::open(&target.db_path(), Config::default())?;
+        let store = service.store();
+        match k {
+            KeysCmd::Create { org, name, user } => {
+                let local = service.local_principal()?;
+                let org = match org {
+                    Some(o) => store.find_org(&o)?,
+                    None => store.org(&local.org_id)?,
+                };
+                let user_id = match user {
+                    Some(email) => store
+                        .find_user_by_email(&email)?
+                        .ok_or_else(|| evaldeck::spec::Error::not_found("user", &email))?,
+                    None => local.user_id,
+                };
+                let created = store.create_key(&org.id, &user_id, &name)?;
+                if target.json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&created).expect("serializes")
+                    );
+                } else {
+                    println!("{}", created.key);
+                    eprintln!(
+                        "key {} for organization {} — shown once; store it now",
+                        created.info.id, org.name
+                    );
+                }
+            }
+            KeysCmd::List => {
+                let keys = store.keys()?;
+                if target.json {
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&keys).expect("serializes")
+                    );
+                } else {
+                    cli::table(
+                        &["id", "prefix", "name", "organization", "state"],
+                        keys.into_iter()
+                            .map(|k| {
+                                vec![
+                                    k.id,
+                                    format!("{}…", k.prefix),
+                                    k.name,
+                                    k.organization_id.unwrap_or_else(|| "(orphaned)".into()),
+                                    if k.revoked_at.is_some() {
+                                        "revoked".into()
+                                    } else {
+                                        "active".into()
+                                    },
+                                ]
+                            })
+                            .collect(),
+                    );
+                }
+            }
+            KeysCmd::Revoke { key } => {
+                let k = store.revoke_key(&key)?;
+                println!("revoked {}", k.id);
+            }
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {} ({})", e.message, e.code);
+            cli::exit_code(&e.code)
+        }
     }
 }

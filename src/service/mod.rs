@@ -1,4 +1,94 @@
 //! The service core: one method per operation, typed in and out; no HTTP, no terminal.
+//!
+//! Every operation takes the calling [`Principal`] and checks its access first, so the
+//! HTTP layer and the embedded backend share one authorization path.
 
+pub mod catalog;
+pub mod environments;
+pub mod hosts;
 pub mod mcp;
+pub mod servers;
 pub mod store;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use store::Store;
+pub use store::identity::Principal;
+
+use crate::spec::Result;
+
+/// Settings of the service; every timer is here so tests can run them in milliseconds.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The program that runs `demo-server` (this binary), for the first-run demo project.
+    pub demo_command: String,
+    /// Refuse stdio servers entirely (serve mode on shared machines).
+    pub allow_stdio: bool,
+    /// When set, only these commands may be saved as stdio servers.
+    pub allowed_commands: Option<Vec<String>>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            demo_command: std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "evaldeck".into()),
+            allow_stdio: true,
+            allowed_commands: None,
+        }
+    }
+}
+
+/// The core. Cheap to clone: everything inside is shared.
+#[derive(Clone)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    config: Config,
+}
+
+impl Service {
+    /// Opens the store at `db` (migrating it) and seeds the first-run demo project.
+    pub fn open(db: &std::path::Path, config: Config) -> Result<Service> {
+        let store = Store::open(db)?;
+        store.ensure_seeded(&config.demo_command)?;
+        Ok(Service {
+            inner: Arc::new(Inner { store, config }),
+        })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    /// The principal the embedded backend acts as: the local owner of the first-run org.
+    pub fn local_principal(&self) -> Result<Principal> {
+        let local = self.store().ensure_seeded(&self.config().demo_command)?;
+        Ok(Principal {
+            user_id: local.user_id,
+            org_id: local.org_id,
+            org_role: "owner".into(),
+            key_id: None,
+        })
+    }
+
+    pub fn authenticate(&self, key: &str) -> Result<Principal> {
+        self.store().authenticate(key)
+    }
+}
+
+/// The default database file: `evaldeck.sqlite3` in the user's data directory.
+pub fn default_db_path() -> PathBuf {
+    directories::ProjectDirs::from("dev", "evaldeck", "evaldeck")
+        .map(|d| d.data_dir().join("evaldeck.sqlite3"))
+        .unwrap_or_else(|| PathBuf::from("evaldeck.sqlite3"))
+}

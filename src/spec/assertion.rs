@@ -117,10 +117,18 @@ pub struct FieldSpec {
 }
 
 const fn req(name: &'static str, shape: Shape) -> FieldSpec {
-    FieldSpec { name, shape, required: true }
+    FieldSpec {
+        name,
+        shape,
+        required: true,
+    }
 }
 const fn opt(name: &'static str, shape: Shape) -> FieldSpec {
-    FieldSpec { name, shape, required: false }
+    FieldSpec {
+        name,
+        shape,
+        required: false,
+    }
 }
 
 const TOOL: FieldSpec = opt("toolName", Shape::String);
@@ -133,7 +141,10 @@ use Shape::{
 
 /// The spec's table: each type with its further fields, in [`ASSERTION_TYPES`] order.
 const TABLE: &[(&str, &[FieldSpec])] = &[
-    ("toolDescriptionsPresent", &[opt("minLength", PositiveInteger)]),
+    (
+        "toolDescriptionsPresent",
+        &[opt("minLength", PositiveInteger)],
+    ),
     ("toolAnnotationsPresent", &[opt("require", AnnotationHints)]),
     ("toolNamesUnique", &[]),
     ("noDeprecatedToolExposed", &[]),
@@ -151,24 +162,39 @@ const TABLE: &[(&str, &[FieldSpec])] = &[
     ("toolNeverCalled", &[TOOL_R]),
     ("onlyToolsCalled", &[req("toolNames", NonEmptyStringList)]),
     ("firstToolWas", &[TOOL_R]),
-    ("responseContains", &[req("needle", NonEmptyString), opt("caseSensitive", Boolean)]),
+    (
+        "responseContains",
+        &[req("needle", NonEmptyString), opt("caseSensitive", Boolean)],
+    ),
     ("responseMatches", &[req("pattern", NonEmptyString)]),
     ("noToolErrors", &[]),
     ("finalAssistantMessageNonEmpty", &[]),
     ("tokenBudgetUnder", &[req("tokens", PositiveInteger)]),
     ("widgetRendered", &[TOOL]),
-    ("widgetRenderLatencyUnder", &[req("ms", PositiveInteger), TOOL]),
+    (
+        "widgetRenderLatencyUnder",
+        &[req("ms", PositiveInteger), TOOL],
+    ),
     ("widgetNoConsoleErrors", &[TOOL]),
     ("turnCountUnder", &[req("turns", PositiveInteger)]),
     ("noEndingQuestion", &[]),
     ("toolLatencyUnder", &[req("ms", PositiveInteger), TOOL]),
-    ("toolResultContains", &[req("needle", Needle), opt("caseSensitive", Boolean), TOOL]),
+    (
+        "toolResultContains",
+        &[req("needle", Needle), opt("caseSensitive", Boolean), TOOL],
+    ),
     ("toolResultMatchesSchema", &[req("schema", Any), TOOL]),
-    ("toolResultSizeUnder", &[req("maxBytes", PositiveInteger), TOOL]),
+    (
+        "toolResultSizeUnder",
+        &[req("maxBytes", PositiveInteger), TOOL],
+    ),
     ("argumentsMatchToolSchema", &[TOOL]),
     ("noRepeatedIdenticalCall", &[TOOL]),
     ("toolCallCountUnder", &[req("count", PositiveInteger), TOOL]),
-    ("toolCalledBefore", &[TOOL_R, req("beforeToolName", Shape::String)]),
+    (
+        "toolCalledBefore",
+        &[TOOL_R, req("beforeToolName", Shape::String)],
+    ),
     ("noDeprecatedToolCalled", &[]),
     ("noDestructiveToolCalled", &[]),
     ("toolErrorNamesInput", &[TOOL]),
@@ -355,17 +381,25 @@ fn check_shape(path: &str, shape: Shape, v: &Value, c: &mut Checker) {
         },
         Shape::ToolArgs => {
             let Some(obj) = v.as_object() else {
-                c.fail(path, "type", "must be an object `{args, argumentMatching?}`");
+                c.fail(
+                    path,
+                    "type",
+                    "must be an object `{args, argumentMatching?}`",
+                );
                 return;
             };
             match obj.get("args") {
                 None => c.fail(join(path, "args"), "required", "missing field `args`"),
-                Some(a) if !a.is_object() => c.fail(join(path, "args"), "type", "must be an object"),
+                Some(a) if !a.is_object() => {
+                    c.fail(join(path, "args"), "type", "must be an object")
+                }
                 Some(_) => {}
             }
             match obj.get("argumentMatching") {
                 None => {}
-                Some(Value::String(m)) => c.one_of(&join(path, "argumentMatching"), m, ARGUMENT_MATCHING),
+                Some(Value::String(m)) => {
+                    c.one_of(&join(path, "argumentMatching"), m, ARGUMENT_MATCHING)
+                }
                 Some(_) => c.fail(join(path, "argumentMatching"), "type", "must be a string"),
             }
         }
@@ -376,7 +410,9 @@ fn shape_schema(shape: Shape) -> Value {
     match shape {
         Shape::String => json!({ "type": "string" }),
         Shape::NonEmptyString => json!({ "type": "string", "minLength": 1 }),
-        Shape::Needle => json!({ "type": "string", "minLength": 1, "maxLength": MAX_RESULT_NEEDLE }),
+        Shape::Needle => {
+            json!({ "type": "string", "minLength": 1, "maxLength": MAX_RESULT_NEEDLE })
+        }
         Shape::PositiveInteger => {
             json!({ "type": "integer", "minimum": 1, "maximum": MAX_SAFE_INTEGER })
         }
@@ -418,7 +454,10 @@ impl schemars::JsonSchema for EvalAssertion {
                 let observation = is_observation_type(kind);
                 let roles: &[&str] = if observation { &["advisory"] } else { ROLES };
                 props.insert("role".into(), json!({ "type": "string", "enum": roles }));
-                props.insert("severity".into(), json!({ "type": "string", "enum": SEVERITIES }));
+                props.insert(
+                    "severity".into(),
+                    json!({ "type": "string", "enum": SEVERITIES }),
+                );
                 let mut required = vec![json!("type")];
                 if observation {
                     required.push(json!("role"));
@@ -439,5 +478,450 @@ impl schemars::JsonSchema for EvalAssertion {
         );
         m.insert("oneOf".into(), Value::Array(branches));
         schemars::Schema::from(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violations(v: &Value) -> Vec<(String, String)> {
+        let mut c = Checker::new();
+        EvalAssertion(v.clone()).validate("", &mut c);
+        c.errors()
+            .iter()
+            .map(|e| (e.path.clone(), e.rule.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn table_covers_exactly_the_33_types() {
+        assert_eq!(ASSERTION_TYPES.len(), 33);
+        let names: Vec<&str> = TABLE.iter().map(|(k, _)| *k).collect();
+        assert_eq!(names, ASSERTION_TYPES);
+        for k in OBSERVATION_TYPES {
+            assert!(ASSERTION_TYPES.contains(k));
+        }
+        assert!(is_observation_type("noDeprecatedToolExposed"));
+        assert!(!is_observation_type("noDeprecatedToolCalled"));
+    }
+
+    #[test]
+    fn good_assertions_are_accepted() {
+        let long_needle = "x".repeat(MAX_RESULT_NEEDLE);
+        let wide_needle = "é".repeat(MAX_RESULT_NEEDLE);
+        let good = [
+            json!({"type": "toolDescriptionsPresent", "role": "advisory"}),
+            json!({"type": "toolDescriptionsPresent", "role": "advisory", "minLength": 20}),
+            json!({"type": "toolAnnotationsPresent", "role": "advisory"}),
+            json!({"type": "toolAnnotationsPresent", "role": "advisory", "require": []}),
+            json!({"type": "toolAnnotationsPresent", "role": "advisory",
+                   "require": ["readOnlyHint", "destructiveHint"]}),
+            json!({"type": "toolNamesUnique", "role": "advisory"}),
+            json!({"type": "noDeprecatedToolExposed", "role": "advisory", "severity": "warn"}),
+            json!({"type": "toolInputSchemasWellFormed", "role": "advisory"}),
+            json!({"type": "toolOutputSchemasPresent", "role": "advisory"}),
+            json!({"type": "toolCalledWith", "toolName": "search", "args": {"args": {}}}),
+            json!({"type": "toolCalledWith", "toolName": "search", "minCount": 2,
+                   "args": {"args": {"q": "x", "n": 3}, "argumentMatching": "partial"}}),
+            json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": {}, "argumentMatching": "exact"}}),
+            json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": {}, "argumentMatching": "ignore"}}),
+            json!({"type": "toolCalledAtLeastOnce", "toolName": "search", "role": "gating"}),
+            json!({"type": "toolNeverCalled", "toolName": "delete", "role": "required"}),
+            json!({"type": "onlyToolsCalled", "toolNames": ["a", "b"]}),
+            json!({"type": "onlyToolsCalled", "toolNames": []}),
+            json!({"type": "firstToolWas", "toolName": "a"}),
+            json!({"type": "responseContains", "needle": "ok"}),
+            json!({"type": "responseContains", "needle": "ok", "caseSensitive": false}),
+            json!({"type": "responseMatches", "pattern": "^ok"}),
+            json!({"type": "noToolErrors", "severity": "warn"}),
+            json!({"type": "finalAssistantMessageNonEmpty"}),
+            json!({"type": "tokenBudgetUnder", "tokens": MAX_SAFE_INTEGER}),
+            json!({"type": "widgetRendered"}),
+            json!({"type": "widgetRendered", "toolName": "w"}),
+            json!({"type": "widgetRenderLatencyUnder", "ms": 500, "toolName": "w"}),
+            json!({"type": "widgetNoConsoleErrors"}),
+            json!({"type": "turnCountUnder", "turns": 3}),
+            json!({"type": "noEndingQuestion"}),
+            json!({"type": "toolLatencyUnder", "ms": 1}),
+            json!({"type": "toolResultContains", "needle": "x"}),
+            json!({"type": "toolResultContains", "needle": long_needle, "caseSensitive": true, "toolName": "t"}),
+            json!({"type": "toolResultContains", "needle": wide_needle}),
+            json!({"type": "toolResultMatchesSchema", "schema": {"type": "object"}}),
+            json!({"type": "toolResultMatchesSchema", "schema": true, "toolName": "t"}),
+            json!({"type": "toolResultSizeUnder", "maxBytes": 1024}),
+            json!({"type": "argumentsMatchToolSchema"}),
+            json!({"type": "noRepeatedIdenticalCall", "toolName": "t"}),
+            json!({"type": "toolCallCountUnder", "count": 5, "toolName": "t"}),
+            json!({"type": "toolCalledBefore", "toolName": "a", "beforeToolName": "b"}),
+            json!({"type": "noDeprecatedToolCalled"}),
+            json!({"type": "noDestructiveToolCalled", "role": "gating"}),
+            json!({"type": "toolErrorNamesInput"}),
+            json!({"type": "fullPageHasContinuation", "toolName": "list"}),
+            // Unknown keys are kept, not checked.
+            json!({"type": "noToolErrors", "x-note": {"any": [1, 2]}}),
+        ];
+        for g in &good {
+            assert_eq!(violations(g), vec![], "{g}");
+        }
+        let covered: std::collections::BTreeSet<&str> =
+            good.iter().filter_map(|g| g["type"].as_str()).collect();
+        assert_eq!(
+            covered.len(),
+            ASSERTION_TYPES.len(),
+            "every type has a good case"
+        );
+    }
+
+    #[test]
+    fn bad_assertions_name_path_and_rule() {
+        let too_long = "x".repeat(MAX_RESULT_NEEDLE + 1);
+        let adv = |v: Value| {
+            let mut v = v;
+            v["role"] = json!("advisory");
+            v
+        };
+        let bad: Vec<(Value, &[(&str, &str)])> = vec![
+            (json!([1]), &[("", "type")]),
+            (json!("noToolErrors"), &[("", "type")]),
+            (json!({}), &[("/type", "required")]),
+            (json!({"type": 5}), &[("/type", "type")]),
+            (json!({"type": "nope"}), &[("/type", "enum")]),
+            (
+                json!({"type": "noToolErrors", "role": "boss"}),
+                &[("/role", "enum")],
+            ),
+            (
+                json!({"type": "noToolErrors", "role": 1}),
+                &[("/role", "type")],
+            ),
+            (
+                json!({"type": "noToolErrors", "severity": "error"}),
+                &[("/severity", "enum")],
+            ),
+            (
+                json!({"type": "noToolErrors", "severity": true}),
+                &[("/severity", "type")],
+            ),
+            // Observation kinds need role advisory, explicitly.
+            (
+                json!({"type": "noDeprecatedToolExposed"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "noDeprecatedToolExposed", "role": "gating"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "noDeprecatedToolExposed", "role": "required"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "noDeprecatedToolExposed", "role": "boss"}),
+                &[("/role", "enum")],
+            ),
+            (
+                json!({"type": "toolDescriptionsPresent", "role": "gating"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "toolAnnotationsPresent"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "toolNamesUnique", "role": "required"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "toolInputSchemasWellFormed"}),
+                &[("/role", "observationRole")],
+            ),
+            (
+                json!({"type": "toolOutputSchemasPresent", "role": "gating"}),
+                &[("/role", "observationRole")],
+            ),
+            // Positive integers.
+            (
+                adv(json!({"type": "toolDescriptionsPresent", "minLength": 0})),
+                &[("/minLength", "positiveInteger")],
+            ),
+            (
+                adv(json!({"type": "toolDescriptionsPresent", "minLength": -1})),
+                &[("/minLength", "positiveInteger")],
+            ),
+            (
+                adv(json!({"type": "toolDescriptionsPresent", "minLength": 1.5})),
+                &[("/minLength", "positiveInteger")],
+            ),
+            (
+                adv(json!({"type": "toolDescriptionsPresent", "minLength": "3"})),
+                &[("/minLength", "positiveInteger")],
+            ),
+            (
+                adv(json!({"type": "toolDescriptionsPresent", "minLength": MAX_SAFE_INTEGER + 1})),
+                &[("/minLength", "positiveInteger")],
+            ),
+            // toolAnnotationsPresent.require
+            (
+                adv(
+                    json!({"type": "toolAnnotationsPresent", "require": ["readOnlyHint", "readOnlyHint"]}),
+                ),
+                &[("/require/1", "uniqueItems")],
+            ),
+            (
+                adv(json!({"type": "toolAnnotationsPresent",
+                           "require": ["readOnlyHint", "destructiveHint", "readOnlyHint"]})),
+                &[("/require", "maxItems"), ("/require/2", "uniqueItems")],
+            ),
+            (
+                adv(json!({"type": "toolAnnotationsPresent", "require": ["openWorldHint"]})),
+                &[("/require/0", "enum")],
+            ),
+            (
+                adv(json!({"type": "toolAnnotationsPresent", "require": "readOnlyHint"})),
+                &[("/require", "type")],
+            ),
+            (
+                adv(json!({"type": "toolAnnotationsPresent", "require": [1]})),
+                &[("/require/0", "type")],
+            ),
+            // toolCalledWith
+            (
+                json!({"type": "toolCalledWith", "args": {"args": {}}}),
+                &[("/toolName", "required")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "", "args": {"args": {}}}),
+                &[("/toolName", "minLength")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": 3, "args": {"args": {}}}),
+                &[("/toolName", "type")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s"}),
+                &[("/args", "required")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s", "args": []}),
+                &[("/args", "type")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s", "args": {}}),
+                &[("/args/args", "required")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": "q=x"}}),
+                &[("/args/args", "type")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": {}, "argumentMatching": "fuzzy"}}),
+                &[("/args/argumentMatching", "enum")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": {}, "argumentMatching": 1}}),
+                &[("/args/argumentMatching", "type")],
+            ),
+            (
+                json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": {}}, "minCount": 0}),
+                &[("/minCount", "positiveInteger")],
+            ),
+            // Required tool names.
+            (
+                json!({"type": "toolCalledAtLeastOnce"}),
+                &[("/toolName", "required")],
+            ),
+            (
+                json!({"type": "toolNeverCalled"}),
+                &[("/toolName", "required")],
+            ),
+            (
+                json!({"type": "firstToolWas"}),
+                &[("/toolName", "required")],
+            ),
+            (
+                json!({"type": "firstToolWas", "toolName": null}),
+                &[("/toolName", "type")],
+            ),
+            (
+                json!({"type": "toolCalledBefore", "toolName": "a"}),
+                &[("/beforeToolName", "required")],
+            ),
+            (
+                json!({"type": "toolCalledBefore", "beforeToolName": "b"}),
+                &[("/toolName", "required")],
+            ),
+            // onlyToolsCalled
+            (
+                json!({"type": "onlyToolsCalled"}),
+                &[("/toolNames", "required")],
+            ),
+            (
+                json!({"type": "onlyToolsCalled", "toolNames": "a"}),
+                &[("/toolNames", "type")],
+            ),
+            (
+                json!({"type": "onlyToolsCalled", "toolNames": ["a", ""]}),
+                &[("/toolNames/1", "minLength")],
+            ),
+            (
+                json!({"type": "onlyToolsCalled", "toolNames": [1]}),
+                &[("/toolNames/0", "type")],
+            ),
+            // Response text.
+            (
+                json!({"type": "responseContains"}),
+                &[("/needle", "required")],
+            ),
+            (
+                json!({"type": "responseContains", "needle": ""}),
+                &[("/needle", "minLength")],
+            ),
+            (
+                json!({"type": "responseContains", "needle": "a", "caseSensitive": "yes"}),
+                &[("/caseSensitive", "type")],
+            ),
+            (
+                json!({"type": "responseMatches"}),
+                &[("/pattern", "required")],
+            ),
+            (
+                json!({"type": "responseMatches", "pattern": ""}),
+                &[("/pattern", "minLength")],
+            ),
+            // Budgets.
+            (
+                json!({"type": "tokenBudgetUnder"}),
+                &[("/tokens", "required")],
+            ),
+            (
+                json!({"type": "tokenBudgetUnder", "tokens": 0}),
+                &[("/tokens", "positiveInteger")],
+            ),
+            (
+                json!({"type": "widgetRendered", "toolName": 5}),
+                &[("/toolName", "type")],
+            ),
+            (
+                json!({"type": "widgetRenderLatencyUnder"}),
+                &[("/ms", "required")],
+            ),
+            (
+                json!({"type": "widgetRenderLatencyUnder", "ms": 0}),
+                &[("/ms", "positiveInteger")],
+            ),
+            (json!({"type": "turnCountUnder"}), &[("/turns", "required")]),
+            (
+                json!({"type": "turnCountUnder", "turns": -2}),
+                &[("/turns", "positiveInteger")],
+            ),
+            (
+                json!({"type": "toolLatencyUnder", "toolName": "t"}),
+                &[("/ms", "required")],
+            ),
+            (
+                json!({"type": "toolResultSizeUnder"}),
+                &[("/maxBytes", "required")],
+            ),
+            (
+                json!({"type": "toolResultSizeUnder", "maxBytes": 0}),
+                &[("/maxBytes", "positiveInteger")],
+            ),
+            (
+                json!({"type": "toolCallCountUnder"}),
+                &[("/count", "required")],
+            ),
+            (
+                json!({"type": "toolCallCountUnder", "count": 2.5}),
+                &[("/count", "positiveInteger")],
+            ),
+            // Tool results.
+            (
+                json!({"type": "toolResultContains"}),
+                &[("/needle", "required")],
+            ),
+            (
+                json!({"type": "toolResultContains", "needle": ""}),
+                &[("/needle", "minLength")],
+            ),
+            (
+                json!({"type": "toolResultContains", "needle": too_long}),
+                &[("/needle", "maxLength")],
+            ),
+            (
+                json!({"type": "toolResultContains", "needle": "a", "toolName": []}),
+                &[("/toolName", "type")],
+            ),
+            (
+                json!({"type": "toolResultMatchesSchema"}),
+                &[("/schema", "required")],
+            ),
+            (
+                json!({"type": "argumentsMatchToolSchema", "toolName": false}),
+                &[("/toolName", "type")],
+            ),
+        ];
+        for (v, want) in &bad {
+            let want: Vec<(String, String)> = want
+                .iter()
+                .map(|(p, r)| (p.to_string(), r.to_string()))
+                .collect();
+            assert_eq!(violations(v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn paths_are_relative_to_the_assertion() {
+        let mut c = Checker::new();
+        EvalAssertion(json!({"type": "toolCalledWith", "args": {}}))
+            .validate("/checks/list/2", &mut c);
+        let got: Vec<_> = c
+            .errors()
+            .iter()
+            .map(|e| (e.path.as_str(), e.rule.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("/checks/list/2/toolName", "required"),
+                ("/checks/list/2/args/args", "required")
+            ]
+        );
+    }
+
+    #[test]
+    fn unknown_keys_survive_a_round_trip() {
+        let raw = json!({"type": "toolCalledWith", "toolName": "s", "args": {"args": {"q": 1}},
+                         "x-origin": "import", "weights": {"a": [1, 2]}});
+        let a: EvalAssertion = serde_json::from_value(raw.clone()).unwrap();
+        assert_eq!(a.kind(), Some("toolCalledWith"));
+        assert_eq!(a.tool_name(), Some("s"));
+        assert_eq!(serde_json::to_value(&a).unwrap(), raw);
+    }
+
+    #[test]
+    fn builder_and_accessors() {
+        let a = EvalAssertion::new("noDeprecatedToolExposed").with("role", "advisory");
+        assert!(a.is_observation());
+        assert_eq!(a.role(), Some("advisory"));
+        assert_eq!(a.severity(), None);
+        let mut c = Checker::new();
+        a.validate("", &mut c);
+        assert!(c.is_ok());
+    }
+
+    #[test]
+    fn schema_has_one_branch_per_type() {
+        let s = schemars::schema_for!(EvalAssertion);
+        let v = serde_json::to_value(&s).unwrap();
+        let branches = v["oneOf"].as_array().unwrap();
+        assert_eq!(branches.len(), 33);
+        let obs = branches
+            .iter()
+            .find(|b| b["properties"]["type"]["const"] == "noDeprecatedToolExposed");
+        assert_eq!(
+            obs.unwrap()["properties"]["role"]["enum"],
+            json!(["advisory"])
+        );
     }
 }

@@ -199,6 +199,50 @@ pub struct EnvironmentResolution {
     pub host_config: Option<super::catalog::Object>,
 }
 
+/// Answer to restore: the environment, and the pins dropped because their plugin version
+/// no longer exists (additive field).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EnvironmentRestored {
+    #[serde(flatten)]
+    pub environment: Environment,
+    #[serde(default)]
+    pub dropped_plugin_version_ids: Vec<String>,
+}
+
+/// Extension `POST /projects/{p}/server-groups`: a named, ordered set of saved servers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServerGroupCreate {
+    pub name: String,
+    pub server_ids: Vec<String>,
+}
+
+/// Extension `POST /projects/{p}/plugins`: registers a plugin version to pin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PluginVersionCreate {
+    pub name: String,
+    pub version: String,
+    pub bundle_hash: String,
+}
+
+/// Extension `POST /projects/{p}/skills`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SkillCreate {
+    pub name: String,
+}
+
+/// `{id}` of something just created by an extension endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Created {
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<String>,
+}
+
 fn check_name(c: &mut Checker, name: &str) {
     c.length("/name", name, 1, Some(200));
     if name.trim() != name {
@@ -212,7 +256,11 @@ fn check_ids(c: &mut Checker, path: &str, ids: &[String]) {
         if id.is_empty() {
             c.fail(join(path, i), "minLength", "must not be empty");
         } else if !seen.insert(id) {
-            c.fail(join(path, i), "uniqueItems", format!("`{id}` is listed twice"));
+            c.fail(
+                join(path, i),
+                "uniqueItems",
+                format!("`{id}` is listed twice"),
+            );
         }
     }
 }
@@ -266,7 +314,11 @@ impl EnvironmentPatch {
             || !self.skill_selection.is_keep()
             || !self.plugin_version_ids.is_keep();
         if !changes {
-            c.fail("", "minProperties", "give at least one field to change besides `expectedRevision`");
+            c.fail(
+                "",
+                "minProperties",
+                "give at least one field to change besides `expectedRevision`",
+            );
         }
         c.finish()
     }
@@ -279,8 +331,10 @@ mod tests {
 
     #[test]
     fn null_clears_absent_keeps() {
-        let p: EnvironmentPatch =
-            parse_body(br#"{"expectedRevision":3,"serverAttachmentId":null,"pluginVersionIds":["pv_1"]}"#).unwrap();
+        let p: EnvironmentPatch = parse_body(
+            br#"{"expectedRevision":3,"serverAttachmentId":null,"pluginVersionIds":["pv_1"]}"#,
+        )
+        .unwrap();
         assert_eq!(p.server_attachment_id, Patch::Clear);
         assert_eq!(p.skill_selection, Patch::Keep);
         assert_eq!(p.plugin_version_ids, Patch::Set(vec!["pv_1".into()]));
@@ -291,20 +345,37 @@ mod tests {
     fn patch_rules() {
         let cases: &[(&str, &str, &str)] = &[
             (r#"{"expectedRevision":1}"#, "", "minProperties"),
-            (r#"{"expectedRevision":0,"name":"x"}"#, "/expectedRevision", "minimum"),
+            (
+                r#"{"expectedRevision":0,"name":"x"}"#,
+                "/expectedRevision",
+                "minimum",
+            ),
             (r#"{"expectedRevision":1,"name":" x"}"#, "/name", "trimmed"),
             (r#"{"expectedRevision":1,"name":""}"#, "/name", "minLength"),
-            (r#"{"expectedRevision":1,"skillSelection":{"mode":"auto","skillIds":[]}}"#, "/skillSelection/mode", "enum"),
-            (r#"{"expectedRevision":1,"pluginVersionIds":["a","a"]}"#, "/pluginVersionIds/1", "uniqueItems"),
+            (
+                r#"{"expectedRevision":1,"skillSelection":{"mode":"auto","skillIds":[]}}"#,
+                "/skillSelection/mode",
+                "enum",
+            ),
+            (
+                r#"{"expectedRevision":1,"pluginVersionIds":["a","a"]}"#,
+                "/pluginVersionIds/1",
+                "uniqueItems",
+            ),
         ];
         for (body, path, rule) in cases {
             let p: EnvironmentPatch = parse_body(body.as_bytes()).unwrap();
             let v = p.validate().unwrap_err().violations();
-            assert_eq!((v[0].path.as_str(), v[0].rule.as_str()), (*path, *rule), "{body}");
+            assert_eq!(
+                (v[0].path.as_str(), v[0].rule.as_str()),
+                (*path, *rule),
+                "{body}"
+            );
         }
         let e = parse_body::<EnvironmentPatch>(br#"{"name":"x"}"#).unwrap_err();
         assert_eq!(e.code, crate::spec::Code::ValidationError);
-        let e = parse_body::<EnvironmentPatch>(br#"{"expectedRevision":1,"colour":"red"}"#).unwrap_err();
+        let e = parse_body::<EnvironmentPatch>(br#"{"expectedRevision":1,"colour":"red"}"#)
+            .unwrap_err();
         assert_eq!(e.violations()[0].rule, "additionalProperties");
         assert_eq!(e.violations()[0].path, "/colour");
     }
@@ -314,7 +385,13 @@ mod tests {
         let ok: EnvironmentCreate = parse_body(br#"{"name":"ci","hostId":"hst_1"}"#).unwrap();
         assert!(ok.validate().is_ok());
         let bad: EnvironmentCreate = parse_body(br#"{"name":"","hostId":""}"#).unwrap();
-        let paths: Vec<String> = bad.validate().unwrap_err().violations().into_iter().map(|v| v.path).collect();
+        let paths: Vec<String> = bad
+            .validate()
+            .unwrap_err()
+            .violations()
+            .into_iter()
+            .map(|v| v.path)
+            .collect();
         assert_eq!(paths, ["/name", "/hostId"]);
     }
 }

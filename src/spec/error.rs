@@ -138,7 +138,11 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub fn new(code: Code, message: impl Into<String>) -> Self {
-        Error { code, message: message.into(), details: None }
+        Error {
+            code,
+            message: message.into(),
+            details: None,
+        }
     }
 
     pub fn with_details(mut self, details: Value) -> Self {

@@ -65,15 +65,96 @@ pub struct Template {
 
 /// The template ids `wire-shapes.md` lists, with each client's documented profile.
 pub const TEMPLATES: &[Template] = &[
-    Template { id: "claude", display_name: "Claude (desktop and web)", model_id: "anthropic/claude-sonnet-4-5", roots: false, sampling: false, elicitation: true, widgets: true, transports: &["stdio", "http", "sse"] },
-    Template { id: "claude-code", display_name: "Claude Code", model_id: "anthropic/claude-sonnet-4-5", roots: true, sampling: false, elicitation: true, widgets: false, transports: &["stdio", "http", "sse"] },
-    Template { id: "chatgpt", display_name: "ChatGPT (apps and connectors)", model_id: "openai/gpt-5", roots: false, sampling: false, elicitation: false, widgets: true, transports: &["http", "sse"] },
-    Template { id: "cursor", display_name: "Cursor", model_id: "openai/gpt-5", roots: true, sampling: false, elicitation: true, widgets: false, transports: &["stdio", "http", "sse"] },
-    Template { id: "codex", display_name: "OpenAI Codex CLI", model_id: "openai/gpt-5-codex", roots: false, sampling: false, elicitation: true, widgets: false, transports: &["stdio", "http"] },
-    Template { id: "copilot", display_name: "GitHub Copilot (agent mode)", model_id: "openai/gpt-5", roots: true, sampling: true, elicitation: true, widgets: false, transports: &["stdio", "http", "sse"] },
-    Template { id: "vscode", display_name: "Visual Studio Code", model_id: "openai/gpt-5", roots: true, sampling: true, elicitation: true, widgets: false, transports: &["stdio", "http", "sse"] },
-    Template { id: "mistral", display_name: "Mistral Le Chat", model_id: "mistral/mistral-medium-latest", roots: false, sampling: false, elicitation: false, widgets: false, transports: &["http", "sse"] },
-    Template { id: "perplexity", display_name: "Perplexity", model_id: "perplexity/sonar-pro", roots: false, sampling: false, elicitation: false, widgets: false, transports: &["stdio", "http"] },
+    Template {
+        id: "claude",
+        display_name: "Claude (desktop and web)",
+        model_id: "anthropic/claude-sonnet-4-5",
+        roots: false,
+        sampling: false,
+        elicitation: true,
+        widgets: true,
+        transports: &["stdio", "http", "sse"],
+    },
+    Template {
+        id: "claude-code",
+        display_name: "Claude Code",
+        model_id: "anthropic/claude-sonnet-4-5",
+        roots: true,
+        sampling: false,
+        elicitation: true,
+        widgets: false,
+        transports: &["stdio", "http", "sse"],
+    },
+    Template {
+        id: "chatgpt",
+        display_name: "ChatGPT (apps and connectors)",
+        model_id: "openai/gpt-5",
+        roots: false,
+        sampling: false,
+        elicitation: false,
+        widgets: true,
+        transports: &["http", "sse"],
+    },
+    Template {
+        id: "cursor",
+        display_name: "Cursor",
+        model_id: "openai/gpt-5",
+        roots: true,
+        sampling: false,
+        elicitation: true,
+        widgets: false,
+        transports: &["stdio", "http", "sse"],
+    },
+    Template {
+        id: "codex",
+        display_name: "OpenAI Codex CLI",
+        model_id: "openai/gpt-5-codex",
+        roots: false,
+        sampling: false,
+        elicitation: true,
+        widgets: false,
+        transports: &["stdio", "http"],
+    },
+    Template {
+        id: "copilot",
+        display_name: "GitHub Copilot (agent mode)",
+        model_id: "openai/gpt-5",
+        roots: true,
+        sampling: true,
+        elicitation: true,
+        widgets: false,
+        transports: &["stdio", "http", "sse"],
+    },
+    Template {
+        id: "vscode",
+        display_name: "Visual Studio Code",
+        model_id: "openai/gpt-5",
+        roots: true,
+        sampling: true,
+        elicitation: true,
+        widgets: false,
+        transports: &["stdio", "http", "sse"],
+    },
+    Template {
+        id: "mistral",
+        display_name: "Mistral Le Chat",
+        model_id: "mistral/mistral-medium-latest",
+        roots: false,
+        sampling: false,
+        elicitation: false,
+        widgets: false,
+        transports: &["http", "sse"],
+    },
+    Template {
+        id: "perplexity",
+        display_name: "Perplexity",
+        model_id: "perplexity/sonar-pro",
+        roots: false,
+        sampling: false,
+        elicitation: false,
+        widgets: false,
+        transports: &["stdio", "http"],
+    },
 ];
 
 impl Template {
@@ -109,12 +190,16 @@ fn check_name(c: &mut Checker, name: &str) {
 fn check_config(c: &mut Checker, config: &Object) {
     match config.get("modelId") {
         Some(Value::String(s)) if !s.trim().is_empty() => {}
-        _ => c.fail("/config/modelId", "required", "a host config needs a non-empty `modelId`"),
+        _ => c.fail(
+            "/config/modelId",
+            "required",
+            "a host config needs a non-empty `modelId`",
+        ),
     }
-    if let Some(v) = config.get("hostConfigId") {
-        if !v.as_str().is_some_and(|s| !s.is_empty()) {
-            c.fail("/config/hostConfigId", "type", "must be a non-empty string");
-        }
+    if let Some(v) = config.get("hostConfigId")
+        && v.as_str().is_none_or(|s| s.is_empty())
+    {
+        c.fail("/config/hostConfigId", "type", "must be a non-empty string");
     }
 }
 
@@ -123,7 +208,9 @@ impl HostCreate {
         let mut c = Checker::new();
         check_name(&mut c, &self.name);
         match (&self.template, &self.config) {
-            (Some(_), Some(_)) => c.fail("", "oneOf", "give either `template` or `config`, not both"),
+            (Some(_), Some(_)) => {
+                c.fail("", "oneOf", "give either `template` or `config`, not both")
+            }
             (None, None) => c.fail("", "oneOf", "give a `template` or a full `config`"),
             (Some(t), None) => {
                 if Template::find(t).is_none() {
@@ -158,40 +245,88 @@ mod tests {
     use super::*;
 
     fn rules(r: Result<(), Error>) -> Vec<(String, String)> {
-        r.err().map(|e| e.violations()).unwrap_or_default().into_iter().map(|v| (v.path, v.rule)).collect()
+        r.err()
+            .map(|e| e.violations())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|v| (v.path, v.rule))
+            .collect()
     }
 
     #[test]
     fn host_create_rules() {
-        let ok_t = HostCreate { name: "c".into(), template: Some("cursor".into()), config: None };
+        let ok_t = HostCreate {
+            name: "c".into(),
+            template: Some("cursor".into()),
+            config: None,
+        };
         assert!(ok_t.validate().is_ok());
         let mut cfg = Object::new();
         cfg.insert("modelId".into(), "openai/gpt-5".into());
-        let ok_c = HostCreate { name: "c".into(), template: None, config: Some(cfg.clone()) };
+        let ok_c = HostCreate {
+            name: "c".into(),
+            template: None,
+            config: Some(cfg.clone()),
+        };
         assert!(ok_c.validate().is_ok());
-        let both = HostCreate { name: "c".into(), template: Some("cursor".into()), config: Some(cfg) };
+        let both = HostCreate {
+            name: "c".into(),
+            template: Some("cursor".into()),
+            config: Some(cfg),
+        };
         assert_eq!(rules(both.validate()), [("".into(), "oneOf".into())]);
-        let none = HostCreate { name: "c".into(), ..Default::default() };
+        let none = HostCreate {
+            name: "c".into(),
+            ..Default::default()
+        };
         assert_eq!(rules(none.validate()), [("".into(), "oneOf".into())]);
-        let bad = HostCreate { name: "".into(), template: Some("netscape".into()), config: None };
+        let bad = HostCreate {
+            name: "".into(),
+            template: Some("netscape".into()),
+            config: None,
+        };
         assert_eq!(
             rules(bad.validate()),
-            [("/name".into(), "minLength".into()), ("/template".into(), "enum".into())]
+            [
+                ("/name".into(), "minLength".into()),
+                ("/template".into(), "enum".into())
+            ]
         );
-        let nomodel = HostCreate { name: "c".into(), template: None, config: Some(Object::new()) };
-        assert_eq!(rules(nomodel.validate()), [("/config/modelId".into(), "required".into())]);
+        let nomodel = HostCreate {
+            name: "c".into(),
+            template: None,
+            config: Some(Object::new()),
+        };
+        assert_eq!(
+            rules(nomodel.validate()),
+            [("/config/modelId".into(), "required".into())]
+        );
     }
 
     #[test]
     fn host_patch_needs_a_field() {
-        assert_eq!(rules(HostPatch::default().validate()), [("".into(), "minProperties".into())]);
-        assert!(HostPatch { name: Some("x".into()), config: None }.validate().is_ok());
+        assert_eq!(
+            rules(HostPatch::default().validate()),
+            [("".into(), "minProperties".into())]
+        );
+        assert!(
+            HostPatch {
+                name: Some("x".into()),
+                config: None
+            }
+            .validate()
+            .is_ok()
+        );
     }
 
     #[test]
     fn every_template_config_is_valid() {
         for t in TEMPLATES {
-            let h = HostCreate { name: t.id.into(), template: None, config: Some(t.config()) };
+            let h = HostCreate {
+                name: t.id.into(),
+                template: None,
+                config: Some(t.config()),
+            };
             assert!(h.validate().is_ok(), "{}", t.id);
         }
     }

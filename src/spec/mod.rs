@@ -11,6 +11,7 @@ pub mod import;
 pub mod page;
 pub mod primitives;
 pub mod server;
+pub mod suite;
 pub mod validate;
 
 pub use error::{Code, Error, Result, Violation};

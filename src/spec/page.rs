@@ -50,7 +50,9 @@ impl PageRequest {
     }
 
     pub fn position(&self) -> Result<Option<Position>, Error> {
-        let Some(c) = &self.cursor else { return Ok(None) };
+        let Some(c) = &self.cursor else {
+            return Ok(None);
+        };
         URL_SAFE_NO_PAD
             .decode(c)
             .ok()
@@ -75,10 +77,16 @@ impl<T> Page<T> {
         } else {
             None
         };
-        Page { items: rows, next_cursor }
+        Page {
+            items: rows,
+            next_cursor,
+        }
     }
 
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
-        Page { items: self.items.into_iter().map(f).collect(), next_cursor: self.next_cursor }
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            next_cursor: self.next_cursor,
+        }
     }
 }

@@ -51,13 +51,25 @@ pub struct Check {
 
 impl Check {
     pub fn ok(detail: impl Into<String>, duration_ms: Option<u64>) -> Self {
-        Check { status: CheckStatus::Ok, detail: detail.into(), duration_ms }
+        Check {
+            status: CheckStatus::Ok,
+            detail: detail.into(),
+            duration_ms,
+        }
     }
     pub fn error(detail: impl Into<String>, duration_ms: Option<u64>) -> Self {
-        Check { status: CheckStatus::Error, detail: detail.into(), duration_ms }
+        Check {
+            status: CheckStatus::Error,
+            detail: detail.into(),
+            duration_ms,
+        }
     }
     pub fn skipped(detail: impl Into<String>) -> Self {
-        Check { status: CheckStatus::Skipped, detail: detail.into(), duration_ms: None }
+        Check {
+            status: CheckStatus::Skipped,
+            detail: detail.into(),
+            duration_ms: None,
+        }
     }
 }
 
@@ -352,7 +364,10 @@ impl std::fmt::Debug for ImportedTokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ImportedTokens")
             .field("access_token", &"<redacted>")
-            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
             .field("expires_in", &self.expires_in)
             .field("token_type", &self.token_type)
             .field("scope", &self.scope)

@@ -62,13 +62,21 @@ impl Checker {
             if min == 1 {
                 self.fail(path, "minLength", "must not be empty");
             } else {
-                self.fail(path, "minLength", format!("must be at least {min} characters"));
+                self.fail(
+                    path,
+                    "minLength",
+                    format!("must be at least {min} characters"),
+                );
             }
         }
-        if let Some(max) = max {
-            if n > max {
-                self.fail(path, "maxLength", format!("must be at most {max} characters (got {n})"));
-            }
+        if let Some(max) = max
+            && n > max
+        {
+            self.fail(
+                path,
+                "maxLength",
+                format!("must be at most {max} characters (got {n})"),
+            );
         }
     }
 
@@ -86,7 +94,11 @@ impl Checker {
 
     pub fn one_of(&mut self, path: &str, v: &str, allowed: &[&str]) {
         if !allowed.contains(&v) {
-            self.fail(path, "enum", format!("must be one of {}", allowed.join(", ")));
+            self.fail(
+                path,
+                "enum",
+                format!("must be one of {}", allowed.join(", ")),
+            );
         }
     }
 
@@ -103,10 +115,19 @@ impl Checker {
     }
 
     /// Rejects keys of `obj` not in `allowed` ("no additional properties").
-    pub fn no_additional(&mut self, path: &str, obj: &serde_json::Map<String, Value>, allowed: &[&str]) {
+    pub fn no_additional(
+        &mut self,
+        path: &str,
+        obj: &serde_json::Map<String, Value>,
+        allowed: &[&str],
+    ) {
         for k in obj.keys() {
             if !allowed.contains(&k.as_str()) {
-                self.fail(join(path, k), "additionalProperties", format!("unknown field `{k}`"));
+                self.fail(
+                    join(path, k),
+                    "additionalProperties",
+                    format!("unknown field `{k}`"),
+                );
             }
         }
     }
@@ -131,8 +152,19 @@ fn serde_violation(pointer: String, message: &str) -> Error {
     }
     if let Some(field) = message.strip_prefix("unknown field ").and_then(quoted) {
         // serde_path_to_error already descends into the unknown key.
-        let path = if pointer.ends_with(&join("", &field)) { pointer } else { join(&pointer, &field) };
-        return Error::invalid(&path, "additionalProperties", format!("unknown field `{field}`"));
+        let path = if pointer.ends_with(&join("", &field)) {
+            pointer
+        } else {
+            join(&pointer, &field)
+        };
+        return Error::invalid(
+            &path,
+            "additionalProperties",
+            format!("unknown field `{field}`"),
+        );
+    }
+    if message.starts_with("unknown variant") {
+        return Error::invalid(&pointer, "enum", message);
     }
     Error::invalid(&pointer, "type", message)
 }
@@ -151,8 +183,13 @@ pub fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Err
         }
         serde_violation(pointer, &inner.to_string())
     })?;
-    de.end()
-        .map_err(|e| Error::invalid("", "json", format!("trailing characters after the body: {e}")))?;
+    de.end().map_err(|e| {
+        Error::invalid(
+            "",
+            "json",
+            format!("trailing characters after the body: {e}"),
+        )
+    })?;
     Ok(value)
 }
 
@@ -187,7 +224,10 @@ mod tests {
 
     #[test]
     fn pointer_from_serde_path() {
-        assert_eq!(path_to_pointer("tests[2].steps[0].id"), "/tests/2/steps/0/id");
+        assert_eq!(
+            path_to_pointer("tests[2].steps[0].id"),
+            "/tests/2/steps/0/id"
+        );
         assert_eq!(path_to_pointer("a/b"), "/a~1b");
         assert_eq!(path_to_pointer("."), "");
     }
@@ -215,6 +255,12 @@ mod tests {
         let e = parse_body::<T>(br#"{"n":"x"}"#).unwrap_err();
         assert_eq!(e.violations()[0].path, "/n");
         let e = parse_body::<T>(b"{}").unwrap_err();
-        assert_eq!((e.violations()[0].path.as_str(), e.violations()[0].rule.as_str()), ("/n", "required"));
+        assert_eq!(
+            (
+                e.violations()[0].path.as_str(),
+                e.violations()[0].rule.as_str()
+            ),
+            ("/n", "required")
+        );
     }
 }

@@ -1,1 +1,2 @@
 //! The one integration test binary: a module per capability.
+mod mcp;

@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, LoggingLevel, LoggingMessageNotificationParam,
-    ProtocolVersion, ServerPeerInfo,
+    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerPeerInfo,
 };
+#[allow(deprecated)]
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -48,13 +49,27 @@ impl ClientHandler for EvalClient {
         let server = &*self.server_id;
         let data = params.data.to_string();
         match params.level {
-            LoggingLevel::Debug => tracing::debug!(target: "evaldeck::mcp::server_log", server, "{data}"),
+            LoggingLevel::Debug => {
+                tracing::debug!(target: "evaldeck::mcp::server_log", server, "{data}")
+            }
             LoggingLevel::Info | LoggingLevel::Notice => {
                 tracing::info!(target: "evaldeck::mcp::server_log", server, "{data}")
             }
-            LoggingLevel::Warning => tracing::warn!(target: "evaldeck::mcp::server_log", server, "{data}"),
+            LoggingLevel::Warning => {
+                tracing::warn!(target: "evaldeck::mcp::server_log", server, "{data}")
+            }
             _ => tracing::error!(target: "evaldeck::mcp::server_log", server, "{data}"),
         }
+    }
+}
+
+/// Two quick reconnects of a dropped SSE response stream, then give up.
+#[derive(Debug)]
+struct QuickRetry;
+
+impl rmcp::transport::common::client_side_sse::SseRetryPolicy for QuickRetry {
+    fn retry(&self, current_times: usize) -> Option<Duration> {
+        (current_times < 2).then(|| Duration::from_millis(100 * (current_times as u64 + 1)))
     }
 }
 
@@ -106,7 +121,12 @@ impl StderrTail {
         l.push_back(line.chars().take(TAIL_LINE_CHARS).collect());
     }
     pub fn snapshot(&self) -> Vec<String> {
-        self.lines.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned().collect()
+        self.lines
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect()
     }
 }
 
@@ -138,7 +158,10 @@ impl ChildProc {
         match tokio::time::timeout(grace, c.wait()).await {
             Ok(_) => {}
             Err(_) => {
-                tracing::debug!(pid = self.pid, "mcp: server did not exit after stdin closed; killing it");
+                tracing::debug!(
+                    pid = self.pid,
+                    "mcp: server did not exit after stdin closed; killing it"
+                );
                 let _ = c.kill().await;
             }
         }
@@ -167,7 +190,10 @@ impl Session {
     }
 
     pub fn idle_for(&self) -> Duration {
-        self.last_used.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+        self.last_used
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
     }
 
     /// Dead as far as we can tell without a round trip.
@@ -236,7 +262,9 @@ fn is_executable(p: &std::path::Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        p.metadata().map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+        p.metadata()
+            .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            .unwrap_or(false)
     }
     #[cfg(not(unix))]
     {
@@ -246,8 +274,13 @@ fn is_executable(p: &std::path::Path) -> bool {
 
 /// `host:port` of an HTTP(S) URL.
 fn authority(url: &str) -> Result<(String, u16), Error> {
-    let u = reqwest::Url::parse(url)
-        .map_err(|_| Error::invalid("/config/transport/url", "url", format!("`{url}` is not an absolute URL")))?;
+    let u = reqwest::Url::parse(url).map_err(|_| {
+        Error::invalid(
+            "/config/transport/url",
+            "url",
+            format!("`{url}` is not an absolute URL"),
+        )
+    })?;
     let host = u
         .host_str()
         .ok_or_else(|| Error::invalid("/config/transport/url", "url", "the URL has no host"))?
@@ -263,7 +296,12 @@ fn authority(url: &str) -> Result<(String, u16), Error> {
 pub(crate) async fn tcp_probe(url: &str, timeout: Duration) -> Result<String, Error> {
     let (host, port) = authority(url)?;
     let target = format!("{host}:{port}");
-    match tokio::time::timeout(timeout, tokio::net::TcpStream::connect((host.as_str(), port))).await {
+    match tokio::time::timeout(
+        timeout,
+        tokio::net::TcpStream::connect((host.as_str(), port)),
+    )
+    .await
+    {
         Ok(Ok(_)) => Ok(target),
         Ok(Err(e)) => Err(errors::from_io(&format!("cannot reach {target}"), &e)),
         Err(_) => Err(errors::unreachable(format!(
@@ -294,7 +332,9 @@ pub(crate) async fn connect(
     let budget = Duration::from_millis(cfg.connect_timeout_ms.max(1));
     let deadline = tokio::time::Instant::now() + budget;
     let token = target.access_token.as_deref().filter(|t| !t.is_empty());
-    let client = EvalClient { server_id: Arc::from(target.server_id.as_str()) };
+    let client = EvalClient {
+        server_id: Arc::from(target.server_id.as_str()),
+    };
 
     if cfg.use_oauth && token.is_none() && !matches!(cfg.transport, Transport::Stdio { .. }) {
         return Err(fail(
@@ -311,7 +351,10 @@ pub(crate) async fn connect(
     let t0 = Instant::now();
     let probed = match &cfg.transport {
         Transport::Stdio { command, env, .. } => {
-            let path = env.get("PATH").cloned().or_else(|| std::env::var("PATH").ok());
+            let path = env
+                .get("PATH")
+                .cloned()
+                .or_else(|| std::env::var("PATH").ok());
             match resolve_command(command, path.as_deref()) {
                 Some(p) => Ok(p.display().to_string()),
                 None => Err(errors::unreachable(format!(
@@ -331,7 +374,12 @@ pub(crate) async fn connect(
     let sent_token = token.is_some();
     let timeout_err = |what: &str| errors::timeout(what, budget);
     let (running, child) = match &cfg.transport {
-        Transport::Stdio { command, args, env, cwd } => {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
             let mut cmd = tokio::process::Command::new(command);
             cmd.args(args).env_clear().envs(env);
             for keep in ["PATH", "HOME"] {
@@ -344,18 +392,34 @@ pub(crate) async fn connect(
             if let Some(d) = cwd {
                 cmd.current_dir(d);
             }
-            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
-            let mut child = cmd
-                .spawn()
-                .map_err(|e| fail(Stage::Connection, errors::from_io(&format!("cannot spawn `{command}`"), &e)))?;
+            cmd.stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .kill_on_drop(true);
+            let mut child = cmd.spawn().map_err(|e| {
+                fail(
+                    Stage::Connection,
+                    errors::from_io(&format!("cannot spawn `{command}`"), &e),
+                )
+            })?;
             let pid = child.id();
             let stdout = child.stdout.take().expect("piped");
             let stdin = child.stdin.take().expect("piped");
             let stderr = child.stderr.take().expect("piped");
             let tail = Arc::new(StderrTail::default());
-            tokio::spawn(drain_stderr(stderr, tail.clone(), target.server_id.clone(), opts.stderr_log_cap));
-            let proc = Arc::new(ChildProc { child: tokio::sync::Mutex::new(child), pid, stderr: tail });
-            timings.connection_detail = Some(format!("spawned `{command}` (pid {})", pid.unwrap_or(0)));
+            tokio::spawn(drain_stderr(
+                stderr,
+                tail.clone(),
+                target.server_id.clone(),
+                opts.stderr_log_cap,
+            ));
+            let proc = Arc::new(ChildProc {
+                child: tokio::sync::Mutex::new(child),
+                pid,
+                stderr: tail,
+            });
+            timings.connection_detail =
+                Some(format!("spawned `{command}` (pid {})", pid.unwrap_or(0)));
             timings.connect = Some(t1.elapsed());
             let t2 = Instant::now();
             let r = match tokio::time::timeout_at(deadline, client.serve((stdout, stdin))).await {
@@ -385,7 +449,10 @@ pub(crate) async fn connect(
         }
         Transport::Http { url, headers } => {
             let mut map = std::collections::HashMap::new();
-            for (k, v) in header_map(headers, None).map_err(|e| fail(Stage::Connection, e))?.iter() {
+            for (k, v) in header_map(headers, None)
+                .map_err(|e| fail(Stage::Connection, e))?
+                .iter()
+            {
                 if k == reqwest::header::AUTHORIZATION && token.is_some() {
                     continue;
                 }
@@ -394,6 +461,9 @@ pub(crate) async fn connect(
             let mut conf = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .custom_headers(map)
                 .reinit_on_expired_session(true);
+            // A broken response stream is retried briefly, not for seconds: a server that died
+            // mid-call must surface as unreachable long before the request timeout.
+            conf.retry_config = Arc::new(QuickRetry);
             if let Some(t) = token {
                 conf = conf.auth_header(t);
             }
@@ -405,7 +475,9 @@ pub(crate) async fn connect(
                 Ok(Err(e)) => {
                     let ctx = Context::new("initialize", sent_token);
                     let stage = match e {
-                        rmcp::service::ClientInitializeError::JsonRpcError(_) => Stage::Initialization,
+                        rmcp::service::ClientInitializeError::JsonRpcError(_) => {
+                            Stage::Initialization
+                        }
                         _ => Stage::Connection,
                     };
                     return Err(fail(stage, errors::from_init(&e, &ctx)));
@@ -418,23 +490,32 @@ pub(crate) async fn connect(
         }
         Transport::Sse { url, headers } => {
             let map = header_map(headers, token).map_err(|e| fail(Stage::Connection, e))?;
-            let transport =
-                match tokio::time::timeout_at(deadline, SseClientTransport::connect(http_client(budget), url, map)).await
-                {
-                    Ok(Ok(t)) => t,
-                    Ok(Err(SseError::AuthRequired(a))) => {
-                        return Err(fail(
-                            Stage::Connection,
-                            errors::challenged(&a.www_authenticate_header, sent_token),
-                        ));
-                    }
-                    Ok(Err(e)) => {
-                        return Err(fail(Stage::Connection, errors::unreachable(format!("SSE stream {url}: {e}"))));
-                    }
-                    Err(_) => {
-                        return Err(fail(Stage::Connection, timeout_err("opening the SSE stream")));
-                    }
-                };
+            let transport = match tokio::time::timeout_at(
+                deadline,
+                SseClientTransport::connect(http_client(budget), url, map),
+            )
+            .await
+            {
+                Ok(Ok(t)) => t,
+                Ok(Err(SseError::AuthRequired(a))) => {
+                    return Err(fail(
+                        Stage::Connection,
+                        errors::challenged(&a.www_authenticate_header, sent_token),
+                    ));
+                }
+                Ok(Err(e)) => {
+                    return Err(fail(
+                        Stage::Connection,
+                        errors::unreachable(format!("SSE stream {url}: {e}")),
+                    ));
+                }
+                Err(_) => {
+                    return Err(fail(
+                        Stage::Connection,
+                        timeout_err("opening the SSE stream"),
+                    ));
+                }
+            };
             timings.connection_detail = Some(format!("GET {url} opened the event stream"));
             timings.connect = Some(t1.elapsed());
             let t2 = Instant::now();
@@ -454,7 +535,10 @@ pub(crate) async fn connect(
     let Some(info) = running.peer().peer_info() else {
         let mut r = running;
         let _ = r.close_with_timeout(Duration::from_millis(200)).await;
-        return Err(fail(Stage::Initialization, errors::unreachable("the server sent no initialize result")));
+        return Err(fail(
+            Stage::Initialization,
+            errors::unreachable("the server sent no initialize result"),
+        ));
     };
     Ok(Session {
         peer: running.peer().clone(),
@@ -479,14 +563,24 @@ impl Session {
 
 /// Forwards a child's stderr to tracing, line by line, up to `cap` bytes per session (then
 /// only the tail is kept), and always drains the pipe so the child never blocks on it.
-async fn drain_stderr(stderr: tokio::process::ChildStderr, tail: Arc<StderrTail>, server: String, cap: usize) {
-    let mut lines = tokio::io::BufReader::new(stderr).lines();
+async fn drain_stderr(
+    stderr: tokio::process::ChildStderr,
+    tail: Arc<StderrTail>,
+    server: String,
+    cap: usize,
+) {
+    let mut reader = tokio::io::BufReader::new(stderr);
+    let mut buf = Vec::new();
     let mut logged = 0usize;
     let mut capped = false;
     loop {
-        match lines.next_line().await {
-            Ok(Some(line)) => {
-                tail.push(&line);
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&buf);
+                let line = text.trim_end_matches(['\n', '\r']);
+                tail.push(line);
                 if logged < cap {
                     logged += line.len() + 1;
                     tracing::info!(target: "evaldeck::mcp::stderr", server = %server, "{line}");
@@ -495,8 +589,6 @@ async fn drain_stderr(stderr: tokio::process::ChildStderr, tail: Arc<StderrTail>
                     tracing::warn!(target: "evaldeck::mcp::stderr", server = %server, "stderr log cap of {cap} bytes reached; further lines are not logged");
                 }
             }
-            Ok(None) => return,
-            Err(_) => continue,
         }
     }
 }

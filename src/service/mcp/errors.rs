@@ -53,7 +53,11 @@ pub(crate) struct Context {
 
 impl Context {
     pub fn new(method: &'static str, sent_token: bool) -> Self {
-        Context { method, sent_token, ..Default::default() }
+        Context {
+            method,
+            sent_token,
+            ..Default::default()
+        }
     }
 
     fn decorate(&self, mut err: Error) -> Error {
@@ -77,11 +81,18 @@ pub(crate) fn unreachable(message: impl Into<String>) -> Error {
 }
 
 pub(crate) fn timeout(what: &str, after: Duration) -> Error {
-    Error::new(Code::Timeout, format!("{what}: no answer within {} ms", after.as_millis()))
-        .with_details(json!({ "timeoutMs": after.as_millis() as u64 }))
+    Error::new(
+        Code::Timeout,
+        format!("{what}: no answer within {} ms", after.as_millis()),
+    )
+    .with_details(json!({ "timeoutMs": after.as_millis() as u64 }))
 }
 
-pub(crate) fn oauth_required(message: impl Into<String>, reason: &str, challenge: Option<&str>) -> Error {
+pub(crate) fn oauth_required(
+    message: impl Into<String>,
+    reason: &str,
+    challenge: Option<&str>,
+) -> Error {
     let mut e = Error::new(Code::OauthRequired, message).with_reason(reason);
     if let Some(c) = challenge {
         e.details.as_mut().expect("reason set")["wwwAuthenticate"] = json!(c);
@@ -153,8 +164,14 @@ fn jsonrpc(err: &rmcp::ErrorData, method: &str) -> Error {
         ErrorCode::RESOURCE_NOT_FOUND => (Code::NotFound, None),
         _ => (Code::ServerUnreachable, Some(REASON_MCP_ERROR)),
     };
-    let mut e = Error::new(code, format!("{method}: the server answered with an error: {}", err.message))
-        .with_details(json!({ "mcpError": mcp }));
+    let mut e = Error::new(
+        code,
+        format!(
+            "{method}: the server answered with an error: {}",
+            err.message
+        ),
+    )
+    .with_details(json!({ "mcpError": mcp }));
     if let Some(r) = reason {
         e = e.with_reason(r);
     }
@@ -169,12 +186,16 @@ pub(crate) fn from_service(err: &ServiceError, ctx: &Context) -> Error {
         ServiceError::TransportClosed => unreachable(format!(
             "{}: the server closed the connection{}",
             ctx.method,
-            ctx.exit_status.as_deref().map(|s| format!(" ({s})")).unwrap_or_default()
+            ctx.exit_status
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default()
         ))
         .with_reason(REASON_SERVER_EXITED),
         ServiceError::TransportSend(t) => match find_challenge(t) {
             Some(c) => challenged(&c, ctx.sent_token),
-            None => unreachable(format!("{}: {}", ctx.method, chain(t))).with_reason(REASON_SERVER_EXITED),
+            None => unreachable(format!("{}: {}", ctx.method, chain(t)))
+                .with_reason(REASON_SERVER_EXITED),
         },
         ServiceError::Cancelled { reason } => unreachable(format!(
             "{}: cancelled ({})",
@@ -199,7 +220,10 @@ pub(crate) fn from_init(err: &ClientInitializeError, ctx: &Context) -> Error {
         },
         ClientInitializeError::ConnectionClosed(_) => unreachable(format!(
             "the server closed the connection during initialize{}",
-            ctx.exit_status.as_deref().map(|s| format!(" ({s})")).unwrap_or_default()
+            ctx.exit_status
+                .as_deref()
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default()
         ))
         .with_reason(REASON_SERVER_EXITED),
         other => unreachable(format!("initialize failed: {}", chain(other))),

@@ -1,1 +1,981 @@
-//! (being written)
+//! The MCP client: every exchange with an MCP server goes through [`McpPool`].
+//!
+//! A caller hands in a [`Target`] (the saved server's id, config revision, config and access
+//! token) and gets the wire shapes of `spec::primitives` back, or one [`crate::spec::Error`]
+//! mapped in [`errors`]. Sessions are kept per server and reused while healthy, so a second
+//! `tools/call` neither respawns a process nor re-initializes; a new revision or a new token
+//! replaces the session, and a session whose process died or whose stream closed is dropped.
+//!
+//! Transports: stdio (a child process given only its configured environment plus `PATH` and
+//! `HOME`), streamable HTTP (rmcp's client) and legacy HTTP+SSE ([`sse`], our own).
+
+mod connect;
+pub mod errors;
+pub mod oauth;
+pub mod sse;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequestParams, ClientRequest, GetPromptRequestParams, PaginatedRequestParams,
+    ReadResourceRequestParams, Request, RequestNoParam, RequestOptionalParam, ServerResult,
+};
+use rmcp::service::PeerRequestOptions;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+pub use errors::needs_refresh;
+pub use oauth::{OAuthTokens, RefreshRequest, discover_token_endpoint, refresh_access_token};
+
+use crate::spec::primitives::{
+    Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport, DoctorStatus,
+    DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest, PromptItem,
+    ResourceItem, ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+};
+use crate::spec::server::{ServerConfig, Transport};
+use crate::spec::{Code, Error, Result};
+use connect::{ConnectTimings, Session, Stage};
+
+/// The server to talk to, as the caller knows it now.
+#[derive(Clone)]
+pub struct Target {
+    pub server_id: String,
+    /// The config revision: a session opened for another revision is replaced.
+    pub revision: i64,
+    pub config: ServerConfig,
+    /// Bearer token for HTTP transports (never logged).
+    pub access_token: Option<String>,
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Target")
+            .field("server_id", &self.server_id)
+            .field("revision", &self.revision)
+            .field("config", &self.config)
+            .field(
+                "access_token",
+                &self.access_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+/// Pool timers and caps; every one configurable so tests run in milliseconds.
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// A session idle this long is pinged before reuse.
+    pub ping_after: Duration,
+    /// A session idle this long is closed the next time the pool is used.
+    pub idle_close_after: Duration,
+    /// Time a closing server gets to exit before it is killed.
+    pub close_grace: Duration,
+    /// Upper bound on one request however much progress it reports.
+    pub max_total_timeout: Duration,
+    /// Bytes of a child's stderr forwarded to the log per session.
+    pub stderr_log_cap: usize,
+    /// Pages fetched at most when listing everything (doctor, export).
+    pub max_pages: usize,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        PoolOptions {
+            ping_after: Duration::from_secs(30),
+            idle_close_after: Duration::from_secs(600),
+            close_grace: Duration::from_secs(2),
+            max_total_timeout: Duration::from_secs(600),
+            stderr_log_cap: 64 * 1024,
+            max_pages: 100,
+        }
+    }
+}
+
+/// Counters for tests and the benchmark.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Sessions opened (each stdio one spawned a process).
+    pub connects: u64,
+    /// Stdio processes spawned.
+    pub spawns: u64,
+    /// Sessions alive now.
+    pub live: usize,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Arc<Session>>>>;
+
+struct Inner {
+    opts: PoolOptions,
+    slots: Mutex<HashMap<String, Slot>>,
+    connects: AtomicU64,
+    spawns: AtomicU64,
+    shut: AtomicBool,
+}
+
+/// Live MCP sessions keyed by server; cheap to clone.
+#[derive(Clone)]
+pub struct McpPool {
+    inner: Arc<Inner>,
+}
+
+impl Default for McpPool {
+    fn default() -> Self {
+        Self::new(PoolOptions::default())
+    }
+}
+
+/// `check-oauth`: answered from the config alone, without connecting. A stdio server has
+/// no URL and never uses OAuth.
+pub fn check_oauth(config: &ServerConfig) -> CheckOauthResult {
+    match &config.transport {
+        Transport::Stdio { .. } => CheckOauthResult {
+            use_oauth: false,
+            server_url: None,
+        },
+        Transport::Http { url, .. } | Transport::Sse { url, .. } => CheckOauthResult {
+            use_oauth: config.use_oauth,
+            server_url: Some(url.clone()),
+        },
+    }
+}
+
+fn iso_now() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// Re-reads an rmcp value as one of our wire types (both are the MCP JSON).
+fn convert<T: Serialize, U: DeserializeOwned>(v: T) -> Result<U> {
+    serde_json::to_value(v)
+        .and_then(serde_json::from_value)
+        .map_err(|e| Error::internal(format!("cannot represent the server's answer: {e}")))
+}
+
+fn init_info(info: &rmcp::model::ServerPeerInfo) -> InitInfo {
+    InitInfo {
+        protocol_version: info.protocol_version.to_string(),
+        capabilities: serde_json::to_value(&info.capabilities).unwrap_or(json!({})),
+        server_info: info
+            .server_info
+            .as_ref()
+            .and_then(|s| serde_json::to_value(s).ok()),
+        instructions: info.instructions.clone(),
+    }
+}
+
+/// The capability a list needs, checked against what `initialize` advertised.
+#[derive(Clone, Copy)]
+enum Cap {
+    Tools,
+    Prompts,
+    Resources,
+}
+
+impl Cap {
+    fn name(self) -> &'static str {
+        match self {
+            Cap::Tools => "tools",
+            Cap::Prompts => "prompts",
+            Cap::Resources => "resources",
+        }
+    }
+    fn advertised(self, s: &Session) -> bool {
+        let c = &s.info.capabilities;
+        match self {
+            Cap::Tools => c.tools.is_some(),
+            Cap::Prompts => c.prompts.is_some(),
+            Cap::Resources => c.resources.is_some(),
+        }
+    }
+}
+
+/// The four MCP lists, for code shared between them.
+#[derive(Clone, Copy)]
+enum List {
+    Tools,
+    Prompts,
+    Resources,
+    Templates,
+}
+
+impl List {
+    fn method(self) -> &'static str {
+        match self {
+            List::Tools => "tools/list",
+            List::Prompts => "prompts/list",
+            List::Resources => "resources/list",
+            List::Templates => "resources/templates/list",
+        }
+    }
+    fn cap(self) -> Cap {
+        match self {
+            List::Tools => Cap::Tools,
+            List::Prompts => Cap::Prompts,
+            List::Resources | List::Templates => Cap::Resources,
+        }
+    }
+    fn request(self, cursor: Option<String>) -> ClientRequest {
+        let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
+        fn opt<M: Default>(
+            params: Option<PaginatedRequestParams>,
+        ) -> RequestOptionalParam<M, PaginatedRequestParams> {
+            RequestOptionalParam {
+                method: M::default(),
+                params,
+                extensions: Default::default(),
+            }
+        }
+        match self {
+            List::Tools => ClientRequest::ListToolsRequest(opt(params)),
+            List::Prompts => ClientRequest::ListPromptsRequest(opt(params)),
+            List::Resources => ClientRequest::ListResourcesRequest(opt(params)),
+            List::Templates => ClientRequest::ListResourceTemplatesRequest(opt(params)),
+        }
+    }
+    /// The items (as MCP JSON) and the next cursor of one page.
+    fn page(self, r: ServerResult) -> Option<(Vec<Value>, Option<String>)> {
+        fn vals<T: Serialize>(v: Vec<T>) -> Vec<Value> {
+            v.into_iter()
+                .filter_map(|x| serde_json::to_value(x).ok())
+                .collect()
+        }
+        match (self, r) {
+            (List::Tools, ServerResult::ListToolsResult(r)) => Some((vals(r.tools), r.next_cursor)),
+            (List::Prompts, ServerResult::ListPromptsResult(r)) => {
+                Some((vals(r.prompts), r.next_cursor))
+            }
+            (List::Resources, ServerResult::ListResourcesResult(r)) => {
+                Some((vals(r.resources), r.next_cursor))
+            }
+            (List::Templates, ServerResult::ListResourceTemplatesResult(r)) => {
+                Some((vals(r.resource_templates), r.next_cursor))
+            }
+            _ => None,
+        }
+    }
+}
+
+fn unexpected(method: &str) -> Error {
+    errors::unreachable(format!(
+        "{method}: the server answered with a result of the wrong kind"
+    ))
+    .with_reason(errors::REASON_MCP_ERROR)
+}
+
+fn items<U: DeserializeOwned>(vals: Vec<Value>) -> Result<Vec<U>> {
+    vals.into_iter().map(convert).collect()
+}
+
+/// MCP prompt arguments are strings; numbers and booleans are sent as their text.
+fn prompt_arguments(args: &Map<String, Value>) -> Result<Map<String, Value>> {
+    let mut out = Map::new();
+    for (k, v) in args {
+        let s = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            Value::Null => continue,
+            _ => {
+                return Err(Error::invalid(
+                    &format!("/arguments/{k}"),
+                    "type",
+                    "must be a string, number or boolean",
+                ));
+            }
+        };
+        out.insert(k.clone(), Value::String(s));
+    }
+    Ok(out)
+}
+
+impl McpPool {
+    pub fn new(opts: PoolOptions) -> Self {
+        McpPool {
+            inner: Arc::new(Inner {
+                opts,
+                slots: Mutex::new(HashMap::new()),
+                connects: AtomicU64::new(0),
+                spawns: AtomicU64::new(0),
+                shut: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    pub fn options(&self) -> &PoolOptions {
+        &self.inner.opts
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        let live = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .values()
+            .filter(|s| s.try_lock().map(|g| g.is_some()).unwrap_or(true))
+            .count();
+        PoolStats {
+            connects: self.inner.connects.load(Ordering::Relaxed),
+            spawns: self.inner.spawns.load(Ordering::Relaxed),
+            live,
+        }
+    }
+
+    fn slot(&self, server_id: &str) -> Slot {
+        self.inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(server_id.to_string())
+            .or_default()
+            .clone()
+    }
+
+    fn count_connect(&self, target: &Target) {
+        self.inner.connects.fetch_add(1, Ordering::Relaxed);
+        if matches!(target.config.transport, Transport::Stdio { .. }) {
+            self.inner.spawns.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// A healthy session for `target`: the pooled one when it still fits, else a new one.
+    async fn session(&self, target: &Target) -> Result<Arc<Session>> {
+        if self.inner.shut.load(Ordering::Relaxed) {
+            return Err(errors::unreachable("the MCP pool is shut down"));
+        }
+        self.close_idle(&target.server_id).await;
+        let slot = self.slot(&target.server_id);
+        let mut guard = slot.lock().await;
+        if let Some(s) = guard.clone() {
+            let fits = s.revision == target.revision
+                && s.token_hash
+                    == connect::token_hash(
+                        target.access_token.as_deref().filter(|t| !t.is_empty()),
+                    );
+            if fits && !s.is_closed().await {
+                let check =
+                    s.suspect.load(Ordering::Relaxed) || s.idle_for() >= self.inner.opts.ping_after;
+                if !check
+                    || self
+                        .ping(
+                            &s,
+                            Duration::from_millis(target.config.connect_timeout_ms.max(1)),
+                        )
+                        .await
+                {
+                    s.suspect.store(false, Ordering::Relaxed);
+                    return Ok(s);
+                }
+                tracing::info!(server = %target.server_id, "mcp: pooled session failed its health check; reconnecting");
+            }
+            *guard = None;
+            s.close(self.inner.opts.close_grace).await;
+        }
+        let mut timings = ConnectTimings::default();
+        self.count_connect(target);
+        let s = connect::connect(target, &self.inner.opts, &mut timings)
+            .await
+            .map_err(|f| f.error)?;
+        tracing::debug!(server = %target.server_id, revision = target.revision, ?timings, "mcp: session opened");
+        let s = Arc::new(s);
+        *guard = Some(s.clone());
+        Ok(s)
+    }
+
+    async fn ping(&self, s: &Session, timeout: Duration) -> bool {
+        let req = ClientRequest::PingRequest(RequestNoParam {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        match s
+            .peer
+            .send_request_with_option(req, PeerRequestOptions::with_timeout(timeout))
+            .await
+        {
+            Ok(h) => h.await_response().await.is_ok(),
+            Err(_) => false,
+        }
+    }
+
+    /// Closes sessions of other servers that have been idle too long.
+    async fn close_idle(&self, except: &str) {
+        let slots: Vec<(String, Slot)> = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (id, slot) in slots {
+            if id == except {
+                continue;
+            }
+            let Ok(mut g) = slot.try_lock() else { continue };
+            if g.as_ref()
+                .is_some_and(|s| s.idle_for() >= self.inner.opts.idle_close_after)
+                && let Some(s) = g.take()
+            {
+                tracing::debug!(server = %id, "mcp: closing idle session");
+                s.close(self.inner.opts.close_grace).await;
+            }
+        }
+    }
+
+    /// Drops `session` from the pool (if it is still the pooled one) and closes it.
+    async fn discard(&self, server_id: &str, session: &Arc<Session>) {
+        let slot = self.slot(server_id);
+        let mut g = slot.lock().await;
+        if g.as_ref().is_some_and(|s| Arc::ptr_eq(s, session)) {
+            *g = None;
+        }
+        drop(g);
+        session.close(self.inner.opts.close_grace).await;
+    }
+
+    /// Closes the session of one server, e.g. after its config was deleted.
+    pub async fn evict(&self, server_id: &str) {
+        let slot = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(server_id);
+        if let Some(slot) = slot
+            && let Some(s) = slot.lock().await.take()
+        {
+            s.close(self.inner.opts.close_grace).await;
+        }
+    }
+
+    /// Closes every session and reaps every child; later calls fail.
+    pub async fn shutdown(&self) {
+        self.inner.shut.store(true, Ordering::Relaxed);
+        let slots: Vec<Slot> = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .drain()
+            .map(|(_, v)| v)
+            .collect();
+        let closing = slots.into_iter().map(|slot| {
+            let grace = self.inner.opts.close_grace;
+            async move {
+                if let Some(s) = slot.lock().await.take() {
+                    s.close(grace).await;
+                }
+            }
+        });
+        futures::future::join_all(closing).await;
+    }
+
+    /// The pid of the pooled stdio process for a server, if one is running.
+    pub async fn pid(&self, server_id: &str) -> Option<u32> {
+        let slot = self.slot(server_id);
+        let g = slot.lock().await;
+        g.as_ref()?.child.as_ref()?.pid
+    }
+
+    /// One request on a session, with the request timeout extended by progress.
+    async fn request(
+        &self,
+        target: &Target,
+        s: &Arc<Session>,
+        method: &'static str,
+        req: ClientRequest,
+    ) -> Result<ServerResult> {
+        s.calls.fetch_add(1, Ordering::Relaxed);
+        let timeout = s.request_timeout;
+        let opts = PeerRequestOptions::with_timeout(timeout)
+            .reset_timeout_on_progress()
+            .with_max_total_timeout(self.inner.opts.max_total_timeout.max(timeout));
+        let res = match s.peer.send_request_with_option(req, opts).await {
+            Ok(h) => h.await_response().await,
+            Err(e) => Err(e),
+        };
+        s.touch();
+        match res {
+            Ok(r) => Ok(r),
+            Err(e) => {
+                use rmcp::ServiceError as E;
+                let died = matches!(e, E::TransportClosed | E::TransportSend(_));
+                let ctx = s.context(method, died).await;
+                let err = errors::from_service(&e, &ctx);
+                if died || err.code == Code::OauthRequired {
+                    self.discard(&target.server_id, s).await;
+                } else if matches!(e, E::Timeout { .. }) {
+                    s.mark_suspect();
+                }
+                Err(err)
+            }
+        }
+    }
+
+    fn require(s: &Session, cap: Cap) -> Result<()> {
+        if cap.advertised(s) {
+            Ok(())
+        } else {
+            Err(errors::not_supported(cap.name()))
+        }
+    }
+
+    async fn list_page(
+        &self,
+        target: &Target,
+        list: List,
+        cursor: Option<String>,
+    ) -> Result<(Vec<Value>, Option<String>)> {
+        let s = self.session(target).await?;
+        Self::require(&s, list.cap())?;
+        let r = self
+            .request(target, &s, list.method(), list.request(cursor))
+            .await?;
+        list.page(r).ok_or_else(|| unexpected(list.method()))
+    }
+
+    async fn list_all_on(
+        &self,
+        target: &Target,
+        s: &Arc<Session>,
+        list: List,
+    ) -> Result<Vec<Value>> {
+        let mut out = Vec::new();
+        let mut cursor = None;
+        for _ in 0..self.inner.opts.max_pages.max(1) {
+            let r = self
+                .request(target, s, list.method(), list.request(cursor.take()))
+                .await?;
+            let (mut page, next) = list.page(r).ok_or_else(|| unexpected(list.method()))?;
+            out.append(&mut page);
+            match next {
+                Some(c) if !c.is_empty() => cursor = Some(c),
+                _ => return Ok(out),
+            }
+        }
+        Ok(out)
+    }
+
+    /// `validate`: a fresh connection (replacing any pooled one), kept in the pool.
+    pub async fn validate(&self, target: &Target) -> Result<ValidateResult> {
+        self.evict(&target.server_id).await;
+        let s = self.session(target).await?;
+        Ok(ValidateResult {
+            success: true,
+            status: "connected".into(),
+            init_info: Some(init_info(&s.info)),
+        })
+    }
+
+    /// `tools`: one page, with the server's own cursor.
+    pub async fn list_tools(
+        &self,
+        target: &Target,
+        cursor: Option<String>,
+    ) -> Result<McpPage<ToolItem>> {
+        let (v, next) = self.list_page(target, List::Tools, cursor).await?;
+        Ok(McpPage {
+            items: items(v)?,
+            next_cursor: next,
+        })
+    }
+
+    pub async fn list_prompts(
+        &self,
+        target: &Target,
+        cursor: Option<String>,
+    ) -> Result<McpPage<PromptItem>> {
+        let (v, next) = self.list_page(target, List::Prompts, cursor).await?;
+        Ok(McpPage {
+            items: items(v)?,
+            next_cursor: next,
+        })
+    }
+
+    pub async fn list_resources(
+        &self,
+        target: &Target,
+        cursor: Option<String>,
+    ) -> Result<McpPage<ResourceItem>> {
+        let (v, next) = self.list_page(target, List::Resources, cursor).await?;
+        Ok(McpPage {
+            items: items(v)?,
+            next_cursor: next,
+        })
+    }
+
+    pub async fn list_resource_templates(
+        &self,
+        target: &Target,
+        cursor: Option<String>,
+    ) -> Result<McpPage<ResourceTemplateItem>> {
+        let (v, next) = self.list_page(target, List::Templates, cursor).await?;
+        Ok(McpPage {
+            items: items(v)?,
+            next_cursor: next,
+        })
+    }
+
+    /// `tools/call`: the `CallToolResult` verbatim; `isError: true` is still `Ok`.
+    pub async fn call_tool(&self, target: &Target, req: &ToolCallRequest) -> Result<Value> {
+        if req.tool_name.is_empty() {
+            return Err(Error::invalid("/toolName", "required", "must not be empty"));
+        }
+        let s = self.session(target).await?;
+        Self::require(&s, Cap::Tools)?;
+        let mut p = CallToolRequestParams::new(req.tool_name.clone());
+        if let Some(args) = &req.parameters {
+            p = p.with_arguments(args.clone());
+        }
+        match self
+            .request(
+                target,
+                &s,
+                "tools/call",
+                ClientRequest::CallToolRequest(Request::new(p)),
+            )
+            .await?
+        {
+            ServerResult::CallToolResult(r) => convert(r),
+            _ => Err(unexpected("tools/call")),
+        }
+    }
+
+    /// `prompts/get`: the `GetPromptResult` verbatim.
+    pub async fn get_prompt(&self, target: &Target, req: &PromptGetRequest) -> Result<Value> {
+        if req.prompt_name.is_empty() {
+            return Err(Error::invalid(
+                "/promptName",
+                "required",
+                "must not be empty",
+            ));
+        }
+        let args = req.arguments.as_ref().map(prompt_arguments).transpose()?;
+        let s = self.session(target).await?;
+        Self::require(&s, Cap::Prompts)?;
+        let mut p = GetPromptRequestParams::new(req.prompt_name.clone());
+        if let Some(a) = args {
+            p = p.with_arguments(a);
+        }
+        match self
+            .request(
+                target,
+                &s,
+                "prompts/get",
+                ClientRequest::GetPromptRequest(Request::new(p)),
+            )
+            .await?
+        {
+            ServerResult::GetPromptResult(r) => convert(r),
+            _ => Err(unexpected("prompts/get")),
+        }
+    }
+
+    /// `resources/read`: the `ReadResourceResult` verbatim.
+    pub async fn read_resource(&self, target: &Target, uri: &str) -> Result<Value> {
+        if uri.is_empty() {
+            return Err(Error::invalid("/uri", "required", "must not be empty"));
+        }
+        let s = self.session(target).await?;
+        Self::require(&s, Cap::Resources)?;
+        let p = ReadResourceRequestParams::new(uri);
+        match self
+            .request(
+                target,
+                &s,
+                "resources/read",
+                ClientRequest::ReadResourceRequest(Request::new(p)),
+            )
+            .await?
+        {
+            ServerResult::ReadResourceResult(r) => convert(r),
+            _ => Err(unexpected("resources/read")),
+        }
+    }
+
+    /// `export`: everything the server lists, each list complete; a list whose capability
+    /// is not advertised is empty.
+    pub async fn export(&self, target: &Target) -> Result<ExportSnapshot> {
+        let s = self.session(target).await?;
+        let mut snap = ExportSnapshot {
+            server_id: target.server_id.clone(),
+            exported_at: iso_now(),
+            tools: vec![],
+            resources: vec![],
+            prompts: vec![],
+            resource_templates: vec![],
+            init_info: Some(init_info(&s.info)),
+        };
+        if Cap::Tools.advertised(&s) {
+            snap.tools = items(self.list_all_on(target, &s, List::Tools).await?)?;
+        }
+        if Cap::Prompts.advertised(&s) {
+            snap.prompts = items(self.list_all_on(target, &s, List::Prompts).await?)?;
+        }
+        if Cap::Resources.advertised(&s) {
+            snap.resources = items(self.list_all_on(target, &s, List::Resources).await?)?;
+            // Templates are optional even for servers with resources.
+            snap.resource_templates = match self.list_all_on(target, &s, List::Templates).await {
+                Ok(v) => items(v)?,
+                Err(e) if e.code == Code::FeatureNotSupported => vec![],
+                Err(e) => return Err(e),
+            };
+        }
+        Ok(snap)
+    }
+
+    /// `doctor`: a fresh, unpooled connection taken through every stage, then closed.
+    /// Never fails: a broken server is a report with `status: error` and the error inside.
+    pub async fn doctor(&self, target: &Target) -> DoctorReport {
+        let started = Instant::now();
+        let mut timings = ConnectTimings::default();
+        let mut checks = DoctorChecks::default();
+        let kind = target.config.transport.kind().to_string();
+        self.count_connect(target);
+        let result = connect::connect(target, &self.inner.opts, &mut timings).await;
+        let probe = timings.probe.map(|d| ProbeReport {
+            transport: kind.clone(),
+            target: timings.probe_target.clone().unwrap_or_else(|| {
+                match &target.config.transport {
+                    Transport::Stdio { command, .. } => command.clone(),
+                    Transport::Http { url, .. } | Transport::Sse { url, .. } => url.clone(),
+                }
+            }),
+            reachable: timings.probe_target.is_some(),
+            duration_ms: ms(d),
+        });
+        let connect_ms = match (timings.connect, timings.initialize) {
+            (Some(a), Some(b)) => Some(ms(a + b)),
+            (Some(a), None) => Some(ms(a)),
+            _ => None,
+        };
+        let session = match result {
+            Ok(s) => s,
+            Err(f) => {
+                let msg = f.error.message.clone();
+                match f.stage {
+                    Stage::Probe => {
+                        checks.probe = Some(Check::error(&msg, timings.probe.map(ms)));
+                        checks.connection = Some(Check::skipped("the probe failed"));
+                        checks.initialization = Some(Check::skipped("not connected"));
+                    }
+                    Stage::Connection => {
+                        checks.probe = Some(match &timings.probe_target {
+                            Some(t) => Check::ok(format!("reachable: {t}"), timings.probe.map(ms)),
+                            None => Check::skipped("not attempted"),
+                        });
+                        checks.connection = Some(Check::error(&msg, timings.connect.map(ms)));
+                        checks.initialization = Some(Check::skipped("not connected"));
+                    }
+                    Stage::Initialization => {
+                        checks.probe = Some(Check::ok(
+                            format!(
+                                "reachable: {}",
+                                timings.probe_target.clone().unwrap_or_default()
+                            ),
+                            timings.probe.map(ms),
+                        ));
+                        checks.connection = Some(Check::ok(
+                            timings
+                                .connection_detail
+                                .clone()
+                                .unwrap_or_else(|| "connected".into()),
+                            timings.connect.map(ms),
+                        ));
+                        checks.initialization = Some(Check::error(&msg, None));
+                    }
+                }
+                for c in [
+                    &mut checks.capabilities,
+                    &mut checks.tools,
+                    &mut checks.resources,
+                    &mut checks.resource_templates,
+                    &mut checks.prompts,
+                ] {
+                    *c = Some(Check::skipped("not initialized"));
+                }
+                let status = if f.error.code == Code::OauthRequired {
+                    DoctorStatus::OauthRequired
+                } else {
+                    DoctorStatus::Error
+                };
+                let connection = ConnectionSummary {
+                    status: if f.stage == Stage::Initialization {
+                        "connected"
+                    } else {
+                        "error"
+                    }
+                    .into(),
+                    detail: if f.stage == Stage::Initialization {
+                        timings
+                            .connection_detail
+                            .clone()
+                            .unwrap_or_else(|| "connected".into())
+                    } else {
+                        msg
+                    },
+                };
+                return DoctorReport {
+                    generated_at: iso_now(),
+                    status,
+                    probe,
+                    connection,
+                    init_info: None,
+                    capabilities: None,
+                    tools: None,
+                    resources: None,
+                    resource_templates: None,
+                    prompts: None,
+                    checks,
+                    timings: DoctorTimings {
+                        probe_ms: timings.probe.map(ms),
+                        connect_ms,
+                        discovery_ms: None,
+                        total_ms: ms(started.elapsed()),
+                    },
+                    error: Some(f.error),
+                };
+            }
+        };
+        let session = Arc::new(session);
+        checks.probe = Some(Check::ok(
+            format!(
+                "reachable: {}",
+                timings.probe_target.clone().unwrap_or_default()
+            ),
+            timings.probe.map(ms),
+        ));
+        let conn_detail = timings
+            .connection_detail
+            .clone()
+            .unwrap_or_else(|| "connected".into());
+        checks.connection = Some(Check::ok(&conn_detail, timings.connect.map(ms)));
+        let info = init_info(&session.info);
+        let server_name = session
+            .info
+            .server_info
+            .as_ref()
+            .map(|s| format!("{} {}", s.name, s.version))
+            .unwrap_or_else(|| "an unnamed server".into());
+        checks.initialization = Some(Check::ok(
+            format!("{server_name}, protocol {}", info.protocol_version),
+            timings.initialize.map(ms),
+        ));
+        let caps: Vec<&str> = [
+            ("tools", session.info.capabilities.tools.is_some()),
+            ("prompts", session.info.capabilities.prompts.is_some()),
+            ("resources", session.info.capabilities.resources.is_some()),
+            (
+                "completions",
+                session.info.capabilities.completions.is_some(),
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, on)| *on)
+        .map(|(n, _)| n)
+        .collect();
+        checks.capabilities = Some(Check::ok(
+            if caps.is_empty() {
+                "no capabilities advertised".to_string()
+            } else {
+                format!("advertised: {}", caps.join(", "))
+            },
+            None,
+        ));
+
+        let discovery = Instant::now();
+        let mut first_error: Option<Error> = None;
+        let mut report_tools = None;
+        let mut report_prompts = None;
+        let mut report_resources = None;
+        let mut report_templates = None;
+        for list in [List::Tools, List::Resources, List::Templates, List::Prompts] {
+            let check = if !list.cap().advertised(&session) {
+                Check::skipped(format!("`{}` capability not advertised", list.cap().name()))
+            } else {
+                let t = Instant::now();
+                match self.list_all_on(target, &session, list).await {
+                    Ok(v) => {
+                        let n = v.len();
+                        let noun = match list {
+                            List::Tools => "tool",
+                            List::Prompts => "prompt",
+                            List::Resources => "resource",
+                            List::Templates => "resource template",
+                        };
+                        let converted = match list {
+                            List::Tools => items(v).map(|x| report_tools = Some(x)),
+                            List::Prompts => items(v).map(|x| report_prompts = Some(x)),
+                            List::Resources => items(v).map(|x| report_resources = Some(x)),
+                            List::Templates => items(v).map(|x| report_templates = Some(x)),
+                        };
+                        match converted {
+                            Ok(()) => Check::ok(
+                                format!("{n} {noun}{}", if n == 1 { "" } else { "s" }),
+                                Some(ms(t.elapsed())),
+                            ),
+                            Err(e) => {
+                                let c = Check::error(&e.message, Some(ms(t.elapsed())));
+                                first_error.get_or_insert(e);
+                                c
+                            }
+                        }
+                    }
+                    // Templates are optional even where resources are advertised.
+                    Err(e)
+                        if matches!(list, List::Templates)
+                            && e.code == Code::FeatureNotSupported =>
+                    {
+                        Check::skipped("the server does not implement resources/templates/list")
+                    }
+                    Err(e) => {
+                        let c = Check::error(&e.message, Some(ms(t.elapsed())));
+                        first_error.get_or_insert(e);
+                        c
+                    }
+                }
+            };
+            match list {
+                List::Tools => checks.tools = Some(check),
+                List::Prompts => checks.prompts = Some(check),
+                List::Resources => checks.resources = Some(check),
+                List::Templates => checks.resource_templates = Some(check),
+            }
+        }
+        session.close(self.inner.opts.close_grace).await;
+        DoctorReport {
+            generated_at: iso_now(),
+            status: if first_error.is_some() {
+                DoctorStatus::Partial
+            } else {
+                DoctorStatus::Ready
+            },
+            probe,
+            connection: ConnectionSummary {
+                status: "connected".into(),
+                detail: conn_detail,
+            },
+            capabilities: Some(info.capabilities.clone()),
+            init_info: Some(info),
+            tools: report_tools,
+            resources: report_resources,
+            resource_templates: report_templates,
+            prompts: report_prompts,
+            checks,
+            timings: DoctorTimings {
+                probe_ms: timings.probe.map(ms),
+                connect_ms,
+                discovery_ms: Some(ms(discovery.elapsed())),
+                total_ms: ms(started.elapsed()),
+            },
+            error: first_error,
+        }
+    }
+}

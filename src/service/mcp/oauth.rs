@@ -24,7 +24,10 @@ impl std::fmt::Debug for OAuthTokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OAuthTokens")
             .field("access_token", &"<redacted>")
-            .field("refresh_token", &self.refresh_token.as_ref().map(|_| "<redacted>"))
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
             .field("expires_at", &self.expires_at)
             .finish()
     }
@@ -87,7 +90,10 @@ pub async fn refresh_access_token(
     }
     let resp = http
         .post(&req.token_endpoint)
-        .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .header(
+            reqwest::header::CONTENT_TYPE,
+            "application/x-www-form-urlencoded",
+        )
         .header(reqwest::header::ACCEPT, "application/json")
         .body(form_encode(&form))
         .send()
@@ -97,7 +103,10 @@ pub async fn refresh_access_token(
     if !status.is_success() {
         // The body of an OAuth error is `{error, error_description?}`: safe to report.
         let body: serde_json::Value = resp.json().await.unwrap_or(json!(null));
-        let code = body.get("error").and_then(|v| v.as_str()).unwrap_or("unknown_error");
+        let code = body
+            .get("error")
+            .and_then(|v| v.as_str())
+            .unwrap_or("unknown_error");
         let mut e = oauth_required(
             format!("the token endpoint refused the refresh token ({status}: {code})"),
             REASON_REFRESH_FAILED,
@@ -106,10 +115,9 @@ pub async fn refresh_access_token(
         e.details.as_mut().expect("reason set")["oauthError"] = json!(code);
         return Err(e);
     }
-    let t: TokenResponse = resp
-        .json()
-        .await
-        .map_err(|_| unreachable("the token endpoint answered with something that is not a token response"))?;
+    let t: TokenResponse = resp.json().await.map_err(|_| {
+        unreachable("the token endpoint answered with something that is not a token response")
+    })?;
     Ok(OAuthTokens {
         access_token: t.access_token,
         refresh_token: t.refresh_token.or_else(|| Some(req.refresh_token.clone())),
@@ -120,25 +128,35 @@ pub async fn refresh_access_token(
 /// Finds the token endpoint of the authorization server protecting `server_url`: the
 /// protected-resource metadata names the authorization server, whose metadata names the
 /// endpoint. Falls back to `{origin}/token` when neither document exists.
-pub async fn discover_token_endpoint(http: &reqwest::Client, server_url: &str) -> Result<String, Error> {
+pub async fn discover_token_endpoint(
+    http: &reqwest::Client,
+    server_url: &str,
+) -> Result<String, Error> {
     let url = reqwest::Url::parse(server_url)
         .map_err(|_| Error::invalid("/serverUrl", "url", "not an absolute URL"))?;
     let origin = url.origin().ascii_serialization();
     let mut issuer = origin.clone();
-    if let Some(meta) = get_json(http, &format!("{origin}/.well-known/oauth-protected-resource")).await {
-        if let Some(s) = meta
-            .get("authorization_servers")
-            .and_then(|a| a.get(0))
-            .and_then(|s| s.as_str())
-        {
-            issuer = s.trim_end_matches('/').to_string();
-        }
+    let resource_meta = get_json(
+        http,
+        &format!("{origin}/.well-known/oauth-protected-resource"),
+    )
+    .await;
+    if let Some(s) = resource_meta
+        .as_ref()
+        .and_then(|m| m.get("authorization_servers"))
+        .and_then(|a| a.get(0))
+        .and_then(|s| s.as_str())
+    {
+        issuer = s.trim_end_matches('/').to_string();
     }
     for doc in ["oauth-authorization-server", "openid-configuration"] {
-        if let Some(meta) = get_json(http, &format!("{issuer}/.well-known/{doc}")).await {
-            if let Some(t) = meta.get("token_endpoint").and_then(|t| t.as_str()) {
-                return Ok(t.to_string());
-            }
+        let meta = get_json(http, &format!("{issuer}/.well-known/{doc}")).await;
+        if let Some(t) = meta
+            .as_ref()
+            .and_then(|m| m.get("token_endpoint"))
+            .and_then(|t| t.as_str())
+        {
+            return Ok(t.to_string());
         }
     }
     Ok(format!("{issuer}/token"))
@@ -157,7 +175,9 @@ fn form_encode(pairs: &[(&str, &str)]) -> String {
     fn enc(s: &str, out: &mut String) {
         for b in s.bytes() {
             match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => out.push(b as char),
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    out.push(b as char)
+                }
                 b' ' => out.push('+'),
                 _ => out.push_str(&format!("%{b:02X}")),
             }
@@ -181,12 +201,19 @@ mod tests {
 
     #[test]
     fn encodes_forms() {
-        assert_eq!(form_encode(&[("a", "b c"), ("t", "x/y=z&")]), "a=b+c&t=x%2Fy%3Dz%26");
+        assert_eq!(
+            form_encode(&[("a", "b c"), ("t", "x/y=z&")]),
+            "a=b+c&t=x%2Fy%3Dz%26"
+        );
     }
 
     #[test]
     fn debug_redacts() {
-        let t = OAuthTokens { access_token: "secret".into(), refresh_token: Some("r".into()), expires_at: None };
+        let t = OAuthTokens {
+            access_token: "secret".into(),
+            refresh_token: Some("r".into()),
+            expires_at: None,
+        };
         assert!(!format!("{t:?}").contains("secret"));
     }
 }

@@ -8,7 +8,9 @@
 
 use std::sync::Arc;
 
-use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTICATE};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue, WWW_AUTHENTICATE,
+};
 use rmcp::RoleClient;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -124,7 +126,10 @@ impl SseClientTransport {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        if !ct.as_deref().is_some_and(|c| c.starts_with("text/event-stream")) {
+        if !ct
+            .as_deref()
+            .is_some_and(|c| c.starts_with("text/event-stream"))
+        {
             return Err(SseError::ContentType(ct));
         }
 
@@ -133,7 +138,9 @@ impl SseClientTransport {
         let (endpoint_tx, endpoint_rx) = oneshot::channel();
         tokio::spawn(read_stream(resp, tx, endpoint_tx, stop.clone()));
         let endpoint = endpoint_rx.await.map_err(|_| SseError::NoEndpoint)?;
-        let endpoint = base.join(endpoint.trim()).map_err(|_| SseError::BadEndpoint(endpoint))?;
+        let endpoint = base
+            .join(endpoint.trim())
+            .map_err(|_| SseError::BadEndpoint(endpoint))?;
         // The endpoint must stay on the stream's origin: a POST elsewhere would carry our
         // headers (and any token) to another host.
         if endpoint.origin() != base.origin() {
@@ -154,10 +161,15 @@ fn check_status(resp: &reqwest::Response) -> Result<(), SseError> {
     if status.is_success() {
         return Ok(());
     }
-    if status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN {
-        if let Some(c) = resp.headers().get(WWW_AUTHENTICATE).and_then(|v| v.to_str().ok()) {
-            return Err(SseError::AuthRequired(AuthRequiredError::new(c.to_string())));
-        }
+    if (status == reqwest::StatusCode::UNAUTHORIZED || status == reqwest::StatusCode::FORBIDDEN)
+        && let Some(c) = resp
+            .headers()
+            .get(WWW_AUTHENTICATE)
+            .and_then(|v| v.to_str().ok())
+    {
+        return Err(SseError::AuthRequired(AuthRequiredError::new(
+            c.to_string(),
+        )));
     }
     Err(SseError::Status(status.as_u16()))
 }
@@ -193,14 +205,18 @@ async fn read_stream(
                         let _ = t.send(ev.data);
                     }
                 }
-                None | Some("message") => match serde_json::from_str::<ServerJsonRpcMessage>(&ev.data) {
-                    Ok(msg) => {
-                        if tx.send(msg).await.is_err() {
-                            return;
+                None | Some("message") => {
+                    match serde_json::from_str::<ServerJsonRpcMessage>(&ev.data) {
+                        Ok(msg) => {
+                            if tx.send(msg).await.is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!("sse: ignoring an event that is not JSON-RPC: {e}")
                         }
                     }
-                    Err(e) => tracing::warn!("sse: ignoring an event that is not JSON-RPC: {e}"),
-                },
+                }
                 Some(other) => tracing::debug!("sse: ignoring `{other}` event"),
             }
         }
@@ -250,7 +266,11 @@ pub(crate) fn header_map(
     let mut map = HeaderMap::new();
     for (k, v) in configured {
         let name = reqwest::header::HeaderName::from_bytes(k.as_bytes()).map_err(|_| {
-            crate::spec::Error::invalid("/config/transport/headers", "header", format!("`{k}` is not a valid header name"))
+            crate::spec::Error::invalid(
+                "/config/transport/headers",
+                "header",
+                format!("`{k}` is not a valid header name"),
+            )
         })?;
         let value = HeaderValue::from_str(v).map_err(|_| {
             crate::spec::Error::invalid(
@@ -263,7 +283,11 @@ pub(crate) fn header_map(
     }
     if let Some(t) = token {
         let mut v = HeaderValue::from_str(&format!("Bearer {t}")).map_err(|_| {
-            crate::spec::Error::invalid("/tokens/access_token", "header", "the access token has characters a header cannot carry")
+            crate::spec::Error::invalid(
+                "/tokens/access_token",
+                "header",
+                "the access token has characters a header cannot carry",
+            )
         })?;
         v.set_sensitive(true);
         map.insert(AUTHORIZATION, v);
@@ -279,7 +303,8 @@ mod tests {
     fn parses_split_events() {
         let mut p = SseParser::default();
         assert!(p.feed(b"event: endpoint\r\nda").is_empty());
-        let evs = p.feed(b"ta: /message?sessionId=1\r\n\r\n: comment\n\ndata: {\"a\":1}\ndata: x\n\n");
+        let evs =
+            p.feed(b"ta: /message?sessionId=1\r\n\r\n: comment\n\ndata: {\"a\":1}\ndata: x\n\n");
         assert_eq!(evs.len(), 2);
         assert_eq!(evs[0].event.as_deref(), Some("endpoint"));
         assert_eq!(evs[0].data, "/message?sessionId=1");

@@ -4,7 +4,9 @@ use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
 use super::{Keyset, Store, from_json, new_id, now_ms, to_json};
-use crate::spec::catalog::{ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, ChatboxLink, ChatboxServer};
+use crate::spec::catalog::{
+    ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, ChatboxLink, ChatboxServer,
+};
 use crate::spec::page::{Page, PageRequest};
 use crate::spec::{Error, Result};
 
@@ -22,7 +24,17 @@ pub struct NewChatbox {
     pub server_ids: Vec<String>,
 }
 
-type ChatboxRow = (String, String, Option<String>, String, Option<String>, Option<String>, String, String, i64);
+type ChatboxRow = (
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    String,
+    i64,
+);
 
 impl Store {
     pub fn create_chatbox(&self, project_id: &str, b: &NewChatbox) -> Result<String> {
@@ -43,7 +55,12 @@ impl Store {
         Ok(id)
     }
 
-    fn chatbox_rows(&self, project_id: &str, only: Option<&str>, ks: &Keyset) -> Result<Vec<ChatboxRow>> {
+    fn chatbox_rows(
+        &self,
+        project_id: &str,
+        only: Option<&str>,
+        ks: &Keyset,
+    ) -> Result<Vec<ChatboxRow>> {
         self.read(|c| {
             let mut st = c.prepare_cached(
                 "SELECT b.id, b.name, b.description, b.mode, b.host_id, h.name, b.settings, b.server_ids, b.created_at
@@ -62,13 +79,22 @@ impl Store {
         let mut out = Vec::new();
         for id in ids {
             if let Ok(s) = self.server(project_id, id) {
-                out.push(ChatboxServer { id: s.id, name: s.name, url: s.url, use_oauth: s.use_oauth });
+                out.push(ChatboxServer {
+                    id: s.id,
+                    name: s.name,
+                    url: s.url,
+                    use_oauth: s.use_oauth,
+                });
             }
         }
         Ok(out)
     }
 
-    fn to_chatbox(&self, project_id: &str, row: &ChatboxRow) -> Result<(Chatbox, Vec<ChatboxServer>)> {
+    fn to_chatbox(
+        &self,
+        project_id: &str,
+        row: &ChatboxRow,
+    ) -> Result<(Chatbox, Vec<ChatboxServer>)> {
         let (id, name, description, mode, host_id, host_name, _, server_ids, _) = row;
         let servers = self.chatbox_servers(project_id, &from_json::<Vec<String>>(server_ids)?)?;
         let path = format!("/projects/{project_id}/chatboxes/{id}");
@@ -82,7 +108,10 @@ impl Store {
                 host_name: host_name.clone(),
                 server_count: servers.len() as i64,
                 server_names: servers.iter().map(|s| s.name.clone()).collect(),
-                link: (mode == "anyone_with_link").then(|| ChatboxLink { url: format!("evaldeck://chatbox/{id}"), path }),
+                link: (mode == "anyone_with_link").then(|| ChatboxLink {
+                    url: format!("evaldeck://chatbox/{id}"),
+                    path,
+                }),
             },
             servers,
         ))
@@ -95,13 +124,17 @@ impl Store {
             .iter()
             .map(|r| Ok((self.to_chatbox(project_id, r)?.0, r.8)))
             .collect::<Result<Vec<_>>>()?;
-        Ok(ks.page(items, |(b, ts)| (*ts, b.id.clone())).map(|(b, _)| b))
+        Ok(ks
+            .page(items, |(b, ts)| (*ts, b.id.clone()))
+            .map(|(b, _)| b))
     }
 
     pub fn chatbox(&self, project_id: &str, id: &str) -> Result<ChatboxDetail> {
         let ks = Keyset::new(&PageRequest::default())?;
         let rows = self.chatbox_rows(project_id, Some(id), &ks)?;
-        let row = rows.first().ok_or_else(|| Error::not_found("chatbox", id))?;
+        let row = rows
+            .first()
+            .ok_or_else(|| Error::not_found("chatbox", id))?;
         let (chatbox, servers) = self.to_chatbox(project_id, row)?;
         let settings: Value = from_json(&row.6)?;
         Ok(ChatboxDetail {
@@ -114,7 +147,13 @@ impl Store {
         })
     }
 
-    pub fn create_chat_session(&self, project_id: &str, user_id: Option<&str>, title: &str, at: i64) -> Result<String> {
+    pub fn create_chat_session(
+        &self,
+        project_id: &str,
+        user_id: Option<&str>,
+        title: &str,
+        at: i64,
+    ) -> Result<String> {
         let id = new_id("chs");
         self.write(|tx| {
             tx.execute(
@@ -129,8 +168,15 @@ impl Store {
 
     /// Chat sessions in `project_ids`, most recent activity first; `before` bounds
     /// `lastActivityAt` (exclusive), `cursor` continues a previous page.
-    pub fn chat_sessions(&self, project_ids: &[String], q: &ChatSessionQuery) -> Result<Page<ChatSession>> {
-        let page = PageRequest { cursor: q.cursor.clone(), limit: q.limit };
+    pub fn chat_sessions(
+        &self,
+        project_ids: &[String],
+        q: &ChatSessionQuery,
+    ) -> Result<Page<ChatSession>> {
+        let page = PageRequest {
+            cursor: q.cursor.clone(),
+            limit: q.limit,
+        };
         let limit = page.limit()?;
         let pos = page.position()?;
         let (after_ts, after_id) = match pos {
@@ -165,13 +211,20 @@ impl Store {
             )?;
             Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
         })?;
-        Ok(Page::from_rows(rows, limit, |s| crate::spec::page::Position {
-            key: s.last_activity_at.unwrap_or_default().to_string(),
-            id: s.id.clone(),
+        Ok(Page::from_rows(rows, limit, |s| {
+            crate::spec::page::Position {
+                key: s.last_activity_at.unwrap_or_default().to_string(),
+                id: s.id.clone(),
+            }
         }))
     }
 
-    pub fn accessible_project_ids(&self, org_id: &str, user_id: &str, org_role: &str) -> Result<Vec<String>> {
+    pub fn accessible_project_ids(
+        &self,
+        org_id: &str,
+        user_id: &str,
+        org_role: &str,
+    ) -> Result<Vec<String>> {
         self.read(|c| {
             let mut st = c.prepare_cached(
                 "SELECT p.id FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ?2
@@ -183,6 +236,14 @@ impl Store {
     }
 
     pub fn chat_session_exists(&self, id: &str) -> Result<bool> {
-        self.read(|c| Ok(c.query_row("SELECT 1 FROM chat_sessions WHERE id = ?1", [id], |_| Ok(())).optional()?.is_some()))
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT 1 FROM chat_sessions WHERE id = ?1",
+                [id],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+        })
     }
 }

@@ -4,7 +4,8 @@ use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::{Keyset, Store, from_json, is_unique_violation, new_id, now_ms, to_json};
 use crate::spec::environment::{
-    Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery, PluginVersionRef, SkillSelection,
+    Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery, PluginVersionRef,
+    SkillSelection,
 };
 use crate::spec::page::{Page, PageRequest};
 use crate::spec::{Error, Result};
@@ -36,7 +37,9 @@ fn row_to_env(r: &Row) -> rusqlite::Result<(Environment, Option<String>, Option<
     ))
 }
 
-fn finish((mut e, skills, pins): (Environment, Option<String>, Option<String>)) -> Result<Environment> {
+fn finish(
+    (mut e, skills, pins): (Environment, Option<String>, Option<String>),
+) -> Result<Environment> {
     e.skill_selection = skills.map(|s| from_json(&s)).transpose()?;
     e.plugin_version_ids = pins.map(|s| from_json(&s)).transpose()?;
     Ok(e)
@@ -44,7 +47,9 @@ fn finish((mut e, skills, pins): (Environment, Option<String>, Option<String>)) 
 
 fn get(tx: &rusqlite::Connection, project_id: &str, id: &str) -> Result<Environment> {
     let row = tx
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM environments WHERE project_id = ?1 AND id = ?2"))?
+        .prepare_cached(&format!(
+            "SELECT {COLUMNS} FROM environments WHERE project_id = ?1 AND id = ?2"
+        ))?
         .query_row(params![project_id, id], row_to_env)
         .optional()?;
     finish(row.ok_or_else(|| Error::not_found("environment", id))?)
@@ -52,15 +57,20 @@ fn get(tx: &rusqlite::Connection, project_id: &str, id: &str) -> Result<Environm
 
 fn name_taken(e: rusqlite::Error, name: &str) -> Error {
     if is_unique_violation(&e) {
-        Error::conflict(format!("an environment named `{name}` already exists in this project"))
-            .with_details(serde_json::json!({ "field": "name" }))
+        Error::conflict(format!(
+            "an environment named `{name}` already exists in this project"
+        ))
+        .with_details(serde_json::json!({ "field": "name" }))
     } else {
         e.into()
     }
 }
 
 fn exists(tx: &Transaction, sql: &str, project_id: &str, id: &str) -> Result<bool> {
-    Ok(tx.query_row(sql, params![project_id, id], |_| Ok(())).optional()?.is_some())
+    Ok(tx
+        .query_row(sql, params![project_id, id], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 /// Checks that every id the environment references lives in the same project.
@@ -73,23 +83,59 @@ fn check_refs(
     pins: Option<&[String]>,
 ) -> Result<()> {
     let mut c = crate::spec::validate::Checker::new();
-    if !exists(tx, "SELECT 1 FROM hosts WHERE project_id = ?1 AND id = ?2", project_id, host_id)? {
-        c.fail("/hostId", "exists", format!("no host `{host_id}` in this project"));
+    if !exists(
+        tx,
+        "SELECT 1 FROM hosts WHERE project_id = ?1 AND id = ?2",
+        project_id,
+        host_id,
+    )? {
+        c.fail(
+            "/hostId",
+            "exists",
+            format!("no host `{host_id}` in this project"),
+        );
     }
-    if let Some(g) = group {
-        if !exists(tx, "SELECT 1 FROM server_groups WHERE project_id = ?1 AND id = ?2", project_id, g)? {
-            c.fail("/serverAttachmentId", "exists", format!("no server group `{g}` in this project"));
-        }
+    if let Some(g) = group
+        && !exists(
+            tx,
+            "SELECT 1 FROM server_groups WHERE project_id = ?1 AND id = ?2",
+            project_id,
+            g,
+        )?
+    {
+        c.fail(
+            "/serverAttachmentId",
+            "exists",
+            format!("no server group `{g}` in this project"),
+        );
     }
-    for (i, s) in skills.map(|s| s.skill_ids.as_slice()).unwrap_or_default().iter().enumerate() {
-        if !exists(tx, "SELECT 1 FROM skills WHERE project_id = ?1 AND id = ?2", project_id, s)? {
-            c.fail(format!("/skillSelection/skillIds/{i}"), "exists", format!("no skill `{s}` in this project"));
+    for (i, s) in skills
+        .map(|s| s.skill_ids.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+    {
+        if !exists(
+            tx,
+            "SELECT 1 FROM skills WHERE project_id = ?1 AND id = ?2",
+            project_id,
+            s,
+        )? {
+            c.fail(
+                format!("/skillSelection/skillIds/{i}"),
+                "exists",
+                format!("no skill `{s}` in this project"),
+            );
         }
     }
     for (i, p) in pins.unwrap_or_default().iter().enumerate() {
         let sql = "SELECT 1 FROM plugin_versions v JOIN plugins p ON p.id = v.plugin_id WHERE p.project_id = ?1 AND v.id = ?2";
         if !exists(tx, sql, project_id, p)? {
-            c.fail(format!("/pluginVersionIds/{i}"), "exists", format!("no plugin version `{p}` in this project"));
+            c.fail(
+                format!("/pluginVersionIds/{i}"),
+                "exists",
+                format!("no plugin version `{p}` in this project"),
+            );
         }
     }
     c.finish()
@@ -101,13 +147,19 @@ fn guard(env: &Environment, expected: i64) -> Result<()> {
             "the environment changed since revision {expected}; it is now at revision {}",
             env.revision
         ))
-        .with_details(serde_json::json!({ "expectedRevision": expected, "currentRevision": env.revision })));
+        .with_details(
+            serde_json::json!({ "expectedRevision": expected, "currentRevision": env.revision }),
+        ));
     }
     Ok(())
 }
 
 impl Store {
-    pub fn create_environment(&self, project_id: &str, body: &EnvironmentCreate) -> Result<Environment> {
+    pub fn create_environment(
+        &self,
+        project_id: &str,
+        body: &EnvironmentCreate,
+    ) -> Result<Environment> {
         let id = new_id("env");
         let now = now_ms();
         self.write(|tx| {
@@ -137,8 +189,15 @@ impl Store {
         self.read(|c| get(c, project_id, id))
     }
 
-    pub fn environments(&self, project_id: &str, q: &EnvironmentQuery) -> Result<Page<Environment>> {
-        let ks = Keyset::new(&PageRequest { cursor: q.cursor.clone(), limit: q.limit })?;
+    pub fn environments(
+        &self,
+        project_id: &str,
+        q: &EnvironmentQuery,
+    ) -> Result<Page<Environment>> {
+        let ks = Keyset::new(&PageRequest {
+            cursor: q.cursor.clone(),
+            limit: q.limit,
+        })?;
         let rows = self.read(|c| {
             let mut st = c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM environments WHERE project_id = ?1 AND (?2 OR archived_at IS NULL)
@@ -154,7 +213,12 @@ impl Store {
         Ok(ks.page(items, |e| (e.created_at, e.id.clone())))
     }
 
-    pub fn update_environment(&self, project_id: &str, id: &str, p: &EnvironmentPatch) -> Result<Environment> {
+    pub fn update_environment(
+        &self,
+        project_id: &str,
+        id: &str,
+        p: &EnvironmentPatch,
+    ) -> Result<Environment> {
         self.write(|tx| {
             let cur = get(tx, project_id, id)?;
             guard(&cur, p.expected_revision)?;
@@ -190,7 +254,12 @@ impl Store {
         })
     }
 
-    pub fn archive_environment(&self, project_id: &str, id: &str, expected: i64) -> Result<Environment> {
+    pub fn archive_environment(
+        &self,
+        project_id: &str,
+        id: &str,
+        expected: i64,
+    ) -> Result<Environment> {
         self.write(|tx| {
             let cur = get(tx, project_id, id)?;
             guard(&cur, expected)?;
@@ -209,7 +278,12 @@ impl Store {
 
     /// Restores an archived environment: 409 if a live one has taken its name meanwhile;
     /// pins of plugin versions that no longer exist are dropped (the rest keep their order).
-    pub fn restore_environment(&self, project_id: &str, id: &str, expected: i64) -> Result<(Environment, Vec<String>)> {
+    pub fn restore_environment(
+        &self,
+        project_id: &str,
+        id: &str,
+        expected: i64,
+    ) -> Result<(Environment, Vec<String>)> {
         self.write(|tx| {
             let cur = get(tx, project_id, id)?;
             guard(&cur, expected)?;
@@ -247,7 +321,11 @@ impl Store {
     }
 
     /// Pinned plugin versions that still exist, in pin order, and the ids that do not.
-    pub fn plugin_versions(&self, project_id: &str, ids: &[String]) -> Result<(Vec<PluginVersionRef>, Vec<String>)> {
+    pub fn plugin_versions(
+        &self,
+        project_id: &str,
+        ids: &[String],
+    ) -> Result<(Vec<PluginVersionRef>, Vec<String>)> {
         self.read(|c| {
             let mut found = Vec::new();
             let mut missing = Vec::new();
@@ -282,7 +360,12 @@ impl Store {
         Ok(id)
     }
 
-    pub fn create_plugin_version(&self, plugin_id: &str, version: &str, bundle_hash: &str) -> Result<String> {
+    pub fn create_plugin_version(
+        &self,
+        plugin_id: &str,
+        version: &str,
+        bundle_hash: &str,
+    ) -> Result<String> {
         let id = new_id("plv");
         self.write(|tx| {
             tx.execute(

@@ -9,9 +9,30 @@ use crate::spec::host::{Host, HostSummary};
 use crate::spec::page::{Page, PageRequest};
 use crate::spec::{Error, Result};
 
-fn summary(id: String, name: String, config: &Object, server_count: i64, created_at: i64, updated_at: i64) -> HostSummary {
-    let s = |k: &str| config.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-    HostSummary { id, name, host_config_id: s("hostConfigId"), model_id: s("modelId"), server_count, created_at, updated_at }
+fn summary(
+    id: String,
+    name: String,
+    config: &Object,
+    server_count: i64,
+    created_at: i64,
+    updated_at: i64,
+) -> HostSummary {
+    let s = |k: &str| {
+        config
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    HostSummary {
+        id,
+        name,
+        host_config_id: s("hostConfigId"),
+        model_id: s("modelId"),
+        server_count,
+        created_at,
+        updated_at,
+    }
 }
 
 /// Servers a host reaches: those of the live environments that use it.
@@ -30,17 +51,29 @@ impl Store {
             )?;
             Ok(())
         })?;
-        Ok(Host { id, name: name.into(), config: config.clone() })
+        Ok(Host {
+            id,
+            name: name.into(),
+            config: config.clone(),
+        })
     }
 
     pub fn host(&self, project_id: &str, id: &str) -> Result<Host> {
         let row: Option<(String, String, String)> = self.read(|c| {
-            Ok(c.prepare_cached("SELECT id, name, config FROM hosts WHERE project_id = ?1 AND id = ?2")?
-                .query_row(params![project_id, id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .optional()?)
+            Ok(c.prepare_cached(
+                "SELECT id, name, config FROM hosts WHERE project_id = ?1 AND id = ?2",
+            )?
+            .query_row(params![project_id, id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?)
         })?;
         let (id, name, config) = row.ok_or_else(|| Error::not_found("host", id))?;
-        Ok(Host { id, name, config: from_json(&config)? })
+        Ok(Host {
+            id,
+            name,
+            config: from_json(&config)?,
+        })
     }
 
     pub fn hosts(&self, project_id: &str, page: &PageRequest) -> Result<Page<HostSummary>> {
@@ -62,7 +95,13 @@ impl Store {
         Ok(ks.page(items, |h| (h.created_at, h.id.clone())))
     }
 
-    pub fn update_host(&self, project_id: &str, id: &str, name: Option<&str>, config: Option<&Object>) -> Result<Host> {
+    pub fn update_host(
+        &self,
+        project_id: &str,
+        id: &str,
+        name: Option<&str>,
+        config: Option<&Object>,
+    ) -> Result<Host> {
         let n = self.write(|tx| {
             Ok(tx.execute(
                 "UPDATE hosts SET name = COALESCE(?3, name), config = COALESCE(?4, config), updated_at = ?5
@@ -90,7 +129,10 @@ impl Store {
                 ))
                 .with_details(serde_json::json!({ "environments": users })));
             }
-            let n = tx.execute("DELETE FROM hosts WHERE project_id = ?1 AND id = ?2", params![project_id, id])?;
+            let n = tx.execute(
+                "DELETE FROM hosts WHERE project_id = ?1 AND id = ?2",
+                params![project_id, id],
+            )?;
             if n == 0 {
                 return Err(Error::not_found("host", id));
             }

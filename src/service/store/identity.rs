@@ -45,7 +45,10 @@ pub struct CreatedKey {
 }
 
 pub fn hash_key(key: &str) -> String {
-    Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    Sha256::digest(key.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn mint_key() -> String {
@@ -101,31 +104,41 @@ impl Store {
 
     pub fn user(&self, id: &str) -> Result<User> {
         self.read(|c| {
-            c.prepare_cached("SELECT id, email, name, created_at, updated_at FROM users WHERE id = ?1")?
-                .query_row([id], |r| {
-                    Ok(User {
-                        id: r.get(0)?,
-                        email: r.get(1)?,
-                        name: r.get(2)?,
-                        created_at: r.get(3)?,
-                        updated_at: r.get(4)?,
-                    })
+            c.prepare_cached(
+                "SELECT id, email, name, created_at, updated_at FROM users WHERE id = ?1",
+            )?
+            .query_row([id], |r| {
+                Ok(User {
+                    id: r.get(0)?,
+                    email: r.get(1)?,
+                    name: r.get(2)?,
+                    created_at: r.get(3)?,
+                    updated_at: r.get(4)?,
                 })
-                .optional()?
-                .ok_or_else(|| Error::not_found("user", id))
+            })
+            .optional()?
+            .ok_or_else(|| Error::not_found("user", id))
         })
     }
 
     pub fn find_user_by_email(&self, email: &str) -> Result<Option<String>> {
         self.read(|c| {
-            Ok(c.query_row("SELECT id FROM users WHERE email = ?1", [email], |r| r.get(0))
-                .optional()?)
+            Ok(
+                c.query_row("SELECT id FROM users WHERE email = ?1", [email], |r| {
+                    r.get(0)
+                })
+                .optional()?,
+            )
         })
     }
 
     /// Creates an organization whose owner is `owner_id`.
     pub fn create_org(&self, name: &str, owner_id: &str, credits: i64) -> Result<Organization> {
-        let org = Organization { id: new_id("org"), name: name.into(), credits };
+        let org = Organization {
+            id: new_id("org"),
+            name: name.into(),
+            credits,
+        };
         let now = now_ms();
         self.write(|tx| {
             tx.execute(
@@ -147,9 +160,14 @@ impl Store {
 
     pub fn orgs(&self) -> Result<Vec<Organization>> {
         self.read(|c| {
-            let mut st = c.prepare("SELECT id, name, credits FROM organizations ORDER BY created_at, id")?;
+            let mut st =
+                c.prepare("SELECT id, name, credits FROM organizations ORDER BY created_at, id")?;
             let rows = st.query_map([], |r| {
-                Ok(Organization { id: r.get(0)?, name: r.get(1)?, credits: r.get(2)? })
+                Ok(Organization {
+                    id: r.get(0)?,
+                    name: r.get(1)?,
+                    credits: r.get(2)?,
+                })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
@@ -181,7 +199,11 @@ impl Store {
                 "UPDATE organizations SET credits = credits + ?2, updated_at = ?3 WHERE id = ?1",
                 params![org_id, delta, now_ms()],
             )?;
-            Ok(tx.query_row("SELECT credits FROM organizations WHERE id = ?1", [org_id], |r| r.get(0))?)
+            Ok(tx.query_row(
+                "SELECT credits FROM organizations WHERE id = ?1",
+                [org_id],
+                |r| r.get(0),
+            )?)
         })
     }
 
@@ -198,23 +220,30 @@ impl Store {
 
     pub fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()> {
         self.write(|tx| {
-            tx.execute("DELETE FROM members WHERE org_id = ?1 AND user_id = ?2", params![org_id, user_id])?;
+            tx.execute(
+                "DELETE FROM members WHERE org_id = ?1 AND user_id = ?2",
+                params![org_id, user_id],
+            )?;
             Ok(())
         })
     }
 
     pub fn org_role(&self, org_id: &str, user_id: &str) -> Result<Option<String>> {
         self.read(|c| {
-            Ok(c.prepare_cached("SELECT role FROM members WHERE org_id = ?1 AND user_id = ?2")?
-                .query_row(params![org_id, user_id], |r| r.get(0))
-                .optional()?)
+            Ok(
+                c.prepare_cached("SELECT role FROM members WHERE org_id = ?1 AND user_id = ?2")?
+                    .query_row(params![org_id, user_id], |r| r.get(0))
+                    .optional()?,
+            )
         })
     }
 
     /// Mints a key for a member of `org_id`; the secret is returned once and never stored.
     pub fn create_key(&self, org_id: &str, user_id: &str, name: &str) -> Result<CreatedKey> {
         if self.org_role(org_id, user_id)?.is_none() {
-            return Err(Error::forbidden("a key can only be issued to a member of the organization"));
+            return Err(Error::forbidden(
+                "a key can only be issued to a member of the organization",
+            ));
         }
         let key = mint_key();
         let info = ApiKeyInfo {
@@ -230,7 +259,15 @@ impl Store {
             tx.execute(
                 "INSERT INTO api_keys (id, hash, prefix, name, org_id, user_id, created_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![info.id, hash_key(&key), info.prefix, info.name, org_id, user_id, info.created_at],
+                params![
+                    info.id,
+                    hash_key(&key),
+                    info.prefix,
+                    info.name,
+                    org_id,
+                    user_id,
+                    info.created_at
+                ],
             )?;
             Ok(())
         })?;
@@ -282,7 +319,7 @@ impl Store {
         }
         let hash = hash_key(key);
         self.read(|c| {
-            let row: Option<(String, Option<String>, String, Option<i64>, Option<String>)> = c
+            let row: Option<KeyRow> = c
                 .prepare_cached(
                     "SELECT k.id, k.org_id, k.user_id, k.revoked_at, m.role
                      FROM api_keys k LEFT JOIN members m ON m.org_id = k.org_id AND m.user_id = k.user_id
@@ -306,9 +343,18 @@ impl Store {
     }
 }
 
+/// key id, organization, user, revoked at, member role.
+type KeyRow = (String, Option<String>, String, Option<i64>, Option<String>);
+
 fn org_in(c: &Connection, id: &str) -> Result<Organization> {
     c.prepare_cached("SELECT id, name, credits FROM organizations WHERE id = ?1")?
-        .query_row([id], |r| Ok(Organization { id: r.get(0)?, name: r.get(1)?, credits: r.get(2)? }))
+        .query_row([id], |r| {
+            Ok(Organization {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                credits: r.get(2)?,
+            })
+        })
         .optional()?
         .ok_or_else(|| Error::not_found("organization", id))
 }

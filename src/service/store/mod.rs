@@ -5,11 +5,11 @@
 //! the caller's thread; every multi-row write goes through [`Store::write`], which wraps it
 //! in one `IMMEDIATE` transaction so a crash mid-write leaves nothing half-done.
 
-mod migrations;
 pub mod chat;
 pub mod environments;
 pub mod hosts;
 pub mod identity;
+mod migrations;
 pub mod projects;
 pub mod seed;
 pub mod servers;
@@ -17,8 +17,8 @@ pub mod suites;
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use crate::spec::page::{Page, PageRequest, Position};
@@ -52,7 +52,10 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|e| {
-                Error::internal(format!("cannot create data directory {}: {e}", dir.display()))
+                Error::internal(format!(
+                    "cannot create data directory {}: {e}",
+                    dir.display()
+                ))
             })?;
         }
         let open = |flags| {
@@ -154,12 +157,18 @@ impl Keyset {
         let limit = page.limit()?;
         let (after_ts, after_id) = match page.position()? {
             Some(p) => (
-                p.key.parse().map_err(|_| Error::invalid("/cursor", "cursor", "not a cursor this service issued"))?,
+                p.key.parse().map_err(|_| {
+                    Error::invalid("/cursor", "cursor", "not a cursor this service issued")
+                })?,
                 p.id,
             ),
             None => (i64::MIN, String::new()),
         };
-        Ok(Keyset { after_ts, after_id, limit })
+        Ok(Keyset {
+            after_ts,
+            after_id,
+            limit,
+        })
     }
 
     /// Rows to fetch: one more than the page, to learn whether another page follows.
@@ -170,7 +179,10 @@ impl Keyset {
     pub fn page<T>(&self, rows: Vec<T>, key: impl Fn(&T) -> (i64, String)) -> Page<T> {
         Page::from_rows(rows, self.limit, |r| {
             let (ts, id) = key(r);
-            Position { key: ts.to_string(), id }
+            Position {
+                key: ts.to_string(),
+                id,
+            }
         })
     }
 }

@@ -36,7 +36,12 @@ fn role_of(org_role: &str, project_role: Option<&str>) -> Option<ProjectRole> {
 }
 
 impl Store {
-    pub fn create_project(&self, org_id: &str, name: &str, description: Option<&str>) -> Result<Project> {
+    pub fn create_project(
+        &self,
+        org_id: &str,
+        name: &str,
+        description: Option<&str>,
+    ) -> Result<Project> {
         let now = now_ms();
         let id = new_id("prj");
         self.write(|tx| {
@@ -58,7 +63,12 @@ impl Store {
         })
     }
 
-    pub fn set_project_member(&self, project_id: &str, user_id: &str, role: ProjectRole) -> Result<()> {
+    pub fn set_project_member(
+        &self,
+        project_id: &str,
+        user_id: &str,
+        role: ProjectRole,
+    ) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO project_members (project_id, user_id, role) VALUES (?1, ?2, ?3)
@@ -72,14 +82,21 @@ impl Store {
     /// Checks the caller's access to a project: 404 if it does not exist, 403 if it is
     /// outside the key's organization or the member has no access, 403 if `need` is admin
     /// and the caller is only a member.
-    pub fn project_access(&self, who: &Principal, project_id: &str, need: ProjectRole) -> Result<ProjectRole> {
+    pub fn project_access(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        need: ProjectRole,
+    ) -> Result<ProjectRole> {
         let row: Option<(String, Option<String>)> = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT p.org_id, pm.role FROM projects p
                  LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ?2
                  WHERE p.id = ?1",
             )?
-            .query_row(params![project_id, who.user_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row(params![project_id, who.user_id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
             .optional()?)
         })?;
         let (org_id, project_role) = row.ok_or_else(|| Error::not_found("project", project_id))?;
@@ -89,7 +106,9 @@ impl Store {
         let role = role_of(&who.org_role, project_role.as_deref())
             .ok_or_else(|| Error::forbidden("this key has no access to the project"))?;
         if role < need {
-            return Err(Error::forbidden("this operation needs the project admin role"));
+            return Err(Error::forbidden(
+                "this operation needs the project admin role",
+            ));
         }
         Ok(role)
     }
@@ -97,9 +116,11 @@ impl Store {
     /// The organization's default project: the oldest one (`eval-ingest/default/…`).
     pub fn default_project(&self, org_id: &str) -> Result<Option<String>> {
         self.read(|c| {
-            Ok(c.prepare_cached("SELECT id FROM projects WHERE org_id = ?1 ORDER BY created_at, id LIMIT 1")?
-                .query_row([org_id], |r| r.get(0))
-                .optional()?)
+            Ok(c.prepare_cached(
+                "SELECT id FROM projects WHERE org_id = ?1 ORDER BY created_at, id LIMIT 1",
+            )?
+            .query_row([org_id], |r| r.get(0))
+            .optional()?)
         })
     }
 
@@ -116,7 +137,14 @@ impl Store {
                  ORDER BY p.created_at, p.id LIMIT ?6",
             )?;
             let rows = st.query_map(
-                params![who.org_id, who.user_id, who.org_role, ks.after_ts, ks.after_id, ks.fetch()],
+                params![
+                    who.org_id,
+                    who.user_id,
+                    who.org_role,
+                    ks.after_ts,
+                    ks.after_id,
+                    ks.fetch()
+                ],
                 |r| {
                     let pm: Option<String> = r.get(4)?;
                     Ok(Project {

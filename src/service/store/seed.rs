@@ -5,9 +5,9 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::{Store, new_id, now_ms, to_json};
+use crate::spec::Result;
 use crate::spec::host::Template;
 use crate::spec::server::{ServerConfig, Transport};
-use crate::spec::Result;
 
 /// The email of the local owner the embedded backend acts as.
 pub const LOCAL_EMAIL: &str = "local@evaldeck.localhost";
@@ -102,7 +102,10 @@ impl Store {
 }
 
 fn whoami() -> String {
-    std::env::var("USER").ok().filter(|u| !u.is_empty()).unwrap_or_else(|| "Local user".into())
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "Local user".into())
 }
 
 #[cfg(test)]
@@ -121,8 +124,22 @@ mod tests {
         let servers = store.servers(&project, &PageRequest::default()).unwrap();
         assert_eq!(servers.items.len(), 1);
         assert_eq!(servers.items[0].transport_type, "stdio");
-        assert_eq!(store.hosts(&project, &PageRequest::default()).unwrap().items.len(), 1);
-        assert_eq!(store.suite_summaries(&project, &PageRequest::default()).unwrap().items.len(), 1);
+        assert_eq!(
+            store
+                .hosts(&project, &PageRequest::default())
+                .unwrap()
+                .items
+                .len(),
+            1
+        );
+        assert_eq!(
+            store
+                .suite_summaries(&project, &PageRequest::default())
+                .unwrap()
+                .items
+                .len(),
+            1
+        );
         let envs = store.environments(&project, &Default::default()).unwrap();
         assert_eq!(envs.items[0].revision, 1);
         assert_eq!(store.orgs().unwrap().len(), 1);

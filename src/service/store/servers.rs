@@ -65,7 +65,13 @@ impl std::fmt::Debug for StoredTokens {
 }
 
 impl Store {
-    pub fn create_server(&self, project_id: &str, name: &str, enabled: bool, config: &ServerConfig) -> Result<Server> {
+    pub fn create_server(
+        &self,
+        project_id: &str,
+        name: &str,
+        enabled: bool,
+        config: &ServerConfig,
+    ) -> Result<Server> {
         let id = new_id("srv");
         let now = now_ms();
         self.write(|tx| {
@@ -100,7 +106,10 @@ impl Store {
                 "SELECT {COLUMNS} FROM servers WHERE project_id = ?1 AND (created_at, id) > (?2, ?3)
                  ORDER BY created_at, id LIMIT ?4"
             ))?;
-            let rows = st.query_map(params![project_id, ks.after_ts, ks.after_id, ks.fetch()], row_to_server)?;
+            let rows = st.query_map(
+                params![project_id, ks.after_ts, ks.after_id, ks.fetch()],
+                row_to_server,
+            )?;
             Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
         })?;
         let rows = rows.into_iter().map(finish).collect::<Result<Vec<_>>>()?;
@@ -109,15 +118,22 @@ impl Store {
 
     /// Replaces name, enabled flag and config; bumps the revision so live sessions of the
     /// old config are not reused.
-    pub fn update_server(&self, project_id: &str, id: &str, name: &str, enabled: bool, config: &ServerConfig) -> Result<Server> {
+    pub fn update_server(
+        &self,
+        project_id: &str,
+        id: &str,
+        name: &str,
+        enabled: bool,
+        config: &ServerConfig,
+    ) -> Result<Server> {
         let n = self.write(|tx| {
-            Ok(tx
+            tx
                 .execute(
                     "UPDATE servers SET name = ?3, enabled = ?4, config = ?5, revision = revision + 1, updated_at = ?6
                      WHERE project_id = ?1 AND id = ?2",
                     params![project_id, id, name, enabled, to_json(config), now_ms()],
                 )
-                .map_err(|e| duplicate(e, name))?)
+                .map_err(|e| duplicate(e, name))
         })?;
         if n == 0 {
             return Err(Error::not_found("server", id));
@@ -127,7 +143,10 @@ impl Store {
 
     pub fn delete_server(&self, project_id: &str, id: &str) -> Result<()> {
         let n = self.write(|tx| {
-            Ok(tx.execute("DELETE FROM servers WHERE project_id = ?1 AND id = ?2", params![project_id, id])?)
+            Ok(tx.execute(
+                "DELETE FROM servers WHERE project_id = ?1 AND id = ?2",
+                params![project_id, id],
+            )?)
         })?;
         if n == 0 {
             return Err(Error::not_found("server", id));
@@ -136,7 +155,12 @@ impl Store {
     }
 
     /// Records the outcome of a validate or doctor, and the capability snapshot if any.
-    pub fn set_server_status(&self, id: &str, status: &str, snapshot: Option<&serde_json::Value>) -> Result<()> {
+    pub fn set_server_status(
+        &self,
+        id: &str,
+        status: &str,
+        snapshot: Option<&serde_json::Value>,
+    ) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE servers SET last_status = ?2, snapshot = COALESCE(?3, snapshot) WHERE id = ?1",
@@ -148,7 +172,12 @@ impl Store {
 
     pub fn server_snapshot(&self, id: &str) -> Result<Option<serde_json::Value>> {
         let s: Option<Option<String>> = self.read(|c| {
-            Ok(c.query_row("SELECT snapshot FROM servers WHERE id = ?1", [id], |r| r.get(0)).optional()?)
+            Ok(
+                c.query_row("SELECT snapshot FROM servers WHERE id = ?1", [id], |r| {
+                    r.get(0)
+                })
+                .optional()?,
+            )
         })?;
         s.flatten().map(|s| from_json(&s)).transpose()
     }
@@ -197,10 +226,17 @@ impl Store {
     }
 
     pub fn has_client_secret(&self, server_id: &str) -> Result<bool> {
-        Ok(self.tokens(server_id)?.is_some_and(|t| t.client_secret.is_some()))
+        Ok(self
+            .tokens(server_id)?
+            .is_some_and(|t| t.client_secret.is_some()))
     }
 
-    pub fn create_server_group(&self, project_id: &str, name: &str, server_ids: &[String]) -> Result<String> {
+    pub fn create_server_group(
+        &self,
+        project_id: &str,
+        name: &str,
+        server_ids: &[String],
+    ) -> Result<String> {
         let id = new_id("grp");
         let now = now_ms();
         self.write(|tx| {
@@ -227,7 +263,11 @@ impl Store {
     }
 
     /// A server group's members in order, or `None` if the group does not exist.
-    pub fn server_group(&self, project_id: &str, group_id: &str) -> Result<Option<(String, Vec<(String, String)>)>> {
+    pub fn server_group(
+        &self,
+        project_id: &str,
+        group_id: &str,
+    ) -> Result<Option<(String, Vec<ServerName>)>> {
         self.read(|c| {
             let name: Option<String> = c
                 .query_row("SELECT name FROM server_groups WHERE project_id = ?1 AND id = ?2", params![project_id, group_id], |r| r.get(0))
@@ -243,9 +283,14 @@ impl Store {
     }
 }
 
+/// A server's id and name.
+pub type ServerName = (String, String);
+
 fn duplicate(e: rusqlite::Error, name: &str) -> Error {
     if super::is_unique_violation(&e) {
-        Error::conflict(format!("the name `{name}` is already taken in this project"))
+        Error::conflict(format!(
+            "the name `{name}` is already taken in this project"
+        ))
     } else {
         e.into()
     }

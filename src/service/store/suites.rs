@@ -4,16 +4,22 @@
 use rusqlite::params;
 
 use super::{Keyset, Store, new_id, now_ms, to_json};
+use crate::spec::Result;
 use crate::spec::catalog::{EvalSuiteSummary, LatestRun, SuiteTotals};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::Result;
 
 /// How many recent finished runs make up `passRateTrend`.
 const TREND: i64 = 10;
 
 impl Store {
     /// Creates an empty suite over saved servers.
-    pub fn create_suite(&self, project_id: &str, name: &str, server_ids: &[String], settings: &serde_json::Value) -> Result<String> {
+    pub fn create_suite(
+        &self,
+        project_id: &str,
+        name: &str,
+        server_ids: &[String],
+        settings: &serde_json::Value,
+    ) -> Result<String> {
         let id = new_id("sut");
         let now = now_ms();
         self.write(|tx| {
@@ -27,7 +33,11 @@ impl Store {
         Ok(id)
     }
 
-    pub fn suite_summaries(&self, project_id: &str, page: &PageRequest) -> Result<Page<EvalSuiteSummary>> {
+    pub fn suite_summaries(
+        &self,
+        project_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalSuiteSummary>> {
         let ks = Keyset::new(page)?;
         let items = self.read(|c| {
             let mut suites = c.prepare_cached(

@@ -1,0 +1,101 @@
+//! The OpenAPI 3.1 document, built from the same table that builds the router, with
+//! schemas generated from the wire types: it cannot list a route that is not served, nor
+//! miss one that is.
+
+use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
+use serde_json::{Map, Value, json};
+
+/// One documented operation.
+pub struct Operation {
+    pub method: &'static str,
+    pub path: &'static str,
+    pub summary: &'static str,
+    pub request: Option<Value>,
+    pub response: Value,
+    pub status: u16,
+    pub extension: bool,
+}
+
+/// Collects schemas into `components/schemas` as operations are registered.
+pub struct Doc {
+    generator: SchemaGenerator,
+    pub operations: Vec<Operation>,
+}
+
+impl Default for Doc {
+    fn default() -> Self {
+        let settings = SchemaSettings::openapi3().with(|s| {
+            s.definitions_path = "/components/schemas".into();
+        });
+        Doc {
+            generator: settings.into_generator(),
+            operations: Vec::new(),
+        }
+    }
+}
+
+impl Doc {
+    pub fn schema<T: JsonSchema>(&mut self) -> Value {
+        self.generator.subschema_for::<T>().to_value()
+    }
+
+    pub fn render(&mut self, base: &str) -> Value {
+        let mut paths = Map::new();
+        for op in &self.operations {
+            let entry = paths
+                .entry(op.path.to_string())
+                .or_insert_with(|| json!({}));
+            let params: Vec<Value> = op
+                .path
+                .split('/')
+                .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
+                .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+                .collect();
+            let mut o = json!({
+                "summary": op.summary,
+                "operationId": format!("{}{}", op.method, op.path.replace(['/', '{', '}', '-'], "_")),
+                "parameters": params,
+                "security": [{"bearer": []}],
+                "responses": {
+                    op.status.to_string(): {"description": "success", "content": {"application/json": {"schema": op.response}}},
+                    "default": {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                },
+            });
+            if op.extension {
+                o["x-evaldeck-extension"] = json!(true);
+            }
+            if let Some(req) = &op.request {
+                o["requestBody"] =
+                    json!({"required": true, "content": {"application/json": {"schema": req}}});
+            }
+            entry[op.method] = o;
+        }
+        let mut schemas = self.generator.definitions().clone();
+        schemas.insert(
+            "Error".into(),
+            json!({
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": {
+                    "code": {"type": "string", "description": "Stable error code, e.g. VALIDATION_ERROR"},
+                    "message": {"type": "string"},
+                    "details": {"type": "object"},
+                },
+            }),
+        );
+        json!({
+            "openapi": "3.1.0",
+            "info": {
+                "title": "evaldeck API",
+                "version": env!("CARGO_PKG_VERSION"),
+                "description": "Operate saved MCP servers, eval suites and runs. Operations marked x-evaldeck-extension are additive to the published contract.",
+            },
+            "servers": [{"url": base}],
+            "components": {
+                "schemas": schemas,
+                "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "API key, `sk_…`"}},
+            },
+            "paths": paths,
+        })
+    }
+}

@@ -1,0 +1,435 @@
+//! The route table and its handlers: each handler only unpacks the request and calls one
+//! service method.
+
+use axum::Json;
+use axum::extract::{OriginalUri, State as AxState};
+use axum::http::{Method, StatusCode};
+
+use super::extract::{Body, Path, Query};
+use super::{Routes, State};
+use crate::service::Principal;
+use crate::spec::catalog::{
+    ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
+    ProjectQuery,
+};
+use crate::spec::environment::{
+    Created, Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery,
+    EnvironmentResolution, EnvironmentRestored, PluginVersionCreate, RevisionGuard,
+    ServerGroupCreate, SkillCreate,
+};
+use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
+use crate::spec::page::{Page, PageRequest};
+use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::{Error, Result};
+
+type St = AxState<State>;
+type R<T> = Result<Json<T>>;
+type RS<T> = Result<(StatusCode, Json<T>)>;
+
+pub(super) fn table(r: Routes) -> Routes {
+    r.get::<Me, _, _>(
+        "/me",
+        "The account behind the key, its organization and credit balance",
+        me,
+    )
+    .get::<Page<Project>, _, _>("/projects", "Accessible projects", projects)
+    .get::<Page<Server>, _, _>("/projects/{project_id}/servers", "Saved servers", servers)
+    .get::<Page<EvalSuiteSummary>, _, _>(
+        "/projects/{project_id}/eval-suites",
+        "Eval suites with latest-run summaries",
+        eval_suites,
+    )
+    .get::<Page<HostSummary>, _, _>("/projects/{project_id}/hosts", "List hosts", hosts)
+    .post::<HostCreate, Host, _, _>(
+        "/projects/{project_id}/hosts",
+        "Create a host from a template or a full config",
+        StatusCode::CREATED,
+        create_host,
+    )
+    .get::<Host, _, _>(
+        "/projects/{project_id}/hosts/{host_id}",
+        "Read a host",
+        host,
+    )
+    .patch::<HostPatch, Host, _, _>(
+        "/projects/{project_id}/hosts/{host_id}",
+        "Rename or edit a host",
+        update_host,
+    )
+    .delete::<Deleted, _, _>(
+        "/projects/{project_id}/hosts/{host_id}",
+        "Delete a host",
+        delete_host,
+    )
+    .get::<Page<ChatSession>, _, _>("/chat-sessions", "Chat sessions", chat_sessions)
+    .get::<Page<Environment>, _, _>(
+        "/projects/{project_id}/environments",
+        "List environments",
+        environments,
+    )
+    .post::<EnvironmentCreate, Environment, _, _>(
+        "/projects/{project_id}/environments",
+        "Create an environment",
+        StatusCode::CREATED,
+        create_environment,
+    )
+    .get::<Environment, _, _>(
+        "/projects/{project_id}/environments/{environment_id}",
+        "Read an environment",
+        environment,
+    )
+    .patch::<EnvironmentPatch, Environment, _, _>(
+        "/projects/{project_id}/environments/{environment_id}",
+        "Edit an environment",
+        update_environment,
+    )
+    .get::<EnvironmentResolution, _, _>(
+        "/projects/{project_id}/environments/{environment_id}/resolve",
+        "Preview what the environment resolves to",
+        resolve_environment,
+    )
+    .post::<RevisionGuard, Environment, _, _>(
+        "/projects/{project_id}/environments/{environment_id}/archive",
+        "Archive an environment",
+        StatusCode::OK,
+        archive_environment,
+    )
+    .post::<RevisionGuard, EnvironmentRestored, _, _>(
+        "/projects/{project_id}/environments/{environment_id}/restore",
+        "Restore an archived environment",
+        StatusCode::OK,
+        restore_environment,
+    )
+    .get::<Page<Chatbox>, _, _>(
+        "/projects/{project_id}/chatboxes",
+        "Published chatboxes",
+        chatboxes,
+    )
+    .get::<ChatboxDetail, _, _>(
+        "/projects/{project_id}/chatboxes/{chatbox_id}",
+        "Chatbox settings",
+        chatbox,
+    )
+    .extensions()
+    .post::<ServerCreate, Server, _, _>(
+        "/projects/{project_id}/servers",
+        "Save a server",
+        StatusCode::CREATED,
+        create_server,
+    )
+    .get::<Server, _, _>(
+        "/projects/{project_id}/servers/{server_id}",
+        "Read a saved server (by id or name)",
+        server,
+    )
+    .patch::<ServerPatch, Server, _, _>(
+        "/projects/{project_id}/servers/{server_id}",
+        "Edit a saved server",
+        update_server,
+    )
+    .delete::<Deleted, _, _>(
+        "/projects/{project_id}/servers/{server_id}",
+        "Delete a saved server",
+        delete_server,
+    )
+    .post::<ServerGroupCreate, Created, _, _>(
+        "/projects/{project_id}/server-groups",
+        "Create a server group (an environment's server attachment)",
+        StatusCode::CREATED,
+        create_server_group,
+    )
+    .post::<PluginVersionCreate, Created, _, _>(
+        "/projects/{project_id}/plugins",
+        "Register a plugin version to pin",
+        StatusCode::CREATED,
+        create_plugin_version,
+    )
+    .delete::<Deleted, _, _>(
+        "/projects/{project_id}/plugin-versions/{version_id}",
+        "Delete a plugin version",
+        delete_plugin_version,
+    )
+    .post::<SkillCreate, Created, _, _>(
+        "/projects/{project_id}/skills",
+        "Register a skill",
+        StatusCode::CREATED,
+        create_skill,
+    )
+    .get::<Deleted, _, _>(
+        "/api-keys",
+        "Key management is not available over the API (403)",
+        keys_forbidden,
+    )
+    .post::<serde_json::Value, Deleted, _, _>(
+        "/api-keys",
+        "Key management is not available over the API (403)",
+        StatusCode::FORBIDDEN,
+        keys_forbidden,
+    )
+    .delete::<Deleted, _, _>(
+        "/api-keys/{key_id}",
+        "Key management is not available over the API (403)",
+        keys_forbidden,
+    )
+}
+
+pub(super) async fn not_found(method: Method, OriginalUri(uri): OriginalUri) -> Error {
+    Error::new(
+        crate::spec::Code::NotFound,
+        format!("no route for {method} {}", uri.path()),
+    )
+}
+
+pub(super) async fn method_not_allowed(method: Method, OriginalUri(uri): OriginalUri) -> Error {
+    Error::new(
+        crate::spec::Code::NotFound,
+        format!("{} does not answer {method}", uri.path()),
+    )
+}
+
+async fn keys_forbidden() -> Result<Json<Deleted>> {
+    Err(Error::forbidden(
+        "API keys cannot manage API keys; use `evaldeck keys` on the service's machine",
+    ))
+}
+
+async fn me(AxState(s): St, who: Principal) -> R<Me> {
+    s.service.me(&who).map(Json)
+}
+
+async fn projects(
+    AxState(s): St,
+    who: Principal,
+    Query(q): Query<ProjectQuery>,
+    Query(page): Query<PageRequest>,
+) -> R<Page<Project>> {
+    s.service.projects(&who, &q, &page).map(Json)
+}
+
+async fn servers(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Query(page): Query<PageRequest>,
+) -> R<Page<Server>> {
+    s.service.servers(&who, &p, &page).map(Json)
+}
+
+async fn server(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<Server> {
+    s.service.server(&who, &p, &id).map(Json)
+}
+
+async fn create_server(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<ServerCreate>,
+) -> RS<Server> {
+    s.service
+        .create_server(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn update_server(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+    Body(b): Body<ServerPatch>,
+) -> R<Server> {
+    s.service.update_server(&who, &p, &id, &b).map(Json)
+}
+
+async fn delete_server(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<Deleted> {
+    s.service.delete_server(&who, &p, &id).map(Json)
+}
+
+async fn eval_suites(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Query(page): Query<PageRequest>,
+) -> R<Page<EvalSuiteSummary>> {
+    s.service.eval_suites(&who, &p, &page).map(Json)
+}
+
+async fn hosts(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Query(page): Query<PageRequest>,
+) -> R<Page<HostSummary>> {
+    s.service.hosts(&who, &p, &page).map(Json)
+}
+
+async fn host(AxState(s): St, who: Principal, Path((p, id)): Path<(String, String)>) -> R<Host> {
+    s.service.host(&who, &p, &id).map(Json)
+}
+
+async fn create_host(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<HostCreate>,
+) -> RS<Host> {
+    s.service
+        .create_host(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn update_host(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+    Body(b): Body<HostPatch>,
+) -> R<Host> {
+    s.service.update_host(&who, &p, &id, &b).map(Json)
+}
+
+async fn delete_host(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<Deleted> {
+    s.service.delete_host(&who, &p, &id).map(Json)
+}
+
+async fn chat_sessions(
+    AxState(s): St,
+    who: Principal,
+    Query(q): Query<ChatSessionQuery>,
+) -> R<Page<ChatSession>> {
+    s.service.chat_sessions(&who, &q).map(Json)
+}
+
+async fn environments(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Query(q): Query<EnvironmentQuery>,
+) -> R<Page<Environment>> {
+    s.service.environments(&who, &p, &q).map(Json)
+}
+
+async fn environment(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<Environment> {
+    s.service.environment(&who, &p, &id).map(Json)
+}
+
+async fn create_environment(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<EnvironmentCreate>,
+) -> RS<Environment> {
+    s.service
+        .create_environment(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn update_environment(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+    Body(b): Body<EnvironmentPatch>,
+) -> R<Environment> {
+    s.service.update_environment(&who, &p, &id, &b).map(Json)
+}
+
+async fn resolve_environment(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<EnvironmentResolution> {
+    s.service.resolve_environment(&who, &p, &id).map(Json)
+}
+
+async fn archive_environment(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+    Body(b): Body<RevisionGuard>,
+) -> R<Environment> {
+    s.service
+        .archive_environment(&who, &p, &id, b.expected_revision)
+        .map(Json)
+}
+
+async fn restore_environment(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+    Body(b): Body<RevisionGuard>,
+) -> R<EnvironmentRestored> {
+    s.service
+        .restore_environment(&who, &p, &id, b.expected_revision)
+        .map(Json)
+}
+
+async fn chatboxes(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Query(page): Query<PageRequest>,
+) -> R<Page<Chatbox>> {
+    s.service.chatboxes(&who, &p, &page).map(Json)
+}
+
+async fn chatbox(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<ChatboxDetail> {
+    s.service.chatbox(&who, &p, &id).map(Json)
+}
+
+async fn create_server_group(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<ServerGroupCreate>,
+) -> RS<Created> {
+    s.service
+        .create_server_group(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn create_plugin_version(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<PluginVersionCreate>,
+) -> RS<Created> {
+    s.service
+        .create_plugin_version(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn delete_plugin_version(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<Deleted> {
+    s.service.delete_plugin_version(&who, &p, &id).map(Json)
+}
+
+async fn create_skill(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<SkillCreate>,
+) -> RS<Created> {
+    s.service
+        .create_skill(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}

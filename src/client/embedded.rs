@@ -1,0 +1,168 @@
+//! The core in-process, acting as the local owner of the first-run organization.
+
+use async_trait::async_trait;
+
+use super::Backend;
+use crate::service::{Principal, Service};
+use crate::spec::Result;
+use crate::spec::catalog::{
+    ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
+    ProjectQuery,
+};
+use crate::spec::environment::{
+    Created, Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery,
+    EnvironmentResolution, EnvironmentRestored, PluginVersionCreate, ServerGroupCreate,
+    SkillCreate,
+};
+use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
+use crate::spec::page::{Page, PageRequest};
+use crate::spec::server::{Server, ServerCreate, ServerPatch};
+
+pub struct Embedded {
+    service: Service,
+    who: Principal,
+}
+
+impl Embedded {
+    /// Acts as the local owner.
+    pub fn new(service: Service) -> Result<Embedded> {
+        let who = service.local_principal()?;
+        Ok(Embedded { service, who })
+    }
+
+    /// Acts as a given principal (tests compare this with a remote key of the same member).
+    pub fn as_principal(service: Service, who: Principal) -> Embedded {
+        Embedded { service, who }
+    }
+
+    pub fn service(&self) -> &Service {
+        &self.service
+    }
+}
+
+#[async_trait]
+impl Backend for Embedded {
+    fn describe(&self) -> String {
+        format!("embedded: {}", self.service.store().path().display())
+    }
+
+    async fn me(&self) -> Result<Me> {
+        self.service.me(&self.who)
+    }
+    async fn projects(&self, q: &ProjectQuery, page: &PageRequest) -> Result<Page<Project>> {
+        self.service.projects(&self.who, q, page)
+    }
+    async fn eval_suites(
+        &self,
+        project: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalSuiteSummary>> {
+        self.service.eval_suites(&self.who, project, page)
+    }
+    async fn chat_sessions(&self, q: &ChatSessionQuery) -> Result<Page<ChatSession>> {
+        self.service.chat_sessions(&self.who, q)
+    }
+    async fn chatboxes(&self, project: &str, page: &PageRequest) -> Result<Page<Chatbox>> {
+        self.service.chatboxes(&self.who, project, page)
+    }
+    async fn chatbox(&self, project: &str, id: &str) -> Result<ChatboxDetail> {
+        self.service.chatbox(&self.who, project, id)
+    }
+
+    async fn servers(&self, project: &str, page: &PageRequest) -> Result<Page<Server>> {
+        self.service.servers(&self.who, project, page)
+    }
+    async fn server(&self, project: &str, id_or_name: &str) -> Result<Server> {
+        self.service.server(&self.who, project, id_or_name)
+    }
+    async fn create_server(&self, project: &str, body: &ServerCreate) -> Result<Server> {
+        self.service.create_server(&self.who, project, body)
+    }
+    async fn update_server(&self, project: &str, id: &str, body: &ServerPatch) -> Result<Server> {
+        self.service.update_server(&self.who, project, id, body)
+    }
+    async fn delete_server(&self, project: &str, id: &str) -> Result<Deleted> {
+        self.service.delete_server(&self.who, project, id)
+    }
+
+    async fn hosts(&self, project: &str, page: &PageRequest) -> Result<Page<HostSummary>> {
+        self.service.hosts(&self.who, project, page)
+    }
+    async fn host(&self, project: &str, id: &str) -> Result<Host> {
+        self.service.host(&self.who, project, id)
+    }
+    async fn create_host(&self, project: &str, body: &HostCreate) -> Result<Host> {
+        self.service.create_host(&self.who, project, body)
+    }
+    async fn update_host(&self, project: &str, id: &str, body: &HostPatch) -> Result<Host> {
+        self.service.update_host(&self.who, project, id, body)
+    }
+    async fn delete_host(&self, project: &str, id: &str) -> Result<Deleted> {
+        self.service.delete_host(&self.who, project, id)
+    }
+
+    async fn environments(&self, project: &str, q: &EnvironmentQuery) -> Result<Page<Environment>> {
+        self.service.environments(&self.who, project, q)
+    }
+    async fn environment(&self, project: &str, id: &str) -> Result<Environment> {
+        self.service.environment(&self.who, project, id)
+    }
+    async fn create_environment(
+        &self,
+        project: &str,
+        body: &EnvironmentCreate,
+    ) -> Result<Environment> {
+        self.service.create_environment(&self.who, project, body)
+    }
+    async fn update_environment(
+        &self,
+        project: &str,
+        id: &str,
+        body: &EnvironmentPatch,
+    ) -> Result<Environment> {
+        self.service
+            .update_environment(&self.who, project, id, body)
+    }
+    async fn resolve_environment(&self, project: &str, id: &str) -> Result<EnvironmentResolution> {
+        self.service.resolve_environment(&self.who, project, id)
+    }
+    async fn archive_environment(
+        &self,
+        project: &str,
+        id: &str,
+        expected_revision: i64,
+    ) -> Result<Environment> {
+        self.service
+            .archive_environment(&self.who, project, id, expected_revision)
+    }
+    async fn restore_environment(
+        &self,
+        project: &str,
+        id: &str,
+        expected_revision: i64,
+    ) -> Result<EnvironmentRestored> {
+        self.service
+            .restore_environment(&self.who, project, id, expected_revision)
+    }
+
+    async fn create_server_group(
+        &self,
+        project: &str,
+        body: &ServerGroupCreate,
+    ) -> Result<Created> {
+        self.service.create_server_group(&self.who, project, body)
+    }
+    async fn create_plugin_version(
+        &self,
+        project: &str,
+        body: &PluginVersionCreate,
+    ) -> Result<Created> {
+        self.service.create_plugin_version(&self.who, project, body)
+    }
+    async fn delete_plugin_version(&self, project: &str, id: &str) -> Result<Deleted> {
+        self.service.delete_plugin_version(&self.who, project, id)
+    }
+    async fn create_skill(&self, project: &str, body: &SkillCreate) -> Result<Created> {
+        self.service.create_skill(&self.who, project, body)
+    }
+}

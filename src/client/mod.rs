@@ -1,0 +1,113 @@
+//! `Backend`: every operation the CLI and the workbench use, over the embedded core
+//! ([`Embedded`]) or a remote `/api/v1` ([`Remote`]). Both return the same spec types and
+//! the same [`Error`](crate::spec::Error), so everything above this module is one code path.
+
+mod embedded;
+mod remote;
+
+pub use embedded::Embedded;
+pub use remote::{Remote, RetryPolicy};
+
+use async_trait::async_trait;
+
+use crate::spec::Result;
+use crate::spec::catalog::{
+    ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
+    ProjectQuery,
+};
+use crate::spec::environment::{
+    Created, Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery,
+    EnvironmentResolution, EnvironmentRestored, PluginVersionCreate, ServerGroupCreate,
+    SkillCreate,
+};
+use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
+use crate::spec::page::{Page, PageRequest};
+use crate::spec::server::{Server, ServerCreate, ServerPatch};
+
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// Where the operations go, for the status bar: `embedded: PATH` or `remote: URL`.
+    fn describe(&self) -> String;
+
+    async fn me(&self) -> Result<Me>;
+    async fn projects(&self, q: &ProjectQuery, page: &PageRequest) -> Result<Page<Project>>;
+    async fn eval_suites(
+        &self,
+        project: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalSuiteSummary>>;
+    async fn chat_sessions(&self, q: &ChatSessionQuery) -> Result<Page<ChatSession>>;
+    async fn chatboxes(&self, project: &str, page: &PageRequest) -> Result<Page<Chatbox>>;
+    async fn chatbox(&self, project: &str, id: &str) -> Result<ChatboxDetail>;
+
+    async fn servers(&self, project: &str, page: &PageRequest) -> Result<Page<Server>>;
+    async fn server(&self, project: &str, id_or_name: &str) -> Result<Server>;
+    async fn create_server(&self, project: &str, body: &ServerCreate) -> Result<Server>;
+    async fn update_server(&self, project: &str, id: &str, body: &ServerPatch) -> Result<Server>;
+    async fn delete_server(&self, project: &str, id: &str) -> Result<Deleted>;
+
+    async fn hosts(&self, project: &str, page: &PageRequest) -> Result<Page<HostSummary>>;
+    async fn host(&self, project: &str, id: &str) -> Result<Host>;
+    async fn create_host(&self, project: &str, body: &HostCreate) -> Result<Host>;
+    async fn update_host(&self, project: &str, id: &str, body: &HostPatch) -> Result<Host>;
+    async fn delete_host(&self, project: &str, id: &str) -> Result<Deleted>;
+
+    async fn environments(&self, project: &str, q: &EnvironmentQuery) -> Result<Page<Environment>>;
+    async fn environment(&self, project: &str, id: &str) -> Result<Environment>;
+    async fn create_environment(
+        &self,
+        project: &str,
+        body: &EnvironmentCreate,
+    ) -> Result<Environment>;
+    async fn update_environment(
+        &self,
+        project: &str,
+        id: &str,
+        body: &EnvironmentPatch,
+    ) -> Result<Environment>;
+    async fn resolve_environment(&self, project: &str, id: &str) -> Result<EnvironmentResolution>;
+    async fn archive_environment(
+        &self,
+        project: &str,
+        id: &str,
+        expected_revision: i64,
+    ) -> Result<Environment>;
+    async fn restore_environment(
+        &self,
+        project: &str,
+        id: &str,
+        expected_revision: i64,
+    ) -> Result<EnvironmentRestored>;
+
+    async fn create_server_group(&self, project: &str, body: &ServerGroupCreate)
+    -> Result<Created>;
+    async fn create_plugin_version(
+        &self,
+        project: &str,
+        body: &PluginVersionCreate,
+    ) -> Result<Created>;
+    async fn delete_plugin_version(&self, project: &str, id: &str) -> Result<Deleted>;
+    async fn create_skill(&self, project: &str, body: &SkillCreate) -> Result<Created>;
+}
+
+/// Reads every page of a list, for callers that want all of it (CLI output, pickers).
+pub async fn collect_all<T, F, Fut>(mut fetch: F) -> Result<Vec<T>>
+where
+    F: FnMut(PageRequest) -> Fut,
+    Fut: std::future::Future<Output = Result<Page<T>>>,
+{
+    let mut out = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = fetch(PageRequest {
+            cursor,
+            limit: Some(crate::spec::page::MAX_LIMIT),
+        })
+        .await?;
+        out.extend(page.items);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => return Ok(out),
+        }
+    }
+}

@@ -1,0 +1,349 @@
+//! `/api/v1` over HTTP. Error bodies map back to the same [`Error`]; 429 is retried after
+//! `Retry-After` with jitter; nothing else is retried (an unknown code is not retryable).
+
+use async_trait::async_trait;
+use rand::Rng;
+use reqwest::{Method, StatusCode, Url};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+
+use super::Backend;
+use crate::spec::catalog::{
+    ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
+    ProjectQuery,
+};
+use crate::spec::environment::{
+    Created, Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery,
+    EnvironmentResolution, EnvironmentRestored, PluginVersionCreate, RevisionGuard,
+    ServerGroupCreate, SkillCreate,
+};
+use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
+use crate::spec::page::{Page, PageRequest};
+use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::{Code, Error, Result};
+
+/// How a rate-limited request is retried.
+#[derive(Debug, Clone, Copy)]
+pub struct RetryPolicy {
+    /// Attempts after the first; 0 turns retrying off.
+    pub retries: u32,
+    /// Upper bound on one wait, whatever `Retry-After` says.
+    pub max_wait: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            retries: 3,
+            max_wait: Duration::from_secs(60),
+        }
+    }
+}
+
+pub struct Remote {
+    http: reqwest::Client,
+    base: Url,
+    key: String,
+    retry: RetryPolicy,
+}
+
+const NO_QUERY: Option<&()> = None;
+const NO_BODY: Option<&()> = None;
+
+impl Remote {
+    /// `base` is the API base ending in `/api/v1` (added if missing).
+    pub fn new(base: &str, key: &str) -> Result<Remote> {
+        let mut base = Url::parse(base.trim_end_matches('/'))
+            .map_err(|e| Error::invalid("/baseUrl", "url", format!("not a URL: {e}")))?;
+        if !base.path().ends_with("/api/v1") {
+            let p = format!("{}/api/v1", base.path().trim_end_matches('/'));
+            base.set_path(&p);
+        }
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("evaldeck/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
+        Ok(Remote {
+            http,
+            base,
+            key: key.to_string(),
+            retry: RetryPolicy::default(),
+        })
+    }
+
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    fn url(&self, segments: &[&str]) -> Url {
+        let mut u = self.base.clone();
+        u.path_segments_mut()
+            .expect("an http base")
+            .extend(segments);
+        u
+    }
+
+    /// Sends one request, retrying 429s, and decodes the success body or the error body.
+    async fn call<Q: Serialize + ?Sized, B: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        segments: &[&str],
+        query: Option<&Q>,
+        body: Option<&B>,
+    ) -> Result<T> {
+        let mut url = self.url(segments);
+        if let Some(q) = query {
+            let qs = serde_urlencoded::to_string(q)
+                .map_err(|e| Error::internal(format!("cannot encode the query: {e}")))?;
+            url.set_query((!qs.is_empty()).then_some(qs.as_str()));
+        }
+        let mut attempt = 0;
+        loop {
+            let mut req = self
+                .http
+                .request(method.clone(), url.clone())
+                .bearer_auth(&self.key);
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            let res = req.send().await.map_err(|e| {
+                Error::new(
+                    Code::ServerUnreachable,
+                    format!("cannot reach {}: {e}", self.base),
+                )
+            })?;
+            let status = res.status();
+            let retry_after = res
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse::<u64>().ok());
+            let bytes = res.bytes().await.map_err(|e| {
+                Error::new(
+                    Code::ServerUnreachable,
+                    format!("the response was cut off: {e}"),
+                )
+            })?;
+            if status.is_success() {
+                return serde_json::from_slice(&bytes)
+                    .map_err(|e| Error::internal(format!("unexpected response from {url}: {e}")));
+            }
+            let mut err = serde_json::from_slice::<Error>(&bytes).unwrap_or_else(|_| {
+                Error::new(
+                    Code::from_status(status.as_u16()),
+                    format!(
+                        "{status} from {url}: {}",
+                        String::from_utf8_lossy(&bytes)
+                            .chars()
+                            .take(200)
+                            .collect::<String>()
+                    ),
+                )
+            });
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                let secs = retry_after.or(err.retry_after()).unwrap_or(1);
+                let mut d = err.details.take().unwrap_or_else(|| serde_json::json!({}));
+                d["retryAfterSeconds"] = serde_json::json!(secs);
+                err.details = Some(d);
+                if attempt < self.retry.retries && err.reason().is_none() {
+                    attempt += 1;
+                    let jitter = rand::rng().random_range(0..=250u64);
+                    let wait = (Duration::from_secs(secs) + Duration::from_millis(jitter))
+                        .min(self.retry.max_wait);
+                    tracing::info!(?wait, attempt, "rate limited; retrying");
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+            }
+            return Err(err);
+        }
+    }
+
+    async fn get<T: DeserializeOwned>(&self, segments: &[&str]) -> Result<T> {
+        self.call(Method::GET, segments, NO_QUERY, NO_BODY).await
+    }
+
+    async fn get_q<Q: Serialize, T: DeserializeOwned>(
+        &self,
+        segments: &[&str],
+        q: &Q,
+    ) -> Result<T> {
+        self.call(Method::GET, segments, Some(q), NO_BODY).await
+    }
+
+    async fn send<B: Serialize, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        segments: &[&str],
+        body: &B,
+    ) -> Result<T> {
+        self.call(method, segments, NO_QUERY, Some(body)).await
+    }
+
+    async fn delete<T: DeserializeOwned>(&self, segments: &[&str]) -> Result<T> {
+        self.call(Method::DELETE, segments, NO_QUERY, NO_BODY).await
+    }
+}
+
+#[async_trait]
+impl Backend for Remote {
+    fn describe(&self) -> String {
+        format!("remote: {}", self.base)
+    }
+
+    async fn me(&self) -> Result<Me> {
+        self.get(&["me"]).await
+    }
+    async fn projects(&self, q: &ProjectQuery, page: &PageRequest) -> Result<Page<Project>> {
+        #[derive(Serialize)]
+        struct Q<'a> {
+            #[serde(flatten)]
+            q: &'a ProjectQuery,
+            #[serde(flatten)]
+            page: &'a PageRequest,
+        }
+        self.get_q(&["projects"], &Q { q, page }).await
+    }
+    async fn eval_suites(
+        &self,
+        project: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalSuiteSummary>> {
+        self.get_q(&["projects", project, "eval-suites"], page)
+            .await
+    }
+    async fn chat_sessions(&self, q: &ChatSessionQuery) -> Result<Page<ChatSession>> {
+        self.get_q(&["chat-sessions"], q).await
+    }
+    async fn chatboxes(&self, project: &str, page: &PageRequest) -> Result<Page<Chatbox>> {
+        self.get_q(&["projects", project, "chatboxes"], page).await
+    }
+    async fn chatbox(&self, project: &str, id: &str) -> Result<ChatboxDetail> {
+        self.get(&["projects", project, "chatboxes", id]).await
+    }
+
+    async fn servers(&self, project: &str, page: &PageRequest) -> Result<Page<Server>> {
+        self.get_q(&["projects", project, "servers"], page).await
+    }
+    async fn server(&self, project: &str, id_or_name: &str) -> Result<Server> {
+        self.get(&["projects", project, "servers", id_or_name])
+            .await
+    }
+    async fn create_server(&self, project: &str, body: &ServerCreate) -> Result<Server> {
+        self.send(Method::POST, &["projects", project, "servers"], body)
+            .await
+    }
+    async fn update_server(&self, project: &str, id: &str, body: &ServerPatch) -> Result<Server> {
+        self.send(Method::PATCH, &["projects", project, "servers", id], body)
+            .await
+    }
+    async fn delete_server(&self, project: &str, id: &str) -> Result<Deleted> {
+        self.delete(&["projects", project, "servers", id]).await
+    }
+
+    async fn hosts(&self, project: &str, page: &PageRequest) -> Result<Page<HostSummary>> {
+        self.get_q(&["projects", project, "hosts"], page).await
+    }
+    async fn host(&self, project: &str, id: &str) -> Result<Host> {
+        self.get(&["projects", project, "hosts", id]).await
+    }
+    async fn create_host(&self, project: &str, body: &HostCreate) -> Result<Host> {
+        self.send(Method::POST, &["projects", project, "hosts"], body)
+            .await
+    }
+    async fn update_host(&self, project: &str, id: &str, body: &HostPatch) -> Result<Host> {
+        self.send(Method::PATCH, &["projects", project, "hosts", id], body)
+            .await
+    }
+    async fn delete_host(&self, project: &str, id: &str) -> Result<Deleted> {
+        self.delete(&["projects", project, "hosts", id]).await
+    }
+
+    async fn environments(&self, project: &str, q: &EnvironmentQuery) -> Result<Page<Environment>> {
+        self.get_q(&["projects", project, "environments"], q).await
+    }
+    async fn environment(&self, project: &str, id: &str) -> Result<Environment> {
+        self.get(&["projects", project, "environments", id]).await
+    }
+    async fn create_environment(
+        &self,
+        project: &str,
+        body: &EnvironmentCreate,
+    ) -> Result<Environment> {
+        self.send(Method::POST, &["projects", project, "environments"], body)
+            .await
+    }
+    async fn update_environment(
+        &self,
+        project: &str,
+        id: &str,
+        body: &EnvironmentPatch,
+    ) -> Result<Environment> {
+        self.send(
+            Method::PATCH,
+            &["projects", project, "environments", id],
+            body,
+        )
+        .await
+    }
+    async fn resolve_environment(&self, project: &str, id: &str) -> Result<EnvironmentResolution> {
+        self.get(&["projects", project, "environments", id, "resolve"])
+            .await
+    }
+    async fn archive_environment(
+        &self,
+        project: &str,
+        id: &str,
+        expected_revision: i64,
+    ) -> Result<Environment> {
+        let body = RevisionGuard { expected_revision };
+        self.send(
+            Method::POST,
+            &["projects", project, "environments", id, "archive"],
+            &body,
+        )
+        .await
+    }
+    async fn restore_environment(
+        &self,
+        project: &str,
+        id: &str,
+        expected_revision: i64,
+    ) -> Result<EnvironmentRestored> {
+        let body = RevisionGuard { expected_revision };
+        self.send(
+            Method::POST,
+            &["projects", project, "environments", id, "restore"],
+            &body,
+        )
+        .await
+    }
+
+    async fn create_server_group(
+        &self,
+        project: &str,
+        body: &ServerGroupCreate,
+    ) -> Result<Created> {
+        self.send(Method::POST, &["projects", project, "server-groups"], body)
+            .await
+    }
+    async fn create_plugin_version(
+        &self,
+        project: &str,
+        body: &PluginVersionCreate,
+    ) -> Result<Created> {
+        self.send(Method::POST, &["projects", project, "plugins"], body)
+            .await
+    }
+    async fn delete_plugin_version(&self, project: &str, id: &str) -> Result<Deleted> {
+        self.delete(&["projects", project, "plugin-versions", id])
+            .await
+    }
+    async fn create_skill(&self, project: &str, body: &SkillCreate) -> Result<Created> {
+        self.send(Method::POST, &["projects", project, "skills"], body)
+            .await
+    }
+}

@@ -1,0 +1,667 @@
+//! The MCP client against `evaldeck demo-server` over stdio, streamable HTTP and legacy SSE:
+//! every primitive, every error code from a real fault, OAuth, pool reuse and reaping.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use evaldeck::service::mcp::{self, McpPool, PoolOptions, RefreshRequest, Target};
+use evaldeck::spec::Code;
+use evaldeck::spec::primitives::{CheckStatus, DoctorStatus, PromptGetRequest, ToolCallRequest};
+use evaldeck::spec::server::{ServerConfig, Transport};
+use serde_json::{Value, json};
+use tokio::io::AsyncBufReadExt;
+
+const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
+
+fn pool() -> McpPool {
+    McpPool::new(PoolOptions {
+        close_grace: Duration::from_millis(500),
+        ..Default::default()
+    })
+}
+
+fn config(transport: Transport) -> ServerConfig {
+    let mut c = ServerConfig::new(transport);
+    c.connect_timeout_ms = 10_000;
+    c.request_timeout_ms = 10_000;
+    c
+}
+
+fn stdio(args: &[&str]) -> ServerConfig {
+    let mut a = vec!["demo-server".to_string()];
+    a.extend(args.iter().map(|s| s.to_string()));
+    config(Transport::Stdio {
+        command: BIN.into(),
+        args: a,
+        env: BTreeMap::new(),
+        cwd: None,
+    })
+}
+
+fn target(id: &str, config: ServerConfig) -> Target {
+    Target {
+        server_id: id.into(),
+        revision: 1,
+        config,
+        access_token: None,
+    }
+}
+
+/// A demo server on HTTP (or SSE) on a free port, killed when dropped.
+struct HttpDemo {
+    _child: tokio::process::Child,
+    url: String,
+}
+
+async fn http_demo(args: &[&str]) -> HttpDemo {
+    let mut child = tokio::process::Command::new(BIN)
+        .arg("demo-server")
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn demo-server");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("demo-server prints its address")
+        .expect("read stdout")
+        .expect("a line");
+    let url = line
+        .strip_prefix("listening on ")
+        .expect("listening line")
+        .trim()
+        .to_string();
+    HttpDemo { _child: child, url }
+}
+
+fn http(url: &str) -> ServerConfig {
+    config(Transport::Http {
+        url: url.into(),
+        headers: BTreeMap::new(),
+    })
+}
+
+fn sse(url: &str) -> ServerConfig {
+    config(Transport::Sse {
+        url: url.into(),
+        headers: BTreeMap::new(),
+    })
+}
+
+fn call(name: &str, args: Value) -> ToolCallRequest {
+    ToolCallRequest {
+        tool_name: name.into(),
+        parameters: args.as_object().cloned(),
+    }
+}
+
+fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+/// Every primitive against one server.
+async fn exercise(pool: &McpPool, t: &Target) {
+    let v = pool.validate(t).await.expect("validate");
+    assert!(v.success);
+    assert_eq!(v.status, "connected");
+    let init = v.init_info.expect("initInfo");
+    assert_eq!(init.server_info.as_ref().unwrap()["name"], "evaldeck-demo");
+    assert!(init.capabilities.get("tools").is_some());
+
+    let tools = pool.list_tools(t, None).await.expect("tools");
+    assert!(tools.next_cursor.is_none());
+    let names: Vec<&str> = tools.items.iter().map(|t| t.name.as_str()).collect();
+    for n in [
+        "echo",
+        "get-sum",
+        "get-stats",
+        "legacy-echo",
+        "fail",
+        "slow",
+        "large-result",
+        "list-items",
+        "noop",
+        "crash",
+    ] {
+        assert!(names.contains(&n), "missing tool {n} in {names:?}");
+    }
+    let echo = tools.items.iter().find(|t| t.name == "echo").unwrap();
+    assert_eq!(echo.annotations.as_ref().unwrap()["readOnlyHint"], true);
+    assert!(echo.input_schema.is_some());
+    let del = tools
+        .items
+        .iter()
+        .find(|t| t.name == "delete-item")
+        .unwrap();
+    assert_eq!(del.annotations.as_ref().unwrap()["destructiveHint"], true);
+    let noop = tools.items.iter().find(|t| t.name == "noop").unwrap();
+    assert!(noop.description.is_none() && noop.annotations.is_none());
+    assert!(
+        tools
+            .items
+            .iter()
+            .find(|t| t.name == "get-stats")
+            .unwrap()
+            .output_schema
+            .is_some()
+    );
+    let legacy = tools
+        .items
+        .iter()
+        .find(|t| t.name == "legacy-echo")
+        .unwrap();
+    assert_eq!(legacy.extra["_meta"]["deprecated"], true);
+
+    let r = pool
+        .call_tool(t, &call("echo", json!({"message": "hi there"})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&r), "hi there");
+    let r = pool
+        .call_tool(t, &call("get-sum", json!({"a": 2, "b": 40})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&r), "42");
+    let r = pool
+        .call_tool(t, &call("get-stats", json!({"numbers": [1, 2, 3, 6]})))
+        .await
+        .unwrap();
+    assert_eq!(r["structuredContent"]["count"], 4);
+    assert_eq!(r["structuredContent"]["mean"], 3.0);
+    let r = pool
+        .call_tool(t, &call("fail", json!({"reason": "testing"})))
+        .await
+        .unwrap();
+    assert_eq!(r["isError"], true, "a tool error is a result: {r}");
+    assert!(text_of(&r).contains("testing"));
+    let r = pool
+        .call_tool(t, &call("large-result", json!({"size": 200_000})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&r).len(), 200_000);
+    // A tool that pages with its own cursor.
+    let mut cursor: Option<String> = None;
+    let mut seen = 0;
+    loop {
+        let mut args = json!({"pageSize": 5});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = pool.call_tool(t, &call("list-items", args)).await.unwrap();
+        seen += r["structuredContent"]["items"].as_array().unwrap().len();
+        match r["structuredContent"]["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_string()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, 12);
+    let e = pool
+        .call_tool(t, &call("no-such-tool", json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::ValidationError, "{e:?}");
+
+    let prompts = pool.list_prompts(t, None).await.expect("prompts");
+    let greeting = prompts.items.iter().find(|p| p.name == "greeting").unwrap();
+    assert_eq!(greeting.arguments.as_ref().unwrap()[0].required, Some(true));
+    let p = pool
+        .get_prompt(
+            t,
+            &PromptGetRequest {
+                prompt_name: "summarize".into(),
+                arguments: json!({"text": "a long text", "words": 20})
+                    .as_object()
+                    .cloned(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(p["messages"][0]["role"], "user");
+    assert!(
+        p["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("about 20 words")
+    );
+
+    let res = pool.list_resources(t, None).await.expect("resources");
+    assert!(
+        res.items
+            .iter()
+            .any(|r| r.uri == "demo://logo.png" && r.mime_type.as_deref() == Some("image/png"))
+    );
+    let tpl = pool
+        .list_resource_templates(t, None)
+        .await
+        .expect("templates");
+    assert_eq!(tpl.items[0].uri_template, "demo://items/{id}");
+    let r = pool.read_resource(t, "demo://readme").await.unwrap();
+    assert!(
+        r["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("demo server")
+    );
+    let r = pool.read_resource(t, "demo://logo.png").await.unwrap();
+    assert!(r["contents"][0]["blob"].as_str().is_some());
+    let r = pool.read_resource(t, "demo://items/item-3").await.unwrap();
+    assert!(
+        r["contents"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Item 3")
+    );
+    let e = pool.read_resource(t, "demo://nope").await.unwrap_err();
+    assert_eq!(e.code, Code::NotFound, "{e:?}");
+
+    let snap = pool.export(t).await.expect("export");
+    assert_eq!(snap.server_id, t.server_id);
+    assert_eq!(snap.tools.len(), tools.items.len());
+    assert_eq!(snap.prompts.len(), 3);
+    assert_eq!(snap.resources.len(), 4);
+    assert_eq!(snap.resource_templates.len(), 1);
+
+    let d = pool.doctor(t).await;
+    assert_eq!(d.status, DoctorStatus::Ready, "{d:#?}");
+    let c = &d.checks;
+    for check in [
+        &c.probe,
+        &c.connection,
+        &c.initialization,
+        &c.capabilities,
+        &c.tools,
+        &c.resources,
+        &c.resource_templates,
+        &c.prompts,
+    ] {
+        assert_eq!(check.as_ref().unwrap().status, CheckStatus::Ok, "{d:#?}");
+    }
+    assert_eq!(d.tools.as_ref().unwrap().len(), tools.items.len());
+    assert!(d.error.is_none());
+    let wire = serde_json::to_value(&d).unwrap();
+    assert!(wire["generatedAt"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(wire["checks"]["resourceTemplates"]["status"], "ok");
+}
+
+#[tokio::test]
+async fn stdio_every_primitive_and_pool_reuse() {
+    let pool = pool();
+    let t = target("srv_stdio", stdio(&[]));
+    exercise(&pool, &t).await;
+    // validate spawned once; every later call reused that process (doctor opens its own).
+    let pid = pool.pid("srv_stdio").await.expect("a live child");
+    let a = pool
+        .call_tool(&t, &call("server-info", json!({})))
+        .await
+        .unwrap();
+    let b = pool
+        .call_tool(&t, &call("server-info", json!({})))
+        .await
+        .unwrap();
+    assert_eq!(a["structuredContent"]["pid"], pid);
+    assert_eq!(b["structuredContent"]["pid"], pid);
+    let stats = pool.stats();
+    assert_eq!(
+        stats.spawns, 2,
+        "one pooled process and one for doctor: {stats:?}"
+    );
+    assert_eq!(stats.live, 1);
+    pool.shutdown().await;
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "child reaped on shutdown"
+    );
+    assert_eq!(pool.stats().live, 0);
+}
+
+#[tokio::test]
+async fn streamable_http_every_primitive() {
+    let demo = http_demo(&[]).await;
+    let pool = pool();
+    exercise(&pool, &target("srv_http", http(&demo.url))).await;
+    assert_eq!(pool.stats().connects, 2);
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn legacy_sse_every_primitive() {
+    let demo = http_demo(&["--sse"]).await;
+    assert!(demo.url.ends_with("/sse"));
+    let pool = pool();
+    exercise(&pool, &target("srv_sse", sse(&demo.url))).await;
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn list_cursor_is_the_servers() {
+    let pool = pool();
+    let t = target("srv_paged", stdio(&["--page-size", "5"]));
+    let mut cursor = None;
+    let mut all = vec![];
+    loop {
+        let page = pool.list_tools(&t, cursor).await.unwrap();
+        assert!(page.items.len() <= 5);
+        all.extend(page.items);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(all.len(), 12);
+    // doctor and export follow the cursor to the end.
+    assert_eq!(pool.export(&t).await.unwrap().tools.len(), 12);
+    assert_eq!(pool.doctor(&t).await.tools.unwrap().len(), 12);
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn config_change_replaces_the_session() {
+    let pool = pool();
+    let mut t = target("srv_rev", stdio(&[]));
+    pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
+    let first = pool.pid("srv_rev").await.unwrap();
+    t.revision = 2;
+    pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
+    let second = pool.pid("srv_rev").await.unwrap();
+    assert_ne!(first, second);
+    assert!(
+        !std::path::Path::new(&format!("/proc/{first}")).exists(),
+        "old child reaped"
+    );
+    assert_eq!(pool.stats().spawns, 2);
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn stdio_child_gets_only_its_configured_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("env.txt");
+    let script = format!("env > '{}'; exec '{BIN}' demo-server", out.display());
+    let mut env = BTreeMap::new();
+    env.insert("DEMO_SETTING".to_string(), "on".to_string());
+    // SAFETY: set before the child is spawned; tests read it only through the child.
+    unsafe { std::env::set_var("EVALDECK_TEST_SECRET", "leak") };
+    let cfg = config(Transport::Stdio {
+        command: "sh".into(),
+        args: vec!["-c".into(), script],
+        env,
+        cwd: None,
+    });
+    let pool = pool();
+    pool.validate(&target("srv_env", cfg)).await.unwrap();
+    let seen = std::fs::read_to_string(&out).unwrap();
+    assert!(seen.contains("DEMO_SETTING=on"));
+    assert!(seen.contains("PATH="));
+    assert!(!seen.contains("EVALDECK_TEST_SECRET"), "{seen}");
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn missing_command_is_unreachable() {
+    let pool = pool();
+    for command in ["evaldeck-no-such-command", "/nonexistent/dir/server"] {
+        let t = target(
+            "srv_missing",
+            config(Transport::Stdio {
+                command: command.into(),
+                args: vec![],
+                env: BTreeMap::new(),
+                cwd: None,
+            }),
+        );
+        let e = pool.list_tools(&t, None).await.unwrap_err();
+        assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+        let d = pool.doctor(&t).await;
+        assert_eq!(d.status, DoctorStatus::Error);
+        assert_eq!(d.checks.probe.as_ref().unwrap().status, CheckStatus::Error);
+        assert_eq!(
+            d.checks.connection.as_ref().unwrap().status,
+            CheckStatus::Skipped
+        );
+        assert_eq!(d.error.unwrap().code, Code::ServerUnreachable);
+    }
+}
+
+#[tokio::test]
+async fn nothing_listening_and_unknown_host_are_unreachable() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let pool = pool();
+    for cfg in [
+        http(&format!("http://127.0.0.1:{port}/mcp")),
+        sse(&format!("http://127.0.0.1:{port}/sse")),
+        http("http://no-such-host.invalid/mcp"),
+    ] {
+        let mut cfg = cfg;
+        cfg.connect_timeout_ms = 3_000;
+        let t = target("srv_down", cfg);
+        let e = pool.validate(&t).await.unwrap_err();
+        assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+        let d = pool.doctor(&t).await;
+        assert_eq!(d.status, DoctorStatus::Error);
+        assert_eq!(d.connection.status, "error");
+    }
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out() {
+    let pool = pool();
+    let demo = http_demo(&["--hang"]).await;
+    let sse_demo = http_demo(&["--hang", "--sse"]).await;
+    for cfg in [stdio(&["--hang"]), http(&demo.url), sse(&sse_demo.url)] {
+        let mut cfg = cfg;
+        cfg.connect_timeout_ms = 400;
+        let t = target("srv_hang", cfg);
+        let started = std::time::Instant::now();
+        let e = pool.list_tools(&t, None).await.unwrap_err();
+        assert_eq!(e.code, Code::Timeout, "{e:?}");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        let d = pool.doctor(&t).await;
+        assert_eq!(d.status, DoctorStatus::Error);
+        assert_eq!(d.error.as_ref().unwrap().code, Code::Timeout);
+    }
+    // The stdio child of the failed attempt was not left behind.
+    assert_eq!(pool.stats().live, 0);
+}
+
+#[tokio::test]
+async fn request_timeout_is_extended_by_progress() {
+    let pool = pool();
+    let mut cfg = stdio(&[]);
+    cfg.request_timeout_ms = 300;
+    let t = target("srv_slow", cfg);
+    let e = pool
+        .call_tool(
+            &t,
+            &call(
+                "slow",
+                json!({"durationMs": 1200, "steps": 2, "progress": false}),
+            ),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::Timeout, "{e:?}");
+    // 10 steps of 100 ms, each reporting progress: longer than the timeout, but never silent.
+    let r = pool
+        .call_tool(&t, &call("slow", json!({"durationMs": 1000, "steps": 10})))
+        .await
+        .expect("progress extends the request timeout");
+    assert!(text_of(&r).contains("done"));
+    assert_eq!(
+        pool.stats().spawns,
+        1,
+        "a timeout does not cost the session"
+    );
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_dying_mid_call_is_unreachable_and_replaced() {
+    let pool = pool();
+    let t = target("srv_crash", stdio(&[]));
+    pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
+    let e = pool
+        .call_tool(&t, &call("crash", json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+    let d = e.details.unwrap();
+    assert_eq!(d["reason"], "SERVER_EXITED");
+    assert!(
+        d["exitStatus"].as_str().unwrap_or_default().contains('3'),
+        "{d}"
+    );
+    assert!(
+        d["stderrTail"].to_string().contains("crashing on purpose"),
+        "{d}"
+    );
+    // The next call gets a fresh process.
+    let r = pool
+        .call_tool(&t, &call("echo", json!({"message": "back"})))
+        .await
+        .unwrap();
+    assert_eq!(text_of(&r), "back");
+    assert_eq!(pool.stats().spawns, 2);
+
+    let demo = http_demo(&[]).await;
+    let h = target("srv_crash_http", http(&demo.url));
+    let e = pool
+        .call_tool(&h, &call("crash", json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_missing_capability_is_feature_not_supported() {
+    let pool = pool();
+    let t = target("srv_noprompts", stdio(&["--no-prompts"]));
+    let e = pool.list_prompts(&t, None).await.unwrap_err();
+    assert_eq!(e.code, Code::FeatureNotSupported);
+    let e = pool
+        .get_prompt(
+            &t,
+            &PromptGetRequest {
+                prompt_name: "greeting".into(),
+                arguments: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::FeatureNotSupported);
+    let d = pool.doctor(&t).await;
+    assert_eq!(d.status, DoctorStatus::Ready);
+    assert_eq!(d.checks.prompts.unwrap().status, CheckStatus::Skipped);
+    assert!(pool.export(&t).await.unwrap().prompts.is_empty());
+    pool.shutdown().await;
+}
+
+#[tokio::test]
+async fn oauth_required_then_a_token_then_a_refresh() {
+    let pool = pool();
+    for sse_mode in [false, true] {
+        let demo = if sse_mode {
+            http_demo(&["--sse", "--require-token", "secret-1"]).await
+        } else {
+            http_demo(&["--require-token", "secret-1"]).await
+        };
+        let cfg = if sse_mode {
+            sse(&demo.url)
+        } else {
+            http(&demo.url)
+        };
+        let id = if sse_mode {
+            "srv_oauth_sse"
+        } else {
+            "srv_oauth"
+        };
+        let mut t = target(id, cfg.clone());
+
+        let e = pool.list_tools(&t, None).await.unwrap_err();
+        assert_eq!(e.code, Code::OauthRequired, "{e:?}");
+        assert_eq!(e.reason(), Some(mcp::errors::REASON_AUTH_CHALLENGE));
+        assert!(
+            e.details.as_ref().unwrap()["wwwAuthenticate"]
+                .as_str()
+                .unwrap()
+                .starts_with("Bearer")
+        );
+        let d = pool.doctor(&t).await;
+        assert_eq!(d.status, DoctorStatus::OauthRequired);
+
+        let mut oauth_cfg = cfg.clone();
+        oauth_cfg.use_oauth = true;
+        let e = pool
+            .list_tools(&target(id, oauth_cfg), None)
+            .await
+            .unwrap_err();
+        assert_eq!(e.reason(), Some(mcp::errors::REASON_NO_TOKENS));
+
+        t.access_token = Some("stale".into());
+        let e = pool.list_tools(&t, None).await.unwrap_err();
+        assert!(mcp::needs_refresh(&e), "{e:?}");
+        assert!(
+            !format!("{e:?}").contains("stale"),
+            "the token never appears in an error"
+        );
+
+        let http_client = reqwest::Client::new();
+        let endpoint = mcp::discover_token_endpoint(&http_client, &demo.url)
+            .await
+            .unwrap();
+        assert!(endpoint.ends_with("/token"));
+        let refresh = RefreshRequest {
+            token_endpoint: endpoint.clone(),
+            refresh_token: "demo-refresh-token".into(),
+            client_id: "evaldeck".into(),
+            client_secret: None,
+            resource: None,
+        };
+        let tokens = mcp::refresh_access_token(&http_client, &refresh, 0)
+            .await
+            .unwrap();
+        assert_eq!(tokens.expires_at, Some(3_600_000));
+        assert_ne!(
+            tokens.refresh_token.as_deref(),
+            Some("demo-refresh-token"),
+            "rotated"
+        );
+        // The old refresh token is spent.
+        let e = mcp::refresh_access_token(&http_client, &refresh, 0)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, Code::OauthRequired);
+        assert_eq!(e.reason(), Some(mcp::errors::REASON_REFRESH_FAILED));
+
+        t.access_token = Some(tokens.access_token.clone());
+        assert!(pool.list_tools(&t, None).await.unwrap().items.len() > 5);
+        t.access_token = Some("secret-1".into());
+        let r = pool
+            .call_tool(&t, &call("echo", json!({"message": "authorized"})))
+            .await
+            .unwrap();
+        assert_eq!(text_of(&r), "authorized");
+    }
+    pool.shutdown().await;
+}
+
+#[test]
+fn check_oauth_needs_no_connection() {
+    let r = mcp::check_oauth(&stdio(&[]));
+    assert!(!r.use_oauth && r.server_url.is_none());
+    let mut c = http("http://example.test/mcp");
+    c.use_oauth = true;
+    let r = serde_json::to_value(mcp::check_oauth(&c)).unwrap();
+    assert_eq!(
+        r,
+        json!({"useOAuth": true, "serverUrl": "http://example.test/mcp"})
+    );
+}
