@@ -19,6 +19,11 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{
+    CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
+    ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
+    ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::{Error, Result};
 
@@ -26,151 +31,53 @@ type St = AxState<State>;
 type R<T> = Result<Json<T>>;
 type RS<T> = Result<(StatusCode, Json<T>)>;
 
+/// Every route with its summary; `extensions()` marks what the published spec lacks.
+#[rustfmt::skip]
 pub(super) fn table(r: Routes) -> Routes {
-    r.get::<Me, _, _>(
-        "/me",
-        "The account behind the key, its organization and credit balance",
-        me,
-    )
-    .get::<Page<Project>, _, _>("/projects", "Accessible projects", projects)
-    .get::<Page<Server>, _, _>("/projects/{project_id}/servers", "Saved servers", servers)
-    .get::<Page<EvalSuiteSummary>, _, _>(
-        "/projects/{project_id}/eval-suites",
-        "Eval suites with latest-run summaries",
-        eval_suites,
-    )
-    .get::<Page<HostSummary>, _, _>("/projects/{project_id}/hosts", "List hosts", hosts)
-    .post::<HostCreate, Host, _, _>(
-        "/projects/{project_id}/hosts",
-        "Create a host from a template or a full config",
-        StatusCode::CREATED,
-        create_host,
-    )
-    .get::<Host, _, _>(
-        "/projects/{project_id}/hosts/{host_id}",
-        "Read a host",
-        host,
-    )
-    .patch::<HostPatch, Host, _, _>(
-        "/projects/{project_id}/hosts/{host_id}",
-        "Rename or edit a host",
-        update_host,
-    )
-    .delete::<Deleted, _, _>(
-        "/projects/{project_id}/hosts/{host_id}",
-        "Delete a host",
-        delete_host,
-    )
-    .get::<Page<ChatSession>, _, _>("/chat-sessions", "Chat sessions", chat_sessions)
-    .get::<Page<Environment>, _, _>(
-        "/projects/{project_id}/environments",
-        "List environments",
-        environments,
-    )
-    .post::<EnvironmentCreate, Environment, _, _>(
-        "/projects/{project_id}/environments",
-        "Create an environment",
-        StatusCode::CREATED,
-        create_environment,
-    )
-    .get::<Environment, _, _>(
-        "/projects/{project_id}/environments/{environment_id}",
-        "Read an environment",
-        environment,
-    )
-    .patch::<EnvironmentPatch, Environment, _, _>(
-        "/projects/{project_id}/environments/{environment_id}",
-        "Edit an environment",
-        update_environment,
-    )
-    .get::<EnvironmentResolution, _, _>(
-        "/projects/{project_id}/environments/{environment_id}/resolve",
-        "Preview what the environment resolves to",
-        resolve_environment,
-    )
-    .post::<RevisionGuard, Environment, _, _>(
-        "/projects/{project_id}/environments/{environment_id}/archive",
-        "Archive an environment",
-        StatusCode::OK,
-        archive_environment,
-    )
-    .post::<RevisionGuard, EnvironmentRestored, _, _>(
-        "/projects/{project_id}/environments/{environment_id}/restore",
-        "Restore an archived environment",
-        StatusCode::OK,
-        restore_environment,
-    )
-    .get::<Page<Chatbox>, _, _>(
-        "/projects/{project_id}/chatboxes",
-        "Published chatboxes",
-        chatboxes,
-    )
-    .get::<ChatboxDetail, _, _>(
-        "/projects/{project_id}/chatboxes/{chatbox_id}",
-        "Chatbox settings",
-        chatbox,
-    )
-    .extensions()
-    .post::<ServerCreate, Server, _, _>(
-        "/projects/{project_id}/servers",
-        "Save a server",
-        StatusCode::CREATED,
-        create_server,
-    )
-    .get::<Server, _, _>(
-        "/projects/{project_id}/servers/{server_id}",
-        "Read a saved server (by id or name)",
-        server,
-    )
-    .patch::<ServerPatch, Server, _, _>(
-        "/projects/{project_id}/servers/{server_id}",
-        "Edit a saved server",
-        update_server,
-    )
-    .delete::<Deleted, _, _>(
-        "/projects/{project_id}/servers/{server_id}",
-        "Delete a saved server",
-        delete_server,
-    )
-    .post::<ServerGroupCreate, Created, _, _>(
-        "/projects/{project_id}/server-groups",
-        "Create a server group (an environment's server attachment)",
-        StatusCode::CREATED,
-        create_server_group,
-    )
-    .post::<PluginVersionCreate, Created, _, _>(
-        "/projects/{project_id}/plugins",
-        "Register a plugin version to pin",
-        StatusCode::CREATED,
-        create_plugin_version,
-    )
-    .delete::<Deleted, _, _>(
-        "/projects/{project_id}/plugin-versions/{version_id}",
-        "Delete a plugin version",
-        delete_plugin_version,
-    )
-    .post::<SkillCreate, Created, _, _>(
-        "/projects/{project_id}/skills",
-        "Register a skill",
-        StatusCode::CREATED,
-        create_skill,
-    )
-    .get::<Deleted, _, _>(
-        "/api-keys",
-        "Key management is not available over the API (403)",
-        keys_forbidden,
-    )
-    .post::<serde_json::Value, Deleted, _, _>(
-        "/api-keys",
-        "Key management is not available over the API (403)",
-        StatusCode::FORBIDDEN,
-        keys_forbidden,
-    )
-    .delete::<Deleted, _, _>(
-        "/api-keys/{key_id}",
-        "Key management is not available over the API (403)",
-        keys_forbidden,
-    )
+    type Any = serde_json::Value;
+    r.get::<Me, _, _>("/me", "The account behind the key, its organization and credit balance", me)
+        .get::<Page<Project>, _, _>("/projects", "Accessible projects", projects)
+        .get::<Page<Server>, _, _>("/projects/{project_id}/servers", "Saved servers", servers)
+        .get::<Page<EvalSuiteSummary>, _, _>("/projects/{project_id}/eval-suites", "Eval suites with latest-run summaries", eval_suites)
+        .get::<Page<HostSummary>, _, _>("/projects/{project_id}/hosts", "List hosts", hosts)
+        .post::<HostCreate, Host, _, _>("/projects/{project_id}/hosts", "Create a host from a template or a full config", StatusCode::CREATED, create_host)
+        .get::<Host, _, _>("/projects/{project_id}/hosts/{host_id}", "Read a host", host)
+        .patch::<HostPatch, Host, _, _>("/projects/{project_id}/hosts/{host_id}", "Rename or edit a host", update_host)
+        .delete::<Deleted, _, _>("/projects/{project_id}/hosts/{host_id}", "Delete a host", delete_host)
+        .get::<Page<ChatSession>, _, _>("/chat-sessions", "Chat sessions", chat_sessions)
+        .get::<Page<Environment>, _, _>("/projects/{project_id}/environments", "List environments", environments)
+        .post::<EnvironmentCreate, Environment, _, _>("/projects/{project_id}/environments", "Create an environment", StatusCode::CREATED, create_environment)
+        .get::<Environment, _, _>("/projects/{project_id}/environments/{environment_id}", "Read an environment", environment)
+        .patch::<EnvironmentPatch, Environment, _, _>("/projects/{project_id}/environments/{environment_id}", "Edit an environment", update_environment)
+        .get::<EnvironmentResolution, _, _>("/projects/{project_id}/environments/{environment_id}/resolve", "Preview what the environment resolves to", resolve_environment)
+        .post::<RevisionGuard, Environment, _, _>("/projects/{project_id}/environments/{environment_id}/archive", "Archive an environment", StatusCode::OK, archive_environment)
+        .post::<RevisionGuard, EnvironmentRestored, _, _>("/projects/{project_id}/environments/{environment_id}/restore", "Restore an archived environment", StatusCode::OK, restore_environment)
+        .get::<Page<Chatbox>, _, _>("/projects/{project_id}/chatboxes", "Published chatboxes", chatboxes)
+        .get::<ChatboxDetail, _, _>("/projects/{project_id}/chatboxes/{chatbox_id}", "Chatbox settings", chatbox)
+        .post::<Any, ValidateResult, _, _>("/projects/{project_id}/servers/{server_id}/validate", "Connect, initialize, capture a capability snapshot", StatusCode::OK, validate)
+        .post::<Any, DoctorReport, _, _>("/projects/{project_id}/servers/{server_id}/doctor", "Probe, connect, initialize, capabilities workflow", StatusCode::OK, doctor)
+        .post::<Any, CheckOauthResult, _, _>("/projects/{project_id}/servers/{server_id}/check-oauth", "Whether the server is configured to require an OAuth grant (no connection)", StatusCode::OK, check_oauth)
+        .post::<ListRequest, McpPage<ToolItem>, _, _>("/projects/{project_id}/servers/{server_id}/tools", "List tools", StatusCode::OK, tools)
+        .post::<ToolCallRequest, Any, _, _>("/projects/{project_id}/servers/{server_id}/tools/call", "Execute a tool; the MCP call-tool result verbatim", StatusCode::OK, call_tool)
+        .post::<ListRequest, McpPage<PromptItem>, _, _>("/projects/{project_id}/servers/{server_id}/prompts", "List prompts", StatusCode::OK, prompts)
+        .post::<PromptGetRequest, Any, _, _>("/projects/{project_id}/servers/{server_id}/prompts/get", "Render a prompt; the MCP get-prompt result verbatim", StatusCode::OK, get_prompt)
+        .post::<ListRequest, McpPage<ResourceItem>, _, _>("/projects/{project_id}/servers/{server_id}/resources", "List resources", StatusCode::OK, resources)
+        .post::<ResourceReadRequest, Any, _, _>("/projects/{project_id}/servers/{server_id}/resources/read", "Read one resource by URI", StatusCode::OK, read_resource)
+        .post::<Any, ExportSnapshot, _, _>("/projects/{project_id}/servers/{server_id}/export", "One JSON snapshot of tools, resources and prompts", StatusCode::OK, export)
+        .post::<ImportTokensRequest, ImportTokensResult, _, _>("/projects/{project_id}/servers/{server_id}/oauth/import-tokens", "Store OAuth tokens obtained by the caller", StatusCode::OK, import_tokens)
+        .extensions()
+        .post::<ListRequest, McpPage<ResourceTemplateItem>, _, _>("/projects/{project_id}/servers/{server_id}/resources/templates", "List resource templates", StatusCode::OK, resource_templates)
+        .post::<ServerCreate, Server, _, _>("/projects/{project_id}/servers", "Save a server", StatusCode::CREATED, create_server)
+        .get::<Server, _, _>("/projects/{project_id}/servers/{server_id}", "Read a saved server (by id or name)", server)
+        .patch::<ServerPatch, Server, _, _>("/projects/{project_id}/servers/{server_id}", "Edit a saved server", update_server)
+        .delete::<Deleted, _, _>("/projects/{project_id}/servers/{server_id}", "Delete a saved server", delete_server)
+        .post::<ServerGroupCreate, Created, _, _>("/projects/{project_id}/server-groups", "Create a server group (an environment's server attachment)", StatusCode::CREATED, create_server_group)
+        .post::<PluginVersionCreate, Created, _, _>("/projects/{project_id}/plugins", "Register a plugin version to pin", StatusCode::CREATED, create_plugin_version)
+        .delete::<Deleted, _, _>("/projects/{project_id}/plugin-versions/{version_id}", "Delete a plugin version", delete_plugin_version)
+        .post::<SkillCreate, Created, _, _>("/projects/{project_id}/skills", "Register a skill", StatusCode::CREATED, create_skill)
+        .get::<Deleted, _, _>("/api-keys", "Key management is not available over the API (403)", keys_forbidden)
+        .post::<Any, Deleted, _, _>("/api-keys", "Key management is not available over the API (403)", StatusCode::FORBIDDEN, keys_forbidden)
+        .delete::<Deleted, _, _>("/api-keys/{key_id}", "Key management is not available over the API (403)", keys_forbidden)
 }
 
 pub(super) async fn not_found(method: Method, OriginalUri(uri): OriginalUri) -> Error {
@@ -432,4 +339,117 @@ async fn create_skill(
     s.service
         .create_skill(&who, &p, &b)
         .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+type ServerPath = Path<(String, String)>;
+
+async fn validate(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(_): Body<serde_json::Value>,
+) -> R<ValidateResult> {
+    s.service.validate_server(&who, &p, &id).await.map(Json)
+}
+
+async fn doctor(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(_): Body<serde_json::Value>,
+) -> R<DoctorReport> {
+    s.service.doctor(&who, &p, &id).await.map(Json)
+}
+
+async fn check_oauth(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(_): Body<serde_json::Value>,
+) -> R<CheckOauthResult> {
+    s.service.check_oauth(&who, &p, &id).map(Json)
+}
+
+async fn tools(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ListRequest>,
+) -> R<McpPage<ToolItem>> {
+    s.service.tools(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn call_tool(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ToolCallRequest>,
+) -> R<serde_json::Value> {
+    s.service.call_tool(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn prompts(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ListRequest>,
+) -> R<McpPage<PromptItem>> {
+    s.service.prompts(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn get_prompt(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<PromptGetRequest>,
+) -> R<serde_json::Value> {
+    s.service.get_prompt(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn resources(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ListRequest>,
+) -> R<McpPage<ResourceItem>> {
+    s.service.resources(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn resource_templates(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ListRequest>,
+) -> R<McpPage<ResourceTemplateItem>> {
+    s.service
+        .resource_templates(&who, &p, &id, &b)
+        .await
+        .map(Json)
+}
+
+async fn read_resource(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ResourceReadRequest>,
+) -> R<serde_json::Value> {
+    s.service.read_resource(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn export(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(_): Body<serde_json::Value>,
+) -> R<ExportSnapshot> {
+    s.service.export(&who, &p, &id).await.map(Json)
+}
+
+async fn import_tokens(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Body(b): Body<ImportTokensRequest>,
+) -> R<ImportTokensResult> {
+    s.service.import_tokens(&who, &p, &id, &b).await.map(Json)
 }

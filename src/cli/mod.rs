@@ -13,6 +13,9 @@ use crate::client::{Backend, Embedded, Remote, collect_all};
 use crate::service::{Config, Service, default_db_path};
 use crate::spec::catalog::ProjectQuery;
 use crate::spec::environment::EnvironmentQuery;
+use crate::spec::primitives::{
+    ListRequest, McpPage, PromptGetRequest, ResourceReadRequest, ToolCallRequest,
+};
 use crate::spec::server::{ServerConfig, ServerCreate, Transport};
 use crate::spec::{Code, Error, Result};
 use output::Out;
@@ -96,6 +99,100 @@ pub enum Command {
     Envs(EnvsCmd),
     /// Eval suites with their latest run.
     Suites,
+    /// Run every diagnostic stage against a saved server and print the report.
+    Doctor { server: String },
+    /// Connect, initialize and store a capability snapshot.
+    Validate { server: String },
+    /// A server's tools.
+    #[command(subcommand)]
+    Tools(ToolsCmd),
+    /// A server's prompts.
+    #[command(subcommand)]
+    Prompts(PromptsCmd),
+    /// A server's resources.
+    #[command(subcommand)]
+    Resources(ResourcesCmd),
+    /// One JSON snapshot of a server's tools, resources and prompts.
+    Export { server: String },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCmd {
+    /// List tools with their annotations.
+    List { server: String },
+    /// Call a tool. Exit code 3 when the tool answers with `isError: true`.
+    Call {
+        server: String,
+        tool: String,
+        /// Arguments as one JSON object.
+        #[arg(long)]
+        args: Option<String>,
+        /// One argument, `key=value`; the value is read as JSON when it parses, else as a string.
+        #[arg(long = "arg")]
+        arg: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PromptsCmd {
+    List {
+        server: String,
+    },
+    /// Render a prompt; arguments as `--arg name=value`.
+    Get {
+        server: String,
+        prompt: String,
+        #[arg(long = "arg")]
+        arg: Vec<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ResourcesCmd {
+    /// List resources and resource templates.
+    List {
+        server: String,
+    },
+    Read {
+        server: String,
+        uri: String,
+    },
+}
+
+/// `--args JSON` merged with `--arg k=v` pairs (later wins).
+pub fn tool_arguments(
+    args: Option<&str>,
+    pairs: &[String],
+) -> Result<serde_json::Map<String, serde_json::Value>> {
+    let mut map = match args {
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(m)) => m,
+            Ok(_) => {
+                return Err(Error::invalid(
+                    "/parameters",
+                    "type",
+                    "--args must be a JSON object",
+                ));
+            }
+            Err(e) => {
+                return Err(Error::invalid(
+                    "/parameters",
+                    "json",
+                    format!("--args is not JSON: {e}"),
+                ));
+            }
+        },
+        None => serde_json::Map::new(),
+    };
+    for p in pairs {
+        let (k, v) = p.split_once('=').ok_or_else(|| {
+            Error::invalid("/parameters", "format", format!("`{p}` is not `key=value`"))
+        })?;
+        let value =
+            serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+        map.insert(k.to_string(), value);
+    }
+    Ok(map)
 }
 
 #[derive(Debug, Subcommand)]
@@ -108,6 +205,8 @@ pub enum ServersCmd {
     Add(Box<AddServer>),
     /// Delete a saved server.
     Remove { server: String },
+    /// Save every server of an `mcp.json`-style file (Claude Desktop, Claude Code, Cursor, VS Code).
+    Import { file: PathBuf },
 }
 
 #[derive(Debug, Args)]
@@ -211,11 +310,50 @@ impl AddServer {
     }
 }
 
+/// A command that printed its own outcome and only needs a non-zero exit code.
+struct Exit(i32);
+
+impl From<Exit> for Error {
+    fn from(e: Exit) -> Error {
+        Error::new(Code::Other(format!("EXIT_{}", e.0)), String::new())
+    }
+}
+
+/// Reads every page of an MCP list (the server's own cursor).
+async fn collect_mcp<T, F, Fut>(mut fetch: F) -> Result<Vec<T>>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<McpPage<T>>>,
+{
+    let mut out = Vec::new();
+    let mut cursor = None;
+    for _ in 0..1000 {
+        let page = fetch(cursor).await?;
+        out.extend(page.items);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
 /// Runs one command and returns the process exit code.
 pub async fn run(target: &Target, cmd: Command) -> i32 {
     let out = Out { json: target.json };
-    match execute(target, cmd, &out).await {
+    let (code, backend) = match target.backend() {
+        Ok(b) => (execute(target, b.clone(), cmd, &out).await, Some(b)),
+        Err(e) => (Err(e), None),
+    };
+    if let Some(b) = backend {
+        b.close().await;
+    }
+    match code {
         Ok(()) => 0,
+        Err(Error {
+            code: Code::Other(c),
+            ..
+        }) if c.starts_with("EXIT_") => c[5..].parse().unwrap_or(1),
         Err(e) => {
             out.error(&e);
             exit_code(&e.code)
@@ -236,8 +374,12 @@ pub fn exit_code(code: &Code) -> i32 {
     }
 }
 
-async fn execute(target: &Target, cmd: Command, out: &Out) -> Result<()> {
-    let backend = target.backend()?;
+async fn execute(
+    target: &Target,
+    backend: Arc<dyn Backend>,
+    cmd: Command,
+    out: &Out,
+) -> Result<()> {
     let b = backend.as_ref();
     match cmd {
         Command::Me => out.me(&b.me().await?, &b.describe()),
@@ -261,6 +403,40 @@ async fn execute(target: &Target, cmd: Command, out: &Out) -> Result<()> {
                 ServersCmd::Remove { server } => {
                     let s = b.server(p, &server).await?;
                     out.value(&b.delete_server(p, &s.id).await?)
+                }
+                ServersCmd::Import { file } => {
+                    let text = std::fs::read_to_string(&file).map_err(|e| {
+                        Error::invalid(
+                            "/file",
+                            "read",
+                            format!("cannot read {}: {e}", file.display()),
+                        )
+                    })?;
+                    let mapped = crate::spec::mcp_config::map_config(&text)
+                        .map_err(|m| Error::invalid("/file", "format", m))?;
+                    let mut saved = Vec::new();
+                    let mut failed = Vec::new();
+                    for body in &mapped.servers {
+                        match b.create_server(p, body).await {
+                            Ok(s) => saved.push(s),
+                            Err(e) => failed.push((body.name.clone(), e.message)),
+                        }
+                    }
+                    failed.extend(
+                        mapped
+                            .skipped
+                            .iter()
+                            .map(|u| (u.name.clone(), u.reason.clone())),
+                    );
+                    out.import_report(&saved, &failed, &mapped.warnings)?;
+                    if saved.is_empty() && !failed.is_empty() {
+                        return Err(Error::invalid(
+                            "/file",
+                            "import",
+                            "no server could be saved",
+                        ));
+                    }
+                    Ok(())
                 }
             }
         }
@@ -306,6 +482,104 @@ async fn execute(target: &Target, cmd: Command, out: &Out) -> Result<()> {
                     out.value(&b.resolve_environment(p, &env.id).await?)
                 }
             }
+        }
+        Command::Doctor { server } => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let report = b.doctor(&p, &server).await?;
+            out.doctor(&report)?;
+            if report.status == crate::spec::primitives::DoctorStatus::Ready {
+                Ok(())
+            } else {
+                Err(Exit(1).into())
+            }
+        }
+        Command::Validate { server } => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            out.value(&b.validate_server(&p, &server).await?)
+        }
+        Command::Tools(ToolsCmd::List { server }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let (p, server) = (p.as_str(), server.as_str());
+            let items =
+                collect_mcp(
+                    |cursor| async move { b.tools(p, server, &ListRequest { cursor }).await },
+                )
+                .await?;
+            out.tools(&items)
+        }
+        Command::Tools(ToolsCmd::Call {
+            server,
+            tool,
+            args,
+            arg,
+        }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let parameters = tool_arguments(args.as_deref(), &arg)?;
+            let req = ToolCallRequest {
+                tool_name: tool,
+                parameters: Some(parameters),
+            };
+            let started = std::time::Instant::now();
+            let result = b.call_tool(&p, &server, &req).await?;
+            out.tool_result(&result, started.elapsed())?;
+            if result.get("isError").and_then(serde_json::Value::as_bool) == Some(true) {
+                return Err(Exit(3).into());
+            }
+            Ok(())
+        }
+        Command::Prompts(PromptsCmd::List { server }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let (p, server) = (p.as_str(), server.as_str());
+            let items =
+                collect_mcp(
+                    |cursor| async move { b.prompts(p, server, &ListRequest { cursor }).await },
+                )
+                .await?;
+            out.prompts(&items)
+        }
+        Command::Prompts(PromptsCmd::Get {
+            server,
+            prompt,
+            arg,
+        }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let arguments = tool_arguments(None, &arg)?;
+            let req = PromptGetRequest {
+                prompt_name: prompt,
+                arguments: Some(arguments),
+            };
+            let result = b.get_prompt(&p, &server, &req).await?;
+            out.prompt_result(&result)
+        }
+        Command::Resources(ResourcesCmd::List { server }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let (p, server) = (p.as_str(), server.as_str());
+            let items = collect_mcp(|cursor| async move {
+                b.resources(p, server, &ListRequest { cursor }).await
+            })
+            .await?;
+            let templates = match collect_mcp(|cursor| async move {
+                b.resource_templates(p, server, &ListRequest { cursor })
+                    .await
+            })
+            .await
+            {
+                Ok(t) => t,
+                Err(e) if e.code == Code::FeatureNotSupported => Vec::new(),
+                Err(e) => return Err(e),
+            };
+            out.resources(&items, &templates)
+        }
+        Command::Resources(ResourcesCmd::Read { server, uri }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let result = b
+                .read_resource(&p, &server, &ResourceReadRequest { uri })
+                .await?;
+            out.resource_contents(&result)
+        }
+        Command::Export { server } => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            out.value(&b.export(&p, &server).await?)
         }
         Command::Suites => {
             let project = project_id(b, target.project.as_deref()).await?;

@@ -5,6 +5,9 @@ use serde::Serialize;
 use crate::spec::catalog::{EvalSuiteSummary, Me, Project};
 use crate::spec::environment::Environment;
 use crate::spec::host::HostSummary;
+use crate::spec::primitives::{
+    CheckStatus, DoctorReport, PromptItem, ResourceItem, ResourceTemplateItem, ToolItem,
+};
 use crate::spec::server::Server;
 use crate::spec::{Error, Result};
 
@@ -183,5 +186,299 @@ impl Out {
                 latest.trim().to_string(),
             ]
         })
+    }
+}
+
+impl Out {
+    pub fn import_report(
+        &self,
+        saved: &[Server],
+        failed: &[(String, String)],
+        warnings: &[String],
+    ) -> Result<()> {
+        if self.json {
+            let failed: Vec<_> = failed
+                .iter()
+                .map(|(n, r)| serde_json::json!({"name": n, "reason": r}))
+                .collect();
+            return self.value(
+                &serde_json::json!({"saved": saved, "notMapped": failed, "warnings": warnings}),
+            );
+        }
+        for s in saved {
+            println!("saved    {} ({}, {})", s.name, s.transport_type, s.id);
+        }
+        for (name, reason) in failed {
+            println!("skipped  {name}: {reason}");
+        }
+        for w in warnings {
+            println!("warning  {w}");
+        }
+        Ok(())
+    }
+
+    pub fn doctor(&self, r: &DoctorReport) -> Result<()> {
+        if self.json {
+            return self.value(r);
+        }
+        let status = serde_json::to_value(r.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        println!("doctor: {status}  ({} ms)", r.timings.total_ms);
+        let c = &r.checks;
+        let stages = [
+            ("probe", &c.probe),
+            ("connection", &c.connection),
+            ("initialization", &c.initialization),
+            ("capabilities", &c.capabilities),
+            ("tools", &c.tools),
+            ("resources", &c.resources),
+            ("resource templates", &c.resource_templates),
+            ("prompts", &c.prompts),
+        ];
+        for (name, check) in stages {
+            let Some(check) = check else { continue };
+            let mark = match check.status {
+                CheckStatus::Ok => "✓",
+                CheckStatus::Error => "✗",
+                CheckStatus::Skipped => "–",
+            };
+            let ms = check
+                .duration_ms
+                .map(|d| format!(" ({d} ms)"))
+                .unwrap_or_default();
+            println!("  {mark} {name:<19}{}{ms}", check.detail);
+        }
+        if let Some(e) = &r.error {
+            println!("  error: {} ({})", e.message, e.code);
+        }
+        Ok(())
+    }
+
+    pub fn tools(&self, items: &[ToolItem]) -> Result<()> {
+        self.list(items, &["name", "hints", "description"], |t| {
+            let mut hints = Vec::new();
+            if let Some(a) = &t.annotations {
+                for (key, label) in [
+                    ("readOnlyHint", "read-only"),
+                    ("destructiveHint", "destructive"),
+                    ("idempotentHint", "idempotent"),
+                ] {
+                    if a.get(key).and_then(serde_json::Value::as_bool) == Some(true) {
+                        hints.push(label);
+                    }
+                }
+            }
+            let desc = t
+                .description
+                .as_deref()
+                .unwrap_or("—")
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            vec![
+                t.name.clone(),
+                if hints.is_empty() {
+                    "—".into()
+                } else {
+                    hints.join(",")
+                },
+                desc,
+            ]
+        })
+    }
+
+    /// Text blocks as text, other blocks described, `structuredContent` as JSON.
+    pub fn tool_result(
+        &self,
+        result: &serde_json::Value,
+        elapsed: std::time::Duration,
+    ) -> Result<()> {
+        if self.json {
+            return self.value(result);
+        }
+        if result.get("isError").and_then(serde_json::Value::as_bool) == Some(true) {
+            println!("tool error:");
+        }
+        print_content(result.get("content"));
+        if let Some(sc) = result.get("structuredContent") {
+            println!(
+                "structuredContent:\n{}",
+                serde_json::to_string_pretty(sc).expect("json")
+            );
+        }
+        eprintln!("({} ms)", elapsed.as_millis());
+        Ok(())
+    }
+
+    pub fn prompts(&self, items: &[PromptItem]) -> Result<()> {
+        self.list(items, &["name", "arguments", "description"], |p| {
+            let args = p
+                .arguments
+                .iter()
+                .flatten()
+                .map(|a| {
+                    if a.required == Some(true) {
+                        format!("{}*", a.name)
+                    } else {
+                        a.name.clone()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            vec![
+                p.name.clone(),
+                or_dash((!args.is_empty()).then_some(args)),
+                or_dash(p.description.as_ref()),
+            ]
+        })
+    }
+
+    pub fn prompt_result(&self, result: &serde_json::Value) -> Result<()> {
+        if self.json {
+            return self.value(result);
+        }
+        if let Some(d) = result
+            .get("description")
+            .and_then(serde_json::Value::as_str)
+        {
+            println!("{d}\n");
+        }
+        for m in result
+            .get("messages")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            println!(
+                "[{}]",
+                m.get("role")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?")
+            );
+            print_content(
+                m.get("content")
+                    .map(|c| {
+                        if c.is_array() {
+                            c.clone()
+                        } else {
+                            serde_json::json!([c])
+                        }
+                    })
+                    .as_ref(),
+            );
+        }
+        Ok(())
+    }
+
+    pub fn resources(
+        &self,
+        items: &[ResourceItem],
+        templates: &[ResourceTemplateItem],
+    ) -> Result<()> {
+        if self.json {
+            return self
+                .value(&serde_json::json!({"resources": items, "resourceTemplates": templates}));
+        }
+        let mut rows: Vec<Vec<String>> = items
+            .iter()
+            .map(|r| {
+                vec![
+                    r.uri.clone(),
+                    or_dash(r.name.as_ref()),
+                    or_dash(r.mime_type.as_ref()),
+                    or_dash(r.description.as_ref()),
+                ]
+            })
+            .collect();
+        rows.extend(templates.iter().map(|t| {
+            vec![
+                t.uri_template.clone(),
+                or_dash(t.name.as_ref()),
+                or_dash(t.mime_type.as_ref()),
+                "(template)".into(),
+            ]
+        }));
+        table(&["uri", "name", "type", "description"], rows);
+        Ok(())
+    }
+
+    pub fn resource_contents(&self, result: &serde_json::Value) -> Result<()> {
+        if self.json {
+            return self.value(result);
+        }
+        for c in result
+            .get("contents")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match (
+                c.get("text").and_then(serde_json::Value::as_str),
+                c.get("blob").and_then(serde_json::Value::as_str),
+            ) {
+                (Some(text), _) => println!("{text}"),
+                (None, Some(blob)) => println!(
+                    "<binary {}, {} bytes base64>",
+                    c.get("mimeType")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("application/octet-stream"),
+                    blob.len()
+                ),
+                _ => println!("{c}"),
+            }
+        }
+        Ok(())
+    }
+}
+
+fn print_content(content: Option<&serde_json::Value>) {
+    for block in content
+        .and_then(serde_json::Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let kind = block
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("?");
+        match kind {
+            "text" => println!(
+                "{}",
+                block
+                    .get("text")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_default()
+            ),
+            "image" | "audio" => println!(
+                "<{kind} {}, {} bytes base64>",
+                block
+                    .get("mimeType")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?"),
+                block
+                    .get("data")
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::len)
+                    .unwrap_or(0)
+            ),
+            "resource_link" => println!(
+                "<link {}>",
+                block
+                    .get("uri")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?")
+            ),
+            "resource" => println!(
+                "<embedded resource {}>",
+                block
+                    .pointer("/resource/uri")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("?")
+            ),
+            _ => println!("{block}"),
+        }
     }
 }

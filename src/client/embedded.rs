@@ -16,7 +16,13 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{
+    CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
+    ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
+    ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use serde_json::Value;
 
 pub struct Embedded {
     service: Service,
@@ -44,6 +50,10 @@ impl Embedded {
 impl Backend for Embedded {
     fn describe(&self) -> String {
         format!("embedded: {}", self.service.store().path().display())
+    }
+
+    async fn close(&self) {
+        self.service.shutdown().await;
     }
 
     async fn me(&self) -> Result<Me> {
@@ -143,6 +153,92 @@ impl Backend for Embedded {
     ) -> Result<EnvironmentRestored> {
         self.service
             .restore_environment(&self.who, project, id, expected_revision)
+    }
+
+    async fn validate_server(&self, project: &str, server: &str) -> Result<ValidateResult> {
+        self.service
+            .validate_server(&self.who, project, server)
+            .await
+    }
+    async fn doctor(&self, project: &str, server: &str) -> Result<DoctorReport> {
+        self.service.doctor(&self.who, project, server).await
+    }
+    async fn check_oauth(&self, project: &str, server: &str) -> Result<CheckOauthResult> {
+        self.service.check_oauth(&self.who, project, server)
+    }
+    async fn tools(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ToolItem>> {
+        self.service.tools(&self.who, project, server, req).await
+    }
+    async fn call_tool(&self, project: &str, server: &str, req: &ToolCallRequest) -> Result<Value> {
+        self.service
+            .call_tool(&self.who, project, server, req)
+            .await
+    }
+    async fn prompts(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<PromptItem>> {
+        self.service.prompts(&self.who, project, server, req).await
+    }
+    async fn get_prompt(
+        &self,
+        project: &str,
+        server: &str,
+        req: &PromptGetRequest,
+    ) -> Result<Value> {
+        self.service
+            .get_prompt(&self.who, project, server, req)
+            .await
+    }
+    async fn resources(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceItem>> {
+        self.service
+            .resources(&self.who, project, server, req)
+            .await
+    }
+    async fn resource_templates(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceTemplateItem>> {
+        self.service
+            .resource_templates(&self.who, project, server, req)
+            .await
+    }
+    async fn read_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Value> {
+        self.service
+            .read_resource(&self.who, project, server, req)
+            .await
+    }
+    async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot> {
+        self.service.export(&self.who, project, server).await
+    }
+    async fn import_tokens(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ImportTokensRequest,
+    ) -> Result<ImportTokensResult> {
+        self.service
+            .import_tokens(&self.who, project, server, req)
+            .await
     }
 
     async fn create_server_group(

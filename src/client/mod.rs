@@ -22,12 +22,22 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{
+    CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
+    ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
+    ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use serde_json::Value;
 
 #[async_trait]
 pub trait Backend: Send + Sync {
     /// Where the operations go, for the status bar: `embedded: PATH` or `remote: URL`.
     fn describe(&self) -> String;
+
+    /// Releases what the backend holds (the embedded core's MCP sessions and child
+    /// processes); a remote backend has nothing to release.
+    async fn close(&self) {}
 
     async fn me(&self) -> Result<Me>;
     async fn projects(&self, q: &ProjectQuery, page: &PageRequest) -> Result<Page<Project>>;
@@ -78,6 +88,55 @@ pub trait Backend: Send + Sync {
         id: &str,
         expected_revision: i64,
     ) -> Result<EnvironmentRestored>;
+
+    async fn validate_server(&self, project: &str, server: &str) -> Result<ValidateResult>;
+    async fn doctor(&self, project: &str, server: &str) -> Result<DoctorReport>;
+    async fn check_oauth(&self, project: &str, server: &str) -> Result<CheckOauthResult>;
+    async fn tools(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ToolItem>>;
+    /// The MCP call-tool result verbatim; a tool-level error is `Ok` with `isError: true`.
+    async fn call_tool(&self, project: &str, server: &str, req: &ToolCallRequest) -> Result<Value>;
+    async fn prompts(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<PromptItem>>;
+    async fn get_prompt(
+        &self,
+        project: &str,
+        server: &str,
+        req: &PromptGetRequest,
+    ) -> Result<Value>;
+    async fn resources(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceItem>>;
+    async fn resource_templates(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceTemplateItem>>;
+    async fn read_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Value>;
+    async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot>;
+    async fn import_tokens(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ImportTokensRequest,
+    ) -> Result<ImportTokensResult>;
 
     async fn create_server_group(&self, project: &str, body: &ServerGroupCreate)
     -> Result<Created>;

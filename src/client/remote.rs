@@ -20,8 +20,14 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{
+    CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
+    ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
+    ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::{Code, Error, Result};
+use serde_json::Value;
 
 /// How a rate-limited request is retried.
 #[derive(Debug, Clone, Copy)]
@@ -318,6 +324,152 @@ impl Backend for Remote {
             Method::POST,
             &["projects", project, "environments", id, "restore"],
             &body,
+        )
+        .await
+    }
+
+    async fn validate_server(&self, project: &str, server: &str) -> Result<ValidateResult> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "validate"],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn doctor(&self, project: &str, server: &str) -> Result<DoctorReport> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "doctor"],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn check_oauth(&self, project: &str, server: &str) -> Result<CheckOauthResult> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "check-oauth"],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn tools(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ToolItem>> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "tools"],
+            req,
+        )
+        .await
+    }
+    async fn call_tool(&self, project: &str, server: &str, req: &ToolCallRequest) -> Result<Value> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "tools", "call"],
+            req,
+        )
+        .await
+    }
+    async fn prompts(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<PromptItem>> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "prompts"],
+            req,
+        )
+        .await
+    }
+    async fn get_prompt(
+        &self,
+        project: &str,
+        server: &str,
+        req: &PromptGetRequest,
+    ) -> Result<Value> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "prompts", "get"],
+            req,
+        )
+        .await
+    }
+    async fn resources(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceItem>> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "resources"],
+            req,
+        )
+        .await
+    }
+    async fn resource_templates(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceTemplateItem>> {
+        self.send(
+            Method::POST,
+            &[
+                "projects",
+                project,
+                "servers",
+                server,
+                "resources",
+                "templates",
+            ],
+            req,
+        )
+        .await
+    }
+    async fn read_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Value> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "resources", "read"],
+            req,
+        )
+        .await
+    }
+    async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot> {
+        self.send(
+            Method::POST,
+            &["projects", project, "servers", server, "export"],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn import_tokens(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ImportTokensRequest,
+    ) -> Result<ImportTokensResult> {
+        self.send(
+            Method::POST,
+            &[
+                "projects",
+                project,
+                "servers",
+                server,
+                "oauth",
+                "import-tokens",
+            ],
+            req,
         )
         .await
     }

@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod environments;
 pub mod hosts;
 pub mod mcp;
+pub mod primitives;
 pub mod servers;
 pub mod store;
 
@@ -27,6 +28,8 @@ pub struct Config {
     pub allow_stdio: bool,
     /// When set, only these commands may be saved as stdio servers.
     pub allowed_commands: Option<Vec<String>>,
+    /// MCP session pool timers.
+    pub pool: mcp::PoolOptions,
 }
 
 impl Default for Config {
@@ -37,6 +40,7 @@ impl Default for Config {
                 .unwrap_or_else(|_| "evaldeck".into()),
             allow_stdio: true,
             allowed_commands: None,
+            pool: mcp::PoolOptions::default(),
         }
     }
 }
@@ -50,6 +54,8 @@ pub struct Service {
 struct Inner {
     store: Store,
     config: Config,
+    mcp: mcp::McpPool,
+    http: reqwest::Client,
 }
 
 impl Service {
@@ -57,8 +63,22 @@ impl Service {
     pub fn open(db: &std::path::Path, config: Config) -> Result<Service> {
         let store = Store::open(db)?;
         store.ensure_seeded(&config.demo_command)?;
+        let mcp = mcp::McpPool::new(config.pool.clone());
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("evaldeck/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(std::time::Duration::from_secs(10))
+            .timeout(std::time::Duration::from_secs(30))
+            .build()
+            .map_err(|e| {
+                crate::spec::Error::internal(format!("cannot build the HTTP client: {e}"))
+            })?;
         Ok(Service {
-            inner: Arc::new(Inner { store, config }),
+            inner: Arc::new(Inner {
+                store,
+                config,
+                mcp,
+                http,
+            }),
         })
     }
 
@@ -68,6 +88,20 @@ impl Service {
 
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The live MCP sessions.
+    pub fn mcp(&self) -> &mcp::McpPool {
+        &self.inner.mcp
+    }
+
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        &self.inner.http
+    }
+
+    /// Closes every MCP session and reaps child processes.
+    pub async fn shutdown(&self) {
+        self.inner.mcp.shutdown().await;
     }
 
     /// The principal the embedded backend acts as: the local owner of the first-run org.

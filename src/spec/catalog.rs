@@ -180,6 +180,7 @@ pub struct ChatboxServer {
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
 }
 

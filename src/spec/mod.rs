@@ -8,6 +8,7 @@ pub mod environment;
 pub mod error;
 pub mod host;
 pub mod import;
+pub mod mcp_config;
 pub mod page;
 pub mod primitives;
 pub mod server;

@@ -69,6 +69,7 @@ pub struct ServerConfig {
     #[serde(default = "default_request")]
     pub request_timeout_ms: u64,
     #[serde(default)]
+    #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
 }
 
@@ -103,6 +104,7 @@ pub struct Server {
     pub transport_type: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
     pub has_client_secret: bool,
     /// Increases on every config change; live sessions are keyed by it.
@@ -130,6 +132,7 @@ pub struct ServerCreate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout_ms: Option<u64>,
     #[serde(default)]
+    #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
     #[serde(default = "yes")]
     pub enabled: bool,
@@ -180,6 +183,7 @@ pub struct ServerPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_timeout_ms: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "useOAuth")]
     pub use_oauth: Option<bool>,
 }
 

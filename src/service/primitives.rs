@@ -1,0 +1,360 @@
+//! Server diagnostics and primitives: each resolves the saved server (and its imported
+//! OAuth tokens) into an MCP [`Target`] and hands it to the pool. Expired tokens are
+//! refreshed before use, and a token the server rejects is refreshed once and retried.
+
+use std::future::Future;
+
+use serde_json::Value;
+
+use super::mcp::{
+    OAuthTokens, RefreshRequest, Target, check_oauth, discover_token_endpoint, needs_refresh,
+    refresh_access_token,
+};
+use super::store::now_ms;
+use super::store::projects::ProjectRole;
+use super::store::servers::StoredTokens;
+use super::{Principal, Service};
+use crate::spec::primitives::{
+    CheckOauthResult, DoctorReport, DoctorStatus, ExportSnapshot, ImportTokensRequest,
+    ImportTokensResult, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
+    ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+};
+use crate::spec::server::Server;
+use crate::spec::validate::Checker;
+use crate::spec::{Error, Result};
+
+/// Refresh a token this long before it expires rather than wait for a 401.
+const REFRESH_SKEW_MS: i64 = 30_000;
+
+impl Service {
+    /// The saved server behind `server` (id or name) after an access check.
+    fn saved_server(&self, who: &Principal, project_id: &str, server: &str) -> Result<Server> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
+        let s = self.store().server(project_id, server)?;
+        if !s.enabled {
+            return Err(Error::conflict(format!(
+                "the server `{}` is disabled; enable it to connect",
+                s.name
+            )));
+        }
+        Ok(s)
+    }
+
+    fn target(&self, s: &Server, tokens: Option<&StoredTokens>) -> Target {
+        Target {
+            server_id: s.id.clone(),
+            revision: s.revision,
+            config: s.config.clone().expect("stored servers carry their config"),
+            access_token: tokens.map(|t| t.access_token.clone()),
+        }
+    }
+
+    /// Exchanges the stored refresh token for a new access token and stores it.
+    async fn refresh_tokens(&self, s: &Server, t: &StoredTokens) -> Result<StoredTokens> {
+        let refresh_token = t.refresh_token.clone().ok_or_else(|| {
+            Error::new(
+                crate::spec::Code::OauthRequired,
+                "the access token expired and no refresh token was imported",
+            )
+            .with_reason("REFRESH_FAILED")
+        })?;
+        let endpoint = discover_token_endpoint(self.http(), &t.server_url).await?;
+        let req = RefreshRequest {
+            token_endpoint: endpoint,
+            refresh_token,
+            client_id: t.client_id.clone().unwrap_or_default(),
+            client_secret: t.client_secret.clone(),
+            resource: t.resource_url.clone(),
+        };
+        let fresh: OAuthTokens = refresh_access_token(self.http(), &req, now_ms()).await?;
+        let stored = StoredTokens {
+            access_token: fresh.access_token,
+            refresh_token: fresh.refresh_token,
+            expires_at: fresh.expires_at,
+            ..t.clone()
+        };
+        self.store().save_tokens(&s.id, &stored)?;
+        tracing::info!(server = %s.id, "refreshed OAuth access token");
+        Ok(stored)
+    }
+
+    /// Runs one MCP operation against a saved server with token refresh around it.
+    async fn with_server<T, F, Fut>(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        op: F,
+    ) -> Result<T>
+    where
+        F: Fn(Target) -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        let s = self.saved_server(who, project_id, server)?;
+        let mut tokens = self.store().tokens(&s.id)?;
+        if let Some(t) = tokens.as_ref().filter(|t| t.refresh_token.is_some()) {
+            let current = OAuthTokens {
+                access_token: String::new(),
+                refresh_token: None,
+                expires_at: t.expires_at,
+            };
+            if current.is_expired(now_ms(), REFRESH_SKEW_MS) {
+                tokens = Some(self.refresh_tokens(&s, t).await?);
+            }
+        }
+        match op(self.target(&s, tokens.as_ref())).await {
+            Err(e) if needs_refresh(&e) => {
+                match tokens.as_ref().filter(|t| t.refresh_token.is_some()) {
+                    Some(t) => {
+                        let fresh = self.refresh_tokens(&s, t).await?;
+                        op(self.target(&s, Some(&fresh))).await
+                    }
+                    None => Err(e),
+                }
+            }
+            other => other,
+        }
+    }
+
+    pub async fn validate_server(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+    ) -> Result<ValidateResult> {
+        let id = self.store().server(project_id, server).map(|s| s.id).ok();
+        let r = self
+            .with_server(who, project_id, server, |t| async move {
+                self.mcp().validate(&t).await
+            })
+            .await;
+        if let Some(id) = id {
+            match &r {
+                Ok(v) => self.store().set_server_status(
+                    &id,
+                    "connected",
+                    serde_json::to_value(v).ok().as_ref(),
+                )?,
+                Err(e)
+                    if e.code != crate::spec::Code::Forbidden
+                        && e.code != crate::spec::Code::NotFound =>
+                {
+                    self.store().set_server_status(&id, "error", None)?
+                }
+                Err(_) => {}
+            }
+        }
+        r
+    }
+
+    pub async fn doctor(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+    ) -> Result<DoctorReport> {
+        let report = self
+            .with_server(who, project_id, server, |t| async move {
+                Ok(self.mcp().doctor(&t).await)
+            })
+            .await?;
+        let status = match report.status {
+            DoctorStatus::Ready => "connected",
+            DoctorStatus::OauthRequired => "oauth_required",
+            DoctorStatus::Partial => "partial",
+            DoctorStatus::Error => "error",
+        };
+        let id = self.store().server(project_id, server)?.id;
+        self.store().set_server_status(&id, status, None)?;
+        Ok(report)
+    }
+
+    pub fn check_oauth(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+    ) -> Result<CheckOauthResult> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
+        let s = self.store().server(project_id, server)?;
+        Ok(check_oauth(
+            s.config
+                .as_ref()
+                .expect("stored servers carry their config"),
+        ))
+    }
+
+    pub async fn tools(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ToolItem>> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().list_tools(&t, req.cursor.clone()).await
+        })
+        .await
+    }
+
+    pub async fn call_tool(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ToolCallRequest,
+    ) -> Result<Value> {
+        let mut c = Checker::new();
+        c.length("/toolName", &req.tool_name, 1, None);
+        c.finish()?;
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().call_tool(&t, req).await
+        })
+        .await
+    }
+
+    pub async fn prompts(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<PromptItem>> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().list_prompts(&t, req.cursor.clone()).await
+        })
+        .await
+    }
+
+    pub async fn get_prompt(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &PromptGetRequest,
+    ) -> Result<Value> {
+        let mut c = Checker::new();
+        c.length("/promptName", &req.prompt_name, 1, None);
+        for (k, v) in req.arguments.iter().flatten() {
+            if !(v.is_string() || v.is_number() || v.is_boolean()) {
+                c.fail(
+                    format!("/arguments/{k}"),
+                    "type",
+                    "prompt arguments are strings, numbers or booleans",
+                );
+            }
+        }
+        c.finish()?;
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().get_prompt(&t, req).await
+        })
+        .await
+    }
+
+    pub async fn resources(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceItem>> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().list_resources(&t, req.cursor.clone()).await
+        })
+        .await
+    }
+
+    pub async fn resource_templates(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ListRequest,
+    ) -> Result<McpPage<ResourceTemplateItem>> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp()
+                .list_resource_templates(&t, req.cursor.clone())
+                .await
+        })
+        .await
+    }
+
+    pub async fn read_resource(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Value> {
+        let mut c = Checker::new();
+        c.length("/uri", &req.uri, 1, None);
+        c.finish()?;
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().read_resource(&t, &req.uri).await
+        })
+        .await
+    }
+
+    pub async fn export(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+    ) -> Result<ExportSnapshot> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().export(&t).await
+        })
+        .await
+    }
+
+    /// Stores tokens obtained elsewhere; they are injected into later HTTP connections and
+    /// refreshed when they expire. The tokens never appear in a response or a log.
+    pub async fn import_tokens(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ImportTokensRequest,
+    ) -> Result<ImportTokensResult> {
+        let mut c = Checker::new();
+        match reqwest::Url::parse(&req.server_url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+            _ => c.fail(
+                "/serverUrl",
+                "url",
+                "must be an absolute http:// or https:// URL",
+            ),
+        }
+        c.length("/tokens/access_token", &req.tokens.access_token, 1, None);
+        if let Some(ci) = &req.client_information {
+            c.length("/clientInformation/clientId", &ci.client_id, 1, None);
+        }
+        c.finish()?;
+        self.store()
+            .project_access(who, project_id, ProjectRole::Admin)?;
+        let s = self.store().server(project_id, server)?;
+        let imported = OAuthTokens::from_imported(&req.tokens, now_ms());
+        let stored = StoredTokens {
+            server_url: req.server_url.clone(),
+            resource_url: req.oauth_resource_url.clone(),
+            client_id: req.client_information.as_ref().map(|c| c.client_id.clone()),
+            client_secret: req
+                .client_information
+                .as_ref()
+                .and_then(|c| c.client_secret.clone()),
+            access_token: imported.access_token,
+            refresh_token: imported.refresh_token,
+            token_type: req.tokens.token_type.clone(),
+            scope: req.tokens.scope.clone(),
+            expires_at: imported.expires_at,
+        };
+        self.store().save_tokens(&s.id, &stored)?;
+        self.mcp().evict(&s.id).await;
+        Ok(ImportTokensResult {
+            imported: true,
+            expires_at: stored.expires_at,
+        })
+    }
+}

@@ -1,0 +1,243 @@
+//! Reading the `mcp.json`-style files users already keep (Claude Desktop, Claude Code,
+//! Cursor: `{"mcpServers": {…}}`; VS Code: `{"servers": {…}, "inputs": […]}`) into servers
+//! to save, with a note for everything that cannot be mapped. Pure: the CLI and the
+//! workbench both call it and then save through their backend.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use super::server::{ServerCreate, Transport};
+
+/// What a config file yields: servers ready to save, and what was left out and why.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Mapped {
+    pub servers: Vec<ServerCreate>,
+    pub skipped: Vec<Unmapped>,
+    /// Mapped, but with something the user should know (an unresolved `${input:…}`, …).
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unmapped {
+    pub name: String,
+    pub reason: String,
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn string_map(v: Option<&Value>) -> BTreeMap<String, String> {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        v.as_str()
+                            .map(str::to_string)
+                            .unwrap_or_else(|| v.to_string()),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Variables like `${input:api-key}` or `${workspaceFolder}` that only the editor resolves.
+fn placeholders(s: &ServerCreate) -> Vec<String> {
+    let mut texts: Vec<&str> = Vec::new();
+    match &s.transport {
+        Transport::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            texts.push(command);
+            texts.extend(args.iter().map(String::as_str));
+            texts.extend(env.values().map(String::as_str));
+            texts.extend(cwd.as_deref());
+        }
+        Transport::Http { url, headers } | Transport::Sse { url, headers } => {
+            texts.push(url);
+            texts.extend(headers.values().map(String::as_str));
+        }
+    }
+    let mut out: Vec<String> = texts
+        .iter()
+        .flat_map(|t| t.match_indices("${").map(move |(i, _)| &t[i..]))
+        .filter_map(|t| t.find('}').map(|j| t[..=j].to_string()))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn map_one(name: &str, v: &Map<String, Value>) -> Result<ServerCreate, String> {
+    let kind = v
+        .get("type")
+        .or_else(|| v.get("transport"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let url = v
+        .get("url")
+        .or_else(|| v.get("serverUrl"))
+        .and_then(Value::as_str);
+    let transport = match (v.get("command").and_then(Value::as_str), url) {
+        (Some(command), _) if kind.is_empty() || kind == "stdio" => Transport::Stdio {
+            command: command.to_string(),
+            args: strings(v.get("args")),
+            env: string_map(v.get("env")),
+            cwd: v.get("cwd").and_then(Value::as_str).map(str::to_string),
+        },
+        (_, Some(url)) => {
+            let headers = string_map(v.get("headers"));
+            match kind {
+                "sse" => Transport::Sse {
+                    url: url.to_string(),
+                    headers,
+                },
+                "" | "http" | "streamable-http" | "streamableHttp" | "streamable_http" => {
+                    // A bare URL ending in /sse is, by convention, a legacy SSE endpoint.
+                    if kind.is_empty() && url.trim_end_matches('/').ends_with("/sse") {
+                        Transport::Sse {
+                            url: url.to_string(),
+                            headers,
+                        }
+                    } else {
+                        Transport::Http {
+                            url: url.to_string(),
+                            headers,
+                        }
+                    }
+                }
+                other => return Err(format!("unknown transport type `{other}`")),
+            }
+        }
+        _ => return Err("neither a `command` (stdio) nor a `url` (HTTP)".into()),
+    };
+    let mut s = ServerCreate {
+        name: name.trim().to_string(),
+        transport,
+        connect_timeout_ms: None,
+        request_timeout_ms: None,
+        use_oauth: v
+            .get("oauth")
+            .is_some_and(|o| !o.is_null() && o != &Value::Bool(false)),
+        enabled: !v.get("disabled").and_then(Value::as_bool).unwrap_or(false),
+    };
+    // Claude Code and Cursor write `timeout` in milliseconds.
+    if let Some(t) = v.get("timeout").and_then(Value::as_u64) {
+        s.request_timeout_ms = Some(t.clamp(1, super::server::MAX_TIMEOUT_MS));
+    }
+    Ok(s)
+}
+
+/// Maps a config file's text. A file that is not JSON, or has no server table, is an error
+/// message for the user; individual servers that cannot be mapped are reported in `skipped`.
+pub fn map_config(text: &str) -> Result<Mapped, String> {
+    let text = text.trim_start_matches('\u{feff}');
+    let root: Value = serde_json::from_str(text).map_err(|e| format!("not a JSON file: {e}"))?;
+    let table = ["mcpServers", "servers", "mcp_servers"]
+        .iter()
+        .find_map(|k| root.get(k).and_then(Value::as_object))
+        .or_else(|| {
+            root.get("mcp")
+                .and_then(|m| m.get("servers"))
+                .and_then(Value::as_object)
+        })
+        .ok_or("no `mcpServers` (Claude, Cursor) or `servers` (VS Code) table in the file")?;
+    let mut out = Mapped::default();
+    for (name, v) in table {
+        let Some(obj) = v.as_object() else {
+            out.skipped.push(Unmapped {
+                name: name.clone(),
+                reason: "not an object".into(),
+            });
+            continue;
+        };
+        if obj.contains_key("envFile") {
+            out.warnings.push(format!(
+                "{name}: `envFile` is not read; copy its variables into `env`"
+            ));
+        }
+        match map_one(name, obj) {
+            Ok(s) => {
+                let vars = placeholders(&s);
+                if !vars.is_empty() {
+                    out.warnings.push(format!(
+                        "{name}: {} must be replaced by real values before the server can start",
+                        vars.join(", ")
+                    ));
+                }
+                out.servers.push(s);
+            }
+            Err(reason) => out.skipped.push(Unmapped {
+                name: name.clone(),
+                reason,
+            }),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_desktop_and_cursor() {
+        let m = map_config(
+            r#"{"mcpServers": {
+                "fs": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"], "env": {"DEBUG": "1"}},
+                "remote": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer x"}},
+                "legacy": {"url": "https://old.example.com/sse"},
+                "off": {"command": "x", "disabled": true},
+                "broken": {"args": ["nothing to run"]}
+            }}"#,
+        )
+        .unwrap();
+        assert_eq!(m.servers.len(), 4);
+        assert!(
+            matches!(&m.servers[0].transport, Transport::Stdio { command, args, env, .. } if command == "npx" && args.len() == 3 && env["DEBUG"] == "1")
+        );
+        assert!(
+            matches!(&m.servers[3].transport, Transport::Http { headers, .. } if headers["Authorization"] == "Bearer x")
+        );
+        assert!(matches!(&m.servers[1].transport, Transport::Sse { .. }));
+        assert!(!m.servers[2].enabled);
+        assert_eq!(
+            m.skipped,
+            vec![Unmapped {
+                name: "broken".into(),
+                reason: "neither a `command` (stdio) nor a `url` (HTTP)".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn vscode_with_inputs() {
+        let m = map_config(
+            "\u{feff}{\"servers\": {\"gh\": {\"type\": \"http\", \"url\": \"https://api.example.com/mcp\", \"headers\": {\"Authorization\": \"Bearer ${input:token}\"}},
+             \"py\": {\"type\": \"stdio\", \"command\": \"uvx\", \"args\": [\"mcp-server-time\"]},
+             \"odd\": {\"type\": \"websocket\", \"url\": \"wss://x\"}}, \"inputs\": []}",
+        )
+        .unwrap();
+        assert_eq!(m.servers.len(), 2);
+        assert_eq!(m.skipped[0].name, "odd");
+        assert!(m.warnings[0].contains("${input:token}"));
+    }
+
+    #[test]
+    fn not_a_config() {
+        assert!(map_config("nope").unwrap_err().contains("not a JSON"));
+        assert!(map_config("{}").unwrap_err().contains("mcpServers"));
+    }
+}
