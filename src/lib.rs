@@ -10,3 +10,4 @@ pub mod client;
 pub mod demo;
 pub mod service;
 pub mod spec;
+pub mod tui;

@@ -115,10 +115,19 @@ async fn main() {
                 );
                 2
             } else {
-                eprintln!(
-                    "evaldeck: the workbench is not built yet; run `evaldeck --help` for the commands"
-                );
-                2
+                match args.target.backend() {
+                    Ok(backend) => match evaldeck::tui::run(backend).await {
+                        Ok(()) => 0,
+                        Err(e) => {
+                            eprintln!("evaldeck: {e:#}");
+                            1
+                        }
+                    },
+                    Err(e) => {
+                        eprintln!("evaldeck: {} ({})", e.message, e.code);
+                        cli::exit_code(&e.code)
+                    }
+                }
             }
         }
     };

@@ -8,6 +8,7 @@ use axum::http::{Method, StatusCode};
 use super::extract::{Body, Path, Query};
 use super::{Routes, State};
 use crate::service::Principal;
+use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{
     ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
     ProjectQuery,
@@ -25,6 +26,7 @@ use crate::spec::primitives::{
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use crate::spec::{Error, Result};
 
 type St = AxState<State>;
@@ -65,7 +67,16 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<ResourceReadRequest, Any, _, _>("/projects/{project_id}/servers/{server_id}/resources/read", "Read one resource by URI", StatusCode::OK, read_resource)
         .post::<Any, ExportSnapshot, _, _>("/projects/{project_id}/servers/{server_id}/export", "One JSON snapshot of tools, resources and prompts", StatusCode::OK, export)
         .post::<ImportTokensRequest, ImportTokensResult, _, _>("/projects/{project_id}/servers/{server_id}/oauth/import-tokens", "Store OAuth tokens obtained by the caller", StatusCode::OK, import_tokens)
+        .post::<SuiteCreate, SuiteCreated, _, _>("/projects/{project_id}/eval-suites", "Create a suite with its test cases; starts nothing, spends nothing", StatusCode::CREATED, create_suite)
+        .patch::<SuitePatch, EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Edit suite settings, including environmentIds", update_suite)
         .extensions()
+        .get::<EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Read a suite (by id or name) with its settings", suite)
+        .delete::<Deleted, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Delete a suite and its cases", delete_suite)
+        .get::<Page<EvalCase>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases", "A suite's persisted cases, in order", cases)
+        .post::<EvalCase, EvalCase, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases", "Add a case (persisted shape; id and times assigned)", StatusCode::CREATED, create_case)
+        .get::<EvalCase, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/{case_id}", "Read a case", case)
+        .patch::<EvalCaseUpdate, EvalCase, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/{case_id}", "Edit a case (omitted keeps, null clears)", update_case)
+        .delete::<Deleted, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/{case_id}", "Delete a case", delete_case)
         .post::<ListRequest, McpPage<ResourceTemplateItem>, _, _>("/projects/{project_id}/servers/{server_id}/resources/templates", "List resource templates", StatusCode::OK, resource_templates)
         .post::<ServerCreate, Server, _, _>("/projects/{project_id}/servers", "Save a server", StatusCode::CREATED, create_server)
         .get::<Server, _, _>("/projects/{project_id}/servers/{server_id}", "Read a saved server (by id or name)", server)
@@ -452,4 +463,67 @@ async fn import_tokens(
     Body(b): Body<ImportTokensRequest>,
 ) -> R<ImportTokensResult> {
     s.service.import_tokens(&who, &p, &id, &b).await.map(Json)
+}
+
+type SuitePath = Path<(String, String)>;
+type CasePath = Path<(String, String, String)>;
+
+async fn create_suite(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<SuiteCreate>,
+) -> RS<SuiteCreated> {
+    s.service
+        .create_suite(&who, &p, &b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn suite(AxState(s): St, who: Principal, Path((p, id)): SuitePath) -> R<EvalSuite> {
+    s.service.suite(&who, &p, &id).map(Json)
+}
+
+async fn update_suite(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): SuitePath,
+    Body(b): Body<SuitePatch>,
+) -> R<EvalSuite> {
+    s.service.update_suite(&who, &p, &id, &b).map(Json)
+}
+
+async fn delete_suite(AxState(s): St, who: Principal, Path((p, id)): SuitePath) -> R<Deleted> {
+    s.service.delete_suite(&who, &p, &id).map(Json)
+}
+
+async fn cases(AxState(s): St, who: Principal, Path((p, id)): SuitePath) -> R<Page<EvalCase>> {
+    s.service.cases(&who, &p, &id).map(Json)
+}
+
+async fn create_case(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): SuitePath,
+    Body(b): Body<serde_json::Value>,
+) -> RS<EvalCase> {
+    s.service
+        .create_case(&who, &p, &id, b)
+        .map(|v| (StatusCode::CREATED, Json(v)))
+}
+
+async fn case(AxState(s): St, who: Principal, Path((p, sid, cid)): CasePath) -> R<EvalCase> {
+    s.service.case(&who, &p, &sid, &cid).map(Json)
+}
+
+async fn update_case(
+    AxState(s): St,
+    who: Principal,
+    Path((p, sid, cid)): CasePath,
+    Body(b): Body<EvalCaseUpdate>,
+) -> R<EvalCase> {
+    s.service.update_case(&who, &p, &sid, &cid, &b).map(Json)
+}
+
+async fn delete_case(AxState(s): St, who: Principal, Path((p, sid, cid)): CasePath) -> R<Deleted> {
+    s.service.delete_case(&who, &p, &sid, &cid).map(Json)
 }

@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use super::Backend;
 use crate::service::{Principal, Service};
 use crate::spec::Result;
+use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{
     ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
     ProjectQuery,
@@ -22,6 +23,7 @@ use crate::spec::primitives::{
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use serde_json::Value;
 
 pub struct Embedded {
@@ -239,6 +241,47 @@ impl Backend for Embedded {
         self.service
             .import_tokens(&self.who, project, server, req)
             .await
+    }
+
+    async fn create_suite(&self, project: &str, body: &SuiteCreate) -> Result<SuiteCreated> {
+        self.service.create_suite(&self.who, project, body)
+    }
+    async fn suite(&self, project: &str, suite: &str) -> Result<EvalSuite> {
+        self.service.suite(&self.who, project, suite)
+    }
+    async fn update_suite(
+        &self,
+        project: &str,
+        suite: &str,
+        body: &SuitePatch,
+    ) -> Result<EvalSuite> {
+        self.service.update_suite(&self.who, project, suite, body)
+    }
+    async fn delete_suite(&self, project: &str, suite: &str) -> Result<Deleted> {
+        self.service.delete_suite(&self.who, project, suite)
+    }
+    async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>> {
+        self.service.cases(&self.who, project, suite)
+    }
+    async fn case(&self, project: &str, suite: &str, case: &str) -> Result<EvalCase> {
+        self.service.case(&self.who, project, suite, case)
+    }
+    async fn create_case(&self, project: &str, suite: &str, body: &Value) -> Result<EvalCase> {
+        self.service
+            .create_case(&self.who, project, suite, body.clone())
+    }
+    async fn update_case(
+        &self,
+        project: &str,
+        suite: &str,
+        case: &str,
+        body: &EvalCaseUpdate,
+    ) -> Result<EvalCase> {
+        self.service
+            .update_case(&self.who, project, suite, case, body)
+    }
+    async fn delete_case(&self, project: &str, suite: &str, case: &str) -> Result<Deleted> {
+        self.service.delete_case(&self.who, project, suite, case)
     }
 
     async fn create_server_group(

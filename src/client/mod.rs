@@ -11,6 +11,7 @@ pub use remote::{Remote, RetryPolicy};
 use async_trait::async_trait;
 
 use crate::spec::Result;
+use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{
     ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
     ProjectQuery,
@@ -28,6 +29,7 @@ use crate::spec::primitives::{
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use serde_json::Value;
 
 #[async_trait]
@@ -137,6 +139,28 @@ pub trait Backend: Send + Sync {
         server: &str,
         req: &ImportTokensRequest,
     ) -> Result<ImportTokensResult>;
+
+    async fn create_suite(&self, project: &str, body: &SuiteCreate) -> Result<SuiteCreated>;
+    async fn suite(&self, project: &str, suite: &str) -> Result<EvalSuite>;
+    async fn update_suite(
+        &self,
+        project: &str,
+        suite: &str,
+        body: &SuitePatch,
+    ) -> Result<EvalSuite>;
+    async fn delete_suite(&self, project: &str, suite: &str) -> Result<Deleted>;
+    async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>>;
+    async fn case(&self, project: &str, suite: &str, case: &str) -> Result<EvalCase>;
+    /// Adds a case given in the persisted shape (without `id`).
+    async fn create_case(&self, project: &str, suite: &str, body: &Value) -> Result<EvalCase>;
+    async fn update_case(
+        &self,
+        project: &str,
+        suite: &str,
+        case: &str,
+        body: &EvalCaseUpdate,
+    ) -> Result<EvalCase>;
+    async fn delete_case(&self, project: &str, suite: &str, case: &str) -> Result<Deleted>;
 
     async fn create_server_group(&self, project: &str, body: &ServerGroupCreate)
     -> Result<Created>;

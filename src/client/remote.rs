@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use std::time::Duration;
 
 use super::Backend;
+use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{
     ChatSession, ChatSessionQuery, Chatbox, ChatboxDetail, Deleted, EvalSuiteSummary, Me, Project,
     ProjectQuery,
@@ -26,6 +27,7 @@ use crate::spec::primitives::{
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use crate::spec::{Code, Error, Result};
 use serde_json::Value;
 
@@ -472,6 +474,65 @@ impl Backend for Remote {
             req,
         )
         .await
+    }
+
+    async fn create_suite(&self, project: &str, body: &SuiteCreate) -> Result<SuiteCreated> {
+        self.send(Method::POST, &["projects", project, "eval-suites"], body)
+            .await
+    }
+    async fn suite(&self, project: &str, suite: &str) -> Result<EvalSuite> {
+        self.get(&["projects", project, "eval-suites", suite]).await
+    }
+    async fn update_suite(
+        &self,
+        project: &str,
+        suite: &str,
+        body: &SuitePatch,
+    ) -> Result<EvalSuite> {
+        self.send(
+            Method::PATCH,
+            &["projects", project, "eval-suites", suite],
+            body,
+        )
+        .await
+    }
+    async fn delete_suite(&self, project: &str, suite: &str) -> Result<Deleted> {
+        self.delete(&["projects", project, "eval-suites", suite])
+            .await
+    }
+    async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>> {
+        self.get(&["projects", project, "eval-suites", suite, "cases"])
+            .await
+    }
+    async fn case(&self, project: &str, suite: &str, case: &str) -> Result<EvalCase> {
+        self.get(&["projects", project, "eval-suites", suite, "cases", case])
+            .await
+    }
+    async fn create_case(&self, project: &str, suite: &str, body: &Value) -> Result<EvalCase> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-suites", suite, "cases"],
+            body,
+        )
+        .await
+    }
+    async fn update_case(
+        &self,
+        project: &str,
+        suite: &str,
+        case: &str,
+        body: &EvalCaseUpdate,
+    ) -> Result<EvalCase> {
+        self.send(
+            Method::PATCH,
+            &["projects", project, "eval-suites", suite, "cases", case],
+            body,
+        )
+        .await
+    }
+    async fn delete_case(&self, project: &str, suite: &str, case: &str) -> Result<Deleted> {
+        self.delete(&["projects", project, "eval-suites", suite, "cases", case])
+            .await
     }
 
     async fn create_server_group(

@@ -174,6 +174,16 @@ impl Service {
     ) -> Result<Created> {
         let mut c = Checker::new();
         c.length("/name", &body.name, 1, Some(200));
+        let mut seen = std::collections::HashSet::new();
+        for (i, s) in body.server_ids.iter().enumerate() {
+            if !seen.insert(s) {
+                c.fail(
+                    format!("/serverIds/{i}"),
+                    "uniqueItems",
+                    format!("`{s}` is listed twice"),
+                );
+            }
+        }
         c.finish()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;

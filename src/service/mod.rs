@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod primitives;
 pub mod servers;
 pub mod store;
+pub mod suites;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -12,8 +12,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::case::{CaseModel, EvalCase, EvalTestStep, decode_body, validate_steps};
+use super::environment::Patch;
 use super::error::Error;
 use super::validate::{Checker, join};
+use serde_json::Value;
 
 /// Most tests in one create request.
 pub const MAX_TESTS: usize = 100;
@@ -223,6 +225,175 @@ pub struct SuiteCreated {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<Vec<SuiteServerRef>>,
     pub case_upsert: CaseUpsert,
+}
+
+/// Suite defaults every case inherits unless it overrides them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteSettings {
+    /// Default model id, `<provider>/<name>`.
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Default trials per case under per-case grading.
+    #[serde(default = "one")]
+    pub repetitions: i64,
+    /// Default fraction of trials that must pass.
+    #[serde(default = "full")]
+    pub pass_threshold: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_criteria: Option<PassCriteria>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Standard check ids the suite applies to every case (see `STANDARD_CHECK_IDS`).
+    #[serde(default = "default_standard_checks")]
+    pub standard_checks: Vec<String>,
+}
+
+fn one() -> i64 {
+    1
+}
+fn full() -> f64 {
+    1.0
+}
+
+/// By default a suite applies every standard check.
+pub fn default_standard_checks() -> Vec<String> {
+    crate::spec::case::STANDARD_CHECK_IDS
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+
+impl Default for SuiteSettings {
+    fn default() -> Self {
+        SuiteSettings {
+            model: "builtin/baseline".into(),
+            provider: None,
+            repetitions: 1,
+            pass_threshold: 1.0,
+            pass_criteria: None,
+            tags: Vec::new(),
+            standard_checks: default_standard_checks(),
+        }
+    }
+}
+
+/// Extension `GET /projects/{p}/eval-suites/{s}`: a suite with its settings and cases.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EvalSuite {
+    pub id: String,
+    pub project_id: String,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub server_ids: Vec<String>,
+    pub environment_ids: Vec<String>,
+    pub settings: SuiteSettings,
+    /// Scheduled runs, when enabled (additive; see the schedule operation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Value>,
+    pub case_count: i64,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// `PATCH /projects/{p}/eval-suites/{s}`: any subset of settings. `environmentIds`: a
+/// non-empty array sets or replaces, `null` detaches all, `[]` is rejected.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SuitePatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub description: Patch<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_ids: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub environment_ids: Patch<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub provider: Patch<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetitions: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_threshold: Option<f64>,
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub pass_criteria: Patch<PassCriteria>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub standard_checks: Option<Vec<String>>,
+}
+
+impl SuitePatch {
+    pub fn validate(&self) -> Result<(), Error> {
+        let mut c = Checker::new();
+        if self == &SuitePatch::default() {
+            c.fail("", "minProperties", "give at least one field to change");
+        }
+        if let Some(n) = &self.name {
+            c.length("/name", n, 1, Some(200));
+        }
+        if let Some(ids) = &self.server_ids {
+            for (i, s) in ids.iter().enumerate() {
+                c.length(&join("/serverIds", i), s, 1, None);
+            }
+        }
+        if let Patch::Set(ids) = &self.environment_ids {
+            if ids.is_empty() {
+                c.fail(
+                    "/environmentIds",
+                    "minItems",
+                    "must name at least 1 environment; send null to detach all",
+                );
+            }
+            for (i, s) in ids.iter().enumerate() {
+                c.length(&join("/environmentIds", i), s, 1, None);
+            }
+        }
+        if let Some(m) = &self.model {
+            c.length("/model", m, 1, None);
+        }
+        if let Some(r) = self.repetitions {
+            c.range_i64(
+                "/repetitions",
+                r,
+                1,
+                crate::spec::validate::MAX_SAFE_INTEGER as i64,
+            );
+        }
+        if let Some(t) = self.pass_threshold {
+            c.range_f64("/passThreshold", t, 0.0, 1.0);
+        }
+        if let Patch::Set(pc) = &self.pass_criteria {
+            pc.validate("/passCriteria", &mut c);
+        }
+        if let Some(ids) = &self.standard_checks {
+            crate::spec::case::validate_check_ids("/standardChecks", ids, &mut c);
+        }
+        c.finish()
+    }
+
+    /// Applies the settings part of the patch.
+    pub fn apply(&self, s: &mut SuiteSettings) {
+        if let Some(m) = &self.model {
+            s.model = m.clone();
+        }
+        s.provider = self.provider.clone().apply(s.provider.take());
+        if let Some(r) = self.repetitions {
+            s.repetitions = r;
+        }
+        if let Some(t) = self.pass_threshold {
+            s.pass_threshold = t;
+        }
+        s.pass_criteria = self.pass_criteria.clone().apply(s.pass_criteria.take());
+        if let Some(ids) = &self.standard_checks {
+            let mut ids = ids.clone();
+            crate::spec::case::normalize_check_ids(&mut ids);
+            s.standard_checks = ids;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,2 +1,6 @@
 //! The one integration test binary: a module per capability.
+mod common;
+mod contract;
 mod mcp;
+mod perf;
+mod tui;

@@ -119,8 +119,10 @@ impl Store {
     pub fn delete_host(&self, project_id: &str, id: &str) -> Result<()> {
         self.write(|tx| {
             let users: Vec<String> = tx
-                .prepare("SELECT name FROM environments WHERE host_id = ?1 ORDER BY name")?
-                .query_map([id], |r| r.get(0))?
+                .prepare(
+                    "SELECT name FROM environments WHERE project_id = ?1 AND host_id = ?2 ORDER BY name",
+                )?
+                .query_map(params![project_id, id], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             if !users.is_empty() {
                 return Err(Error::conflict(format!(

@@ -90,7 +90,7 @@ impl Store {
                  VALUES (?1, ?2, 'local', 'The demo server under Claude Code''s profile.', ?3, ?4, 1, ?5, ?5)",
                 params![env_id, project_id, host_id, group_id, now],
             )?;
-            let settings = serde_json::json!({ "model": "builtin/baseline", "repetitions": 1, "passThreshold": 1.0 });
+            let settings = crate::spec::suite::SuiteSettings::default();
             tx.execute(
                 "INSERT INTO eval_suites (id, project_id, name, description, settings, server_ids, created_at, updated_at)
                  VALUES (?1, ?2, 'Smoke', 'Paste a test plan to fill this suite.', ?3, ?4, ?5, ?5)",

@@ -1,0 +1,1097 @@
+//! The controller: it owns the backend, the reply queue and every pane. Input becomes
+//! actions, actions become effects, effects become backend calls on spawned tasks whose
+//! replies come back through the queue tagged with a generation. Nothing here awaits the
+//! backend, so drawing and typing never wait on I/O.
+//!
+//! Headless use (tests): [`App::new`], [`App::handle_key`], [`App::drain`], [`App::render`].
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use futures::FutureExt;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::keymap::{Action, Keymap};
+use super::message::{Envelope, Reply, Request, Slot, execute};
+use super::nav::{Nav, NavRow, Section};
+use super::panes::environments::EnvironmentsPane;
+use super::panes::hosts::HostsPane;
+use super::panes::projects::ProjectsPane;
+use super::panes::server_form::{FormOutcome, ServerForm};
+use super::panes::servers::ServersPane;
+use super::panes::suites::SuitesPane;
+use super::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx};
+use super::theme::Theme;
+use super::widgets::help::{Help, HelpSection};
+use super::widgets::list::{FilterKey, ListView};
+use super::widgets::modal::{Confirm, ErrorModal};
+use super::widgets::palette::{Entry, Palette, PaletteOutcome};
+use crate::client::Backend;
+use crate::spec::catalog::Me;
+use crate::spec::{Code, Error};
+
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/// How long a footer notice stays.
+const NOTICE_FOR: Duration = Duration::from_secs(4);
+
+/// Which part of the screen has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Nav,
+    List,
+    Detail,
+}
+
+enum Overlay {
+    Help(Help),
+    Palette(Palette),
+    ServerForm(ServerForm),
+    Confirm(Confirm),
+}
+
+pub struct App {
+    backend: Arc<dyn Backend>,
+    tx: mpsc::UnboundedSender<Envelope>,
+    rx: mpsc::UnboundedReceiver<Envelope>,
+    /// The newest generation issued per slot; older replies are stale.
+    generations: HashMap<Slot, u64>,
+    /// Slots whose newest request has not answered yet.
+    pending: HashMap<Slot, u64>,
+    in_flight: usize,
+    keymap: Keymap,
+    theme: Theme,
+    describe: String,
+    me: Option<Me>,
+    nav: Nav,
+    focus: Focus,
+    projects: ProjectsPane,
+    servers: ServersPane,
+    environments: EnvironmentsPane,
+    hosts: HostsPane,
+    suites: SuitesPane,
+    overlay: Option<Overlay>,
+    errors: VecDeque<ErrorModal>,
+    last_latency: Option<Duration>,
+    notice: Option<(String, Instant)>,
+    frame: usize,
+    quit: bool,
+    nav_area: Rect,
+}
+
+impl App {
+    /// A new app; starts loading the account and the projects at once. Needs a tokio
+    /// runtime (backend calls run on spawned tasks).
+    pub fn new(backend: Arc<dyn Backend>) -> App {
+        App::with_theme(backend, Theme::from_env())
+    }
+
+    pub fn with_theme(backend: Arc<dyn Backend>, theme: Theme) -> App {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let describe = backend.describe();
+        let mut app = App {
+            backend,
+            tx,
+            rx,
+            generations: HashMap::new(),
+            pending: HashMap::new(),
+            in_flight: 0,
+            keymap: Keymap::default(),
+            theme,
+            describe,
+            me: None,
+            nav: Nav::default(),
+            focus: Focus::Nav,
+            projects: ProjectsPane::default(),
+            servers: ServersPane::default(),
+            environments: EnvironmentsPane::default(),
+            hosts: HostsPane::default(),
+            suites: SuitesPane::default(),
+            overlay: None,
+            errors: VecDeque::new(),
+            last_latency: None,
+            notice: None,
+            frame: 0,
+            quit: false,
+            nav_area: Rect::default(),
+        };
+        app.dispatch(Request::Me);
+        app.dispatch(Request::Projects);
+        app
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+
+    /// Whether something on screen moves by itself (spinner, countdown, notice), so the
+    /// loop should tick.
+    pub fn animating(&self) -> bool {
+        self.in_flight > 0 || self.notice.is_some() || self.errors.iter().any(|e| e.retry.is_some())
+    }
+
+    // --- the reply queue ----------------------------------------------------------------
+
+    /// Sends a request on its own task; the reply comes back through the queue.
+    fn dispatch(&mut self, req: Request) {
+        let slot = req.slot();
+        let generation = {
+            let g = self.generations.entry(slot).or_default();
+            *g += 1;
+            *g
+        };
+        self.pending.insert(slot, generation);
+        self.in_flight += 1;
+        tracing::debug!(?slot, generation, what = %req.describe(), "request");
+        let backend = self.backend.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            // A panic in the backend becomes an error reply, so the app never waits forever.
+            let result = std::panic::AssertUnwindSafe(execute(&*backend, &req))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| Err(Error::internal("the backend call panicked; see the log")));
+            let _ = tx.send(Envelope {
+                slot,
+                generation,
+                request: req,
+                result,
+                elapsed: started.elapsed(),
+            });
+        });
+    }
+
+    /// Waits for the next reply (the event loop selects on this).
+    pub async fn recv(&mut self) -> Option<Envelope> {
+        self.rx.recv().await
+    }
+
+    /// Applies every reply already queued, without waiting.
+    pub fn process_ready(&mut self) {
+        while let Ok(env) = self.rx.try_recv() {
+            self.on_envelope(env);
+        }
+    }
+
+    /// Waits until no request is in flight, applying replies (and whatever they trigger).
+    pub async fn drain(&mut self) {
+        while self.in_flight > 0 {
+            match self.rx.recv().await {
+                Some(env) => self.on_envelope(env),
+                None => break,
+            }
+        }
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    pub fn on_envelope(&mut self, env: Envelope) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.generations.get(&env.slot) != Some(&env.generation) {
+            tracing::debug!(slot = ?env.slot, generation = env.generation, "stale reply dropped");
+            return;
+        }
+        self.pending.remove(&env.slot);
+        self.last_latency = Some(env.elapsed);
+        match env.result {
+            Ok(reply) => self.apply(reply),
+            Err(e) => self.fail(env.request, e),
+        }
+    }
+
+    fn apply(&mut self, reply: Reply) {
+        match reply {
+            Reply::Me(me) => {
+                self.me = Some(me);
+                self.ensure_active_project();
+            }
+            Reply::Projects(ps) => {
+                self.nav.set_projects(ps.clone());
+                self.projects.set_items(ps);
+                self.ensure_active_project();
+            }
+            Reply::Servers(v) => self.servers.set_items(v),
+            Reply::Server(s) => self.servers.upsert(s),
+            Reply::ServerCreated(s) => {
+                if matches!(self.overlay, Some(Overlay::ServerForm(_))) {
+                    self.overlay = None;
+                }
+                self.notify(format!("added server {}", s.name));
+                let id = s.id.clone();
+                self.servers.upsert(s);
+                self.servers.select_id(&id);
+                self.nav.select_section(Section::Servers);
+                self.focus = Focus::List;
+                self.reload(Section::Servers);
+            }
+            Reply::ServerDeleted(d) => {
+                self.notify(format!("deleted server {}", d.id));
+                self.reload(Section::Servers);
+            }
+            Reply::Hosts(v) => {
+                self.environments.host_names =
+                    v.iter().map(|h| (h.id.clone(), h.name.clone())).collect();
+                self.hosts.set_items(v);
+            }
+            Reply::Host(h) => self.hosts.set_opened(h),
+            Reply::Environments(v) => self.environments.set_items(v),
+            Reply::Resolution(r) => self.environments.set_resolution(r),
+            Reply::EnvironmentArchived(e) => {
+                self.notify(format!("archived {} (revision {})", e.name, e.revision));
+                self.reload(Section::Environments);
+            }
+            Reply::EnvironmentRestored(r) => {
+                let dropped = if r.dropped_plugin_version_ids.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; dropped {} missing plugin pin(s)",
+                        r.dropped_plugin_version_ids.len()
+                    )
+                };
+                self.notify(format!("restored {}{dropped}", r.environment.name));
+                let id = r.environment.id.clone();
+                self.environments.select_id(&id);
+                self.reload(Section::Environments);
+            }
+            Reply::Suites(v) => self.suites.set_items(v),
+        }
+    }
+
+    fn fail(&mut self, request: Request, e: Error) {
+        tracing::warn!(code = %e.code, message = %e.message, what = %request.describe(), "request failed");
+        if let (Request::CreateServer { .. }, Some(Overlay::ServerForm(form))) =
+            (&request, self.overlay.as_mut())
+            && e.code != Code::RateLimited
+        {
+            form.set_error(&e);
+            return;
+        }
+        let mut modal = ErrorModal::new(e, request.describe());
+        if modal.error.code == Code::RateLimited {
+            let wait = Duration::from_secs(modal.error.retry_after().unwrap_or(1).max(1));
+            modal.retry = Some((request, Instant::now() + wait));
+        } else if modal.error.code == Code::Conflict
+            && let Request::ArchiveEnvironment {
+                expected_revision, ..
+            }
+            | Request::RestoreEnvironment {
+                expected_revision, ..
+            } = &request
+        {
+            modal.hint = Some(format!(
+                "The environment changed after this list was read: you acted on revision \
+                 {expected_revision}, and someone (another window, the CLI or the API) has \
+                 written a newer one. The list has been reloaded — check the environment \
+                 and try again."
+            ));
+            self.reload(Section::Environments);
+        }
+        self.errors.push_back(modal);
+    }
+
+    /// Advances the spinner, fires due retries and expires the notice.
+    pub fn on_tick(&mut self) {
+        self.frame = self.frame.wrapping_add(1);
+        let now = Instant::now();
+        if self.notice.as_ref().is_some_and(|(_, at)| now >= *at) {
+            self.notice = None;
+        }
+        let mut due = Vec::new();
+        self.errors.retain_mut(|m| match &m.retry {
+            Some((req, at)) if now >= *at => {
+                due.push(req.clone());
+                false
+            }
+            _ => true,
+        });
+        for req in due {
+            self.dispatch(req);
+        }
+    }
+
+    fn notify(&mut self, msg: String) {
+        self.notice = Some((msg, Instant::now() + NOTICE_FOR));
+    }
+
+    // --- projects -----------------------------------------------------------------------
+
+    /// Once the projects are known, makes the organization's default (or the first) active.
+    fn ensure_active_project(&mut self) {
+        if self.nav.active.is_some() || self.nav.projects.is_empty() {
+            return;
+        }
+        let default = self
+            .me
+            .as_ref()
+            .and_then(|m| m.organization.as_ref())
+            .and_then(|o| o.default_project_id.clone())
+            .filter(|id| self.nav.projects.iter().any(|p| &p.id == id));
+        let id = default.unwrap_or_else(|| self.nav.projects[0].id.clone());
+        self.activate_project(&id);
+        self.nav.select_project(&id);
+        self.projects.select_id(&id);
+    }
+
+    fn activate_project(&mut self, id: &str) {
+        if self.nav.active.as_deref() == Some(id) {
+            return;
+        }
+        self.nav.set_active(Some(id.to_string()));
+        self.projects.active = Some(id.to_string());
+        self.servers.set_items(Vec::new());
+        self.environments.clear();
+        self.hosts.clear();
+        self.suites.set_items(Vec::new());
+        for s in Section::CHILDREN {
+            self.reload(s);
+        }
+    }
+
+    /// Reloads a section's list for the active project.
+    fn reload(&mut self, section: Section) {
+        if section == Section::Projects {
+            self.dispatch(Request::Projects);
+            return;
+        }
+        let Some(project) = self.nav.active.clone() else {
+            return;
+        };
+        let req = match section {
+            Section::Servers => Request::Servers { project },
+            Section::Environments => self.environments.list_request(&project),
+            Section::Hosts => Request::Hosts { project },
+            Section::Suites => Request::Suites { project },
+            Section::Projects => unreachable!(),
+        };
+        self.dispatch(req);
+    }
+
+    fn refresh(&mut self) {
+        self.dispatch(Request::Me);
+        self.dispatch(Request::Projects);
+        for s in Section::CHILDREN {
+            self.reload(s);
+        }
+        self.notify("refreshing".into());
+    }
+
+    // --- panes --------------------------------------------------------------------------
+
+    /// The section the main area shows.
+    pub fn section(&self) -> Section {
+        self.nav.section()
+    }
+
+    fn pane_mut(&mut self, s: Section) -> &mut dyn Pane {
+        match s {
+            Section::Projects => &mut self.projects,
+            Section::Servers => &mut self.servers,
+            Section::Environments => &mut self.environments,
+            Section::Hosts => &mut self.hosts,
+            Section::Suites => &mut self.suites,
+        }
+    }
+
+    fn pane(&self, s: Section) -> &dyn Pane {
+        match s {
+            Section::Projects => &self.projects,
+            Section::Servers => &self.servers,
+            Section::Environments => &self.environments,
+            Section::Hosts => &self.hosts,
+            Section::Suites => &self.suites,
+        }
+    }
+
+    fn slot_of(s: Section) -> Slot {
+        match s {
+            Section::Projects => Slot::Projects,
+            Section::Servers => Slot::Servers,
+            Section::Environments => Slot::Environments,
+            Section::Hosts => Slot::Hosts,
+            Section::Suites => Slot::Suites,
+        }
+    }
+
+    fn count(&self, s: Section) -> Option<usize> {
+        if self.pending.contains_key(&App::slot_of(s)) {
+            return None;
+        }
+        Some(match s {
+            Section::Projects => self.projects.items.len(),
+            Section::Servers => self.servers.count(),
+            Section::Environments => self.environments.active_count(),
+            Section::Hosts => self.hosts.items.len(),
+            Section::Suites => self.suites.items.len(),
+        })
+    }
+
+    /// Runs a pane handler with a context, then carries out what it asked for.
+    fn with_pane(&mut self, f: impl FnOnce(&mut dyn Pane, &mut Cx) -> bool) -> bool {
+        let project = self.nav.active.clone();
+        let section = self.section();
+        let mut cx = Cx {
+            project: project.as_deref(),
+            effects: Vec::new(),
+        };
+        let handled = f(self.pane_mut(section), &mut cx);
+        let effects = cx.effects;
+        for e in effects {
+            self.apply_effect(e);
+        }
+        handled
+    }
+
+    fn apply_effect(&mut self, e: Effect) {
+        match e {
+            Effect::Fetch(r) => self.dispatch(r),
+            Effect::Confirm { prompt, request } => {
+                self.overlay = Some(Overlay::Confirm(Confirm { prompt, request }));
+            }
+            Effect::OpenServerForm => {
+                if self.nav.active.is_some() {
+                    self.overlay = Some(Overlay::ServerForm(ServerForm::default()));
+                } else {
+                    self.notify("no project is active".into());
+                }
+            }
+            Effect::ActivateProject(id) => {
+                self.activate_project(&id);
+                self.notify(format!(
+                    "project {}",
+                    self.nav
+                        .active_project()
+                        .map(|p| p.name.as_str())
+                        .unwrap_or("?")
+                ));
+            }
+            Effect::Notify(m) => self.notify(m),
+        }
+    }
+
+    // --- input --------------------------------------------------------------------------
+
+    pub fn handle_event(&mut self, ev: Event) {
+        match ev {
+            Event::Key(k) => self.handle_key(k),
+            Event::Mouse(m) => self.handle_mouse(m),
+            Event::Paste(text) => self.handle_paste(&text),
+            _ => {}
+        }
+    }
+
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if !self.errors.is_empty() {
+            self.error_key(&key);
+            return;
+        }
+        if let Some(overlay) = self.overlay.take() {
+            self.overlay_key(overlay, &key);
+            return;
+        }
+        if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            self.quit = true;
+            return;
+        }
+        if self.focused_list().filter_key(&key) == FilterKey::Consumed {
+            if self.focus == Focus::Nav {
+                self.on_nav_moved();
+            }
+            return;
+        }
+        if let Some(action) = self.keymap.action(&key) {
+            self.perform(action);
+        }
+    }
+
+    pub fn handle_paste(&mut self, text: &str) {
+        match self.overlay.as_mut() {
+            Some(Overlay::Palette(p)) => p.paste(text),
+            Some(Overlay::ServerForm(f)) => f.paste(text),
+            Some(_) => {}
+            None => {
+                let one_line = text.lines().next().unwrap_or("");
+                self.focused_list().paste_into_filter(one_line);
+            }
+        }
+    }
+
+    fn error_key(&mut self, key: &KeyEvent) {
+        match key.code {
+            KeyCode::Enter => {
+                if let Some(m) = self.errors.pop_front()
+                    && let Some((req, _)) = m.retry
+                {
+                    self.dispatch(req);
+                }
+            }
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char(' ') => {
+                self.errors.pop_front();
+            }
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.quit = true,
+            _ => {}
+        }
+    }
+
+    fn overlay_key(&mut self, overlay: Overlay, key: &KeyEvent) {
+        match overlay {
+            Overlay::Help(mut h) => match self.keymap.action(key) {
+                Some(Action::Back | Action::Help | Action::Quit) => {}
+                Some(Action::Down) => {
+                    h.scroll_by(1);
+                    self.overlay = Some(Overlay::Help(h));
+                }
+                Some(Action::Up) => {
+                    h.scroll_by(-1);
+                    self.overlay = Some(Overlay::Help(h));
+                }
+                Some(Action::PageDown) => {
+                    h.scroll_by(10);
+                    self.overlay = Some(Overlay::Help(h));
+                }
+                Some(Action::PageUp) => {
+                    h.scroll_by(-10);
+                    self.overlay = Some(Overlay::Help(h));
+                }
+                _ => self.overlay = Some(Overlay::Help(h)),
+            },
+            Overlay::Palette(mut p) => match p.handle_key(key) {
+                PaletteOutcome::Keep => self.overlay = Some(Overlay::Palette(p)),
+                PaletteOutcome::Close => {}
+                PaletteOutcome::Run(action) => {
+                    let is_pane_command = self
+                        .pane(self.section())
+                        .commands()
+                        .iter()
+                        .any(|c| c.action == action);
+                    if is_pane_command && self.focus == Focus::Nav {
+                        self.focus = Focus::List;
+                    }
+                    self.perform(action);
+                }
+            },
+            Overlay::ServerForm(mut form) => match form.handle_key(key) {
+                FormOutcome::Keep => self.overlay = Some(Overlay::ServerForm(form)),
+                FormOutcome::Cancel => {}
+                FormOutcome::Submit(body) => {
+                    self.overlay = Some(Overlay::ServerForm(form));
+                    if let Some(project) = self.nav.active.clone() {
+                        self.dispatch(Request::CreateServer { project, body });
+                    }
+                }
+            },
+            Overlay::Confirm(c) => match key.code {
+                KeyCode::Char('y') | KeyCode::Char('Y') => self.dispatch(c.request),
+                KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {}
+                _ => self.overlay = Some(Overlay::Confirm(c)),
+            },
+        }
+    }
+
+    fn focused_list(&mut self) -> &mut ListView {
+        match self.focus {
+            Focus::Nav => &mut self.nav.list,
+            Focus::List | Focus::Detail => {
+                let s = self.section();
+                self.pane_mut(s).list()
+            }
+        }
+    }
+
+    /// After the navigation cursor moved: a project row activates that project.
+    fn on_nav_moved(&mut self) {
+        if let Some(p) = self.nav.project_under_cursor() {
+            let id = p.id.clone();
+            self.projects.select_id(&id);
+            self.activate_project(&id);
+        }
+    }
+
+    fn open(&mut self) {
+        match self.focus {
+            Focus::Nav => match self.nav.current() {
+                Some(NavRow::Project(_)) => {
+                    self.on_nav_moved();
+                    self.focus = Focus::List;
+                }
+                Some(NavRow::Section(_)) => self.focus = Focus::List,
+                None => {}
+            },
+            Focus::List => {
+                if self.with_pane(|p, cx| p.open(cx)) {
+                    self.focus = Focus::Detail;
+                }
+            }
+            Focus::Detail => {}
+        }
+    }
+
+    fn move_focused(&mut self, action: Action) {
+        if self.focus == Focus::Detail {
+            let s = self.section();
+            let d = self.pane_mut(s).detail();
+            match action {
+                Action::Up => d.scroll_by(-1),
+                Action::Down => d.scroll_by(1),
+                Action::PageUp => d.page(false),
+                Action::PageDown => d.page(true),
+                Action::Top => d.top(),
+                Action::Bottom => d.bottom(),
+                _ => {}
+            }
+            return;
+        }
+        let list = self.focused_list();
+        match action {
+            Action::Up => list.up(),
+            Action::Down => list.down(),
+            Action::PageUp => list.page(false),
+            Action::PageDown => list.page(true),
+            Action::Top => list.top(),
+            Action::Bottom => list.bottom(),
+            _ => {}
+        }
+        if self.focus == Focus::Nav {
+            self.on_nav_moved();
+        } else {
+            let s = self.section();
+            self.pane_mut(s).detail().top();
+        }
+    }
+
+    /// Carries out one action.
+    pub fn perform(&mut self, action: Action) {
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Help => self.overlay = Some(Overlay::Help(self.help())),
+            Action::Palette => {
+                self.overlay = Some(Overlay::Palette(Palette::new(self.palette_entries())))
+            }
+            Action::Filter => {
+                if self.focus == Focus::Detail {
+                    self.focus = Focus::List;
+                }
+                self.focused_list().start_filter();
+            }
+            Action::FocusNext => {
+                self.focus = match self.focus {
+                    Focus::Nav => Focus::List,
+                    Focus::List => Focus::Detail,
+                    Focus::Detail => Focus::Nav,
+                }
+            }
+            Action::FocusPrev => {
+                self.focus = match self.focus {
+                    Focus::Nav => Focus::Detail,
+                    Focus::List => Focus::Nav,
+                    Focus::Detail => Focus::List,
+                }
+            }
+            Action::Goto(s) => {
+                if s != Section::Projects && self.nav.active.is_none() {
+                    self.notify("no project is active yet".into());
+                    return;
+                }
+                self.nav.select_section(s);
+                self.focus = Focus::List;
+            }
+            Action::Up
+            | Action::Down
+            | Action::Top
+            | Action::Bottom
+            | Action::PageUp
+            | Action::PageDown => self.move_focused(action),
+            Action::Left => match self.focus {
+                Focus::Nav => {}
+                Focus::List => self.focus = Focus::Nav,
+                Focus::Detail => self.focus = Focus::List,
+            },
+            Action::Right | Action::Open => self.open(),
+            Action::Back => {
+                let list = self.focused_list();
+                if !list.filter_text().is_empty() {
+                    list.clear_filter();
+                    return;
+                }
+                self.focus = match self.focus {
+                    Focus::Nav => Focus::Nav,
+                    Focus::List => Focus::Nav,
+                    Focus::Detail => Focus::List,
+                };
+            }
+            Action::Refresh => self.refresh(),
+            other => {
+                if !self.with_pane(|p, cx| p.on_action(other, cx)) {
+                    let key = self.keymap.key_for(other).unwrap_or_default();
+                    self.notify(format!("{key}: nothing to {} here", other.label()));
+                }
+            }
+        }
+    }
+
+    pub fn handle_mouse(&mut self, m: MouseEvent) {
+        if !self.errors.is_empty() {
+            return;
+        }
+        if let Some(Overlay::Help(h)) = self.overlay.as_mut() {
+            match m.kind {
+                MouseEventKind::ScrollDown => h.scroll_by(3),
+                MouseEventKind::ScrollUp => h.scroll_by(-3),
+                _ => {}
+            }
+            return;
+        }
+        if self.overlay.is_some() {
+            return;
+        }
+        let pos = Position::new(m.column, m.row);
+        let section = self.section();
+        match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => {
+                if self.nav.list.contains(pos) || self.nav_area.contains(pos) {
+                    self.focus = Focus::Nav;
+                    if self.nav.list.click(pos) {
+                        self.on_nav_moved();
+                    }
+                } else if self.pane_mut(section).list().contains(pos) {
+                    self.focus = Focus::List;
+                    if self.pane_mut(section).list().click(pos) {
+                        self.pane_mut(section).detail().top();
+                    }
+                } else if self.pane_mut(section).detail().contains(pos) {
+                    self.focus = Focus::Detail;
+                }
+            }
+            MouseEventKind::ScrollDown | MouseEventKind::ScrollUp => {
+                let down = m.kind == MouseEventKind::ScrollDown;
+                if self.nav_area.contains(pos) {
+                    self.nav.list.scroll(if down { 1 } else { -1 });
+                    self.on_nav_moved();
+                } else if self.pane_mut(section).list().contains(pos) {
+                    self.pane_mut(section)
+                        .list()
+                        .scroll(if down { 1 } else { -1 });
+                } else if self.pane_mut(section).detail().contains(pos) {
+                    self.pane_mut(section)
+                        .detail()
+                        .scroll_by(if down { 3 } else { -3 });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // --- commands, help, palette ---------------------------------------------------------
+
+    fn global_commands() -> Vec<Command> {
+        vec![
+            Command::new(Action::Help, "help"),
+            Command::new(Action::Palette, "command palette"),
+            Command::new(Action::Filter, "filter the list"),
+            Command::new(Action::FocusNext, "next pane"),
+            Command::new(Action::FocusPrev, "previous pane"),
+            Command::new(Action::Open, "open"),
+            Command::new(Action::Back, "back / clear filter"),
+            Command::new(Action::Refresh, "reload everything"),
+            Command::new(Action::Quit, "quit"),
+        ]
+    }
+
+    fn help(&self) -> Help {
+        let km = &self.keymap;
+        let rows = |cmds: Vec<Command>| -> Vec<(String, String)> {
+            cmds.into_iter()
+                .map(|c| (km.keys_for(c.action), c.label.to_string()))
+                .collect()
+        };
+        let section = self.section();
+        let mut sections = vec![HelpSection {
+            title: format!("{} pane", section.label()),
+            rows: rows(self.pane(section).commands()),
+        }];
+        sections.push(HelpSection {
+            title: "Everywhere".into(),
+            rows: rows(App::global_commands()),
+        });
+        let mut moves = rows(vec![
+            Command::new(Action::Up, "up"),
+            Command::new(Action::Down, "down"),
+            Command::new(Action::Left, "back towards the navigation"),
+            Command::new(Action::Right, "open / into the pane"),
+            Command::new(Action::Top, "first"),
+            Command::new(Action::Bottom, "last"),
+            Command::new(Action::PageUp, "page up"),
+            Command::new(Action::PageDown, "page down"),
+        ]);
+        moves.push(("click".into(), "focus and select".into()));
+        moves.push(("wheel".into(), "scroll what is under the pointer".into()));
+        sections.push(HelpSection {
+            title: "Moving".into(),
+            rows: moves,
+        });
+        sections.push(HelpSection {
+            title: "Sections".into(),
+            rows: Section::ALL
+                .iter()
+                .map(|&s| (km.keys_for(Action::Goto(s)), s.goto_label().to_string()))
+                .collect(),
+        });
+        sections.push(HelpSection {
+            title: "Filter (after /)".into(),
+            rows: vec![
+                (
+                    "type".into(),
+                    "narrow the list (words match anywhere)".into(),
+                ),
+                (
+                    "Enter".into(),
+                    "keep the filter and go back to the list".into(),
+                ),
+                ("Esc".into(), "clear the filter".into()),
+            ],
+        });
+        Help {
+            sections,
+            scroll: 0,
+        }
+    }
+
+    fn palette_entries(&self) -> Vec<Entry> {
+        let section = self.section();
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut push = |action: Action, label: String| {
+            if !entries.iter().any(|e| e.action == action) {
+                entries.push(Entry {
+                    action,
+                    label,
+                    key: self.keymap.key_for(action),
+                });
+            }
+        };
+        for c in self.pane(section).commands() {
+            push(c.action, format!("{}: {}", section.label(), c.label));
+        }
+        for s in Section::ALL {
+            push(Action::Goto(s), s.goto_label().to_string());
+        }
+        for c in App::global_commands() {
+            if c.action != Action::Palette {
+                push(c.action, c.label.to_string());
+            }
+        }
+        entries
+    }
+
+    /// The footer's key hints for what has focus.
+    fn hints(&self) -> Vec<(String, String)> {
+        let km = &self.keymap;
+        let k = |a: Action| km.key_for(a).unwrap_or_default();
+        let mut out: Vec<(String, String)> = Vec::new();
+        match self.focus {
+            Focus::Nav => {
+                out.push((k(Action::Open), "open".into()));
+            }
+            Focus::List => {
+                for c in self.pane(self.section()).commands() {
+                    out.push((k(c.action), c.label.into()));
+                }
+            }
+            Focus::Detail => {
+                out.push(("j/k".into(), "scroll".into()));
+                out.push((k(Action::Back), "back".into()));
+            }
+        }
+        out.push((k(Action::Filter), "filter".into()));
+        out.push((k(Action::FocusNext), "pane".into()));
+        out.push((k(Action::Palette), "command".into()));
+        out.push((k(Action::Help), "help".into()));
+        out.push((k(Action::Quit), "quit".into()));
+        out
+    }
+
+    // --- drawing ------------------------------------------------------------------------
+
+    pub fn render(&mut self, f: &mut Frame) {
+        let area = f.area();
+        let [status, body, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        self.render_status(f, status);
+        let nav_w = if area.width >= 110 { 26 } else { 22 };
+        let [nav_area, main_area] =
+            Layout::horizontal([Constraint::Length(nav_w), Constraint::Fill(1)]).areas(body);
+        self.nav_area = nav_area;
+        let counts: HashMap<Section, Option<usize>> = Section::CHILDREN
+            .iter()
+            .map(|&s| (s, self.count(s)))
+            .collect();
+        let theme = self.theme.clone();
+        let projects_loading = self.pending.contains_key(&Slot::Projects);
+        self.nav.render(
+            f,
+            nav_area,
+            &theme,
+            self.focus == Focus::Nav,
+            projects_loading,
+            |s| counts.get(&s).copied().flatten(),
+        );
+        self.projects.counts = Section::CHILDREN
+            .iter()
+            .filter_map(|&s| counts.get(&s).copied().flatten().map(|n| (s.label(), n)))
+            .collect();
+        let section = self.section();
+        let rcx = RenderCx {
+            theme: &theme,
+            focus: match self.focus {
+                Focus::Nav => PaneFocus::None,
+                Focus::List => PaneFocus::List,
+                Focus::Detail => PaneFocus::Detail,
+            },
+            loading: self.pending.contains_key(&App::slot_of(section)),
+        };
+        self.pane_mut(section).render(f, main_area, &rcx);
+        let filtering = self.focused_list().is_filtering();
+        self.render_footer(f, footer, filtering);
+        match self.overlay.as_mut() {
+            Some(Overlay::Help(h)) => h.render(f, area, &theme),
+            Some(Overlay::Palette(p)) => p.render(f, area, &theme),
+            Some(Overlay::ServerForm(form)) => form.render(f, area, &theme),
+            Some(Overlay::Confirm(c)) => c.render(f, area, &theme),
+            None => {}
+        }
+        if let Some(m) = self.errors.front() {
+            m.render(f, area, &theme, Instant::now());
+        }
+    }
+
+    fn render_status(&self, f: &mut Frame, area: Rect) {
+        let t = &self.theme;
+        let mut right = Vec::new();
+        if self.in_flight > 0 {
+            right.push(Span::styled(
+                format!("{} loading ", SPINNER[self.frame % SPINNER.len()]),
+                t.status_bar,
+            ));
+        }
+        if self.errors.len() > 1 {
+            right.push(Span::styled(
+                format!("{} errors ", self.errors.len()),
+                t.status_bar,
+            ));
+        }
+        let right_w: usize = right.iter().map(|s| s.width()).sum();
+        let (org, credits) = match self.me.as_ref().and_then(|m| m.organization.as_ref()) {
+            Some(o) => (format!("org {}", o.name), format!("{} credits", o.credits)),
+            None if self.me.is_some() => ("no organization".into(), String::new()),
+            None => ("…".into(), String::new()),
+        };
+        let sep = " │ ";
+        let fixed =
+            " evaldeck".len() + sep.len() * 3 + org.chars().count() + credits.chars().count();
+        let room = (area.width as usize).saturating_sub(fixed + right_w + 1);
+        let describe = clip_middle(&self.describe, room);
+        let mut spans = vec![
+            Span::styled(
+                " evaldeck",
+                t.status_bar.add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+            Span::styled(sep, t.status_bar),
+            Span::styled(describe, t.status_bar),
+            Span::styled(sep, t.status_bar),
+            Span::styled(org, t.status_bar),
+        ];
+        if !credits.is_empty() {
+            spans.push(Span::styled(sep, t.status_bar));
+            spans.push(Span::styled(credits, t.status_bar));
+        }
+        f.buffer_mut().set_style(area, t.status_bar);
+        f.render_widget(Paragraph::new(Line::from(spans)), area);
+        let rw = right_w as u16;
+        if rw > 0 && rw < area.width {
+            let r = Rect {
+                x: area.x + area.width - rw,
+                width: rw,
+                ..area
+            };
+            f.render_widget(Paragraph::new(Line::from(right)), r);
+        }
+    }
+
+    fn render_footer(&self, f: &mut Frame, area: Rect, filtering: bool) {
+        let t = &self.theme;
+        let right = match (&self.notice, self.last_latency) {
+            (Some((msg, _)), _) => Span::styled(format!("{msg} "), t.accent),
+            (None, Some(d)) => Span::styled(format!("last: {} ms ", d.as_millis()), t.dim),
+            (None, None) => Span::raw(""),
+        };
+        let room = (area.width as usize).saturating_sub(right.width() + 1);
+        let mut spans = vec![Span::raw(" ")];
+        let mut used = 1;
+        let hints = if filtering {
+            vec![
+                ("type".to_string(), "to filter".to_string()),
+                ("Enter".into(), "keep".into()),
+                ("Esc".into(), "clear".into()),
+            ]
+        } else {
+            self.hints()
+        };
+        for (key, label) in hints {
+            let w = key.chars().count() + label.chars().count() + 3;
+            if used + w > room {
+                break;
+            }
+            spans.push(Span::styled(key, t.key));
+            spans.push(Span::styled(format!(" {label}  "), t.dim));
+            used += w;
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)), area);
+        let rw = right.width() as u16;
+        if rw > 0 && rw < area.width {
+            let r = Rect {
+                x: area.x + area.width - rw,
+                width: rw,
+                ..area
+            };
+            f.render_widget(Paragraph::new(right), r);
+        }
+    }
+}
+
+/// Shortens text in the middle (`/home/me/…/evaldeck.sqlite3`), keeping both ends readable.
+fn clip_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width < 5 {
+        return s.chars().take(width).collect();
+    }
+    let head = (width - 1) / 2;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}

@@ -1,0 +1,232 @@
+//! Keys become [`Action`]s through one table, so the footer, the help overlay and the
+//! command palette all name the same keys, and a config file can later rebind them (the
+//! enum is serde for that reason).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::{Deserialize, Serialize};
+
+use super::nav::Section;
+
+/// Everything a key can ask for. Global actions are handled by the app; the rest go to the
+/// focused pane, which says in its `commands()` which ones it understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Quit,
+    Help,
+    Palette,
+    Filter,
+    FocusNext,
+    FocusPrev,
+    Up,
+    Down,
+    Left,
+    Right,
+    Top,
+    Bottom,
+    PageUp,
+    PageDown,
+    Open,
+    Back,
+    Refresh,
+    /// Add an item (a server).
+    New,
+    Delete,
+    ToggleArchived,
+    Archive,
+    Restore,
+    Goto(Section),
+}
+
+impl Action {
+    /// What the action does, for help, footer and palette.
+    pub fn label(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Help => "help",
+            Action::Palette => "command",
+            Action::Filter => "filter",
+            Action::FocusNext => "next pane",
+            Action::FocusPrev => "previous pane",
+            Action::Up => "up",
+            Action::Down => "down",
+            Action::Left => "left",
+            Action::Right => "right",
+            Action::Top => "top",
+            Action::Bottom => "bottom",
+            Action::PageUp => "page up",
+            Action::PageDown => "page down",
+            Action::Open => "open",
+            Action::Back => "back",
+            Action::Refresh => "refresh",
+            Action::New => "new",
+            Action::Delete => "delete",
+            Action::ToggleArchived => "archived",
+            Action::Archive => "archive",
+            Action::Restore => "restore",
+            Action::Goto(s) => s.goto_label(),
+        }
+    }
+}
+
+/// One binding: a key with its modifiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub code: KeyCode,
+    pub mods: KeyModifiers,
+}
+
+impl Key {
+    const fn plain(code: KeyCode) -> Key {
+        Key {
+            code,
+            mods: KeyModifiers::NONE,
+        }
+    }
+    const fn ch(c: char) -> Key {
+        Key::plain(KeyCode::Char(c))
+    }
+    const fn ctrl(c: char) -> Key {
+        Key {
+            code: KeyCode::Char(c),
+            mods: KeyModifiers::CONTROL,
+        }
+    }
+
+    /// Whether a terminal key event is this binding. Shift is folded into the character
+    /// (`G`, `?`), since terminals disagree on whether they report it.
+    fn matches(&self, ev: &KeyEvent) -> bool {
+        if ev.code != self.code {
+            return false;
+        }
+        let relevant = KeyModifiers::CONTROL | KeyModifiers::ALT;
+        (ev.modifiers & relevant) == (self.mods & relevant)
+    }
+
+    /// How the key is written in the footer and help: `j`, `Enter`, `Ctrl-c`.
+    pub fn display(&self) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Enter => "Enter".into(),
+            KeyCode::Esc => "Esc".into(),
+            KeyCode::Tab => "Tab".into(),
+            KeyCode::BackTab => "Shift-Tab".into(),
+            KeyCode::Up => "↑".into(),
+            KeyCode::Down => "↓".into(),
+            KeyCode::Left => "←".into(),
+            KeyCode::Right => "→".into(),
+            KeyCode::Home => "Home".into(),
+            KeyCode::End => "End".into(),
+            KeyCode::PageUp => "PgUp".into(),
+            KeyCode::PageDown => "PgDn".into(),
+            KeyCode::Delete => "Del".into(),
+            KeyCode::F(n) => format!("F{n}"),
+            other => format!("{other:?}"),
+        };
+        if self.mods.contains(KeyModifiers::CONTROL) {
+            format!("Ctrl-{base}")
+        } else {
+            base
+        }
+    }
+}
+
+/// The key table. Order matters only for display: the first key bound to an action is the
+/// one the footer shows.
+pub struct Keymap {
+    bindings: Vec<(Key, Action)>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        use Action::*;
+        use KeyCode as K;
+        let bindings = vec![
+            (Key::ch('q'), Quit),
+            (Key::ctrl('c'), Quit),
+            (Key::ch('?'), Help),
+            (Key::ch(':'), Palette),
+            (Key::ch('/'), Filter),
+            (Key::plain(K::Tab), FocusNext),
+            (Key::plain(K::BackTab), FocusPrev),
+            (Key::ch('k'), Up),
+            (Key::plain(K::Up), Up),
+            (Key::ch('j'), Down),
+            (Key::plain(K::Down), Down),
+            (Key::ch('h'), Left),
+            (Key::plain(K::Left), Left),
+            (Key::ch('l'), Right),
+            (Key::plain(K::Right), Right),
+            (Key::ch('g'), Top),
+            (Key::plain(K::Home), Top),
+            (Key::ch('G'), Bottom),
+            (Key::plain(K::End), Bottom),
+            (Key::plain(K::PageUp), PageUp),
+            (Key::ctrl('u'), PageUp),
+            (Key::plain(K::PageDown), PageDown),
+            (Key::ctrl('d'), PageDown),
+            (Key::plain(K::Enter), Open),
+            (Key::plain(K::Esc), Back),
+            (Key::ch('r'), Refresh),
+            (Key::plain(K::F(5)), Refresh),
+            (Key::ch('n'), New),
+            (Key::ch('D'), Delete),
+            (Key::plain(K::Delete), Delete),
+            (Key::ch('a'), ToggleArchived),
+            (Key::ch('x'), Archive),
+            (Key::ch('u'), Restore),
+            (Key::ch('1'), Goto(Section::Projects)),
+            (Key::ch('2'), Goto(Section::Servers)),
+            (Key::ch('3'), Goto(Section::Environments)),
+            (Key::ch('4'), Goto(Section::Hosts)),
+            (Key::ch('5'), Goto(Section::Suites)),
+        ];
+        Keymap { bindings }
+    }
+}
+
+impl Keymap {
+    pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
+        self.bindings
+            .iter()
+            .find(|(k, _)| k.matches(ev))
+            .map(|(_, a)| *a)
+    }
+
+    /// The first key bound to an action, as displayed.
+    pub fn key_for(&self, action: Action) -> Option<String> {
+        self.bindings
+            .iter()
+            .find(|(_, a)| *a == action)
+            .map(|(k, _)| k.display())
+    }
+
+    /// Every key bound to an action, as displayed (`j/↓`).
+    pub fn keys_for(&self, action: Action) -> String {
+        let keys: Vec<String> = self
+            .bindings
+            .iter()
+            .filter(|(_, a)| *a == action)
+            .map(|(k, _)| k.display())
+            .collect();
+        keys.join("/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shift_is_folded_into_the_character() {
+        let km = Keymap::default();
+        let ev = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
+        assert_eq!(km.action(&ev), Some(Action::Bottom));
+        let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(km.action(&ev), Some(Action::Quit));
+        let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(km.action(&ev), None);
+        assert_eq!(km.keys_for(Action::Down), "j/↓");
+    }
+}

@@ -1,0 +1,214 @@
+//! What the workbench asks of the backend ([`Request`]), what comes back ([`Reply`]), and
+//! the envelope that carries a reply to the controller tagged with its [`Slot`] and
+//! generation, so a reply that a newer request has overtaken is dropped, not shown.
+
+use std::time::Duration;
+
+use crate::client::{Backend, collect_all};
+use crate::spec::Result;
+use crate::spec::catalog::{Deleted, EvalSuiteSummary, Me, Project, ProjectQuery};
+use crate::spec::environment::{
+    Environment, EnvironmentQuery, EnvironmentResolution, EnvironmentRestored,
+};
+use crate::spec::host::{Host, HostSummary};
+use crate::spec::server::{Server, ServerCreate};
+
+/// One backend operation, with everything needed to send it again (a 429 retry does).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Me,
+    Projects,
+    Servers {
+        project: String,
+    },
+    Server {
+        project: String,
+        id: String,
+    },
+    CreateServer {
+        project: String,
+        body: ServerCreate,
+    },
+    DeleteServer {
+        project: String,
+        id: String,
+    },
+    Hosts {
+        project: String,
+    },
+    Host {
+        project: String,
+        id: String,
+    },
+    Environments {
+        project: String,
+        include_archived: bool,
+    },
+    ResolveEnvironment {
+        project: String,
+        id: String,
+    },
+    ArchiveEnvironment {
+        project: String,
+        id: String,
+        expected_revision: i64,
+    },
+    RestoreEnvironment {
+        project: String,
+        id: String,
+        expected_revision: i64,
+    },
+    Suites {
+        project: String,
+    },
+}
+
+/// Where a reply lands. A newer request for the same slot makes older replies stale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Slot {
+    Me,
+    Projects,
+    Servers,
+    ServerDetail,
+    ServerWrite,
+    Hosts,
+    HostDetail,
+    Environments,
+    EnvironmentDetail,
+    EnvironmentWrite,
+    Suites,
+}
+
+impl Request {
+    pub fn slot(&self) -> Slot {
+        match self {
+            Request::Me => Slot::Me,
+            Request::Projects => Slot::Projects,
+            Request::Servers { .. } => Slot::Servers,
+            Request::Server { .. } => Slot::ServerDetail,
+            Request::CreateServer { .. } | Request::DeleteServer { .. } => Slot::ServerWrite,
+            Request::Hosts { .. } => Slot::Hosts,
+            Request::Host { .. } => Slot::HostDetail,
+            Request::Environments { .. } => Slot::Environments,
+            Request::ResolveEnvironment { .. } => Slot::EnvironmentDetail,
+            Request::ArchiveEnvironment { .. } | Request::RestoreEnvironment { .. } => {
+                Slot::EnvironmentWrite
+            }
+            Request::Suites { .. } => Slot::Suites,
+        }
+    }
+
+    /// A few words for the log and the error modal's title.
+    pub fn describe(&self) -> String {
+        match self {
+            Request::Me => "load the account".into(),
+            Request::Projects => "list projects".into(),
+            Request::Servers { .. } => "list servers".into(),
+            Request::Server { id, .. } => format!("load server {id}"),
+            Request::CreateServer { body, .. } => format!("add server {}", body.name),
+            Request::DeleteServer { id, .. } => format!("delete server {id}"),
+            Request::Hosts { .. } => "list hosts".into(),
+            Request::Host { id, .. } => format!("load host {id}"),
+            Request::Environments { .. } => "list environments".into(),
+            Request::ResolveEnvironment { id, .. } => format!("resolve environment {id}"),
+            Request::ArchiveEnvironment { id, .. } => format!("archive environment {id}"),
+            Request::RestoreEnvironment { id, .. } => format!("restore environment {id}"),
+            Request::Suites { .. } => "list suites".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub enum Reply {
+    Me(Me),
+    Projects(Vec<Project>),
+    Servers(Vec<Server>),
+    Server(Server),
+    ServerCreated(Server),
+    ServerDeleted(Deleted),
+    Hosts(Vec<HostSummary>),
+    Host(Host),
+    Environments(Vec<Environment>),
+    Resolution(EnvironmentResolution),
+    EnvironmentArchived(Environment),
+    EnvironmentRestored(EnvironmentRestored),
+    Suites(Vec<EvalSuiteSummary>),
+}
+
+/// A reply on its way to the controller.
+#[derive(Debug)]
+pub struct Envelope {
+    pub slot: Slot,
+    pub generation: u64,
+    pub request: Request,
+    pub result: Result<Reply>,
+    pub elapsed: Duration,
+}
+
+/// Performs one request. Lists are read in full (every page): the panes filter and scroll
+/// locally, and the catalog lists are small.
+pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
+    Ok(match req {
+        Request::Me => Reply::Me(b.me().await?),
+        Request::Projects => Reply::Projects(
+            collect_all(|p| async move { b.projects(&ProjectQuery::default(), &p).await }).await?,
+        ),
+        Request::Servers { project } => {
+            Reply::Servers(collect_all(|p| async move { b.servers(project, &p).await }).await?)
+        }
+        Request::Server { project, id } => Reply::Server(b.server(project, id).await?),
+        Request::CreateServer { project, body } => {
+            Reply::ServerCreated(b.create_server(project, body).await?)
+        }
+        Request::DeleteServer { project, id } => {
+            Reply::ServerDeleted(b.delete_server(project, id).await?)
+        }
+        Request::Hosts { project } => {
+            Reply::Hosts(collect_all(|p| async move { b.hosts(project, &p).await }).await?)
+        }
+        Request::Host { project, id } => Reply::Host(b.host(project, id).await?),
+        Request::Environments {
+            project,
+            include_archived,
+        } => {
+            let mut out = Vec::new();
+            let mut cursor = None;
+            loop {
+                let q = EnvironmentQuery {
+                    include_archived: *include_archived,
+                    cursor,
+                    limit: Some(crate::spec::page::MAX_LIMIT),
+                };
+                let page = b.environments(project, &q).await?;
+                out.extend(page.items);
+                match page.next_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            Reply::Environments(out)
+        }
+        Request::ResolveEnvironment { project, id } => {
+            Reply::Resolution(b.resolve_environment(project, id).await?)
+        }
+        Request::ArchiveEnvironment {
+            project,
+            id,
+            expected_revision,
+        } => Reply::EnvironmentArchived(
+            b.archive_environment(project, id, *expected_revision)
+                .await?,
+        ),
+        Request::RestoreEnvironment {
+            project,
+            id,
+            expected_revision,
+        } => Reply::EnvironmentRestored(
+            b.restore_environment(project, id, *expected_revision)
+                .await?,
+        ),
+        Request::Suites { project } => {
+            Reply::Suites(collect_all(|p| async move { b.eval_suites(project, &p).await }).await?)
+        }
+    })
+}

@@ -1,0 +1,75 @@
+//! The workbench: a ratatui app over a [`Backend`] (embedded core or remote `/api/v1`).
+//!
+//! Shape (after Slumber and gitui): [`app::App`] is the controller; it owns the backend and
+//! a reply queue. [`run`] is one loop that takes queued replies first, then input, and
+//! draws once per batch. Backend calls run on spawned tasks and post their replies back
+//! tagged with a generation, so the loop never waits on I/O and a stale reply never
+//! overwrites a newer one. Logs go to a file in the data directory, never to the screen.
+
+pub mod app;
+pub mod keymap;
+pub mod message;
+pub mod nav;
+pub mod panes;
+pub mod terminal;
+pub mod testing;
+pub mod theme;
+pub mod widgets;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::EventStream;
+use futures::{FutureExt, StreamExt};
+use tokio::time::MissedTickBehavior;
+
+use crate::client::Backend;
+pub use app::App;
+use message::Envelope;
+
+enum Step {
+    Reply(Box<Envelope>),
+    Input(Option<std::io::Result<crossterm::event::Event>>),
+    Tick,
+}
+
+/// Runs the workbench until the user quits. The terminal is restored on every exit path,
+/// panics included.
+pub async fn run(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
+    let log = terminal::init_logging();
+    tracing::info!(backend = %backend.describe(), "workbench starting");
+    let mut term = terminal::enter()?;
+    let _restore = terminal::RestoreOnDrop;
+    let mut app = App::new(backend);
+    let mut events = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    loop {
+        term.draw(|f| app.render(f))?;
+        if app.should_quit() {
+            break;
+        }
+        let animating = app.animating();
+        let step = tokio::select! {
+            biased;
+            Some(env) = app.recv() => Step::Reply(Box::new(env)),
+            ev = events.next() => Step::Input(ev),
+            _ = tick.tick(), if animating => Step::Tick,
+        };
+        match step {
+            Step::Reply(env) => app.on_envelope(*env),
+            Step::Input(Some(Ok(ev))) => app.handle_event(ev),
+            Step::Input(Some(Err(e))) => return Err(e.into()),
+            Step::Input(None) => break,
+            Step::Tick => app.on_tick(),
+        }
+        // Everything else already waiting joins this batch: one draw for all of it.
+        app.process_ready();
+        while let Some(Some(Ok(ev))) = events.next().now_or_never() {
+            app.handle_event(ev);
+        }
+    }
+    tracing::info!("workbench closed");
+    drop(log);
+    Ok(())
+}

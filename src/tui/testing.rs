@@ -1,0 +1,151 @@
+//! Drives the whole app headless: keys in, screen lines out, over ratatui's `TestBackend`.
+//! Used by the integration tests; handy for reproducing a bug without a terminal.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use super::app::App;
+use super::theme::Theme;
+use crate::client::Backend;
+
+pub struct Harness {
+    pub app: App,
+    terminal: Terminal<TestBackend>,
+}
+
+/// Parses a key name: `j`, `G`, `Enter`, `Esc`, `Tab`, `BackTab`, `Up`, `Down`, `Left`,
+/// `Right`, `Home`, `End`, `PgUp`, `PgDn`, `Backspace`, `Delete`, `Space`, `F5`, `C-c`.
+pub fn key(spec: &str) -> KeyEvent {
+    if let Some(rest) = spec.strip_prefix("C-") {
+        let c = rest.chars().next().expect("a key after C-");
+        return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    }
+    let code = match spec {
+        "Enter" => KeyCode::Enter,
+        "Esc" => KeyCode::Esc,
+        "Tab" => KeyCode::Tab,
+        "BackTab" => KeyCode::BackTab,
+        "Up" => KeyCode::Up,
+        "Down" => KeyCode::Down,
+        "Left" => KeyCode::Left,
+        "Right" => KeyCode::Right,
+        "Home" => KeyCode::Home,
+        "End" => KeyCode::End,
+        "PgUp" => KeyCode::PageUp,
+        "PgDn" => KeyCode::PageDown,
+        "Backspace" => KeyCode::Backspace,
+        "Delete" => KeyCode::Delete,
+        "Space" => KeyCode::Char(' '),
+        f if f.len() > 1 && f.starts_with('F') => KeyCode::F(f[1..].parse().expect("F<n>")),
+        c if c.chars().count() == 1 => KeyCode::Char(c.chars().next().unwrap()),
+        other => panic!("unknown key name {other:?}"),
+    };
+    let mods = match code {
+        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
+        KeyCode::BackTab => KeyModifiers::SHIFT,
+        _ => KeyModifiers::NONE,
+    };
+    KeyEvent::new(code, mods)
+}
+
+impl Harness {
+    /// An app over `backend` drawing into a `width` × `height` test terminal, monochrome so
+    /// the output does not depend on `NO_COLOR`. Waits for the first load to finish.
+    pub async fn new(backend: Arc<dyn Backend>, width: u16, height: u16) -> Harness {
+        let app = App::with_theme(backend, Theme::new(false));
+        let terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+        let mut h = Harness { app, terminal };
+        h.drain().await;
+        h
+    }
+
+    /// Sends named keys (see [`key`]), one after another.
+    pub fn keys(&mut self, specs: &[&str]) {
+        for s in specs {
+            self.app.handle_key(key(s));
+        }
+    }
+
+    pub fn press(&mut self, spec: &str) {
+        self.app.handle_key(key(spec));
+    }
+
+    /// Types text character by character.
+    pub fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.app
+                .handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+        }
+    }
+
+    pub fn click(&mut self, column: u16, row: u16) {
+        self.app.handle_mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        });
+    }
+
+    pub fn scroll(&mut self, column: u16, row: u16, down: bool) {
+        self.app.handle_mouse(MouseEvent {
+            kind: if down {
+                MouseEventKind::ScrollDown
+            } else {
+                MouseEventKind::ScrollUp
+            },
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        });
+    }
+
+    /// Applies every backend reply, including those the replies trigger.
+    pub async fn drain(&mut self) {
+        self.app.drain().await;
+    }
+
+    /// Draws a frame and returns the screen, one string per row, right-trimmed.
+    pub fn lines(&mut self) -> Vec<String> {
+        let app = &mut self.app;
+        self.terminal.draw(|f| app.render(f)).expect("draw");
+        let buf = self.terminal.backend().buffer();
+        let width = buf.area.width as usize;
+        buf.content
+            .chunks(width)
+            .map(|row| {
+                let mut s = String::new();
+                let mut skip = 0;
+                for cell in row {
+                    if skip > 0 {
+                        skip -= 1;
+                        continue;
+                    }
+                    let sym = cell.symbol();
+                    s.push_str(sym);
+                    skip = unicode_width(sym).saturating_sub(1);
+                }
+                s.trim_end().to_string()
+            })
+            .collect()
+    }
+
+    /// The screen as one string.
+    pub fn screen(&mut self) -> String {
+        self.lines().join("\n")
+    }
+
+    /// Whether any row contains `text`.
+    pub fn shows(&mut self, text: &str) -> bool {
+        self.lines().iter().any(|l| l.contains(text))
+    }
+}
+
+/// Display width of a cell symbol: wide characters take the next cell too.
+fn unicode_width(s: &str) -> usize {
+    use ratatui::text::Span;
+    Span::raw(s).width().max(1)
+}

@@ -1,0 +1,8 @@
+//! Reusable pieces: lists, inputs, modals, help, palette, highlighting.
+
+pub mod help;
+pub mod highlight;
+pub mod input;
+pub mod list;
+pub mod modal;
+pub mod palette;
