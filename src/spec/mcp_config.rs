@@ -209,10 +209,10 @@ mod tests {
             matches!(&m.servers[0].transport, Transport::Stdio { command, args, env, .. } if command == "npx" && args.len() == 3 && env["DEBUG"] == "1")
         );
         assert!(
-            matches!(&m.servers[3].transport, Transport::Http { headers, .. } if headers["Authorization"] == "Bearer x")
+            matches!(&m.servers[1].transport, Transport::Http { headers, .. } if headers["Authorization"] == "Bearer x")
         );
-        assert!(matches!(&m.servers[1].transport, Transport::Sse { .. }));
-        assert!(!m.servers[2].enabled);
+        assert!(matches!(&m.servers[2].transport, Transport::Sse { .. }));
+        assert!(!m.servers[3].enabled);
         assert_eq!(
             m.skipped,
             vec![Unmapped {

@@ -11,6 +11,7 @@ pub mod import;
 pub mod mcp_config;
 pub mod page;
 pub mod primitives;
+pub mod run;
 pub mod server;
 pub mod suite;
 pub mod validate;

@@ -11,7 +11,12 @@ use crate::spec::environment::{
     Environment, EnvironmentQuery, EnvironmentResolution, EnvironmentRestored,
 };
 use crate::spec::host::{Host, HostSummary};
+use crate::spec::primitives::{
+    DoctorReport, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
+    ResourceReadRequest, ToolCallRequest, ToolItem, ValidateResult,
+};
 use crate::spec::server::{Server, ServerCreate};
+use serde_json::Value;
 
 /// One backend operation, with everything needed to send it again (a 429 retry does).
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +66,42 @@ pub enum Request {
     Suites {
         project: String,
     },
+    /// `validate`: connect and initialize; updates the server's status.
+    Validate {
+        project: String,
+        server: String,
+    },
+    Doctor {
+        project: String,
+        server: String,
+    },
+    Tools {
+        project: String,
+        server: String,
+    },
+    CallTool {
+        project: String,
+        server: String,
+        body: ToolCallRequest,
+    },
+    Prompts {
+        project: String,
+        server: String,
+    },
+    GetPrompt {
+        project: String,
+        server: String,
+        body: PromptGetRequest,
+    },
+    Resources {
+        project: String,
+        server: String,
+    },
+    ReadResource {
+        project: String,
+        server: String,
+        uri: String,
+    },
 }
 
 /// Where a reply lands. A newer request for the same slot makes older replies stale.
@@ -77,6 +118,13 @@ pub enum Slot {
     EnvironmentDetail,
     EnvironmentWrite,
     Suites,
+    /// Validate and doctor: one check of a server at a time.
+    ServerCheck,
+    ServerTools,
+    ServerPrompts,
+    ServerResources,
+    /// Calling a tool, rendering a prompt, reading a resource.
+    ServerCall,
 }
 
 impl Request {
@@ -95,6 +143,13 @@ impl Request {
                 Slot::EnvironmentWrite
             }
             Request::Suites { .. } => Slot::Suites,
+            Request::Validate { .. } | Request::Doctor { .. } => Slot::ServerCheck,
+            Request::Tools { .. } => Slot::ServerTools,
+            Request::Prompts { .. } => Slot::ServerPrompts,
+            Request::Resources { .. } => Slot::ServerResources,
+            Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. } => {
+                Slot::ServerCall
+            }
         }
     }
 
@@ -114,6 +169,14 @@ impl Request {
             Request::ArchiveEnvironment { id, .. } => format!("archive environment {id}"),
             Request::RestoreEnvironment { id, .. } => format!("restore environment {id}"),
             Request::Suites { .. } => "list suites".into(),
+            Request::Validate { .. } => "validate the server".into(),
+            Request::Doctor { .. } => "run the doctor".into(),
+            Request::Tools { .. } => "list tools".into(),
+            Request::CallTool { body, .. } => format!("call tool {}", body.tool_name),
+            Request::Prompts { .. } => "list prompts".into(),
+            Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
+            Request::Resources { .. } => "list resources".into(),
+            Request::ReadResource { uri, .. } => format!("read {uri}"),
         }
     }
 }
@@ -133,6 +196,34 @@ pub enum Reply {
     EnvironmentArchived(Environment),
     EnvironmentRestored(EnvironmentRestored),
     Suites(Vec<EvalSuiteSummary>),
+    Validated {
+        server: String,
+        result: ValidateResult,
+    },
+    Doctor {
+        server: String,
+        report: DoctorReport,
+    },
+    Tools {
+        server: String,
+        items: Vec<ToolItem>,
+    },
+    Prompts {
+        server: String,
+        items: Vec<PromptItem>,
+    },
+    Resources {
+        server: String,
+        items: Vec<ResourceItem>,
+    },
+    /// A tool result, a rendered prompt or resource contents, verbatim.
+    Output {
+        server: String,
+        /// `tool echo`, `prompt greet`, `resource file:///x`.
+        title: String,
+        request: Value,
+        value: Value,
+    },
 }
 
 /// A reply on its way to the controller.

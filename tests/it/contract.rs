@@ -964,7 +964,7 @@ async fn environment_rules(b: &dyn Backend, project: &str) {
     b.archive_environment(project, &pinned.id, 1).await.unwrap();
     b.delete_plugin_version(project, &gone.id).await.unwrap();
     let restored = b.restore_environment(project, &pinned.id, 2).await.unwrap();
-    assert_eq!(restored.dropped_plugin_version_ids, [gone.id.clone()]);
+    assert_eq!(restored.dropped_plugin_version_ids, vec![gone.id.clone()]);
     assert_eq!(
         restored.environment.plugin_version_ids,
         Some(vec![keep.id.clone()])
@@ -978,8 +978,8 @@ async fn environment_rules(b: &dyn Backend, project: &str) {
     assert_eq!(r.host_id, host);
     assert_eq!(r.host_config_id, "claude");
     assert_eq!(r.server_attachment_id.as_deref(), Some(group.as_str()));
-    assert_eq!(r.selected_server_ids, [server.clone()]);
-    assert_eq!(r.effective_server_ids, [server.clone()]);
+    assert_eq!(r.selected_server_ids, vec![server.clone()]);
+    assert_eq!(r.effective_server_ids, vec![server.clone()]);
     assert_eq!(r.servers.len(), 1);
     assert_eq!(r.servers[0].name, "weather");
     assert_eq!(r.plugin_versions.len(), 1);

@@ -45,6 +45,8 @@ fn snapshot(name: &str, screen: String) {
             r"\b(prj|srv|hst|env|sut|grp|org|usr|case|run|job|cfg)_[0-9a-f…]+",
             "[$1 id]",
         ),
+        // What is left of an id half hidden under an overlay.
+        (r"[0-9a-f]{8,}", "[hex]"),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", "[time]"),
         (r"embedded: \S+", "embedded: [db]"),
         (r"last: \d+ ms", "last: [n] ms"),

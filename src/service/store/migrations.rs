@@ -203,8 +203,32 @@ CREATE TABLE eval_runs (
 CREATE INDEX eval_runs_suite ON eval_runs(suite_id, created_at DESC);
 "#;
 
+/// Eval runs: ownership and heartbeats for restart recovery, the environment snapshot, the
+/// per-organization concurrency count, and one row per iteration with its transcript.
+const V3_RUNS: &str = r#"
+ALTER TABLE eval_runs ADD COLUMN org_id TEXT;
+ALTER TABLE eval_runs ADD COLUMN environment TEXT;
+ALTER TABLE eval_runs ADD COLUMN error TEXT;
+ALTER TABLE eval_runs ADD COLUMN owner TEXT;
+ALTER TABLE eval_runs ADD COLUMN heartbeat_at INTEGER;
+ALTER TABLE eval_runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX eval_runs_active ON eval_runs(org_id, status);
+CREATE TABLE eval_iterations (
+  id TEXT PRIMARY KEY,
+  run_id TEXT NOT NULL REFERENCES eval_runs(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  case_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  result TEXT,
+  body TEXT NOT NULL,
+  transcript TEXT,
+  grade TEXT,
+  UNIQUE (run_id, seq)
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1)])
+    Migrations::new(vec![M::up(V1), M::up(V3_RUNS)])
 }
 
 pub fn apply(conn: &mut Connection) -> Result<()> {

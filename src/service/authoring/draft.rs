@@ -1,0 +1,1080 @@
+//! What an author proposes before grounding: a [`Draft`], and the shared reading of labelled
+//! fields (a Markdown bullet, a table or CSV column, a JSON or YAML key) into one.
+//!
+//! Every reader turns its document shape into `(label, value)` pairs; [`Fields::into_draft`]
+//! maps labels through one synonym table, so "Prompt", "query", "user_input" and
+//! "Question" mean the same in every shape. A value read one-to-one from a labelled field
+//! keeps the draft `exact`; anything read out of free wording (a tool named in an expected
+//! result, a negative phrased as "should not call any tool", a quoted needle) is recorded
+//! in `notes`, which makes the claim `approximated`.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A tool call a case expects (or, for a render-check, makes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExpectedCall {
+    pub tool: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<Map<String, Value>>,
+}
+
+/// A response needle: `(text, caseSensitive)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Needle {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub case_sensitive: Option<bool>,
+}
+
+/// One proposed case with the lines it came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Draft {
+    pub title: String,
+    /// The case's identity in the source (`TC-004`), when it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// User turns, in order (several make a multi-turn case).
+    #[serde(default)]
+    pub prompts: Vec<String>,
+    #[serde(default)]
+    pub negative: bool,
+    #[serde(default)]
+    pub expected_calls: Vec<ExpectedCall>,
+    /// A deterministic, model-free call (a render-check) when the source has no prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<ExpectedCall>,
+    #[serde(default)]
+    pub never_called: Vec<String>,
+    #[serde(default)]
+    pub contains: Vec<Needle>,
+    #[serde(default)]
+    pub patterns: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_output: Option<String>,
+    /// Assertions copied verbatim from a source that already speaks this API's types.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assertions: Vec<Value>,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// The one-to-one mapping rule, when every part was read structurally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact_rule: Option<String>,
+    /// What had to be interpreted (any entry makes the claim `approximated`).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Source behaviour that cannot be represented (makes the claim `unsupported`).
+    #[serde(default)]
+    pub unsupported: Vec<String>,
+}
+
+impl Draft {
+    /// Whether the draft holds something runnable: a prompt or a deterministic call.
+    pub fn is_case(&self) -> bool {
+        !self.prompts.is_empty() || self.tool_call.is_some()
+    }
+
+    /// Fills an empty title from the first prompt or the call.
+    pub fn ensure_title(&mut self) {
+        let t = self.title.trim();
+        if !t.is_empty() {
+            self.title = t.to_string();
+            return;
+        }
+        self.title = if let Some(p) = self.prompts.first() {
+            let one_line = p.split_whitespace().collect::<Vec<_>>().join(" ");
+            if one_line.chars().count() > 72 {
+                format!("{}…", one_line.chars().take(71).collect::<String>())
+            } else {
+                one_line
+            }
+        } else if let Some(c) = &self.tool_call {
+            format!("Call {}", c.tool)
+        } else {
+            format!("Case at line {}", self.start_line)
+        };
+    }
+}
+
+/// What a field label means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Id,
+    Title,
+    Prompt,
+    /// An additional, numbered turn (`Turn 2`, `Follow-up`): ordered by the number.
+    Turn(u8),
+    Prompts,
+    Steps,
+    Tool,
+    Args,
+    Expected,
+    Contains,
+    Pattern,
+    Negative,
+    ShouldCallTools,
+    Forbidden,
+    Type,
+    Other,
+}
+
+/// Normalises a label: camelCase split, `_-./` as spaces, lowercase, `(s)` and
+/// promptfoo's `__` prefix dropped, markup stripped.
+pub fn normalize_label(label: &str) -> String {
+    let mut out = String::with_capacity(label.len() + 4);
+    let mut prev_lower = false;
+    // `Expected tool(s)` keeps its plural; other parentheticals (`Expected result (text)`)
+    // are comments on the label, not part of it.
+    let label = label.replace("(s)", "s");
+    let mut bare = String::with_capacity(label.len());
+    let mut depth = 0;
+    for ch in label.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            c if depth == 0 => bare.push(c),
+            _ => {}
+        }
+    }
+    for ch in bare.trim().trim_start_matches('_').chars() {
+        if ch.is_uppercase() && prev_lower {
+            out.push(' ');
+        }
+        prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
+        match ch {
+            '_' | '-' | '.' | '/' | '\u{a0}' => out.push(' '),
+            '*' | '`' | '(' | ')' | '[' | ']' | '?' | ':' => {}
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Maps a label to its role.
+pub fn role_of(label: &str) -> Role {
+    let l = normalize_label(label);
+    let l = l.as_str();
+    if let Some(n) = turn_number(l) {
+        return if n <= 1 { Role::Prompt } else { Role::Turn(n) };
+    }
+    match l {
+        "id" | "key" | "test id" | "case id" | "tc" | "tc id" | "#" | "no" | "test case id"
+        | "ref" | "test no" | "case no" | "example id" => Role::Id,
+        "title" | "name" | "test" | "test case" | "test name" | "case" | "case name"
+        | "scenario" | "summary" | "description" | "test case name" | "objective"
+        | "test title" | "case title" => Role::Title,
+        "prompt" | "query" | "input" | "question" | "user" | "user input" | "user prompt"
+        | "user message" | "user query" | "utterance" | "request" | "ask" | "instruction"
+        | "user request" | "user says" | "input prompt" | "message to send" | "say"
+        | "inputs" => {
+            Role::Prompt
+        }
+        "follow up" | "followup" | "follow up prompt" | "second prompt" | "then ask" => {
+            Role::Turn(2)
+        }
+        "prompts" | "turns" | "conversation" | "user turns" | "messages" | "dialogue" => {
+            Role::Prompts
+        }
+        "steps" | "test steps" | "procedure" | "actions" => Role::Steps,
+        "tool" | "tools" | "expected tool" | "expected tools" | "expected tool call"
+        | "expected tool calls" | "tool call" | "tool calls" | "calls" | "should call"
+        | "tool name" | "function" | "expected function" | "expected tools called"
+        | "expected calls" | "tool to call" | "must call" | "tool used" => Role::Tool,
+        "args" | "arguments" | "parameters" | "params" | "tool args" | "tool arguments"
+        | "expected args" | "expected arguments" | "input parameters" | "tool input"
+        | "tool parameters" | "expected parameters" | "with" => Role::Args,
+        "expected" | "expected output" | "expected result" | "expected results"
+        | "expected response" | "expected answer" | "expected behavior"
+        | "expected behaviour" | "output" | "answer" | "ideal" | "ideal response"
+        | "ideal answer" | "reference" | "reference answer" | "target" | "expectation"
+        | "expect" | "pass criteria" | "acceptance criteria" | "result" | "response"
+        | "expected reply" | "then" | "outcome" | "outputs" | "expected outputs" => {
+            Role::Expected
+        }
+        "response contains" | "must contain" | "should contain" | "contains"
+        | "must include" | "expected text" | "expected contains" | "response includes" => {
+            Role::Contains
+        }
+        "pattern" | "regex" | "response pattern" | "matches" | "response matches"
+        | "expected pattern" | "response regex" => Role::Pattern,
+        "negative" | "is negative" | "negative test" | "is negative test" | "expect no tools"
+        | "no tools" | "negative case" => Role::Negative,
+        "should call tools" | "should call tool" | "calls tools" | "uses tools"
+        | "expects tool call" | "tool expected" | "should use tools" | "expect tools" => {
+            Role::ShouldCallTools
+        }
+        "forbidden tools" | "must not call" | "should not call" | "never call"
+        | "disallowed tools" | "not called" | "forbidden tool" => Role::Forbidden,
+        "type" | "category" | "kind" | "test type" | "case type" | "tags" | "tag"
+        | "labels" | "polarity" => Role::Type,
+        _ => Role::Other,
+    }
+}
+
+fn turn_number(l: &str) -> Option<u8> {
+    for prefix in ["turn ", "prompt ", "user turn ", "message ", "step prompt "] {
+        if let Some(rest) = l.strip_prefix(prefix)
+            && let Ok(n) = rest.trim().parse::<u8>()
+        {
+            return Some(n);
+        }
+    }
+    None
+}
+
+static BACKTICKED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`([A-Za-z0-9_][A-Za-z0-9_.:/-]*)`(\s*\(([^)]*)\))?").unwrap());
+static CALL_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:calls?|calling|invokes?|invoking|uses?|using|triggers?)\s+(?:the\s+)?(?:tool\s+)?`?([A-Za-z][A-Za-z0-9_]*(?:[-.:/][A-Za-z0-9_]+)+|[a-z][a-z0-9]*_[a-z0-9_]+)`?")
+        .unwrap()
+});
+static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?ix)
+        \b(?:should|must|does|do|will|shall|may|can)\s*(?:not|n't|never)\s+(?:call|use|invoke|trigger|touch)\s+(?:any|a|the\s+)?\s*tools?\b
+      | \bno\s+tools?\s*(?:calls?\s*)?(?:is|are|should\s+be|must\s+be|get|gets)?\s*(?:called|used|invoked|needed|required)\b
+      | \bwithout\s+(?:calling|using|invoking)\s+(?:any\s+)?tools?\b
+      | \bno\s+tool\s+calls?\b
+      | \bnever\s+(?:calls?|uses?)\s+(?:any\s+)?tools?\b
+      | \bmust\s+not\s+use\s+(?:any\s+)?tools?\b
+      | \bdoes\s+not\s+(?:call|use)\s+(?:any\s+)?tools?\b
+      | \bshould\s+not\s+call\s+anything\b
+      | \bnot\s+call\s+any\s+tools?\b")
+    .unwrap()
+});
+static NEVER_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:should|must|does|do|will)\s*(?:not|n't|never)\s+(?:call|use|invoke|trigger)\s+(?:the\s+)?`([A-Za-z0-9_][A-Za-z0-9_.:/-]*)`")
+        .unwrap()
+});
+static QUOTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)\b(?:contains?|containing|includes?|including|mentions?|mentioning|says?|saying|returns?|returning|shows?|reply|replies|responds?\s+with|answer(?:s)?\s+with|outputs?|echo(?:es)?(?:\s+back)?|with\s+the\s+text)\s*:?\s*(?:the\s+(?:text|word|string|number|value)\s+)?(?:"([^"\n]+)"|“([^”\n]+)”|'([^'\n]+)'|«([^»\n]+)»)"#)
+        .unwrap()
+});
+static SLASH_REGEX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:match(?:es|ing)?|pattern|regex)\s*:?\s*(?:/([^/\n]+)/|`([^`\n]+)`)")
+        .unwrap()
+});
+static IDENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_][A-Za-z0-9_.:/-]*$").unwrap());
+static CALL_FORM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^`?([A-Za-z0-9_][A-Za-z0-9_.:/-]*)`?\s*(?:\((.*)\)|with\s+(.*)|:\s*(\{.*\}))?$")
+        .unwrap()
+});
+
+/// Words meaning "no tool" in a tool column.
+pub fn is_none_word(s: &str) -> bool {
+    let t = s
+        .trim()
+        .trim_matches(|c: char| c == '`' || c == '*' || c == '_' || c == '(' || c == ')')
+        .to_lowercase();
+    matches!(
+        t.as_str(),
+        "none" | "—" | "–" | "-" | "n/a" | "na" | "no tool" | "no tools" | "no tool call"
+            | "no tool calls" | "no call" | "(none)" | "nothing" | "no" | "[]" | "∅" | "null"
+    )
+}
+
+/// Cells that mean "nothing here" in any column.
+pub fn is_blank(s: &str) -> bool {
+    let t = s.trim();
+    t.is_empty() || matches!(t, "—" | "–" | "-" | "n/a" | "N/A" | "~" | "null")
+}
+
+/// Strips matching quotes (straight, curly, guillemets) or one pair of backticks.
+pub fn unquote(s: &str) -> String {
+    let t = s.trim();
+    let pairs = [
+        ('"', '"'),
+        ('“', '”'),
+        ('\'', '\''),
+        ('‘', '’'),
+        ('«', '»'),
+        ('`', '`'),
+    ];
+    for (a, b) in pairs {
+        if t.len() >= 2 && t.starts_with(a) && t.ends_with(b) {
+            let inner = &t[a.len_utf8()..t.len() - b.len_utf8()];
+            if !inner.contains(a) || a != b {
+                return inner.trim().to_string();
+            }
+        }
+    }
+    t.to_string()
+}
+
+/// Parses a truthy / falsy cell.
+pub fn truthy(s: &str) -> Option<bool> {
+    match s.trim().to_lowercase().as_str() {
+        "true" | "yes" | "y" | "1" | "x" | "✓" | "✔" | "✅" | "negative" | "on" => Some(true),
+        "false" | "no" | "n" | "0" | "" | "✗" | "❌" | "positive" | "off" | "-" | "—" => {
+            Some(false)
+        }
+        _ => None,
+    }
+}
+
+/// Parses argument text: a JSON object, a YAML-style flow map `{a: 2}`, or `a=2, b=3`.
+pub fn parse_args(s: &str) -> Option<Map<String, Value>> {
+    let t = s.trim().trim_matches('`').trim();
+    if t.is_empty() {
+        return None;
+    }
+    if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(t) {
+        return Some(m);
+    }
+    if t.starts_with('{')
+        && let Some(Value::Object(m)) = super::extract::yaml::parse_flow(t)
+    {
+        return Some(m);
+    }
+    let mut m = Map::new();
+    for part in t.split([',', ';']) {
+        let part = part.trim();
+        if part.is_empty() {
+            continue;
+        }
+        let (k, v) = part.split_once('=').or_else(|| part.split_once(':'))?;
+        let k = k.trim().trim_matches(['`', '"', '\'']);
+        if !IDENT.is_match(k) {
+            return None;
+        }
+        m.insert(k.to_string(), scalar(v.trim()));
+    }
+    (!m.is_empty()).then_some(m)
+}
+
+/// A bare value read as JSON when it parses (numbers, booleans, arrays), else a string.
+pub fn scalar(v: &str) -> Value {
+    let t = v.trim().trim_matches('`');
+    match serde_json::from_str::<Value>(t) {
+        Ok(v) => v,
+        Err(_) => Value::String(unquote(t)),
+    }
+}
+
+/// A tool cell: names (with optional arguments) or a "none" word. `None` when the text is
+/// not a list of calls.
+pub fn parse_tool_cell(s: &str) -> Option<Vec<ExpectedCall>> {
+    let t = s.trim();
+    if t.is_empty() {
+        return Some(Vec::new());
+    }
+    if let Ok(v) = serde_json::from_str::<Value>(t)
+        && let Some(calls) = calls_from_value(&v)
+    {
+        return Some(calls);
+    }
+    let mut out = Vec::new();
+    for piece in split_calls(t) {
+        let piece = piece.trim();
+        if piece.is_empty() {
+            continue;
+        }
+        let c = CALL_FORM.captures(piece)?;
+        let tool = c[1].to_string();
+        let args = match c.get(2).or(c.get(3)).or(c.get(4)) {
+            Some(a) if !a.as_str().trim().is_empty() => Some(parse_args(a.as_str())?),
+            _ => None,
+        };
+        out.push(ExpectedCall { tool, args });
+    }
+    Some(out)
+}
+
+/// Splits `a, b then c` at separators outside brackets.
+fn split_calls(t: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    let mut in_str = false;
+    for ch in t.chars() {
+        match ch {
+            '"' => in_str = !in_str,
+            '{' | '(' | '[' if !in_str => depth += 1,
+            '}' | ')' | ']' if !in_str => depth -= 1,
+            _ => {}
+        }
+        if depth == 0 && !in_str && matches!(ch, ',' | ';' | '\n' | '→' | '+') {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(ch);
+        }
+    }
+    out.push(cur);
+    out.into_iter()
+        .flat_map(|p| {
+            p.split(" then ")
+                .flat_map(|q| q.split(" and "))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Expected calls from JSON: a name, a list of names, or objects with a name and arguments
+/// (`name`/`tool`/`toolName`/`function`, and `args`/`arguments`/`parameters`/`input_parameters`).
+pub fn calls_from_value(v: &Value) -> Option<Vec<ExpectedCall>> {
+    match v {
+        Value::String(s) => {
+            if is_none_word(s) {
+                Some(Vec::new())
+            } else {
+                parse_tool_cell(s)
+            }
+        }
+        Value::Array(items) => {
+            let mut out = Vec::new();
+            for i in items {
+                out.extend(calls_from_value(i)?);
+            }
+            Some(out)
+        }
+        Value::Object(o) => {
+            let func = o.get("function").and_then(Value::as_object);
+            let name = ["name", "tool", "toolName", "tool_name", "function"]
+                .iter()
+                .find_map(|k| o.get(*k).and_then(Value::as_str))
+                .or_else(|| func.and_then(|f| f.get("name")).and_then(Value::as_str))?;
+            let raw_args = [
+                "args",
+                "arguments",
+                "parameters",
+                "params",
+                "input_parameters",
+                "input",
+            ]
+            .iter()
+            .find_map(|k| o.get(*k))
+            .or_else(|| func.and_then(|f| f.get("arguments")));
+            let args = match raw_args {
+                Some(Value::Object(m)) => Some(m.clone()),
+                Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+                    Ok(Value::Object(m)) => Some(m),
+                    _ => None,
+                },
+                _ => None,
+            };
+            Some(vec![ExpectedCall {
+                tool: name.to_string(),
+                args,
+            }])
+        }
+        Value::Null => Some(Vec::new()),
+        _ => None,
+    }
+}
+
+/// What free wording says about a case: read out of an expected result or a note.
+#[derive(Debug, Default)]
+pub struct Reading {
+    pub negative: Option<String>,
+    pub calls: Vec<ExpectedCall>,
+    pub never: Vec<String>,
+    pub contains: Vec<String>,
+    pub patterns: Vec<String>,
+}
+
+/// Reads negative wording, named tools (with arguments), quoted needles and patterns.
+pub fn read_wording(text: &str) -> Reading {
+    let mut r = Reading::default();
+    if let Some(m) = NEGATIVE.find(text) {
+        r.negative = Some(m.as_str().to_string());
+    }
+    let mut never_spans = Vec::new();
+    for c in NEVER_NAMED.captures_iter(text) {
+        r.never.push(c[1].to_string());
+        never_spans.push(c.get(1).map(|m| m.range()).unwrap_or_default());
+    }
+    let mut seen = std::collections::HashSet::new();
+    let lower = text.to_lowercase();
+    let toolish = lower.contains("call")
+        || lower.contains("tool")
+        || lower.contains("invoke")
+        || lower.contains("use");
+    for c in BACKTICKED.captures_iter(text) {
+        let m = c.get(1).unwrap();
+        if never_spans.iter().any(|s| s.contains(&m.start())) || !toolish {
+            continue;
+        }
+        let name = m.as_str();
+        // A backticked number or plain word after "contains" is a needle, not a tool.
+        let before = &text[..c.get(0).unwrap().start()];
+        if QUOTE_CONTEXT.is_match(before) || name.chars().all(|ch| ch.is_ascii_digit()) {
+            continue;
+        }
+        let mut args = c.get(3).and_then(|a| parse_args(a.as_str()));
+        if args.is_none() {
+            let after = &text[c.get(0).unwrap().end()..];
+            args = args_after(after);
+        }
+        if seen.insert(name.to_string()) {
+            r.calls.push(ExpectedCall {
+                tool: name.to_string(),
+                args,
+            });
+        }
+    }
+    for c in CALL_WORD.captures_iter(text) {
+        let m = c.get(1).unwrap();
+        let name = m.as_str();
+        if never_spans.iter().any(|s| s.contains(&m.start())) {
+            continue;
+        }
+        if seen.insert(name.to_string()) {
+            let args = args_after(&text[c.get(0).unwrap().end()..]);
+            r.calls.push(ExpectedCall {
+                tool: name.to_string(),
+                args,
+            });
+        }
+    }
+    if r.negative.is_some() {
+        r.calls.clear();
+    }
+    for c in QUOTED_AFTER.captures_iter(text) {
+        if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)) {
+            r.contains.push(m.as_str().to_string());
+        }
+    }
+    for c in SLASH_REGEX.captures_iter(text) {
+        if let Some(m) = c.get(1).or(c.get(2)) {
+            r.patterns.push(m.as_str().to_string());
+        }
+    }
+    r
+}
+
+static QUOTE_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:contains?|includes?|says?|returns?|text|string|reply|replies|matches|pattern|regex)\s*:?\s*$").unwrap()
+});
+static WITH_ARGS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\s*(?:with\s+(?:arguments?\s+|args?\s+|parameters?\s+)?|\(|:\s*)(`?\{[^}\n]*\}`?|(?:`?[A-Za-z_][A-Za-z0-9_]*`?\s*[=:]\s*(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^,;)\s]+)(?:\s*,\s*|\s+and\s+)?)+)"#).unwrap()
+});
+
+fn args_after(after: &str) -> Option<Map<String, Value>> {
+    let c = WITH_ARGS.captures(after)?;
+    let raw = c[1].replace(" and ", ", ");
+    parse_args(raw.trim_end_matches([',', ' ']))
+}
+
+/// Collected `(label, value)` pairs of one candidate case, in document order.
+#[derive(Debug, Default, Clone)]
+pub struct Fields {
+    pub items: Vec<(String, Value)>,
+    /// Where the fields came from, for the exact claim's note ("markdown table row").
+    pub shape: String,
+}
+
+impl Fields {
+    pub fn new(shape: impl Into<String>) -> Self {
+        Fields {
+            items: Vec::new(),
+            shape: shape.into(),
+        }
+    }
+
+    pub fn push(&mut self, label: impl Into<String>, value: impl Into<Value>) {
+        self.items.push((label.into(), value.into()));
+    }
+
+    pub fn has_role(&self, want: &[Role]) -> bool {
+        self.items.iter().any(|(l, _)| want.contains(&role_of(l)))
+    }
+
+    /// Whether these fields describe a case (a prompt, or a tool call to make).
+    pub fn is_case(&self) -> bool {
+        self.items.iter().any(|(l, v)| {
+            matches!(role_of(l), Role::Prompt | Role::Prompts | Role::Turn(_))
+                && !value_is_blank(v)
+        })
+    }
+
+    /// Maps the fields into a draft spanning `start..=end`.
+    pub fn into_draft(self, start: usize, end: usize) -> Draft {
+        let mut d = Draft {
+            start_line: start,
+            end_line: end,
+            ..Draft::default()
+        };
+        let mut rules: Vec<String> = Vec::new();
+        let mut turns: Vec<(u8, String)> = Vec::new();
+        let mut args: Option<Map<String, Value>> = None;
+        let mut args_label = String::new();
+        let mut tool_seen = false;
+        let mut title_rank = 0;
+        for (label, value) in &self.items {
+            let role = role_of(label);
+            if value_is_blank(value) && role != Role::Tool {
+                continue;
+            }
+            let text = value_text(value);
+            match role {
+                Role::Id => {
+                    if d.key.is_none() && !text.trim().is_empty() {
+                        d.key = Some(text.trim().chars().take(512).collect());
+                    }
+                }
+                Role::Title => {
+                    let rank = match normalize_label(label).as_str() {
+                        "title" | "name" | "test name" | "test case name" | "test title" => 3,
+                        "description" | "summary" => 1,
+                        _ => 2,
+                    };
+                    if rank > title_rank {
+                        title_rank = rank;
+                        d.title = text.lines().next().unwrap_or_default().trim().to_string();
+                    }
+                }
+                Role::Prompt => {
+                    let ps = prompts_of(value, &mut d.notes);
+                    if !ps.is_empty() {
+                        rules.push(format!("`{label}` → prompt step"));
+                    }
+                    d.prompts.extend(ps);
+                }
+                Role::Turn(n) => {
+                    for p in prompts_of(value, &mut d.notes) {
+                        turns.push((n, p));
+                    }
+                    rules.push(format!("`{label}` → prompt step {n}"));
+                }
+                Role::Prompts => {
+                    let ps = prompts_of(value, &mut d.notes);
+                    rules.push(format!("`{label}` → one prompt step per entry"));
+                    d.prompts.extend(ps);
+                }
+                Role::Steps => {
+                    let before = d.prompts.len();
+                    steps_into(value, &mut d);
+                    if d.prompts.len() > before {
+                        d.notes
+                            .push(format!("prompts read from the `{label}` list by wording"));
+                    }
+                }
+                Role::Tool => {
+                    tool_seen = true;
+                    match value {
+                        Value::String(s) if is_none_word(s) => {
+                            d.negative = true;
+                            rules.push(format!("`{label}` = `{}` → isNegative", s.trim()));
+                        }
+                        Value::Bool(false) => d.negative = true,
+                        Value::Array(a) if a.is_empty() => {
+                            d.negative = true;
+                            rules.push(format!("empty `{label}` list → isNegative"));
+                        }
+                        v => match calls_from_value(v) {
+                            Some(calls) if calls.is_empty() && !value_is_blank(v) => {
+                                d.negative = true;
+                                rules.push(format!("empty `{label}` list → isNegative"));
+                            }
+                            Some(calls) => {
+                                rules.push(format!("`{label}` → toolCalledWith"));
+                                d.expected_calls.extend(calls);
+                            }
+                            None => {
+                                let r = read_wording(&text);
+                                d.notes.push(format!("tools read from the wording of `{label}`"));
+                                apply_reading(&mut d, r, &text);
+                            }
+                        },
+                    }
+                }
+                Role::Args => match value {
+                    Value::Object(m) => {
+                        args = Some(m.clone());
+                        args_label = label.clone();
+                    }
+                    _ => match parse_args(&text) {
+                        Some(m) => {
+                            args = Some(m);
+                            args_label = label.clone();
+                        }
+                        None => d.notes.push(format!(
+                            "the `{label}` value could not be read as arguments; the call is expected without checking them"
+                        )),
+                    },
+                },
+                Role::Expected => {
+                    let expected = match value {
+                        Value::String(s) => s.trim().to_string(),
+                        Value::Array(a) if a.iter().all(Value::is_string) => a
+                            .first()
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                        Value::Object(o) => o
+                            .iter()
+                            .find(|(k, _)| role_of(k) == Role::Expected)
+                            .map(|(_, v)| value_text(v))
+                            .unwrap_or_default(),
+                        other => other.to_string(),
+                    };
+                    if let Some(calls) = value_calls(value) {
+                        rules.push(format!("`{label}`.tool_calls → toolCalledWith"));
+                        if calls.is_empty() {
+                            d.negative = true;
+                        }
+                        d.expected_calls.extend(calls);
+                    }
+                    let r = read_wording(&expected);
+                    let interpreted = r.negative.is_some()
+                        || !r.calls.is_empty()
+                        || !r.contains.is_empty()
+                        || !r.patterns.is_empty()
+                        || !r.never.is_empty();
+                    if interpreted {
+                        d.notes.push(format!("expectations read from the wording of `{label}`"));
+                        apply_reading(&mut d, r, &expected);
+                    }
+                    if !expected.is_empty() && d.expected_output.is_none() {
+                        d.expected_output = Some(expected);
+                        rules.push(format!("`{label}` → expectedOutput"));
+                    }
+                }
+                Role::Contains => {
+                    for n in strings_of(value) {
+                        d.contains.push(Needle {
+                            text: unquote(&n),
+                            case_sensitive: None,
+                        });
+                    }
+                    rules.push(format!("`{label}` → responseContains"));
+                }
+                Role::Pattern => {
+                    for p in strings_of(value) {
+                        let p = p.trim().trim_matches('/').to_string();
+                        d.patterns.push(p);
+                    }
+                    rules.push(format!("`{label}` → responseMatches"));
+                }
+                Role::Negative => {
+                    let b = match value {
+                        Value::Bool(b) => Some(*b),
+                        _ => truthy(&text),
+                    };
+                    if b == Some(true) {
+                        d.negative = true;
+                        rules.push(format!("`{label}` → isNegative"));
+                    }
+                }
+                Role::ShouldCallTools => {
+                    let b = match value {
+                        Value::Bool(b) => Some(*b),
+                        _ => truthy(&text),
+                    };
+                    if b == Some(false) {
+                        d.negative = true;
+                        rules.push(format!("`{label}` = false → isNegative"));
+                    }
+                }
+                Role::Forbidden => {
+                    if let Some(calls) = calls_from_value(value) {
+                        d.never.extend(calls.into_iter().map(|c| c.tool));
+                        rules.push(format!("`{label}` → toolNeverCalled"));
+                    }
+                }
+                Role::Type => {
+                    let l = text.to_lowercase();
+                    if l.contains("negative") {
+                        d.negative = true;
+                        rules.push(format!("`{label}` = negative → isNegative"));
+                    }
+                }
+                Role::Other => {}
+            }
+        }
+        let _ = tool_seen;
+        turns.sort_by_key(|(n, _)| *n);
+        d.prompts.extend(turns.into_iter().map(|(_, p)| p));
+        if let Some(a) = args {
+            match d.expected_calls.len() {
+                0 => d.notes.push(format!(
+                    "`{args_label}` given without a tool; the arguments were not used"
+                )),
+                1 => {
+                    if d.expected_calls[0].args.is_none() {
+                        d.expected_calls[0].args = Some(a);
+                        rules.push(format!("`{args_label}` → toolCalledWith.args"));
+                    }
+                }
+                _ => {
+                    if d.expected_calls[0].args.is_none() {
+                        d.expected_calls[0].args = Some(a);
+                    }
+                    d.notes.push(format!(
+                        "`{args_label}` attached to the first of several tools"
+                    ));
+                }
+            }
+        }
+        if d.negative {
+            if !d.expected_calls.is_empty() {
+                d.notes.push(
+                    "the case is negative, so its expected tool calls were dropped".into(),
+                );
+                d.expected_calls.clear();
+            }
+        }
+        if d.prompts.is_empty() && d.expected_calls.len() == 1 && !d.negative {
+            // A call with nothing to ask: a model-free render-check.
+            d.tool_call = d.expected_calls.pop();
+            rules.push("no prompt: the call becomes a toolCall step".into());
+        }
+        if d.notes.is_empty() && d.unsupported.is_empty() {
+            rules.dedup();
+            d.exact_rule = Some(format!("{}: {}", self.shape, rules.join("; ")));
+        }
+        d
+    }
+}
+
+/// Whether a JSON value is an empty or "nothing" cell.
+pub fn value_is_blank(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::String(s) => is_blank(s),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+/// A value as text (strings verbatim, lists one per line, other JSON compact).
+pub fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(value_text).collect::<Vec<_>>().join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn strings_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::Array(a) => a.iter().map(value_text).collect(),
+        other => vec![value_text(other)],
+    }
+}
+
+/// `tool_calls` (or `toolCalls`, `expected_tools`) inside an expected object.
+fn value_calls(v: &Value) -> Option<Vec<ExpectedCall>> {
+    let o = v.as_object()?;
+    ["tool_calls", "toolCalls", "tools", "expected_tools", "expectedTools"]
+        .iter()
+        .find_map(|k| o.get(*k))
+        .and_then(calls_from_value)
+}
+
+/// Prompts from a value: a string (lines starting `User:` make several turns), a list of
+/// strings, or chat messages (`{role: user, content}`; other roles are dropped with a note).
+pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
+    match v {
+        Value::String(s) => {
+            let user_lines: Vec<&str> = s
+                .lines()
+                .filter_map(|l| {
+                    let t = l.trim();
+                    t.strip_prefix("User:")
+                        .or_else(|| t.strip_prefix("user:"))
+                        .or_else(|| t.strip_prefix("USER:"))
+                })
+                .collect();
+            if user_lines.len() > 1 {
+                notes.push("several `User:` lines read as turns".into());
+                return user_lines.iter().map(|l| unquote(l)).collect();
+            }
+            let p = unquote(s);
+            if p.is_empty() { vec![] } else { vec![p] }
+        }
+        Value::Array(a) => {
+            let mut out = Vec::new();
+            let mut dropped = false;
+            for item in a {
+                match item {
+                    Value::Object(o) if o.contains_key("role") => {
+                        let role = o.get("role").and_then(Value::as_str).unwrap_or_default();
+                        let content = o.get("content").map(message_text).unwrap_or_default();
+                        if role == "user" || role == "human" {
+                            if !content.trim().is_empty() {
+                                out.push(content.trim().to_string());
+                            }
+                        } else {
+                            dropped = true;
+                        }
+                    }
+                    other => {
+                        let t = unquote(&value_text(other));
+                        if !t.is_empty() {
+                            out.push(t);
+                        }
+                    }
+                }
+            }
+            if dropped {
+                notes.push("system and assistant messages of the source were dropped".into());
+            }
+            out
+        }
+        Value::Object(o) => {
+            // `{question: …}` or `{input: …}`, as dataset exports wrap inputs.
+            let inner = o
+                .iter()
+                .find(|(k, _)| matches!(role_of(k), Role::Prompt | Role::Prompts));
+            match inner {
+                Some((_, v)) => prompts_of(v, notes),
+                None => vec![],
+            }
+        }
+        Value::Null => vec![],
+        other => vec![other.to_string()],
+    }
+}
+
+fn message_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        other => other.to_string(),
+    }
+}
+
+static ASK_STEP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?i)^(?:\d+[.)]\s*)?(?:ask|say|send|type|enter|prompt|user(?:\s+says)?|then\s+ask|follow[- ]up)\b[^"“'«:]*:?\s*(?:"([^"]+)"|“([^”]+)”|«([^»]+)»|'([^']+)'|(.+))$"#).unwrap()
+});
+static QUOTED_ONLY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"^(?:"([^"]+)"|“([^”]+)”|«([^»]+)»)\s*$"#).unwrap());
+
+/// Reads prompts out of a QA plan's "Steps" list: items that ask, say or send something.
+fn steps_into(v: &Value, d: &mut Draft) {
+    for item in strings_of(v) {
+        for line in item.lines() {
+            let t = line.trim();
+            if let Some(c) = ASK_STEP.captures(t).or_else(|| QUOTED_ONLY.captures(t)) {
+                let m = (1..=5).find_map(|i| c.get(i)).map(|m| m.as_str().trim());
+                if let Some(p) = m.filter(|p| !p.is_empty()) {
+                    d.prompts.push(unquote(p));
+                }
+            } else {
+                let r = read_wording(t);
+                if r.negative.is_some() || !r.calls.is_empty() || !r.contains.is_empty() {
+                    apply_reading(d, r, t);
+                }
+            }
+        }
+    }
+}
+
+/// Applies what wording says to a draft.
+pub fn apply_reading(d: &mut Draft, r: Reading, _text: &str) {
+    if let Some(n) = r.negative {
+        d.negative = true;
+        d.notes.push(format!("negative from the wording “{n}”"));
+    }
+    for c in r.calls {
+        if !d.expected_calls.iter().any(|e| e.tool == c.tool) {
+            d.expected_calls.push(c);
+        }
+    }
+    for n in r.never {
+        if !d.never_called.contains(&n) {
+            d.never_called.push(n);
+        }
+    }
+    for n in r.contains {
+        if !d.contains.iter().any(|x| x.text == n) {
+            d.contains.push(Needle {
+                text: n,
+                case_sensitive: None,
+            });
+        }
+    }
+    d.patterns.extend(r.patterns);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn labels_map_across_shapes() {
+        for (l, r) in [
+            ("Prompt", Role::Prompt),
+            ("**Prompt**", Role::Prompt),
+            ("user_input", Role::Prompt),
+            ("userInput", Role::Prompt),
+            ("Question", Role::Prompt),
+            ("Turn 2", Role::Turn(2)),
+            ("Follow-up", Role::Turn(2)),
+            ("Expected tool(s)", Role::Tool),
+            ("expected_tools", Role::Tool),
+            ("Expected Result", Role::Expected),
+            ("__expected", Role::Expected),
+            ("expected_output", Role::Expected),
+            ("isNegativeTest", Role::Negative),
+            ("should_call_tools", Role::ShouldCallTools),
+            ("__description", Role::Title),
+            ("Priority", Role::Other),
+        ] {
+            assert_eq!(role_of(l), r, "{l}");
+        }
+    }
+
+    #[test]
+    fn wording_reads_negatives_tools_and_needles() {
+        let r = read_wording("The assistant should not call any tool and explains why.");
+        assert!(r.negative.is_some());
+        let r = read_wording("Calls `get-sum` with {\"a\": 2, \"b\": 3}; the reply contains \"5\".");
+        assert_eq!(r.calls.len(), 1);
+        assert_eq!(r.calls[0].tool, "get-sum");
+        assert_eq!(r.calls[0].args.as_ref().unwrap()["a"], json!(2));
+        assert_eq!(r.contains, ["5"]);
+        let r = read_wording("Must not call `delete-item`; uses `list-items` with pageSize=3");
+        assert_eq!(r.never, ["delete-item"]);
+        assert_eq!(r.calls[0].tool, "list-items");
+        assert_eq!(r.calls[0].args.as_ref().unwrap()["pageSize"], json!(3));
+        let r = read_wording("A friendly greeting.");
+        assert!(r.negative.is_none() && r.calls.is_empty() && r.contains.is_empty());
+    }
+
+    #[test]
+    fn tool_cells() {
+        let c = parse_tool_cell("get-sum(a=2, b=3)").unwrap();
+        assert_eq!(c[0].tool, "get-sum");
+        assert_eq!(c[0].args.as_ref().unwrap()["b"], json!(3));
+        let c = parse_tool_cell("`echo`, `get-stats`").unwrap();
+        assert_eq!(c.len(), 2);
+        assert!(parse_tool_cell("the assistant uses the echo tool").is_none());
+        assert!(is_none_word("—") && is_none_word("None") && is_none_word("no tool"));
+    }
+
+    #[test]
+    fn fields_make_exact_and_approximated_drafts() {
+        let mut f = Fields::new("csv row");
+        f.push("prompt", "What is 2 + 3?");
+        f.push("tool", "get-sum");
+        f.push("args", "{\"a\": 2, \"b\": 3}");
+        f.push("expected", "5");
+        let d = f.into_draft(2, 2);
+        assert_eq!(d.prompts, ["What is 2 + 3?"]);
+        assert_eq!(d.expected_calls[0].args.as_ref().unwrap()["a"], json!(2));
+        assert_eq!(d.expected_output.as_deref(), Some("5"));
+        assert!(d.exact_rule.is_some(), "{d:?}");
+
+        let mut f = Fields::new("markdown");
+        f.push("Prompt", "\"Delete all my items\"");
+        f.push("Expected result", "The assistant must not call any tool without confirmation.");
+        let d = f.into_draft(1, 3);
+        assert!(d.negative);
+        assert_eq!(d.prompts, ["Delete all my items"]);
+        assert!(d.exact_rule.is_none());
+    }
+}

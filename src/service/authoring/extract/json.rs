@@ -1,0 +1,331 @@
+//! JSON and JSONL exports of eval datasets: DeepEval goldens, OpenAI evals samples,
+//! Braintrust and LangSmith dataset exports, and this API's own suite JSON.
+//!
+//! A small span scanner finds each case object's byte range (serde_json gives values, not
+//! positions); each object is then parsed and read through the shared label table. Objects
+//! whose `steps` already use this API's step kinds are copied one-to-one.
+
+use serde_json::{Map, Value};
+
+use crate::service::authoring::draft::{Draft, ExpectedCall, Fields, Role, role_of};
+use crate::service::authoring::lines::LineIndex;
+
+/// A JSON value's byte range, with children for containers.
+#[derive(Debug)]
+enum Node {
+    Obj(Vec<(String, Node)>, usize, usize),
+    Arr(Vec<Node>, usize, usize),
+    Scalar(usize, usize),
+}
+
+impl Node {
+    fn range(&self) -> (usize, usize) {
+        match self {
+            Node::Obj(_, a, b) | Node::Arr(_, a, b) | Node::Scalar(a, b) => (*a, *b),
+        }
+    }
+}
+
+struct Scanner<'a> {
+    b: &'a [u8],
+    s: &'a str,
+    i: usize,
+    depth: usize,
+}
+
+impl<'a> Scanner<'a> {
+    fn ws(&mut self) {
+        while self.i < self.b.len() && matches!(self.b[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn string(&mut self) -> Option<(usize, usize)> {
+        let start = self.i;
+        self.i += 1;
+        while self.i < self.b.len() {
+            match self.b[self.i] {
+                b'\\' => self.i += 2,
+                b'"' => {
+                    self.i += 1;
+                    return Some((start, self.i));
+                }
+                _ => self.i += 1,
+            }
+        }
+        None
+    }
+
+    fn value(&mut self) -> Option<Node> {
+        self.ws();
+        let start = self.i;
+        match *self.b.get(self.i)? {
+            b'{' => {
+                self.depth += 1;
+                if self.depth > 64 {
+                    return None;
+                }
+                self.i += 1;
+                let mut fields = Vec::new();
+                loop {
+                    self.ws();
+                    match *self.b.get(self.i)? {
+                        b'}' => {
+                            self.i += 1;
+                            break;
+                        }
+                        b',' => self.i += 1,
+                        b'"' => {
+                            let (a, b) = self.string()?;
+                            let key: String = serde_json::from_str(&self.s[a..b]).ok()?;
+                            self.ws();
+                            if *self.b.get(self.i)? != b':' {
+                                return None;
+                            }
+                            self.i += 1;
+                            fields.push((key, self.value()?));
+                        }
+                        _ => return None,
+                    }
+                }
+                self.depth -= 1;
+                Some(Node::Obj(fields, start, self.i))
+            }
+            b'[' => {
+                self.depth += 1;
+                if self.depth > 64 {
+                    return None;
+                }
+                self.i += 1;
+                let mut items = Vec::new();
+                loop {
+                    self.ws();
+                    match *self.b.get(self.i)? {
+                        b']' => {
+                            self.i += 1;
+                            break;
+                        }
+                        b',' => self.i += 1,
+                        _ => items.push(self.value()?),
+                    }
+                }
+                self.depth -= 1;
+                Some(Node::Arr(items, start, self.i))
+            }
+            b'"' => {
+                let (a, b) = self.string()?;
+                Some(Node::Scalar(a, b))
+            }
+            _ => {
+                while self.i < self.b.len() && !matches!(self.b[self.i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                    self.i += 1;
+                }
+                Some(Node::Scalar(start, self.i))
+            }
+        }
+    }
+}
+
+const WRAPPERS: &[&str] = &[
+    "tests", "cases", "testCases", "test_cases", "examples", "data", "goldens", "samples",
+    "items", "records", "rows", "dataset", "evals", "conversations", "entries", "scenarios",
+];
+
+fn looks_like_case(o: &[(String, Node)]) -> bool {
+    o.iter().any(|(k, _)| {
+        matches!(role_of(k), Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool)
+            || k == "steps"
+    })
+}
+
+fn objects(n: &Node) -> Option<Vec<&Node>> {
+    match n {
+        Node::Arr(items, _, _) if items.iter().any(|i| matches!(i, Node::Obj(o, ..) if looks_like_case(o))) => {
+            Some(items.iter().filter(|i| matches!(i, Node::Obj(..))).collect())
+        }
+        _ => None,
+    }
+}
+
+/// The case objects: the root array, a single case object, or the first array of case
+/// objects under a wrapper key (one or two levels down).
+fn case_nodes(root: &Node) -> Vec<&Node> {
+    if let Some(v) = objects(root) {
+        return v;
+    }
+    let Node::Obj(fields, ..) = root else {
+        return Vec::new();
+    };
+    if looks_like_case(fields) && !fields.iter().any(|(k, v)| WRAPPERS.contains(&k.as_str()) && objects(v).is_some()) {
+        return vec![root];
+    }
+    for w in WRAPPERS {
+        if let Some((_, v)) = fields.iter().find(|(k, _)| k == w)
+            && let Some(o) = objects(v).or_else(|| match v {
+                Node::Obj(..) => Some(case_nodes(v)).filter(|n| !n.is_empty()),
+                _ => None,
+            })
+        {
+            return o;
+        }
+    }
+    for (_, v) in fields {
+        if let Some(o) = objects(v) {
+            return o;
+        }
+    }
+    for (_, v) in fields {
+        if let Node::Obj(inner, ..) = v {
+            for (_, w) in inner {
+                if let Some(o) = objects(w) {
+                    return o;
+                }
+            }
+        }
+    }
+    Vec::new()
+}
+
+/// Extracts the cases of a JSON document.
+pub fn extract(ix: &LineIndex) -> Vec<Draft> {
+    let text = ix.text();
+    let mut sc = Scanner { b: text.as_bytes(), s: text, i: 0, depth: 0 };
+    if text.starts_with('\u{feff}') {
+        sc.i = 3;
+    }
+    let Some(root) = sc.value() else {
+        return Vec::new();
+    };
+    case_nodes(&root)
+        .into_iter()
+        .filter_map(|n| {
+            let (a, b) = n.range();
+            let v: Value = serde_json::from_str(&text[a..b]).ok()?;
+            let (s, e) = ix.span_of(a, b);
+            Some(object_draft(v.as_object()?, s, e, "JSON object"))
+        })
+        .collect()
+}
+
+/// Extracts one case per JSONL line.
+pub fn extract_lines(ix: &LineIndex) -> Vec<Draft> {
+    (1..=ix.len())
+        .filter_map(|n| {
+            let line = ix.line(n).trim();
+            let v: Value = serde_json::from_str(line).ok()?;
+            let o = v.as_object()?;
+            Some(object_draft(o, n, n, "JSONL line"))
+        })
+        .collect()
+}
+
+/// A draft from one case object (also used for YAML items).
+pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &str) -> Draft {
+    if let Some(steps) = o.get("steps").and_then(Value::as_array)
+        && steps.iter().all(|s| s.get("kind").and_then(Value::as_str).is_some())
+        && !steps.is_empty()
+    {
+        return steps_draft(o, steps, start, end, shape);
+    }
+    let mut f = Fields::new(shape);
+    for (k, v) in o {
+        match (k.as_str(), v) {
+            // Braintrust / LangSmith wrap the case's fields one level down.
+            ("metadata", Value::Object(m)) => {
+                for (mk, mv) in m {
+                    if matches!(role_of(mk), Role::Negative | Role::ShouldCallTools | Role::Id | Role::Type) {
+                        f.push(mk.clone(), mv.clone());
+                    }
+                }
+            }
+            ("vars", Value::Object(m)) => {
+                for (mk, mv) in m {
+                    f.push(mk.clone(), mv.clone());
+                }
+            }
+            _ => f.push(k.clone(), v.clone()),
+        }
+    }
+    f.into_draft(start, end)
+}
+
+/// This API's own step shape, copied one-to-one.
+fn steps_draft(o: &Map<String, Value>, steps: &[Value], start: usize, end: usize, shape: &str) -> Draft {
+    let mut d = Draft {
+        start_line: start,
+        end_line: end,
+        ..Draft::default()
+    };
+    let s = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+    d.title = s("title").or_else(|| s("name")).unwrap_or_default();
+    d.key = s("declaredId").or_else(|| s("id"));
+    d.expected_output = s("expectedOutput");
+    d.negative = o.get("isNegative").or(o.get("isNegativeTest")).and_then(Value::as_bool).unwrap_or(false);
+    for st in steps {
+        match st.get("kind").and_then(Value::as_str) {
+            Some("prompt") => {
+                if let Some(p) = st.get("prompt").and_then(Value::as_str) {
+                    d.prompts.push(p.to_string());
+                }
+            }
+            Some("toolCall") => {
+                let tool = st.get("toolName").and_then(Value::as_str).unwrap_or_default().to_string();
+                let args = st.get("arguments").and_then(Value::as_object).cloned();
+                if d.tool_call.is_none() && d.prompts.is_empty() {
+                    d.tool_call = Some(ExpectedCall { tool, args });
+                } else {
+                    d.unsupported.push("several toolCall steps, or one after a prompt".into());
+                }
+            }
+            Some("assert") => {
+                if let Some(a) = st.get("assertion") {
+                    d.assertions.push(a.clone());
+                }
+            }
+            Some(other) => d.unsupported.push(format!("`{other}` steps are not imported")),
+            None => {}
+        }
+    }
+    if d.unsupported.is_empty() {
+        d.exact_rule = Some(format!("{shape}: evaldeck steps copied one-to-one"));
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::service::authoring::extract::{Shape, extract, sniff};
+
+    #[test]
+    fn wrapped_array_with_spans() {
+        let t = "{\n  \"name\": \"calc\",\n  \"examples\": [\n    {\n      \"input\": \"What is 2 + 3?\",\n      \"expected_output\": \"5\",\n      \"expected_tools\": [{\"name\": \"get-sum\", \"input_parameters\": {\"a\": 2, \"b\": 3}}]\n    },\n    {\"input\": \"Write a haiku\", \"expected_tools\": []}\n  ]\n}\n";
+        assert_eq!(sniff(t), Shape::Json);
+        let d = extract(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!((d[0].start_line, d[0].end_line), (4, 8));
+        assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 3);
+        assert!(d[0].exact_rule.is_some(), "{:?}", d[0]);
+        assert!(d[1].negative);
+        assert_eq!((d[1].start_line, d[1].end_line), (9, 9));
+    }
+
+    #[test]
+    fn jsonl_openai_evals_samples() {
+        let t = "{\"input\": [{\"role\": \"system\", \"content\": \"Be brief\"}, {\"role\": \"user\", \"content\": \"Echo ping\"}], \"ideal\": \"ping\"}\n{\"input\": [{\"role\": \"user\", \"content\": \"Hi\"}, {\"role\": \"assistant\", \"content\": \"Hello\"}, {\"role\": \"user\", \"content\": \"Add 1 and 2\"}], \"ideal\": \"3\"}\n";
+        assert_eq!(sniff(t), Shape::Jsonl);
+        let d = extract(t);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].prompts, ["Echo ping"]);
+        assert_eq!(d[1].prompts, ["Hi", "Add 1 and 2"]);
+        assert_eq!((d[1].start_line, d[1].end_line), (2, 2));
+    }
+
+    #[test]
+    fn own_suite_json_is_exact() {
+        let t = r#"{"tests": [{"title": "Sum", "steps": [{"id": "s1", "kind": "prompt", "prompt": "2+2?"}, {"id": "s2", "kind": "assert", "assertion": {"type": "toolCalledAtLeastOnce", "toolName": "get-sum"}}]}]}"#;
+        let d = extract(t);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].assertions.len(), 1);
+        assert!(d[0].exact_rule.is_some());
+    }
+}

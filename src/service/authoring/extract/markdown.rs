@@ -1,0 +1,605 @@
+//! Markdown test plans: heading sections, list items and paragraph groups holding labelled
+//! fields (`- **Prompt:** …`), and tables with one case per row.
+//!
+//! A line-oriented reader rather than a CommonMark parser: what matters here is which lines
+//! a case spans, and plans written by hand bend the grammar (lazy continuations, bold
+//! labels, `—` for none, escaped pipes). Tables without a prompt or tool column (document
+//! info, environment, exit criteria) and sections without a prompt field are not cases.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use crate::service::authoring::draft::{Draft, Fields, Role, normalize_label, role_of};
+use crate::service::authoring::lines::LineIndex;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Blank,
+    Heading(u8),
+    Item,
+    Text,
+    TableRow,
+    TableSep,
+    Fence,
+    Code,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Ln<'a> {
+    no: usize,
+    kind: Kind,
+    indent: usize,
+    /// Content after the heading or list marker (the raw line for code).
+    text: &'a str,
+}
+
+static ITEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+(.*)$").unwrap());
+static HEADING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$").unwrap());
+static TABLE_SEP: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$").unwrap());
+static FIELD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[*_]{0,2}([A-Za-z][A-Za-z0-9 _/()#'.-]{0,40}?)[*_]{0,2}\s*[:：]\s*[*_]{0,2}(?:\s+|$)(.*)$").unwrap()
+});
+static KEYED_TITLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^\[?((?:[A-Z][A-Za-z]{0,11}[-_ ]?#?\d+[A-Za-z0-9.-]*)|(?:[A-Z]{1,8}-[A-Za-z0-9]+(?:-\d+)?))\]?\s*(?:[:.)\-–—|]\s*)?(.*)$").unwrap()
+});
+static NUMBERED_TITLE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\d+(?:\.\d+)*[.)]?\s+(.+)$").unwrap());
+
+fn indent_of(s: &str) -> usize {
+    s.chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .map(|c| if c == '\t' { 4 } else { 1 })
+        .sum()
+}
+
+fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
+    let mut out = Vec::with_capacity(ix.len());
+    let mut fence: Option<(char, usize)> = None;
+    for no in 1..=ix.len() {
+        let raw = ix.line(no);
+        let trimmed = raw.trim_start();
+        let indent = indent_of(raw);
+        if let Some((ch, n)) = fence {
+            let closes = trimmed.starts_with(&ch.to_string().repeat(n))
+                && trimmed.trim_start_matches(ch).trim().is_empty();
+            if closes {
+                fence = None;
+                out.push(Ln { no, kind: Kind::Fence, indent, text: raw });
+            } else {
+                out.push(Ln { no, kind: Kind::Code, indent, text: raw });
+            }
+            continue;
+        }
+        for ch in ['`', '~'] {
+            let n = trimmed.chars().take_while(|c| *c == ch).count();
+            if n >= 3 {
+                fence = Some((ch, n));
+            }
+        }
+        if fence.is_some() {
+            out.push(Ln { no, kind: Kind::Fence, indent, text: raw });
+            continue;
+        }
+        let ln = if trimmed.trim().is_empty() {
+            Ln { no, kind: Kind::Blank, indent: 0, text: "" }
+        } else if let Some(c) = HEADING.captures(raw) {
+            let level = c[1].len() as u8;
+            Ln { no, kind: Kind::Heading(level), indent: 0, text: c.get(2).unwrap().as_str() }
+        } else if TABLE_SEP.is_match(raw) && raw.contains('-') && raw.contains('|') {
+            Ln { no, kind: Kind::TableSep, indent, text: raw.trim() }
+        } else if trimmed.starts_with('|') {
+            Ln { no, kind: Kind::TableRow, indent, text: raw.trim() }
+        } else if let Some(c) = ITEM.captures(raw) {
+            Ln { no, kind: Kind::Item, indent: indent_of(&c[1]), text: c.get(2).unwrap().as_str().trim_end() }
+        } else {
+            Ln { no, kind: Kind::Text, indent, text: raw.trim() }
+        };
+        out.push(ln);
+    }
+    // A row without a separator after the header is text, unless it continues a table.
+    let mut in_table = false;
+    for i in 0..out.len() {
+        match out[i].kind {
+            Kind::TableRow => {
+                let header = out.get(i + 1).is_some_and(|n| n.kind == Kind::TableSep);
+                if !(in_table || header) {
+                    out[i].kind = Kind::Text;
+                }
+                in_table = true;
+            }
+            Kind::TableSep => in_table = true,
+            _ => in_table = false,
+        }
+    }
+    out
+}
+
+/// Splits a table row into cells; `\|` is a literal pipe.
+pub fn cells(row: &str) -> Vec<String> {
+    let t = row.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
+    let t = if t.ends_with('|') && !t.ends_with("\\|") {
+        &t[..t.len() - 1]
+    } else {
+        t
+    };
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut chars = t.chars().peekable();
+    let mut in_code = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                cur.push('|');
+                chars.next();
+            }
+            '`' => {
+                in_code = !in_code;
+                cur.push(c);
+            }
+            '|' if !in_code => out.push(std::mem::take(&mut cur).trim().to_string()),
+            _ => cur.push(c),
+        }
+    }
+    out.push(cur.trim().to_string());
+    out.into_iter().map(|c| c.replace("<br>", "\n").replace("<br/>", "\n")).collect()
+}
+
+/// Removes emphasis markers around a whole title.
+fn clean_title(s: &str) -> String {
+    let mut t = s.trim().to_string();
+    for m in ["**", "__", "*", "_"] {
+        if t.starts_with(m) && t.ends_with(m) && t.len() > 2 * m.len() {
+            t = t[m.len()..t.len() - m.len()].trim().to_string();
+        }
+    }
+    t = t.replace("**", "");
+    t.trim_end_matches([':', '：']).trim().to_string()
+}
+
+/// `(key, title)` out of a heading or item text such as `TC-004: Refuse to delete`.
+fn key_and_title(text: &str) -> (Option<String>, String) {
+    let t = clean_title(text);
+    if let Some(c) = KEYED_TITLE.captures(&t) {
+        let rest = c.get(2).map(|m| m.as_str().trim()).unwrap_or_default();
+        let key = c[1].trim().to_string();
+        if !rest.is_empty() && key.chars().any(|c| c.is_ascii_digit()) {
+            return (Some(key), clean_title(rest));
+        }
+    }
+    if let Some(c) = NUMBERED_TITLE.captures(&t) {
+        return (None, clean_title(&c[1]));
+    }
+    (None, t)
+}
+
+/// A field line: `(label, role, inline value)`.
+fn field_of(text: &str) -> Option<(String, Role, String)> {
+    let c = FIELD.captures(text)?;
+    let label = c[1].trim().to_string();
+    if label.split_whitespace().count() > 6 {
+        return None;
+    }
+    let value = c
+        .get(2)
+        .map(|m| m.as_str().trim().trim_end_matches("**").trim())
+        .unwrap_or_default()
+        .to_string();
+    Some((label.clone(), role_of(&label), value))
+}
+
+struct Section<'a> {
+    heading: Option<Ln<'a>>,
+    lines: Vec<Ln<'a>>,
+}
+
+/// Extracts every case of a Markdown document.
+pub fn extract(ix: &LineIndex) -> Vec<Draft> {
+    let lines = classify(ix);
+    // Split into sections; a sub-heading that is itself a field label ("#### Expected
+    // result") stays inside its parent section as a field.
+    let mut sections: Vec<Section> = vec![Section { heading: None, lines: Vec::new() }];
+    for ln in lines {
+        if let Kind::Heading(level) = ln.kind {
+            let label_like = role_of(&clean_title(ln.text)) != Role::Other;
+            let parent_level = sections
+                .last()
+                .and_then(|s| s.heading)
+                .map(|h| match h.kind {
+                    Kind::Heading(l) => l,
+                    _ => 0,
+                })
+                .unwrap_or(0);
+            if label_like && parent_level > 0 && level > parent_level {
+                // Kept as a field line "Label:" whose value follows.
+                sections.last_mut().unwrap().lines.push(Ln { kind: Kind::Text, indent: 0, ..ln });
+                continue;
+            }
+            sections.push(Section { heading: Some(ln), lines: Vec::new() });
+        } else {
+            sections.last_mut().unwrap().lines.push(ln);
+        }
+    }
+    let mut out = Vec::new();
+    for s in &sections {
+        section_cases(ix, s, &mut out);
+    }
+    out.sort_by_key(|d| d.start_line);
+    out
+}
+
+/// A field with the lines it covers and its paragraph group.
+struct FieldAt {
+    label: String,
+    value: Value,
+    group: usize,
+    last: usize,
+}
+
+fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
+    let lines = &s.lines;
+    let mut fields: Vec<FieldAt> = Vec::new();
+    let mut group_titles: Vec<(usize, String, usize)> = Vec::new();
+    let mut group = 0usize;
+    let mut group_first: Vec<usize> = Vec::new();
+    let mut i = 0;
+    let mut pending_blank = false;
+    while i < lines.len() {
+        let ln = lines[i];
+        match ln.kind {
+            Kind::Blank => {
+                pending_blank = true;
+                i += 1;
+                continue;
+            }
+            Kind::TableRow => {
+                let start = i;
+                while i < lines.len() && matches!(lines[i].kind, Kind::TableRow | Kind::TableSep) {
+                    i += 1;
+                }
+                table(&lines[start..i], &mut fields, group, out);
+                continue;
+            }
+            _ => {}
+        }
+        if pending_blank && ln.indent == 0 {
+            group += 1;
+        }
+        pending_blank = false;
+        if group_first.len() <= group {
+            group_first.resize(group + 1, ln.no);
+            group_first[group] = ln.no;
+        }
+        let field = matches!(ln.kind, Kind::Item | Kind::Text)
+            .then(|| field_of(ln.text))
+            .flatten()
+            .filter(|(_, r, _)| *r != Role::Other);
+        // The lines that belong to this one: deeper items, continuation text, code.
+        let mut j = i + 1;
+        while j < lines.len() {
+            let n = lines[j];
+            let belongs = match n.kind {
+                Kind::Blank => lines[j + 1..]
+                    .iter()
+                    .find(|l| l.kind != Kind::Blank)
+                    .is_some_and(|l| l.indent > ln.indent && l.kind != Kind::Heading(0)),
+                Kind::Code | Kind::Fence => true,
+                Kind::Item => n.indent > ln.indent,
+                Kind::Text => {
+                    n.indent > ln.indent
+                        || (ln.kind == Kind::Item && field_of(n.text).is_none() && lines[j - 1].kind != Kind::Blank)
+                }
+                _ => false,
+            };
+            // A field line written at the top level takes the list directly under it.
+            let takes_list = field.as_ref().is_some_and(|(_, _, v)| v.is_empty())
+                && ln.kind == Kind::Text
+                && n.kind == Kind::Item
+                && n.indent == ln.indent;
+            if !(belongs || takes_list) {
+                break;
+            }
+            if n.kind == Kind::Fence && j > i + 1 && lines[j - 1].kind == Kind::Code {
+                // The closing fence ends the block.
+                j += 1;
+                break;
+            }
+            j += 1;
+        }
+        while j > i + 1 && lines[j - 1].kind == Kind::Blank {
+            j -= 1;
+        }
+        let children = &lines[i + 1..j];
+        match field {
+            Some((label, _, inline)) => {
+                let value = field_value(ix, &inline, children);
+                let last = lines[j - 1].no;
+                fields.push(FieldAt { label, value, group, last });
+            }
+            None if ln.kind == Kind::Item && !children.is_empty() => {
+                // A list item whose nested lines hold the fields: one case.
+                let mut f = Fields::new("markdown list item");
+                let mut sub: Vec<FieldAt> = Vec::new();
+                let mut nested_cases = Vec::new();
+                nested_fields(ix, children, &mut sub, &mut nested_cases);
+                for fa in sub {
+                    f.push(fa.label, fa.value);
+                }
+                if f.is_case() {
+                    let (key, title) = key_and_title(ln.text);
+                    let mut d = f.into_draft(ln.no, lines[j - 1].no);
+                    if d.title.is_empty() {
+                        d.title = title;
+                    }
+                    if d.key.is_none() {
+                        d.key = key;
+                    }
+                    out.push(d);
+                } else {
+                    out.extend(nested_cases);
+                }
+            }
+            None => {
+                if ln.kind == Kind::Text || ln.kind == Kind::Item {
+                    group_titles.push((group, ln.text.to_string(), ln.no));
+                }
+            }
+        }
+        i = j;
+    }
+    let prompts_by_group: std::collections::BTreeSet<usize> = fields
+        .iter()
+        .filter(|f| matches!(role_of(&f.label), Role::Prompt | Role::Prompts | Role::Turn(_)))
+        .map(|f| f.group)
+        .collect();
+    let heading_key_title = s.heading.map(|h| key_and_title(h.text));
+    let shape = if s.heading.is_some() { "markdown section" } else { "markdown fields" };
+    if prompts_by_group.len() >= 2 {
+        // Several blank-line-separated groups, each with its own prompt: one case each.
+        for g in prompts_by_group {
+            let mut f = Fields::new("markdown paragraph group");
+            let mut last = 0;
+            for fa in fields.iter().filter(|fa| fa.group == g) {
+                f.push(fa.label.clone(), fa.value.clone());
+                last = last.max(fa.last);
+            }
+            let title_line = group_titles.iter().find(|(gg, _, _)| *gg == g);
+            let start = group_first.get(g).copied().unwrap_or(last);
+            let mut d = f.into_draft(start, last.max(start));
+            if let Some((_, t, _)) = title_line
+                && d.title.is_empty()
+            {
+                let (key, title) = key_and_title(t);
+                d.title = title;
+                d.key = d.key.or(key);
+            }
+            out.push(d);
+        }
+        return;
+    }
+    let mut f = Fields::new(shape);
+    for fa in &fields {
+        f.push(fa.label.clone(), fa.value.clone());
+    }
+    if !f.is_case() {
+        return;
+    }
+    let start = s.heading.map(|h| h.no).or_else(|| group_first.first().copied()).unwrap_or(1);
+    let end = fields.iter().map(|f| f.last).max().unwrap_or(start);
+    // The section runs to its last non-blank line (trailing notes included).
+    let end = s
+        .lines
+        .iter()
+        .rev()
+        .find(|l| l.kind != Kind::Blank)
+        .map(|l| l.no)
+        .unwrap_or(end)
+        .max(end);
+    let mut d = f.into_draft(start, end);
+    if let Some((key, title)) = heading_key_title {
+        if d.title.is_empty() {
+            d.title = title;
+        }
+        if d.key.is_none() {
+            d.key = key;
+        }
+    }
+    out.push(d);
+}
+
+/// Fields of a list item's nested lines (and cases nested deeper still).
+fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases: &mut Vec<Draft>) {
+    let base = lines.iter().filter(|l| l.kind != Kind::Blank).map(|l| l.indent).min().unwrap_or(0);
+    let mut i = 0;
+    while i < lines.len() {
+        let ln = lines[i];
+        if ln.kind == Kind::Blank || ln.indent > base && ln.kind != Kind::TableRow {
+            i += 1;
+            continue;
+        }
+        if ln.kind == Kind::TableRow {
+            let start = i;
+            while i < lines.len() && matches!(lines[i].kind, Kind::TableRow | Kind::TableSep) {
+                i += 1;
+            }
+            table(&lines[start..i], fields, 0, cases);
+            continue;
+        }
+        let mut j = i + 1;
+        while j < lines.len() && (lines[j].kind == Kind::Blank || lines[j].indent > base || matches!(lines[j].kind, Kind::Code | Kind::Fence)) {
+            j += 1;
+        }
+        while j > i + 1 && lines[j - 1].kind == Kind::Blank {
+            j -= 1;
+        }
+        if let Some((label, role, inline)) = field_of(ln.text)
+            && role != Role::Other
+        {
+            let value = field_value(ix, &inline, &lines[i + 1..j]);
+            fields.push(FieldAt { label, value, group: 0, last: lines[j - 1].no });
+        }
+        i = j;
+    }
+}
+
+/// A field's value: the inline text, with nested list items as a list (for prompts and
+/// steps) or a fenced block's exact content.
+fn field_value(ix: &LineIndex, inline: &str, children: &[Ln]) -> Value {
+    let code: Vec<&Ln> = children.iter().filter(|l| l.kind == Kind::Code).collect();
+    if inline.is_empty() && !code.is_empty() {
+        let (a, b) = (code[0].no, code[code.len() - 1].no);
+        let base = code.iter().map(|l| l.indent).min().unwrap_or(0);
+        let text: Vec<&str> = ix
+            .excerpt(a, b)
+            .lines()
+            .map(|l| {
+                let cut = l.char_indices().nth(base).map(|(i, _)| i).unwrap_or(l.len());
+                if l[..cut].trim().is_empty() { &l[cut..] } else { l.trim_start() }
+            })
+            .collect();
+        return Value::String(text.join("\n").trim_end_matches('\r').to_string());
+    }
+    let base = children.iter().filter(|l| l.kind == Kind::Item).map(|l| l.indent).min();
+    let items: Vec<String> = match base {
+        Some(b) => {
+            let mut items: Vec<String> = Vec::new();
+            for l in children {
+                match l.kind {
+                    Kind::Item if l.indent == b => items.push(l.text.trim().to_string()),
+                    Kind::Item | Kind::Text => {
+                        if let Some(last) = items.last_mut() {
+                            last.push('\n');
+                            last.push_str(l.text.trim());
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            items
+        }
+        None => Vec::new(),
+    };
+    let text_cont: Vec<&str> = children
+        .iter()
+        .filter(|l| l.kind == Kind::Text)
+        .map(|l| l.text.trim())
+        .collect();
+    if inline.is_empty() {
+        if !items.is_empty() {
+            return Value::Array(items.into_iter().map(Value::String).collect());
+        }
+        return Value::String(text_cont.join("\n"));
+    }
+    let mut s = inline.to_string();
+    if base.is_none() {
+        for t in text_cont {
+            s.push('\n');
+            s.push_str(t);
+        }
+    } else {
+        for it in items {
+            s.push('\n');
+            s.push_str(&it);
+        }
+    }
+    Value::String(s)
+}
+
+/// A table: one case per row when it has a prompt (or tool) column; a two-column
+/// `Field | Value` table adds its rows as fields of the enclosing case.
+fn table(rows: &[Ln], fields: &mut Vec<FieldAt>, group: usize, out: &mut Vec<Draft>) {
+    let Some(sep) = rows.iter().position(|l| l.kind == Kind::TableSep) else {
+        return;
+    };
+    if sep == 0 {
+        return;
+    }
+    let header = cells(rows[sep - 1].text);
+    let roles: Vec<Role> = header.iter().map(|h| role_of(h)).collect();
+    let body = &rows[sep + 1..];
+    let has_prompt = roles.iter().any(|r| matches!(r, Role::Prompt | Role::Prompts | Role::Turn(_)));
+    let has_tool = roles.contains(&Role::Tool);
+    let field_table = header.len() == 2
+        && matches!(
+            normalize_label(&header[0]).as_str(),
+            "field" | "key" | "attribute" | "property" | "item" | "name" | "parameter"
+        );
+    if field_table {
+        for r in body.iter().filter(|r| r.kind == Kind::TableRow) {
+            let c = cells(r.text);
+            if c.len() >= 2 && role_of(&c[0]) != Role::Other {
+                fields.push(FieldAt { label: c[0].clone(), value: Value::String(c[1].clone()), group, last: r.no });
+            }
+        }
+        return;
+    }
+    if !(has_prompt || has_tool) || header.len() < 2 {
+        return;
+    }
+    for r in body.iter().filter(|r| r.kind == Kind::TableRow) {
+        let c = cells(r.text);
+        let mut f = Fields::new("markdown table row");
+        for (h, v) in header.iter().zip(c.iter()) {
+            f.push(h.clone(), Value::String(v.clone()));
+        }
+        let d = f.into_draft(r.no, r.no);
+        if d.is_case() {
+            out.push(d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(t: &str) -> Vec<Draft> {
+        super::super::extract(t)
+    }
+
+    #[test]
+    fn heading_sections_with_bullet_fields() {
+        let t = "# Plan\n\n| Field | Value |\n|---|---|\n| Version | 1.0 |\n\n## Cases\n\n### TC-001: Add numbers\n- **Priority:** High\n- **Prompt:** \"What is 2 + 3?\"\n- **Expected tool:** `get-sum` with `{\"a\": 2, \"b\": 3}`\n- **Expected result:** The reply contains \"5\".\n\n### TC-002: Refuse\n- **Prompt:** Delete every item now.\n- **Expected result:** The assistant should not call any tool and asks for confirmation.\n";
+        let d = run(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[0].key.as_deref(), Some("TC-001"));
+        assert_eq!(d[0].title, "Add numbers");
+        assert_eq!((d[0].start_line, d[0].end_line), (9, 13));
+        assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+        assert!(d[1].negative);
+        assert_eq!((d[1].start_line, d[1].end_line), (15, 17));
+    }
+
+    #[test]
+    fn table_rows_with_escaped_pipes_and_dashes() {
+        let t = "| ID | Prompt | Expected tool | Arguments |\n|---|---|---|---|\n| T1 | Echo a\\|b | echo | {\"message\": \"a\\|b\"} |\n| T2 | Tell me a joke | — | — |\n";
+        let d = run(t);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].prompts, ["Echo a|b"]);
+        assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["message"], "a|b");
+        assert!(d[1].negative);
+        assert_eq!((d[1].start_line, d[1].end_line), (4, 4));
+        assert!(d[0].exact_rule.is_some());
+    }
+
+    #[test]
+    fn list_items_and_multi_turn() {
+        let t = "Intro text.\n\n1. **Running total**\n   - Prompts:\n     1. \"Add 2 and 3\"\n     2. \"Now add 10 to that\"\n   - Expected: calls `get-sum` twice\n2. Not a case, just a bullet\n";
+        let d = run(t);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Add 2 and 3", "Now add 10 to that"]);
+        assert_eq!(d[0].title, "Running total");
+        assert_eq!((d[0].start_line, d[0].end_line), (3, 7));
+    }
+
+    #[test]
+    fn prose_is_not_a_case() {
+        let t = "# Thoughts\n\nWe talked about testing the calculator. The assistant said \"hello\" and it should be fine.\nNobody wrote any test cases yet.\n";
+        assert!(run(t).is_empty());
+    }
+}
