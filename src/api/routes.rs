@@ -25,6 +25,7 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
+use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated, RunSource};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use crate::spec::{Error, Result};
@@ -69,7 +70,14 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<ImportTokensRequest, ImportTokensResult, _, _>("/projects/{project_id}/servers/{server_id}/oauth/import-tokens", "Store OAuth tokens obtained by the caller", StatusCode::OK, import_tokens)
         .post::<SuiteCreate, SuiteCreated, _, _>("/projects/{project_id}/eval-suites", "Create a suite with its test cases; starts nothing, spends nothing", StatusCode::CREATED, create_suite)
         .patch::<SuitePatch, EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Edit suite settings, including environmentIds", update_suite)
+        .post::<RunCreate, RunCreated, _, _>("/projects/{project_id}/eval-runs", "Create an eval run (202); see the rules for POST eval-runs", StatusCode::ACCEPTED, create_run)
+        .get::<EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}", "Run status, result and summary", run)
+        .get::<Page<EvalIteration>, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations", "Per-iteration results, paginated", iterations)
+        .get::<Any, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations/{iteration_id}/trace", "Full trace: messages and expected-versus-actual analysis", trace)
+        .get::<Page<EvalRun>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/runs", "Recent runs of a suite, newest first", suite_runs)
         .extensions()
+        .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/cancel", "Cancel an active run", StatusCode::OK, cancel_run)
+        .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/regrade", "Grade the stored transcripts again (calls nothing)", StatusCode::OK, regrade_run)
         .get::<EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Read a suite (by id or name) with its settings", suite)
         .delete::<Deleted, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Delete a suite and its cases", delete_suite)
         .get::<Page<EvalCase>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases", "A suite's persisted cases, in order", cases)
@@ -526,4 +534,58 @@ async fn update_case(
 
 async fn delete_case(AxState(s): St, who: Principal, Path((p, sid, cid)): CasePath) -> R<Deleted> {
     s.service.delete_case(&who, &p, &sid, &cid).map(Json)
+}
+
+// Eval runs.
+
+type RunPath = Path<(String, String)>;
+
+async fn create_run(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<RunCreate>,
+) -> RS<RunCreated> {
+    s.service
+        .create_run(&who, &p, &b, RunSource::Api)
+        .await
+        .map(|v| (StatusCode::ACCEPTED, Json(v)))
+}
+
+async fn run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> R<EvalRun> {
+    s.service.run(&who, &p, &id).map(Json)
+}
+
+async fn iterations(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): RunPath,
+    Query(page): Query<PageRequest>,
+) -> R<Page<EvalIteration>> {
+    s.service.iterations(&who, &p, &id, &page).map(Json)
+}
+
+async fn trace(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id, it)): Path<(String, String, String)>,
+) -> R<serde_json::Value> {
+    s.service.trace(&who, &p, &id, &it).map(Json)
+}
+
+async fn suite_runs(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): SuitePath,
+    Query(page): Query<PageRequest>,
+) -> R<Page<EvalRun>> {
+    s.service.suite_runs(&who, &p, &id, &page).map(Json)
+}
+
+async fn cancel_run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> R<EvalRun> {
+    s.service.cancel_run(&who, &p, &id).await.map(Json)
+}
+
+async fn regrade_run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> R<EvalRun> {
+    s.service.regrade_run(&who, &p, &id).map(Json)
 }

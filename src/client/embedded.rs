@@ -22,6 +22,7 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
+use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated, RunSource};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use serde_json::Value;
@@ -282,6 +283,40 @@ impl Backend for Embedded {
     }
     async fn delete_case(&self, project: &str, suite: &str, case: &str) -> Result<Deleted> {
         self.service.delete_case(&self.who, project, suite, case)
+    }
+
+    async fn create_run(&self, project: &str, body: &RunCreate) -> Result<RunCreated> {
+        self.service
+            .create_run(&self.who, project, body, RunSource::Ui)
+            .await
+    }
+    async fn run(&self, project: &str, run: &str) -> Result<EvalRun> {
+        self.service.run(&self.who, project, run)
+    }
+    async fn iterations(
+        &self,
+        project: &str,
+        run: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalIteration>> {
+        self.service.iterations(&self.who, project, run, page)
+    }
+    async fn trace(&self, project: &str, run: &str, iteration: &str) -> Result<Value> {
+        self.service.trace(&self.who, project, run, iteration)
+    }
+    async fn suite_runs(
+        &self,
+        project: &str,
+        suite: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalRun>> {
+        self.service.suite_runs(&self.who, project, suite, page)
+    }
+    async fn cancel_run(&self, project: &str, run: &str) -> Result<EvalRun> {
+        self.service.cancel_run(&self.who, project, run).await
+    }
+    async fn regrade_run(&self, project: &str, run: &str) -> Result<EvalRun> {
+        self.service.regrade_run(&self.who, project, run)
     }
 
     async fn create_server_group(

@@ -28,6 +28,7 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
+use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use serde_json::Value;
@@ -161,6 +162,27 @@ pub trait Backend: Send + Sync {
         body: &EvalCaseUpdate,
     ) -> Result<EvalCase>;
     async fn delete_case(&self, project: &str, suite: &str, case: &str) -> Result<Deleted>;
+
+    /// Starts a run (tagged `ui` by the embedded backend, `api` by a remote one).
+    async fn create_run(&self, project: &str, body: &RunCreate) -> Result<RunCreated>;
+    async fn run(&self, project: &str, run: &str) -> Result<EvalRun>;
+    async fn iterations(
+        &self,
+        project: &str,
+        run: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalIteration>>;
+    /// The trace of one iteration (an open object).
+    async fn trace(&self, project: &str, run: &str, iteration: &str) -> Result<Value>;
+    /// A suite's runs, newest first.
+    async fn suite_runs(
+        &self,
+        project: &str,
+        suite: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalRun>>;
+    async fn cancel_run(&self, project: &str, run: &str) -> Result<EvalRun>;
+    async fn regrade_run(&self, project: &str, run: &str) -> Result<EvalRun>;
 
     async fn create_server_group(&self, project: &str, body: &ServerGroupCreate)
     -> Result<Created>;

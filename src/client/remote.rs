@@ -26,6 +26,7 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
+use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use crate::spec::{Code, Error, Result};
@@ -533,6 +534,60 @@ impl Backend for Remote {
     async fn delete_case(&self, project: &str, suite: &str, case: &str) -> Result<Deleted> {
         self.delete(&["projects", project, "eval-suites", suite, "cases", case])
             .await
+    }
+
+    async fn create_run(&self, project: &str, body: &RunCreate) -> Result<RunCreated> {
+        self.send(Method::POST, &["projects", project, "eval-runs"], body)
+            .await
+    }
+    async fn run(&self, project: &str, run: &str) -> Result<EvalRun> {
+        self.get(&["projects", project, "eval-runs", run]).await
+    }
+    async fn iterations(
+        &self,
+        project: &str,
+        run: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalIteration>> {
+        self.get_q(&["projects", project, "eval-runs", run, "iterations"], page)
+            .await
+    }
+    async fn trace(&self, project: &str, run: &str, iteration: &str) -> Result<Value> {
+        self.get(&[
+            "projects",
+            project,
+            "eval-runs",
+            run,
+            "iterations",
+            iteration,
+            "trace",
+        ])
+        .await
+    }
+    async fn suite_runs(
+        &self,
+        project: &str,
+        suite: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalRun>> {
+        self.get_q(&["projects", project, "eval-suites", suite, "runs"], page)
+            .await
+    }
+    async fn cancel_run(&self, project: &str, run: &str) -> Result<EvalRun> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-runs", run, "cancel"],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn regrade_run(&self, project: &str, run: &str) -> Result<EvalRun> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-runs", run, "regrade"],
+            &serde_json::json!({}),
+        )
+        .await
     }
 
     async fn create_server_group(

@@ -3,10 +3,13 @@
 //! Every operation takes the calling [`Principal`] and checks its access first, so the
 //! HTTP layer and the embedded backend share one authorization path.
 
+pub mod authoring;
 pub mod catalog;
 pub mod environments;
+pub mod evals;
 pub mod hosts;
 pub mod mcp;
+pub mod models;
 pub mod primitives;
 pub mod servers;
 pub mod store;
@@ -31,6 +34,12 @@ pub struct Config {
     pub allowed_commands: Option<Vec<String>>,
     /// MCP session pool timers.
     pub pool: mcp::PoolOptions,
+    /// Eval runner settings (concurrency cap, turn cap, heartbeat, recovery, judge).
+    pub runs: evals::RunOptions,
+    /// The model catalog (providers, hosted ids, keys).
+    pub models: models::ModelCatalog,
+    /// `cases/import`: wait window, author, credit rates, links, restart recovery.
+    pub authoring: authoring::AuthoringConfig,
 }
 
 impl Default for Config {
@@ -42,6 +51,9 @@ impl Default for Config {
             allow_stdio: true,
             allowed_commands: None,
             pool: mcp::PoolOptions::default(),
+            runs: evals::RunOptions::default(),
+            models: models::ModelCatalog::from_env(),
+            authoring: authoring::AuthoringConfig::default(),
         }
     }
 }
@@ -57,6 +69,8 @@ struct Inner {
     config: Config,
     mcp: mcp::McpPool,
     http: reqwest::Client,
+    runs: evals::Registry,
+    jobs: authoring::Jobs,
 }
 
 impl Service {
@@ -73,14 +87,19 @@ impl Service {
             .map_err(|e| {
                 crate::spec::Error::internal(format!("cannot build the HTTP client: {e}"))
             })?;
-        Ok(Service {
+        let service = Service {
             inner: Arc::new(Inner {
                 store,
                 config,
                 mcp,
                 http,
+                runs: evals::Registry::default(),
+                jobs: authoring::Jobs::default(),
             }),
-        })
+        };
+        evals::recover(&service)?;
+        service.recover_jobs()?;
+        Ok(service)
     }
 
     pub fn store(&self) -> &Store {
@@ -89,6 +108,16 @@ impl Service {
 
     pub fn config(&self) -> &Config {
         &self.inner.config
+    }
+
+    /// The eval runs this process drives.
+    pub fn runs(&self) -> &evals::Registry {
+        &self.inner.runs
+    }
+
+    /// The authoring jobs this process runs.
+    pub(crate) fn jobs(&self) -> &authoring::Jobs {
+        &self.inner.jobs
     }
 
     /// The live MCP sessions.
@@ -102,6 +131,7 @@ impl Service {
 
     /// Closes every MCP session and reaps child processes.
     pub async fn shutdown(&self) {
+        self.inner.jobs.stop_all();
         self.inner.mcp.shutdown().await;
     }
 

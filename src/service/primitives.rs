@@ -80,7 +80,7 @@ impl Service {
     }
 
     /// Runs one MCP operation against a saved server with token refresh around it.
-    async fn with_server<T, F, Fut>(
+    pub(crate) async fn with_server<T, F, Fut>(
         &self,
         who: &Principal,
         project_id: &str,

@@ -2,6 +2,7 @@
 //! service, the HTTP layer, both backends, the CLI and the workbench.
 
 pub mod assertion;
+pub mod authoring;
 pub mod case;
 pub mod catalog;
 pub mod environment;

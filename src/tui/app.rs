@@ -23,11 +23,12 @@ use tokio::time::Instant;
 use super::keymap::{Action, Keymap};
 use super::message::{Envelope, Reply, Request, Slot, execute};
 use super::nav::{Nav, NavRow, Section};
+use super::panes::call_form::{CallForm, CallOutcome};
 use super::panes::environments::EnvironmentsPane;
 use super::panes::hosts::HostsPane;
 use super::panes::projects::ProjectsPane;
 use super::panes::server_form::{FormOutcome, ServerForm};
-use super::panes::servers::ServersPane;
+use super::panes::servers::{Output, ServersPane, View as ServerView};
 use super::panes::suites::SuitesPane;
 use super::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx};
 use super::theme::Theme;
@@ -55,6 +56,7 @@ enum Overlay {
     Help(Help),
     Palette(Palette),
     ServerForm(ServerForm),
+    CallForm(Box<CallForm>),
     Confirm(Confirm),
 }
 
@@ -209,12 +211,12 @@ impl App {
         self.pending.remove(&env.slot);
         self.last_latency = Some(env.elapsed);
         match env.result {
-            Ok(reply) => self.apply(reply),
+            Ok(reply) => self.apply(reply, env.elapsed),
             Err(e) => self.fail(env.request, e),
         }
     }
 
-    fn apply(&mut self, reply: Reply) {
+    fn apply(&mut self, reply: Reply, elapsed: Duration) {
         match reply {
             Reply::Me(me) => {
                 self.me = Some(me);
@@ -270,6 +272,45 @@ impl App {
                 self.reload(Section::Environments);
             }
             Reply::Suites(v) => self.suites.set_items(v),
+            Reply::Validated { server, result } => {
+                self.notify(format!("validated: {}", result.status));
+                self.servers.mcp_mut(&server).validated = Some(result);
+                self.reload_server(&server);
+            }
+            Reply::Doctor { server, report } => {
+                self.servers.mcp_mut(&server).doctor = Some(report);
+                self.servers.show(&server, ServerView::Doctor);
+                self.reload_server(&server);
+            }
+            Reply::Tools { server, items } => {
+                self.servers.mcp_mut(&server).tools = Some(items);
+                self.servers.sync_sub();
+            }
+            Reply::Prompts { server, items } => {
+                self.servers.mcp_mut(&server).prompts = Some(items);
+                self.servers.sync_sub();
+            }
+            Reply::Resources { server, items } => {
+                self.servers.mcp_mut(&server).resources = Some(items);
+                self.servers.sync_sub();
+            }
+            Reply::Output {
+                server,
+                title,
+                request,
+                value,
+            } => {
+                self.servers.mcp_mut(&server).output = Some(Output {
+                    title,
+                    request,
+                    value,
+                    elapsed_ms: elapsed.as_millis(),
+                });
+                self.servers.show(&server, ServerView::Output);
+                if self.section() == Section::Servers {
+                    self.focus = Focus::Detail;
+                }
+            }
         }
     }
 
@@ -360,6 +401,16 @@ impl App {
         self.suites.set_items(Vec::new());
         for s in Section::CHILDREN {
             self.reload(s);
+        }
+    }
+
+    /// Re-reads one server (its status changes after validate and doctor).
+    fn reload_server(&mut self, id: &str) {
+        if let Some(project) = self.nav.active.clone() {
+            self.dispatch(Request::Server {
+                project,
+                id: id.to_string(),
+            });
         }
     }
 
@@ -481,6 +532,7 @@ impl App {
                 ));
             }
             Effect::Notify(m) => self.notify(m),
+            Effect::OpenCallForm(form) => self.overlay = Some(Overlay::CallForm(form)),
         }
     }
 
@@ -526,6 +578,7 @@ impl App {
         match self.overlay.as_mut() {
             Some(Overlay::Palette(p)) => p.paste(text),
             Some(Overlay::ServerForm(f)) => f.paste(text),
+            Some(Overlay::CallForm(f)) => f.paste(text),
             Some(_) => {}
             None => {
                 let one_line = text.lines().next().unwrap_or("");
@@ -598,6 +651,18 @@ impl App {
                     }
                 }
             },
+            Overlay::CallForm(mut form) => {
+                let project = self.nav.active.clone().unwrap_or_default();
+                match form.handle_key(key, &project) {
+                    CallOutcome::Keep => self.overlay = Some(Overlay::CallForm(form)),
+                    CallOutcome::Cancel => {}
+                    CallOutcome::Submit(req) => {
+                        self.notify(format!("{}…", req.describe()));
+                        self.servers.show(&form.server, ServerView::Output);
+                        self.dispatch(req);
+                    }
+                }
+            }
             Overlay::Confirm(c) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => self.dispatch(c.request),
                 KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {}
@@ -640,11 +705,16 @@ impl App {
                     self.focus = Focus::Detail;
                 }
             }
-            Focus::Detail => {}
+            Focus::Detail => {
+                self.with_pane(|p, cx| p.detail_action(Action::Open, cx));
+            }
         }
     }
 
     fn move_focused(&mut self, action: Action) {
+        if self.focus == Focus::Detail && self.with_pane(|p, cx| p.detail_action(action, cx)) {
+            return;
+        }
         if self.focus == Focus::Detail {
             let s = self.section();
             let d = self.pane_mut(s).detail();
@@ -915,7 +985,10 @@ impl App {
                 }
             }
             Focus::Detail => {
-                out.push(("j/k".into(), "scroll".into()));
+                for c in self.pane(self.section()).detail_commands() {
+                    out.push((k(c.action), c.label.into()));
+                }
+                out.push(("j/k".into(), "move".into()));
                 out.push((k(Action::Back), "back".into()));
             }
         }
@@ -961,8 +1034,12 @@ impl App {
             .filter_map(|&s| counts.get(&s).copied().flatten().map(|n| (s.label(), n)))
             .collect();
         let section = self.section();
+        let pending = self.pending.clone();
+        let busy = move |slot: Slot| pending.contains_key(&slot);
         let rcx = RenderCx {
             theme: &theme,
+            busy: &busy,
+            spinner: SPINNER[self.frame % SPINNER.len()],
             focus: match self.focus {
                 Focus::Nav => PaneFocus::None,
                 Focus::List => PaneFocus::List,
@@ -977,6 +1054,7 @@ impl App {
             Some(Overlay::Help(h)) => h.render(f, area, &theme),
             Some(Overlay::Palette(p)) => p.render(f, area, &theme),
             Some(Overlay::ServerForm(form)) => form.render(f, area, &theme),
+            Some(Overlay::CallForm(form)) => form.render(f, area, &theme),
             Some(Overlay::Confirm(c)) => c.render(f, area, &theme),
             None => {}
         }

@@ -35,6 +35,12 @@ pub enum Action {
     ToggleArchived,
     Archive,
     Restore,
+    /// Connect and initialize a server (its status).
+    Validate,
+    Doctor,
+    Tools,
+    Prompts,
+    Resources,
     Goto(Section),
 }
 
@@ -64,6 +70,11 @@ impl Action {
             Action::ToggleArchived => "archived",
             Action::Archive => "archive",
             Action::Restore => "restore",
+            Action::Validate => "validate",
+            Action::Doctor => "doctor",
+            Action::Tools => "tools",
+            Action::Prompts => "prompts",
+            Action::Resources => "resources",
             Action::Goto(s) => s.goto_label(),
         }
     }
@@ -176,6 +187,11 @@ impl Default for Keymap {
             (Key::ch('a'), ToggleArchived),
             (Key::ch('x'), Archive),
             (Key::ch('u'), Restore),
+            (Key::ch('v'), Validate),
+            (Key::ch('d'), Doctor),
+            (Key::ch('t'), Tools),
+            (Key::ch('p'), Prompts),
+            (Key::ch('R'), Resources),
             (Key::ch('1'), Goto(Section::Projects)),
             (Key::ch('2'), Goto(Section::Servers)),
             (Key::ch('3'), Goto(Section::Environments)),

@@ -301,5 +301,78 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         Request::Suites { project } => {
             Reply::Suites(collect_all(|p| async move { b.eval_suites(project, &p).await }).await?)
         }
+        Request::Validate { project, server } => Reply::Validated {
+            server: server.clone(),
+            result: b.validate_server(project, server).await?,
+        },
+        Request::Doctor { project, server } => Reply::Doctor {
+            server: server.clone(),
+            report: b.doctor(project, server).await?,
+        },
+        Request::Tools { project, server } => Reply::Tools {
+            server: server.clone(),
+            items: mcp_all(|r| async move { b.tools(project, server, &r).await }).await?,
+        },
+        Request::Prompts { project, server } => Reply::Prompts {
+            server: server.clone(),
+            items: mcp_all(|r| async move { b.prompts(project, server, &r).await }).await?,
+        },
+        Request::Resources { project, server } => Reply::Resources {
+            server: server.clone(),
+            items: mcp_all(|r| async move { b.resources(project, server, &r).await }).await?,
+        },
+        Request::CallTool {
+            project,
+            server,
+            body,
+        } => Reply::Output {
+            server: server.clone(),
+            title: format!("tool {}", body.tool_name),
+            request: serde_json::to_value(body).unwrap_or_default(),
+            value: b.call_tool(project, server, body).await?,
+        },
+        Request::GetPrompt {
+            project,
+            server,
+            body,
+        } => Reply::Output {
+            server: server.clone(),
+            title: format!("prompt {}", body.prompt_name),
+            request: serde_json::to_value(body).unwrap_or_default(),
+            value: b.get_prompt(project, server, body).await?,
+        },
+        Request::ReadResource {
+            project,
+            server,
+            uri,
+        } => {
+            let body = ResourceReadRequest { uri: uri.clone() };
+            Reply::Output {
+                server: server.clone(),
+                title: format!("resource {uri}"),
+                request: serde_json::to_value(&body).unwrap_or_default(),
+                value: b.read_resource(project, server, &body).await?,
+            }
+        }
     })
+}
+
+/// Reads every page of an MCP list (the server's own cursors).
+async fn mcp_all<T, F, Fut>(mut fetch: F) -> Result<Vec<T>>
+where
+    F: FnMut(ListRequest) -> Fut,
+    Fut: std::future::Future<Output = Result<McpPage<T>>>,
+{
+    let mut out = Vec::new();
+    let mut cursor = None;
+    // A server that keeps handing out cursors is cut off rather than followed for ever.
+    for _ in 0..100 {
+        let page = fetch(ListRequest { cursor }).await?;
+        out.extend(page.items);
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    Ok(out)
 }

@@ -57,8 +57,12 @@ impl Harness {
 
     pub async fn with_rate_limit(rate_limit: Option<RateLimit>) -> Harness {
         let dir = tempfile::tempdir().expect("a temp dir");
-        let service =
-            Service::open(&dir.path().join("db.sqlite3"), Config::default()).expect("open");
+        let config = Config {
+            // The seeded `demo` server runs this crate's binary, not the test runner.
+            demo_command: env!("CARGO_BIN_EXE_evaldeck").to_string(),
+            ..Config::default()
+        };
+        let service = Service::open(&dir.path().join("db.sqlite3"), config).expect("open");
         let app = api::router(
             service.clone(),
             ApiConfig {

@@ -3,4 +3,6 @@ mod common;
 mod contract;
 mod mcp;
 mod perf;
+mod perf_mcp;
+mod primitives;
 mod tui;

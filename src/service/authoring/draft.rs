@@ -169,8 +169,7 @@ pub fn role_of(label: &str) -> Role {
         | "test title" | "case title" => Role::Title,
         "prompt" | "query" | "input" | "question" | "user" | "user input" | "user prompt"
         | "user message" | "user query" | "utterance" | "request" | "ask" | "instruction"
-        | "user request" | "user says" | "input prompt" | "message to send" | "say"
-        | "inputs" => {
+        | "user request" | "user says" | "input prompt" | "message to send" | "say" | "inputs" => {
             Role::Prompt
         }
         "follow up" | "followup" | "follow up prompt" | "second prompt" | "then ask" => {
@@ -180,25 +179,66 @@ pub fn role_of(label: &str) -> Role {
             Role::Prompts
         }
         "steps" | "test steps" | "procedure" | "actions" => Role::Steps,
-        "tool" | "tools" | "expected tool" | "expected tools" | "expected tool call"
-        | "expected tool calls" | "tool call" | "tool calls" | "calls" | "should call"
-        | "tool name" | "function" | "expected function" | "expected tools called"
-        | "expected calls" | "tool to call" | "must call" | "tool used" => Role::Tool,
-        "args" | "arguments" | "parameters" | "params" | "tool args" | "tool arguments"
-        | "expected args" | "expected arguments" | "input parameters" | "tool input"
-        | "tool parameters" | "expected parameters" | "with" => Role::Args,
-        "expected" | "expected output" | "expected result" | "expected results"
-        | "expected response" | "expected answer" | "expected behavior"
-        | "expected behaviour" | "output" | "answer" | "ideal" | "ideal response"
-        | "ideal answer" | "reference" | "reference answer" | "target" | "expectation"
-        | "expect" | "pass criteria" | "acceptance criteria" | "result" | "response"
-        | "expected reply" | "then" | "outcome" | "outputs" | "expected outputs" => {
-            Role::Expected
-        }
-        "response contains" | "must contain" | "should contain" | "contains"
-        | "must include" | "expected text" | "expected contains" | "response includes" => {
-            Role::Contains
-        }
+        "tool"
+        | "tools"
+        | "expected tool"
+        | "expected tools"
+        | "expected tool call"
+        | "expected tool calls"
+        | "tool call"
+        | "tool calls"
+        | "calls"
+        | "should call"
+        | "tool name"
+        | "function"
+        | "expected function"
+        | "expected tools called"
+        | "expected calls"
+        | "tool to call"
+        | "must call"
+        | "tool used" => Role::Tool,
+        "args"
+        | "arguments"
+        | "parameters"
+        | "params"
+        | "tool args"
+        | "tool arguments"
+        | "expected args"
+        | "expected arguments"
+        | "input parameters"
+        | "tool input"
+        | "tool parameters"
+        | "expected parameters"
+        | "with" => Role::Args,
+        "expected"
+        | "expected output"
+        | "expected result"
+        | "expected results"
+        | "expected response"
+        | "expected answer"
+        | "expected behavior"
+        | "expected behaviour"
+        | "output"
+        | "answer"
+        | "ideal"
+        | "ideal response"
+        | "ideal answer"
+        | "reference"
+        | "reference answer"
+        | "target"
+        | "expectation"
+        | "expect"
+        | "pass criteria"
+        | "acceptance criteria"
+        | "result"
+        | "response"
+        | "expected reply"
+        | "then"
+        | "outcome"
+        | "outputs"
+        | "expected outputs" => Role::Expected,
+        "response contains" | "must contain" | "should contain" | "contains" | "must include"
+        | "expected text" | "expected contains" | "response includes" => Role::Contains,
         "pattern" | "regex" | "response pattern" | "matches" | "response matches"
         | "expected pattern" | "response regex" => Role::Pattern,
         "negative" | "is negative" | "negative test" | "is negative test" | "expect no tools"
@@ -209,8 +249,8 @@ pub fn role_of(label: &str) -> Role {
         }
         "forbidden tools" | "must not call" | "should not call" | "never call"
         | "disallowed tools" | "not called" | "forbidden tool" => Role::Forbidden,
-        "type" | "category" | "kind" | "test type" | "case type" | "tags" | "tag"
-        | "labels" | "polarity" => Role::Type,
+        "type" | "category" | "kind" | "test type" | "case type" | "tags" | "tag" | "labels"
+        | "polarity" => Role::Type,
         _ => Role::Other,
     }
 }
@@ -272,8 +312,23 @@ pub fn is_none_word(s: &str) -> bool {
         .to_lowercase();
     matches!(
         t.as_str(),
-        "none" | "—" | "–" | "-" | "n/a" | "na" | "no tool" | "no tools" | "no tool call"
-            | "no tool calls" | "no call" | "(none)" | "nothing" | "no" | "[]" | "∅" | "null"
+        "none"
+            | "—"
+            | "–"
+            | "-"
+            | "n/a"
+            | "na"
+            | "no tool"
+            | "no tools"
+            | "no tool call"
+            | "no tool calls"
+            | "no call"
+            | "(none)"
+            | "nothing"
+            | "no"
+            | "[]"
+            | "∅"
+            | "null"
     )
 }
 
@@ -587,8 +642,7 @@ impl Fields {
     /// Whether these fields describe a case (a prompt, or a tool call to make).
     pub fn is_case(&self) -> bool {
         self.items.iter().any(|(l, v)| {
-            matches!(role_of(l), Role::Prompt | Role::Prompts | Role::Turn(_))
-                && !value_is_blank(v)
+            matches!(role_of(l), Role::Prompt | Role::Prompts | Role::Turn(_)) && !value_is_blank(v)
         })
     }
 
@@ -773,7 +827,7 @@ impl Fields {
                 }
                 Role::Forbidden => {
                     if let Some(calls) = calls_from_value(value) {
-                        d.never.extend(calls.into_iter().map(|c| c.tool));
+                        d.never_called.extend(calls.into_iter().map(|c| c.tool));
                         rules.push(format!("`{label}` → toolNeverCalled"));
                     }
                 }
@@ -813,9 +867,8 @@ impl Fields {
         }
         if d.negative {
             if !d.expected_calls.is_empty() {
-                d.notes.push(
-                    "the case is negative, so its expected tool calls were dropped".into(),
-                );
+                d.notes
+                    .push("the case is negative, so its expected tool calls were dropped".into());
                 d.expected_calls.clear();
             }
         }
@@ -863,10 +916,16 @@ fn strings_of(v: &Value) -> Vec<String> {
 /// `tool_calls` (or `toolCalls`, `expected_tools`) inside an expected object.
 fn value_calls(v: &Value) -> Option<Vec<ExpectedCall>> {
     let o = v.as_object()?;
-    ["tool_calls", "toolCalls", "tools", "expected_tools", "expectedTools"]
-        .iter()
-        .find_map(|k| o.get(*k))
-        .and_then(calls_from_value)
+    [
+        "tool_calls",
+        "toolCalls",
+        "tools",
+        "expected_tools",
+        "expectedTools",
+    ]
+    .iter()
+    .find_map(|k| o.get(*k))
+    .and_then(calls_from_value)
 }
 
 /// Prompts from a value: a string (lines starting `User:` make several turns), a list of
@@ -1032,7 +1091,8 @@ mod tests {
     fn wording_reads_negatives_tools_and_needles() {
         let r = read_wording("The assistant should not call any tool and explains why.");
         assert!(r.negative.is_some());
-        let r = read_wording("Calls `get-sum` with {\"a\": 2, \"b\": 3}; the reply contains \"5\".");
+        let r =
+            read_wording("Calls `get-sum` with {\"a\": 2, \"b\": 3}; the reply contains \"5\".");
         assert_eq!(r.calls.len(), 1);
         assert_eq!(r.calls[0].tool, "get-sum");
         assert_eq!(r.calls[0].args.as_ref().unwrap()["a"], json!(2));
@@ -1071,7 +1131,10 @@ mod tests {
 
         let mut f = Fields::new("markdown");
         f.push("Prompt", "\"Delete all my items\"");
-        f.push("Expected result", "The assistant must not call any tool without confirmation.");
+        f.push(
+            "Expected result",
+            "The assistant must not call any tool without confirmation.",
+        );
         let d = f.into_draft(1, 3);
         assert!(d.negative);
         assert_eq!(d.prompts, ["Delete all my items"]);

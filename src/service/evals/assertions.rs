@@ -140,8 +140,7 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
@@ -177,7 +176,12 @@ fn response(messages: &[Message]) -> Option<&str> {
 }
 
 fn names(calls: &[&CallRecord]) -> Value {
-    json!(calls.iter().map(|c| c.tool_name.as_str()).collect::<Vec<_>>())
+    json!(
+        calls
+            .iter()
+            .map(|c| c.tool_name.as_str())
+            .collect::<Vec<_>>()
+    )
 }
 
 fn decls<'a>(ev: &Evidence<'a>) -> Result<&'a Declarations, Outcome> {
@@ -256,7 +260,10 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
                 bad.is_empty(),
                 json!({"minLength": min}),
                 json!({"withoutDescription": bad}),
-                format!("{} tool(s) lack a description of {min}+ characters", bad.len()),
+                format!(
+                    "{} tool(s) lack a description of {min}+ characters",
+                    bad.len()
+                ),
             )
         }
         "toolAnnotationsPresent" => {
@@ -282,7 +289,8 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
                             .copied()
                             .collect(),
                     };
-                    (!missing.is_empty()).then(|| json!({"tool": t.tool["name"], "missing": missing}))
+                    (!missing.is_empty())
+                        .then(|| json!({"tool": t.tool["name"], "missing": missing}))
                 })
                 .collect();
             verdict(
@@ -299,9 +307,15 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
             };
             let mut seen = std::collections::BTreeMap::<&str, usize>::new();
             for t in &d.tools {
-                *seen.entry(t.tool["name"].as_str().unwrap_or_default()).or_default() += 1;
+                *seen
+                    .entry(t.tool["name"].as_str().unwrap_or_default())
+                    .or_default() += 1;
             }
-            let dup: Vec<&str> = seen.iter().filter(|(_, n)| **n > 1).map(|(k, _)| *k).collect();
+            let dup: Vec<&str> = seen
+                .iter()
+                .filter(|(_, n)| **n > 1)
+                .map(|(k, _)| *k)
+                .collect();
             verdict(
                 dup.is_empty(),
                 json!({"duplicates": []}),
@@ -367,7 +381,10 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         }
         "toolCalledWith" => {
             let t = tool.unwrap_or_default();
-            let want = a.get("args").map(|x| x["args"].clone()).unwrap_or(json!({}));
+            let want = a
+                .get("args")
+                .map(|x| x["args"].clone())
+                .unwrap_or(json!({}));
             let matching = a
                 .get("args")
                 .and_then(|x| x["argumentMatching"].as_str())
@@ -389,13 +406,21 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
             !scoped.is_empty(),
             json!({"toolName": tool, "calls": ">= 1"}),
             json!({"calls": scoped.len(), "called": names(&all)}),
-            format!("`{}` called {} time(s)", tool.unwrap_or_default(), scoped.len()),
+            format!(
+                "`{}` called {} time(s)",
+                tool.unwrap_or_default(),
+                scoped.len()
+            ),
         ),
         "toolNeverCalled" => verdict(
             scoped.is_empty(),
             json!({"toolName": tool, "calls": 0}),
             json!({"calls": scoped.len()}),
-            format!("`{}` called {} time(s)", tool.unwrap_or_default(), scoped.len()),
+            format!(
+                "`{}` called {} time(s)",
+                tool.unwrap_or_default(),
+                scoped.len()
+            ),
         ),
         "onlyToolsCalled" => {
             let allowed: Vec<&str> = a
@@ -438,7 +463,9 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
             let pattern = a.str("pattern").unwrap_or_default();
             let re = match RegexBuilder::new(pattern).size_limit(1 << 20).build() {
                 Ok(re) => re,
-                Err(e) => return error(format!("`pattern` is not a valid regular expression: {e}")),
+                Err(e) => {
+                    return error(format!("`pattern` is not a valid regular expression: {e}"));
+                }
             };
             let r = response(ev.messages);
             verdict(
@@ -523,7 +550,11 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
                 hit,
                 json!({"needle": needle, "toolName": tool}),
                 json!({"results": scoped.iter().map(|c| c.result_text().chars().take(500).collect::<String>()).collect::<Vec<_>>()}),
-                format!("the needle was {}found in {} result(s)", if hit { "" } else { "not " }, scoped.len()),
+                format!(
+                    "the needle was {}found in {} result(s)",
+                    if hit { "" } else { "not " },
+                    scoped.len()
+                ),
             )
         }
         "toolResultMatchesSchema" => {
@@ -641,7 +672,11 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
                 format!(
                     "{} call(s) to {} tools",
                     bad.len(),
-                    if deprecated { "deprecated" } else { "destructive" }
+                    if deprecated {
+                        "deprecated"
+                    } else {
+                        "destructive"
+                    }
                 ),
             )
         }

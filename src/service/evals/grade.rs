@@ -64,11 +64,11 @@ pub fn standard_check(id: &str) -> Vec<EvalAssertion> {
         ],
         "discovery.collisions" => vec![a("toolNamesUnique")],
         "discovery.deprecated" => vec![a("noDeprecatedToolExposed"), a("noDeprecatedToolCalled")],
-        "call.schema" => vec![a("toolInputSchemasWellFormed"), a("argumentsMatchToolSchema")],
-        "response.schema" => vec![
-            a("toolOutputSchemasPresent"),
-            a("declaredOutputSchema"),
+        "call.schema" => vec![
+            a("toolInputSchemasWellFormed"),
+            a("argumentsMatchToolSchema"),
         ],
+        "response.schema" => vec![a("toolOutputSchemasPresent"), a("declaredOutputSchema")],
         "selection.hops" => vec![a("toolCallCountUnder").with("count", HOPS)],
         "call.parameters" => vec![a("toolErrorNamesInput")],
         "call.repeated" => vec![a("noRepeatedIdenticalCall")],
@@ -77,7 +77,10 @@ pub fn standard_check(id: &str) -> Vec<EvalAssertion> {
         "response.errors" => vec![a("noToolErrors")],
         "response.recovery" => vec![a("finalAssistantMessageNonEmpty")],
         "response.pagination" => vec![a("fullPageHasContinuation")],
-        "userValue.turns" => vec![a("turnCountUnder").with("turns", TURNS), a("noEndingQuestion")],
+        "userValue.turns" => vec![
+            a("turnCountUnder").with("turns", TURNS),
+            a("noEndingQuestion"),
+        ],
         _ => Vec::new(),
     }
 }
@@ -127,7 +130,11 @@ pub fn resolve(case: &EvalCase, standard_ids: &[String]) -> Vec<Resolved> {
             step: None,
         })
         .collect();
-    let mode = case.checks.as_ref().map(|c| c.mode).unwrap_or(CheckMode::Inherit);
+    let mode = case
+        .checks
+        .as_ref()
+        .map(|c| c.mode)
+        .unwrap_or(CheckMode::Inherit);
     match mode {
         CheckMode::Inherit => {}
         CheckMode::Extend => standard.retain(|s| {
@@ -229,7 +236,10 @@ fn expected_calls(case: &EvalCase, resolved: &[Resolved]) -> Vec<(String, Option
             );
         }
     }
-    for r in resolved.iter().filter(|r| !r.source.starts_with("standard:")) {
+    for r in resolved
+        .iter()
+        .filter(|r| !r.source.starts_with("standard:"))
+    {
         let a = &r.assertion;
         match a.kind().unwrap_or_default() {
             "toolCalledWith" => {
@@ -239,7 +249,9 @@ fn expected_calls(case: &EvalCase, resolved: &[Resolved]) -> Vec<(String, Option
                     .unwrap_or("partial");
                 push(
                     a.tool_name().unwrap_or_default(),
-                    (matching != "ignore").then(|| args.map(|x| x["args"].clone())).flatten(),
+                    (matching != "ignore")
+                        .then(|| args.map(|x| x["args"].clone()))
+                        .flatten(),
                     matching,
                 );
             }
@@ -256,7 +268,11 @@ fn expected_calls(case: &EvalCase, resolved: &[Resolved]) -> Vec<(String, Option
     out
 }
 
-fn diff(expected: &[(String, Option<Value>, String)], t: &Transcript, negative: bool) -> ToolCallDiff {
+fn diff(
+    expected: &[(String, Option<Value>, String)],
+    t: &Transcript,
+    negative: bool,
+) -> ToolCallDiff {
     let mut d = ToolCallDiff::default();
     let actual: Vec<&str> = t.calls.iter().map(|c| c.tool_name.as_str()).collect();
     for (name, args, matching) in expected {
@@ -264,7 +280,9 @@ fn diff(expected: &[(String, Option<Value>, String)], t: &Transcript, negative: 
         if calls.is_empty() {
             d.missing.push(json!({"toolName": name, "arguments": args}));
         } else if let Some(want) = args
-            && !calls.iter().any(|c| args_match(matching, want, &c.arguments))
+            && !calls
+                .iter()
+                .any(|c| args_match(matching, want, &c.arguments))
         {
             d.argument_mismatch.push(json!({
                 "toolName": name, "expected": want, "argumentMatching": matching,
@@ -277,7 +295,8 @@ fn diff(expected: &[(String, Option<Value>, String)], t: &Transcript, negative: 
             if !expected.iter().any(|(n, _, _)| n == &c.tool_name)
                 && !actual[..i].contains(&c.tool_name.as_str())
             {
-                d.extra.push(json!({"toolName": c.tool_name, "arguments": c.arguments}));
+                d.extra
+                    .push(json!({"toolName": c.tool_name, "arguments": c.arguments}));
             }
         }
     }
@@ -293,15 +312,22 @@ fn diff(expected: &[(String, Option<Value>, String)], t: &Transcript, negative: 
     for (i, n) in present.iter().enumerate() {
         let j = by_actual.iter().position(|x| x == n).unwrap_or(i);
         if i != j {
-            d.out_of_order.push(json!({"toolName": n, "expectedPosition": i + 1, "actualPosition": j + 1}));
+            d.out_of_order
+                .push(json!({"toolName": n, "expectedPosition": i + 1, "actualPosition": j + 1}));
         }
     }
     d
 }
 
 /// Evidence of the transcript before step `step` (or all of it).
-fn evidence<'a>(t: &'a Transcript, step: Option<usize>, decl: Option<&'a Declarations>) -> Evidence<'a> {
-    let prior = step.and_then(|i| i.checked_sub(1)).and_then(|i| t.steps.get(i));
+fn evidence<'a>(
+    t: &'a Transcript,
+    step: Option<usize>,
+    decl: Option<&'a Declarations>,
+) -> Evidence<'a> {
+    let prior = step
+        .and_then(|i| i.checked_sub(1))
+        .and_then(|i| t.steps.get(i));
     match (step, prior) {
         (Some(_), Some(p)) => Evidence {
             messages: &t.messages[..p.messages_end.min(t.messages.len())],
@@ -352,10 +378,17 @@ fn declared_output_schema(ev: &Evidence<'_>) -> Outcome {
         }
     }
     Outcome {
-        status: if bad.is_empty() { Status::Passed } else { Status::Failed },
+        status: if bad.is_empty() {
+            Status::Passed
+        } else {
+            Status::Failed
+        },
         expected: json!("structured results valid against the declared outputSchema"),
         actual: json!({"mismatches": bad}),
-        message: format!("{} structured result(s) do not match their schema", bad.len()),
+        message: format!(
+            "{} structured result(s) do not match their schema",
+            bad.len()
+        ),
     }
 }
 

@@ -51,7 +51,10 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
             return;
         }
         Some(Value::Array(ts)) if !ts.iter().filter_map(Value::as_str).any(|t| type_ok(t, v)) => {
-            out.push(format!("{at}: expected one of {}", Value::Array(ts.clone())));
+            out.push(format!(
+                "{at}: expected one of {}",
+                Value::Array(ts.clone())
+            ));
             return;
         }
         _ => {}
@@ -78,15 +81,24 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
     }
     if let Some(st) = v.as_str() {
         let n = st.chars().count() as u64;
-        if s.get("minLength").and_then(Value::as_u64).is_some_and(|m| n < m)
-            || s.get("maxLength").and_then(Value::as_u64).is_some_and(|m| n > m)
+        if s.get("minLength")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| n < m)
+            || s.get("maxLength")
+                .and_then(Value::as_u64)
+                .is_some_and(|m| n > m)
         {
             out.push(format!("{at}: length {n} is out of range"));
         }
     }
     if let Some(obj) = v.as_object() {
         let props = s.get("properties").and_then(Value::as_object);
-        for r in s.get("required").and_then(Value::as_array).into_iter().flatten() {
+        for r in s
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(k) = r.as_str()
                 && !obj.contains_key(k)
             {
@@ -107,8 +119,12 @@ fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
     }
     if let Some(arr) = v.as_array() {
         let n = arr.len() as u64;
-        if s.get("minItems").and_then(Value::as_u64).is_some_and(|m| n < m)
-            || s.get("maxItems").and_then(Value::as_u64).is_some_and(|m| n > m)
+        if s.get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|m| n < m)
+            || s.get("maxItems")
+                .and_then(Value::as_u64)
+                .is_some_and(|m| n > m)
         {
             out.push(format!("{at}: {n} items is out of range"));
         }
@@ -205,8 +221,16 @@ mod tests {
         assert_eq!(validate(&s, &json!({"a": 0})).len(), 1);
         assert_eq!(validate(&s, &json!({"a": 1, "c": 1})).len(), 1);
         assert_eq!(validate(&s, &json!({"a": 1, "b": [1]})).len(), 1);
-        assert!(!validate(&json!({"anyOf": [{"type": "string"}, {"type": "null"}]}), &json!(1)).is_empty());
-        assert!(input_schema_problems(Some(&json!({"type": "object", "properties": {}}))).is_empty());
+        assert!(
+            !validate(
+                &json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+                &json!(1)
+            )
+            .is_empty()
+        );
+        assert!(
+            input_schema_problems(Some(&json!({"type": "object", "properties": {}}))).is_empty()
+        );
         assert_eq!(
             input_schema_problems(Some(&json!({"type": "object", "required": ["x"]}))).len(),
             1

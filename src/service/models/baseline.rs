@@ -41,8 +41,7 @@ static KV: LazyLock<Regex> = LazyLock::new(|| {
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#""([^"]+)"|(?:^|[\s(\[:=,])'([^']+)'|“([^”]+)”|`([^`]+)`"#).expect("regex")
 });
-static NUMBER: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"-?\d+(?:\.\d+)?").expect("regex"));
+static NUMBER: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"-?\d+(?:\.\d+)?").expect("regex"));
 static WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[a-z0-9]+").expect("regex"));
 
 fn words(s: &str) -> Vec<String> {
@@ -127,8 +126,14 @@ pub fn choose<'a>(prompt: &str, tools: &'a [ToolSpec]) -> Vec<&'a ToolSpec> {
 
 fn typed(v: &str, schema: &Value) -> Value {
     match schema["type"].as_str() {
-        Some("integer") => v.parse::<i64>().map(Value::from).unwrap_or_else(|_| json!(v)),
-        Some("number") => v.parse::<f64>().map(|f| json!(f)).unwrap_or_else(|_| json!(v)),
+        Some("integer") => v
+            .parse::<i64>()
+            .map(Value::from)
+            .unwrap_or_else(|_| json!(v)),
+        Some("number") => v
+            .parse::<f64>()
+            .map(|f| json!(f))
+            .unwrap_or_else(|_| json!(v)),
         Some("boolean") => match v {
             "true" | "yes" => json!(true),
             "false" | "no" => json!(false),
@@ -194,14 +199,17 @@ pub fn arguments(prompt: &str, tool: &ToolSpec) -> Map<String, Value> {
                     .map(|n| number(n, false))
                     .collect::<Vec<_>>()
             )),
-            "string" => quoted.next().or_else(|| {
-                let text = prompt
-                    .split_once(':')
-                    .map(|(_, r)| r)
-                    .unwrap_or(prompt)
-                    .trim();
-                (!text.is_empty()).then(|| text.to_string())
-            }).map(Value::String),
+            "string" => quoted
+                .next()
+                .or_else(|| {
+                    let text = prompt
+                        .split_once(':')
+                        .map(|(_, r)| r)
+                        .unwrap_or(prompt)
+                        .trim();
+                    (!text.is_empty()).then(|| text.to_string())
+                })
+                .map(Value::String),
             _ => None,
         };
         if let Some(v) = v {
@@ -274,8 +282,8 @@ pub fn reply(req: &ModelRequest<'_>) -> ModelReply {
             });
         }
         if reply.tool_calls.is_empty() {
-            reply.text = "[baseline agent] No tool matches this request, so none was called."
-                .into();
+            reply.text =
+                "[baseline agent] No tool matches this request, so none was called.".into();
         }
     }
     let output = estimate_tokens(&reply.text)

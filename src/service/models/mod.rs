@@ -410,13 +410,26 @@ mod tests {
         c.providers[1].hosted = vec!["gpt-x".into()];
         let none = BTreeMap::new();
         assert!(c.check("/model", BASELINE_ID, None, &none).unwrap().hosted);
-        assert!(c.check("/model", "baseline", Some("builtin"), &none).is_ok());
-        assert!(c.check("/model", "openai/gpt-x", None, &none).unwrap().hosted);
-        let e = c.check("/model", "openai/gpt-native", None, &none).unwrap_err();
+        assert!(
+            c.check("/model", "baseline", Some("builtin"), &none)
+                .is_ok()
+        );
+        assert!(
+            c.check("/model", "openai/gpt-x", None, &none)
+                .unwrap()
+                .hosted
+        );
+        let e = c
+            .check("/model", "openai/gpt-native", None, &none)
+            .unwrap_err();
         assert_eq!(e.code, Code::ValidationError);
         assert_eq!(e.details.unwrap()["hostedModels"], json!(["openai/gpt-x"]));
         let keys = BTreeMap::from([("openai".to_string(), "k".to_string())]);
-        assert!(!c.check("/model", "openai/gpt-native", None, &keys).unwrap().hosted);
+        assert!(
+            !c.check("/model", "openai/gpt-native", None, &keys)
+                .unwrap()
+                .hosted
+        );
         let e = c.check("/model", "nope/x", None, &none).unwrap_err();
         assert_eq!(
             e.details.unwrap()["hostedModels"],
@@ -424,7 +437,9 @@ mod tests {
         );
         assert!(c.check("/model", "gpt-x", None, &none).is_err());
         assert!(c.check("/model", "builtin/other", None, &none).is_err());
-        let e = c.check("/model", "anthropic/claude", None, &none).unwrap_err();
+        let e = c
+            .check("/model", "anthropic/claude", None, &none)
+            .unwrap_err();
         assert_eq!(e.details.unwrap()["hostedModels"], json!([]));
     }
 }

@@ -122,7 +122,12 @@ impl Model for OpenAi {
             .unwrap_or_default();
         let u = &v["usage"];
         let input = u["prompt_tokens"].as_u64().unwrap_or_else(|| {
-            estimate_tokens(&req.messages.iter().map(|m| m.content.as_str()).collect::<String>())
+            estimate_tokens(
+                &req.messages
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect::<String>(),
+            )
         });
         let output = u["completion_tokens"]
             .as_u64()

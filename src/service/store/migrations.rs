@@ -205,6 +205,66 @@ CREATE INDEX eval_runs_suite ON eval_runs(suite_id, created_at DESC);
 
 /// Eval runs: ownership and heartbeats for restart recovery, the environment snapshot, the
 /// per-organization concurrency count, and one row per iteration with its transcript.
+/// Authoring jobs, their drafts, and the organizations' credit ledger.
+const V2_AUTHORING: &str = r#"
+CREATE TABLE authoring_jobs (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  suite_id TEXT NOT NULL REFERENCES eval_suites(id) ON DELETE CASCADE,
+  user_id TEXT,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'completed', 'failed', 'cancelled')),
+  error TEXT,
+  request TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  idempotency_key TEXT,
+  tools TEXT NOT NULL DEFAULT '[]',
+  author TEXT NOT NULL DEFAULT '{}',
+  generation_model TEXT,
+  normal INTEGER NOT NULL DEFAULT 0,
+  negative INTEGER NOT NULL DEFAULT 0,
+  tokens_in INTEGER NOT NULL DEFAULT 0,
+  tokens_out INTEGER NOT NULL DEFAULT 0,
+  credits_charged INTEGER NOT NULL DEFAULT 0,
+  commit_deadline INTEGER NOT NULL,
+  result TEXT,
+  committed_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  finished_at INTEGER
+);
+-- Keys are scoped to the organization; a key names one job for ever.
+CREATE UNIQUE INDEX authoring_jobs_key ON authoring_jobs(org_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+CREATE INDEX authoring_jobs_pending ON authoring_jobs(status) WHERE status = 'pending';
+CREATE TABLE authoring_drafts (
+  id TEXT PRIMARY KEY,
+  job_id TEXT NOT NULL REFERENCES authoring_jobs(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT 'draft'
+    CHECK (state IN ('draft', 'created', 'skipped', 'finished', 'discarded')),
+  skip_code TEXT,
+  skip_reason TEXT,
+  duplicate_of TEXT,
+  case_id TEXT,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX authoring_drafts_job ON authoring_drafts(job_id, position);
+CREATE TABLE credit_ledger (
+  id TEXT PRIMARY KEY,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  delta INTEGER NOT NULL,
+  balance INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  job_id TEXT,
+  note TEXT,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX credit_ledger_org ON credit_ledger(org_id, created_at, id);
+"#;
+
 const V3_RUNS: &str = r#"
 ALTER TABLE eval_runs ADD COLUMN org_id TEXT;
 ALTER TABLE eval_runs ADD COLUMN environment TEXT;
@@ -228,7 +288,7 @@ CREATE TABLE eval_iterations (
 "#;
 
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V3_RUNS)])
+    Migrations::new(vec![M::up(V1), M::up(V2_AUTHORING), M::up(V3_RUNS)])
 }
 
 pub fn apply(conn: &mut Connection) -> Result<()> {

@@ -5,12 +5,14 @@
 //! the caller's thread; every multi-row write goes through [`Store::write`], which wraps it
 //! in one `IMMEDIATE` transaction so a crash mid-write leaves nothing half-done.
 
+pub mod authoring;
 pub mod chat;
 pub mod environments;
 pub mod hosts;
 pub mod identity;
 mod migrations;
 pub mod projects;
+pub mod runs;
 pub mod seed;
 pub mod servers;
 pub mod suites;

@@ -2,6 +2,7 @@
 //! turns actions into [`Effect`]s (never calling the backend itself) and lists its own
 //! [`Command`]s, from which the footer, the help overlay and the palette are built.
 
+pub mod call_form;
 pub mod environments;
 pub mod hosts;
 pub mod projects;
@@ -33,7 +34,6 @@ impl Command {
 }
 
 /// What a pane asks the controller to do.
-#[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Fetch(Request),
     /// Ask the user first; send the request on "yes".
@@ -42,6 +42,7 @@ pub enum Effect {
         request: Request,
     },
     OpenServerForm,
+    OpenCallForm(Box<call_form::CallForm>),
     /// Make this project the one the other panes show.
     ActivateProject(String),
     /// A short message in the footer.
@@ -74,6 +75,10 @@ pub enum PaneFocus {
 
 pub struct RenderCx<'a> {
     pub theme: &'a Theme,
+    /// Whether a request for this slot is in flight.
+    pub busy: &'a dyn Fn(super::message::Slot) -> bool,
+    /// The spinner's current frame.
+    pub spinner: char,
     pub focus: PaneFocus,
     /// The pane's list is being (re)loaded.
     pub loading: bool,
@@ -90,6 +95,14 @@ pub trait Pane {
     fn open(&mut self, cx: &mut Cx) -> bool;
     /// A pane-specific action; returns whether it was handled.
     fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool;
+    /// An action while the detail has focus (before it falls back to scrolling).
+    fn detail_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
+        false
+    }
+    /// Commands of the detail, for the footer while it has focus.
+    fn detail_commands(&self) -> Vec<Command> {
+        Vec::new()
+    }
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx);
 }
 

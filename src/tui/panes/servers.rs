@@ -1,25 +1,73 @@
-//! Servers: the project's saved MCP servers with transport and last status; the detail
-//! shows the whole config. `n` adds one through the server form.
+//! Servers: the project's saved MCP servers with transport and last status. The detail
+//! shows the config, the doctor's report stage by stage, and the server's tools, prompts
+//! and resources (with schemas and annotations); Enter on a tool opens the call form, whose
+//! result shows here too. `n` adds a server through the server form.
+
+use std::collections::HashMap;
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
+use serde_json::Value;
 
+use super::call_form::CallForm;
 use super::{
-    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, empty_text, field, heading, pad,
-    pane_block, split, time,
+    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading,
+    pad, pane_block, split, time,
+};
+use crate::spec::primitives::{
+    Check, CheckStatus, DoctorReport, DoctorStatus, PromptItem, ResourceItem, ToolItem,
+    ValidateResult,
 };
 use crate::spec::server::{Server, Transport};
 use crate::tui::keymap::Action;
-use crate::tui::message::Request;
+use crate::tui::message::{Request, Slot};
 use crate::tui::theme::Theme;
+use crate::tui::widgets::highlight;
 use crate::tui::widgets::list::ListView;
+
+/// What the detail beside the server list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    #[default]
+    Config,
+    Doctor,
+    Tools,
+    Prompts,
+    Resources,
+    /// The last tool result, rendered prompt or resource read.
+    Output,
+}
+
+/// A tool result, a rendered prompt or resource contents, as the server sent them.
+pub struct Output {
+    pub title: String,
+    pub request: Value,
+    pub value: Value,
+    pub elapsed_ms: u128,
+}
+
+/// What is known about one server from MCP.
+#[derive(Default)]
+pub struct Mcp {
+    pub validated: Option<ValidateResult>,
+    pub doctor: Option<DoctorReport>,
+    pub tools: Option<Vec<ToolItem>>,
+    pub prompts: Option<Vec<PromptItem>>,
+    pub resources: Option<Vec<ResourceItem>>,
+    pub output: Option<Output>,
+}
 
 #[derive(Default)]
 pub struct ServersPane {
     pub items: Vec<Server>,
     list: ListView,
     detail: DetailView,
+    pub view: View,
+    /// By server id, so a reply for a server no longer selected still lands in its place.
+    pub mcp: HashMap<String, Mcp>,
+    /// Tools, prompts or resources of the selected server.
+    sub: ListView,
 }
 
 impl ServersPane {
@@ -56,6 +104,397 @@ impl ServersPane {
     pub fn count(&self) -> usize {
         self.items.len()
     }
+
+    pub fn mcp_mut(&mut self, server: &str) -> &mut Mcp {
+        self.mcp.entry(server.to_string()).or_default()
+    }
+
+    /// Shows a view of a server; called when its reply arrives.
+    pub fn show(&mut self, server: &str, view: View) {
+        if self.selected().is_some_and(|s| s.id == server) {
+            self.set_view(view);
+        }
+    }
+
+    fn set_view(&mut self, view: View) {
+        self.view = view;
+        self.detail.top();
+        self.sync_sub();
+        self.sub.top();
+    }
+
+    /// Keeps the sub-list's keys in step with the selected server's tools/prompts/resources.
+    pub fn sync_sub(&mut self) {
+        let Some(id) = self.selected().map(|s| s.id.clone()) else {
+            self.sub.set_keys(Vec::new());
+            return;
+        };
+        let m = self.mcp.get(&id);
+        let keys: Vec<String> = match self.view {
+            View::Tools => m
+                .and_then(|m| m.tools.as_ref())
+                .map(|t| t.iter().map(|t| t.name.clone()).collect())
+                .unwrap_or_default(),
+            View::Prompts => m
+                .and_then(|m| m.prompts.as_ref())
+                .map(|t| t.iter().map(|t| t.name.clone()).collect())
+                .unwrap_or_default(),
+            View::Resources => m
+                .and_then(|m| m.resources.as_ref())
+                .map(|t| {
+                    t.iter()
+                        .map(|r| format!("{} {}", r.name.clone().unwrap_or_default(), r.uri))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        self.sub.set_keys(keys);
+    }
+
+    fn fetch_for_view(&self, view: View, project: &str, server: &str) -> Option<Request> {
+        let (project, server) = (project.to_string(), server.to_string());
+        Some(match view {
+            View::Doctor => Request::Doctor { project, server },
+            View::Tools => Request::Tools { project, server },
+            View::Prompts => Request::Prompts { project, server },
+            View::Resources => Request::Resources { project, server },
+            View::Config | View::Output => return None,
+        })
+    }
+}
+
+fn check_line(label: &str, c: &Check, theme: &Theme) -> Line<'static> {
+    let (mark, style) = match c.status {
+        CheckStatus::Ok => ("✓", theme.ok),
+        CheckStatus::Error => ("✗", theme.error),
+        CheckStatus::Skipped => ("–", theme.dim),
+    };
+    let ms = c
+        .duration_ms
+        .map(|d| format!("  {d} ms"))
+        .unwrap_or_default();
+    Line::from(vec![
+        Span::styled(format!("{mark} "), style),
+        Span::styled(format!("{label:<19}"), theme.base),
+        Span::styled(
+            c.detail.clone(),
+            if c.status == CheckStatus::Error {
+                theme.error
+            } else {
+                theme.dim
+            },
+        ),
+        Span::styled(ms, theme.dim),
+    ])
+}
+
+fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
+    let (word, style) = match r.status {
+        DoctorStatus::Ready => ("ready", theme.ok),
+        DoctorStatus::OauthRequired => ("OAuth required", theme.warn),
+        DoctorStatus::Partial => ("partial", theme.warn),
+        DoctorStatus::Error => ("error", theme.error),
+    };
+    let mut lines = vec![Line::from(vec![
+        Span::styled("Doctor  ", theme.title),
+        Span::styled(word.to_string(), style),
+        Span::styled(format!("  in {} ms", r.timings.total_ms), theme.dim),
+    ])];
+    if let Some(p) = &r.probe {
+        lines.push(field(
+            "target",
+            format!("{} {}", p.transport, p.target),
+            theme,
+        ));
+    }
+    lines.push(Line::raw(""));
+    let c = &r.checks;
+    let stages: [(&str, &Option<Check>); 8] = [
+        ("probe", &c.probe),
+        ("connection", &c.connection),
+        ("initialization", &c.initialization),
+        ("capabilities", &c.capabilities),
+        ("tools", &c.tools),
+        ("resources", &c.resources),
+        ("resource templates", &c.resource_templates),
+        ("prompts", &c.prompts),
+    ];
+    for (label, check) in stages {
+        if let Some(check) = check {
+            lines.push(check_line(label, check, theme));
+        }
+    }
+    if let Some(e) = &r.error {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("{}: {}", e.code, e.message),
+            theme.error,
+        ));
+    }
+    if let Some(info) = &r.init_info {
+        lines.push(Line::raw(""));
+        lines.push(field("protocol", info.protocol_version.clone(), theme));
+        if let Some(si) = &info.server_info {
+            let name = si.get("name").and_then(Value::as_str).unwrap_or("?");
+            let version = si.get("version").and_then(Value::as_str).unwrap_or("");
+            lines.push(field("server", format!("{name} {version}"), theme));
+        }
+        if let Some(i) = &info.instructions {
+            lines.push(field("instructions", i.clone(), theme));
+        }
+    }
+    let count = |v: &Option<Vec<_>>| v.as_ref().map(Vec::len);
+    let mut counts = Vec::new();
+    if let Some(n) = count(&r.tools) {
+        counts.push(format!("{n} tools"));
+    }
+    if let Some(n) = r.prompts.as_ref().map(Vec::len) {
+        counts.push(format!("{n} prompts"));
+    }
+    if let Some(n) = r.resources.as_ref().map(Vec::len) {
+        counts.push(format!("{n} resources"));
+    }
+    if !counts.is_empty() {
+        lines.push(field("offers", counts.join(" · "), theme));
+    }
+    lines
+}
+
+/// Hints a tool's annotations give, as short marks for the list.
+fn annotation_marks(t: &ToolItem) -> &'static str {
+    let a = t.annotations.as_ref();
+    let flag = |k: &str| a.and_then(|a| a.get(k)).and_then(Value::as_bool);
+    if flag("destructiveHint") == Some(true) {
+        "⚠"
+    } else if flag("readOnlyHint") == Some(true) {
+        "✓"
+    } else {
+        " "
+    }
+}
+
+/// A schema's properties as `name: type (required)` lines.
+fn schema_summary(schema: &Value, theme: &Theme) -> Vec<Line<'static>> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return vec![Line::styled("  (no properties)", theme.dim)];
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    props
+        .iter()
+        .map(|(name, p)| {
+            let ty = match p.get("type") {
+                Some(Value::String(s)) => s.clone(),
+                Some(v) => v.to_string(),
+                None if p.get("enum").is_some() => "enum".into(),
+                None => "any".into(),
+            };
+            let mut spans = vec![
+                Span::styled(format!("  {name}"), theme.base),
+                Span::styled(format!(": {ty}"), theme.accent),
+            ];
+            if required.contains(&name.as_str()) {
+                spans.push(Span::styled(" required", theme.warn));
+            }
+            if let Some(d) = p.get("description").and_then(Value::as_str) {
+                spans.push(Span::styled(format!("  {d}"), theme.dim));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn tool_lines(t: &ToolItem, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![heading(&t.name, theme)];
+    if let Some(title) = t.extra.get("title").and_then(Value::as_str) {
+        lines.push(Line::styled(title.to_string(), theme.accent));
+    }
+    if let Some(d) = &t.description {
+        lines.extend(d.lines().map(|l| Line::raw(l.to_string())));
+    }
+    if let Some(a) = t.annotations.as_ref().and_then(Value::as_object) {
+        let marks: Vec<Span> = a
+            .iter()
+            .filter(|(k, _)| k.ends_with("Hint"))
+            .map(|(k, v)| {
+                let on = v.as_bool() == Some(true);
+                Span::styled(
+                    format!("{k} {}  ", if on { "✓" } else { "✗" }),
+                    if on { theme.ok } else { theme.dim },
+                )
+            })
+            .collect();
+        if !marks.is_empty() {
+            lines.push(Line::from(marks));
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(heading("input", theme));
+    match &t.input_schema {
+        Some(s) => lines.extend(schema_summary(s, theme)),
+        None => lines.push(Line::styled("  —", theme.dim)),
+    }
+    lines.push(heading("output", theme));
+    match &t.output_schema {
+        Some(s) => lines.extend(schema_summary(s, theme)),
+        None => lines.push(Line::styled("  —", theme.dim)),
+    }
+    if let Some(s) = &t.input_schema {
+        lines.push(Line::raw(""));
+        lines.push(heading("input schema", theme));
+        lines.extend(highlight::json(s, theme));
+    }
+    if let Some(s) = &t.output_schema {
+        lines.push(heading("output schema", theme));
+        lines.extend(highlight::json(s, theme));
+    }
+    lines
+}
+
+fn prompt_lines(p: &PromptItem, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![heading(&p.name, theme)];
+    if let Some(d) = &p.description {
+        lines.extend(d.lines().map(|l| Line::raw(l.to_string())));
+    }
+    lines.push(Line::raw(""));
+    lines.push(heading("arguments", theme));
+    let args = p.arguments.as_deref().unwrap_or_default();
+    if args.is_empty() {
+        lines.push(Line::styled("  none", theme.dim));
+    }
+    for a in args {
+        let mut spans = vec![Span::raw(format!("  {}", a.name))];
+        if a.required == Some(true) {
+            spans.push(Span::styled(" required", theme.warn));
+        }
+        if let Some(d) = &a.description {
+            spans.push(Span::styled(format!("  {d}"), theme.dim));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+fn resource_lines(r: &ResourceItem, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![heading(r.name.as_deref().unwrap_or(&r.uri), theme)];
+    lines.push(field("uri", r.uri.clone(), theme));
+    if let Some(m) = &r.mime_type {
+        lines.push(field("mime type", m.clone(), theme));
+    }
+    if let Some(d) = &r.description {
+        lines.push(Line::raw(""));
+        lines.extend(d.lines().map(|l| Line::raw(l.to_string())));
+    }
+    lines
+}
+
+/// Text that is JSON is shown pretty and highlighted; anything else as is.
+fn text_block(text: &str, theme: &Theme) -> Vec<Line<'static>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if v.is_object() || v.is_array() => highlight::json(&v, theme),
+        _ => text.lines().map(|l| Line::raw(l.to_string())).collect(),
+    }
+}
+
+/// One MCP content block: text, image/audio (described), embedded resource, link.
+fn content_lines(block: &Value, theme: &Theme) -> Vec<Line<'static>> {
+    let ty = block.get("type").and_then(Value::as_str).unwrap_or("?");
+    match ty {
+        "text" => text_block(
+            block.get("text").and_then(Value::as_str).unwrap_or(""),
+            theme,
+        ),
+        "image" | "audio" => {
+            let mime = block.get("mimeType").and_then(Value::as_str).unwrap_or("?");
+            let bytes = block
+                .get("data")
+                .and_then(Value::as_str)
+                .map(|d| d.len() * 3 / 4)
+                .unwrap_or(0);
+            vec![Line::styled(
+                format!("[{ty} {mime}, about {bytes} bytes]"),
+                theme.accent,
+            )]
+        }
+        "resource" => {
+            let r = block.get("resource").cloned().unwrap_or_default();
+            let uri = r.get("uri").and_then(Value::as_str).unwrap_or("?");
+            let mut lines = vec![Line::styled(format!("[resource {uri}]"), theme.accent)];
+            if let Some(t) = r.get("text").and_then(Value::as_str) {
+                lines.extend(text_block(t, theme));
+            }
+            lines
+        }
+        "resource_link" => {
+            let uri = block.get("uri").and_then(Value::as_str).unwrap_or("?");
+            vec![Line::styled(format!("[link {uri}]"), theme.accent)]
+        }
+        _ => highlight::json(block, theme),
+    }
+}
+
+fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
+    let v = &o.value;
+    let is_error = v.get("isError").and_then(Value::as_bool) == Some(true);
+    let mut lines = vec![Line::from(vec![
+        Span::styled(o.title.clone(), theme.title),
+        Span::styled(format!("  {} ms", o.elapsed_ms), theme.dim),
+        if is_error {
+            Span::styled("  tool error (isError)", theme.error)
+        } else {
+            Span::raw("")
+        },
+    ])];
+    let args = o
+        .request
+        .get("parameters")
+        .or_else(|| o.request.get("arguments"))
+        .map(|a| a.to_string())
+        .unwrap_or_else(|| "{}".into());
+    lines.push(Line::styled(format!("arguments {args}"), theme.dim));
+    lines.push(Line::raw(""));
+    if let Some(content) = v.get("content").and_then(Value::as_array) {
+        for block in content {
+            lines.extend(content_lines(block, theme));
+        }
+    }
+    if let Some(sc) = v.get("structuredContent") {
+        lines.push(Line::raw(""));
+        lines.push(heading("structuredContent", theme));
+        lines.extend(highlight::json(sc, theme));
+    }
+    if let Some(messages) = v.get("messages").and_then(Value::as_array) {
+        if let Some(d) = v.get("description").and_then(Value::as_str) {
+            lines.push(Line::styled(d.to_string(), theme.dim));
+        }
+        for m in messages {
+            let role = m.get("role").and_then(Value::as_str).unwrap_or("?");
+            lines.push(Line::styled(format!("{role}:"), theme.accent));
+            if let Some(c) = m.get("content") {
+                lines.extend(content_lines(c, theme));
+            }
+        }
+    }
+    if let Some(contents) = v.get("contents").and_then(Value::as_array) {
+        for c in contents {
+            let uri = c.get("uri").and_then(Value::as_str).unwrap_or("?");
+            let mime = c.get("mimeType").and_then(Value::as_str).unwrap_or("");
+            lines.push(Line::styled(format!("{uri}  {mime}"), theme.accent));
+            if let Some(t) = c.get("text").and_then(Value::as_str) {
+                lines.extend(text_block(t, theme));
+            } else if let Some(b) = c.get("blob").and_then(Value::as_str) {
+                lines.push(Line::styled(
+                    format!("[binary, about {} bytes]", b.len() * 3 / 4),
+                    theme.dim,
+                ));
+            }
+        }
+    }
+    lines
 }
 
 /// The status dot and word of a server: its last validate/doctor outcome.
@@ -159,6 +598,116 @@ fn detail_lines(s: &Server, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
+impl ServersPane {
+    fn selected_tool(&self, id: &str) -> Option<&ToolItem> {
+        let i = self.sub.selected()?;
+        self.mcp.get(id)?.tools.as_ref()?.get(i)
+    }
+    fn selected_prompt(&self, id: &str) -> Option<&PromptItem> {
+        let i = self.sub.selected()?;
+        self.mcp.get(id)?.prompts.as_ref()?.get(i)
+    }
+    fn selected_resource(&self, id: &str) -> Option<&ResourceItem> {
+        let i = self.sub.selected()?;
+        self.mcp.get(id)?.resources.as_ref()?.get(i)
+    }
+
+    /// Draws the Tools/Prompts/Resources view: the sub-list above, the selected item below.
+    fn render_sub(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
+        let theme = rcx.theme;
+        let focused = rcx.focus == PaneFocus::Detail;
+        let (what, slot) = match self.view {
+            View::Tools => ("Tools", Slot::ServerTools),
+            View::Prompts => ("Prompts", Slot::ServerPrompts),
+            _ => ("Resources", Slot::ServerResources),
+        };
+        let m = self.mcp.get(&server.id);
+        let n = match self.view {
+            View::Tools => m.and_then(|m| m.tools.as_ref()).map(Vec::len),
+            View::Prompts => m.and_then(|m| m.prompts.as_ref()).map(Vec::len),
+            _ => m.and_then(|m| m.resources.as_ref()).map(Vec::len),
+        };
+        let list_h = (n.unwrap_or(1) as u16 + 2).clamp(3, area.height / 2);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Fill(1)]).areas(area);
+        let busy = (rcx.busy)(slot);
+        let title = match n {
+            Some(n) => format!("{} › {what} ({n})", server.name),
+            None => format!("{} › {what}", server.name),
+        };
+        let empty = if busy {
+            format!("{} asking {}…", rcx.spinner, server.name)
+        } else {
+            format!("no {}", what.to_lowercase())
+        };
+        let (tools, prompts, resources) = (
+            m.and_then(|m| m.tools.as_ref()),
+            m.and_then(|m| m.prompts.as_ref()),
+            m.and_then(|m| m.resources.as_ref()),
+        );
+        let view = self.view;
+        let width = top.width.saturating_sub(4) as usize;
+        self.sub.render(
+            f,
+            top,
+            pane_block(title, focused, theme),
+            theme,
+            focused,
+            &empty,
+            |i| match view {
+                View::Tools => {
+                    let t = &tools.expect("listed")[i];
+                    let desc = t
+                        .description
+                        .as_deref()
+                        .unwrap_or("")
+                        .lines()
+                        .next()
+                        .unwrap_or("");
+                    let name_w = 24.min(width / 2);
+                    Line::from(vec![
+                        Span::styled(annotation_marks(t), theme.warn),
+                        Span::raw(" "),
+                        Span::raw(pad(&t.name, name_w)),
+                        Span::styled(
+                            format!(" {}", clip(desc, width.saturating_sub(name_w + 3))),
+                            theme.dim,
+                        ),
+                    ])
+                }
+                View::Prompts => {
+                    let p = &prompts.expect("listed")[i];
+                    Line::from(vec![
+                        Span::raw(pad(&p.name, 24.min(width / 2))),
+                        Span::styled(
+                            format!(" {}", p.description.as_deref().unwrap_or("")),
+                            theme.dim,
+                        ),
+                    ])
+                }
+                _ => {
+                    let r = &resources.expect("listed")[i];
+                    Line::from(vec![
+                        Span::raw(pad(r.name.as_deref().unwrap_or(""), 20.min(width / 3))),
+                        Span::styled(format!(" {}", r.uri), theme.dim),
+                    ])
+                }
+            },
+        );
+        let id = server.id.clone();
+        let lines = match self.view {
+            View::Tools => self.selected_tool(&id).map(|t| tool_lines(t, theme)),
+            View::Prompts => self.selected_prompt(&id).map(|p| prompt_lines(p, theme)),
+            _ => self
+                .selected_resource(&id)
+                .map(|r| resource_lines(r, theme)),
+        }
+        .unwrap_or_default();
+        self.detail
+            .render(f, bottom, Line::from(""), lines, false, theme);
+    }
+}
+
 impl Pane for ServersPane {
     fn title(&self) -> String {
         format!("Servers ({})", self.items.len())
@@ -167,10 +716,35 @@ impl Pane for ServersPane {
     fn commands(&self) -> Vec<Command> {
         vec![
             Command::new(Action::Open, "details"),
+            Command::new(Action::Validate, "validate"),
+            Command::new(Action::Doctor, "doctor"),
+            Command::new(Action::Tools, "tools"),
+            Command::new(Action::Prompts, "prompts"),
+            Command::new(Action::Resources, "resources"),
             Command::new(Action::New, "add server"),
             Command::new(Action::Delete, "delete"),
             Command::new(Action::Refresh, "refresh"),
         ]
+    }
+
+    fn detail_commands(&self) -> Vec<Command> {
+        let open = match self.view {
+            View::Tools => Some("call tool"),
+            View::Prompts => Some("render prompt"),
+            View::Resources => Some("read resource"),
+            _ => None,
+        };
+        let mut out: Vec<Command> = open
+            .map(|l| Command::new(Action::Open, l))
+            .into_iter()
+            .collect();
+        out.extend([
+            Command::new(Action::Doctor, "doctor"),
+            Command::new(Action::Tools, "tools"),
+            Command::new(Action::Prompts, "prompts"),
+            Command::new(Action::Resources, "resources"),
+        ]);
+        out
     }
 
     fn list(&mut self) -> &mut ListView {
@@ -185,20 +759,29 @@ impl Pane for ServersPane {
         let (Some(project), Some(s)) = (cx.project, self.selected()) else {
             return false;
         };
-        let req = Request::Server {
+        let id = s.id.clone();
+        cx.fetch(Request::Server {
             project: project.to_string(),
-            id: s.id.clone(),
-        };
-        cx.fetch(req);
-        self.detail.top();
+            id: id.clone(),
+        });
+        // Opening a server with nothing known about it shows its tools straight away.
+        if self.view == View::Config && self.mcp.get(&id).is_none_or(|m| m.tools.is_none()) {
+            cx.fetch(Request::Tools {
+                project: project.to_string(),
+                server: id,
+            });
+            self.set_view(View::Tools);
+        } else {
+            self.detail.top();
+        }
         true
     }
 
     fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool {
-        match action {
+        let view = match action {
             Action::New => {
                 cx.effects.push(Effect::OpenServerForm);
-                true
+                return true;
             }
             Action::Delete => {
                 if let (Some(project), Some(s)) = (cx.project, self.selected()) {
@@ -210,10 +793,82 @@ impl Pane for ServersPane {
                         },
                     });
                 }
-                true
+                return true;
             }
-            _ => false,
+            Action::Validate => {
+                if let (Some(project), Some(s)) = (cx.project, self.selected()) {
+                    cx.fetch(Request::Validate {
+                        project: project.to_string(),
+                        server: s.id.clone(),
+                    });
+                    cx.notify(format!("validating {}…", s.name));
+                }
+                self.set_view(View::Config);
+                return true;
+            }
+            Action::Doctor => View::Doctor,
+            Action::Tools => View::Tools,
+            Action::Prompts => View::Prompts,
+            Action::Resources => View::Resources,
+            _ => return false,
+        };
+        let (Some(project), Some(s)) = (cx.project, self.selected()) else {
+            return true;
+        };
+        if let Some(req) = self.fetch_for_view(view, project, &s.id) {
+            cx.fetch(req);
         }
+        self.set_view(view);
+        true
+    }
+
+    fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if !matches!(self.view, View::Tools | View::Prompts | View::Resources) {
+            return false;
+        }
+        match action {
+            Action::Up => self.sub.up(),
+            Action::Down => self.sub.down(),
+            Action::Top => self.sub.top(),
+            Action::Bottom => self.sub.bottom(),
+            Action::Open | Action::Right => {
+                let (Some(project), Some(s)) = (cx.project, self.selected()) else {
+                    return true;
+                };
+                let (project, id) = (project.to_string(), s.id.clone());
+                match self.view {
+                    View::Tools => {
+                        if let Some(t) = self.selected_tool(&id) {
+                            let form = CallForm::for_tool(&id, t);
+                            cx.effects.push(Effect::OpenCallForm(Box::new(form)));
+                        }
+                    }
+                    View::Prompts => {
+                        if let Some(p) = self.selected_prompt(&id) {
+                            let form = CallForm::for_prompt(&id, p);
+                            cx.effects.push(Effect::OpenCallForm(Box::new(form)));
+                        }
+                    }
+                    _ => {
+                        if let Some(r) = self.selected_resource(&id) {
+                            cx.fetch(Request::ReadResource {
+                                project,
+                                server: id,
+                                uri: r.uri.clone(),
+                            });
+                        }
+                    }
+                }
+            }
+            _ => return false,
+        }
+        if matches!(
+            action,
+            Action::Up | Action::Down | Action::Top | Action::Bottom
+        ) {
+            self.detail.top();
+        }
+        true
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
@@ -240,20 +895,60 @@ impl Pane for ServersPane {
                 ])
             },
         );
-        let (title, lines) = match self.selected() {
-            Some(s) => (
-                Line::from(format!("Server › {}", s.name)),
-                detail_lines(s, theme),
-            ),
-            None => (Line::from("Server"), vec![]),
+        let Some(s) = self.selected().cloned() else {
+            self.detail
+                .render(f, detail_area, Line::from("Server"), vec![], false, theme);
+            return;
         };
-        self.detail.render(
-            f,
-            detail_area,
-            title,
-            lines,
-            rcx.focus == PaneFocus::Detail,
-            theme,
-        );
+        self.sync_sub();
+        let focused = rcx.focus == PaneFocus::Detail;
+        let busy = |slot| (rcx.busy)(slot);
+        let working = |what: &str| Line::styled(format!("{} {what}…", rcx.spinner), theme.warn);
+        let m = self.mcp.get(&s.id);
+        let (title, lines) = match self.view {
+            View::Tools | View::Prompts | View::Resources => {
+                self.render_sub(f, detail_area, rcx, &s);
+                return;
+            }
+            View::Config => {
+                let mut lines = detail_lines(&s, theme);
+                if busy(Slot::ServerCheck) {
+                    lines.insert(1, working("validating"));
+                }
+                if let Some(info) = m
+                    .and_then(|m| m.validated.as_ref())
+                    .and_then(|v| v.init_info.as_ref())
+                {
+                    lines.push(Line::raw(""));
+                    lines.push(field("protocol", info.protocol_version.clone(), theme));
+                    if let Some(si) = &info.server_info {
+                        lines.push(field("server info", si.to_string(), theme));
+                    }
+                }
+                (format!("Server › {}", s.name), lines)
+            }
+            View::Doctor => {
+                let mut lines = match m.and_then(|m| m.doctor.as_ref()) {
+                    Some(r) => doctor_lines(r, theme),
+                    None => Vec::new(),
+                };
+                if busy(Slot::ServerCheck) {
+                    lines.insert(0, working("running the doctor (a fresh connection)"));
+                }
+                (format!("{} › Doctor", s.name), lines)
+            }
+            View::Output => {
+                let mut lines = match m.and_then(|m| m.output.as_ref()) {
+                    Some(o) => output_lines(o, theme),
+                    None => Vec::new(),
+                };
+                if busy(Slot::ServerCall) {
+                    lines.insert(0, working("waiting for the server"));
+                }
+                (format!("{} › Result", s.name), lines)
+            }
+        };
+        self.detail
+            .render(f, detail_area, Line::from(title), lines, focused, theme);
     }
 }

@@ -117,7 +117,12 @@ impl<'a> Scanner<'a> {
                 Some(Node::Scalar(a, b))
             }
             _ => {
-                while self.i < self.b.len() && !matches!(self.b[self.i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                while self.i < self.b.len()
+                    && !matches!(
+                        self.b[self.i],
+                        b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t'
+                    )
+                {
                     self.i += 1;
                 }
                 Some(Node::Scalar(start, self.i))
@@ -127,21 +132,46 @@ impl<'a> Scanner<'a> {
 }
 
 const WRAPPERS: &[&str] = &[
-    "tests", "cases", "testCases", "test_cases", "examples", "data", "goldens", "samples",
-    "items", "records", "rows", "dataset", "evals", "conversations", "entries", "scenarios",
+    "tests",
+    "cases",
+    "testCases",
+    "test_cases",
+    "examples",
+    "data",
+    "goldens",
+    "samples",
+    "items",
+    "records",
+    "rows",
+    "dataset",
+    "evals",
+    "conversations",
+    "entries",
+    "scenarios",
 ];
 
 fn looks_like_case(o: &[(String, Node)]) -> bool {
     o.iter().any(|(k, _)| {
-        matches!(role_of(k), Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool)
-            || k == "steps"
+        matches!(
+            role_of(k),
+            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool
+        ) || k == "steps"
     })
 }
 
 fn objects(n: &Node) -> Option<Vec<&Node>> {
     match n {
-        Node::Arr(items, _, _) if items.iter().any(|i| matches!(i, Node::Obj(o, ..) if looks_like_case(o))) => {
-            Some(items.iter().filter(|i| matches!(i, Node::Obj(..))).collect())
+        Node::Arr(items, _, _)
+            if items
+                .iter()
+                .any(|i| matches!(i, Node::Obj(o, ..) if looks_like_case(o))) =>
+        {
+            Some(
+                items
+                    .iter()
+                    .filter(|i| matches!(i, Node::Obj(..)))
+                    .collect(),
+            )
         }
         _ => None,
     }
@@ -156,7 +186,11 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
     let Node::Obj(fields, ..) = root else {
         return Vec::new();
     };
-    if looks_like_case(fields) && !fields.iter().any(|(k, v)| WRAPPERS.contains(&k.as_str()) && objects(v).is_some()) {
+    if looks_like_case(fields)
+        && !fields
+            .iter()
+            .any(|(k, v)| WRAPPERS.contains(&k.as_str()) && objects(v).is_some())
+    {
         return vec![root];
     }
     for w in WRAPPERS {
@@ -189,7 +223,12 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
 /// Extracts the cases of a JSON document.
 pub fn extract(ix: &LineIndex) -> Vec<Draft> {
     let text = ix.text();
-    let mut sc = Scanner { b: text.as_bytes(), s: text, i: 0, depth: 0 };
+    let mut sc = Scanner {
+        b: text.as_bytes(),
+        s: text,
+        i: 0,
+        depth: 0,
+    };
     if text.starts_with('\u{feff}') {
         sc.i = 3;
     }
@@ -222,7 +261,9 @@ pub fn extract_lines(ix: &LineIndex) -> Vec<Draft> {
 /// A draft from one case object (also used for YAML items).
 pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &str) -> Draft {
     if let Some(steps) = o.get("steps").and_then(Value::as_array)
-        && steps.iter().all(|s| s.get("kind").and_then(Value::as_str).is_some())
+        && steps
+            .iter()
+            .all(|s| s.get("kind").and_then(Value::as_str).is_some())
         && !steps.is_empty()
     {
         return steps_draft(o, steps, start, end, shape);
@@ -233,7 +274,10 @@ pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &st
             // Braintrust / LangSmith wrap the case's fields one level down.
             ("metadata", Value::Object(m)) => {
                 for (mk, mv) in m {
-                    if matches!(role_of(mk), Role::Negative | Role::ShouldCallTools | Role::Id | Role::Type) {
+                    if matches!(
+                        role_of(mk),
+                        Role::Negative | Role::ShouldCallTools | Role::Id | Role::Type
+                    ) {
                         f.push(mk.clone(), mv.clone());
                     }
                 }
@@ -250,7 +294,13 @@ pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &st
 }
 
 /// This API's own step shape, copied one-to-one.
-fn steps_draft(o: &Map<String, Value>, steps: &[Value], start: usize, end: usize, shape: &str) -> Draft {
+fn steps_draft(
+    o: &Map<String, Value>,
+    steps: &[Value],
+    start: usize,
+    end: usize,
+    shape: &str,
+) -> Draft {
     let mut d = Draft {
         start_line: start,
         end_line: end,
@@ -260,7 +310,11 @@ fn steps_draft(o: &Map<String, Value>, steps: &[Value], start: usize, end: usize
     d.title = s("title").or_else(|| s("name")).unwrap_or_default();
     d.key = s("declaredId").or_else(|| s("id"));
     d.expected_output = s("expectedOutput");
-    d.negative = o.get("isNegative").or(o.get("isNegativeTest")).and_then(Value::as_bool).unwrap_or(false);
+    d.negative = o
+        .get("isNegative")
+        .or(o.get("isNegativeTest"))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     for st in steps {
         match st.get("kind").and_then(Value::as_str) {
             Some("prompt") => {
@@ -269,12 +323,17 @@ fn steps_draft(o: &Map<String, Value>, steps: &[Value], start: usize, end: usize
                 }
             }
             Some("toolCall") => {
-                let tool = st.get("toolName").and_then(Value::as_str).unwrap_or_default().to_string();
+                let tool = st
+                    .get("toolName")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string();
                 let args = st.get("arguments").and_then(Value::as_object).cloned();
                 if d.tool_call.is_none() && d.prompts.is_empty() {
                     d.tool_call = Some(ExpectedCall { tool, args });
                 } else {
-                    d.unsupported.push("several toolCall steps, or one after a prompt".into());
+                    d.unsupported
+                        .push("several toolCall steps, or one after a prompt".into());
                 }
             }
             Some("assert") => {
@@ -282,7 +341,9 @@ fn steps_draft(o: &Map<String, Value>, steps: &[Value], start: usize, end: usize
                     d.assertions.push(a.clone());
                 }
             }
-            Some(other) => d.unsupported.push(format!("`{other}` steps are not imported")),
+            Some(other) => d
+                .unsupported
+                .push(format!("`{other}` steps are not imported")),
             None => {}
         }
     }

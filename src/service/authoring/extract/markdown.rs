@@ -69,9 +69,19 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
                 && trimmed.trim_start_matches(ch).trim().is_empty();
             if closes {
                 fence = None;
-                out.push(Ln { no, kind: Kind::Fence, indent, text: raw });
+                out.push(Ln {
+                    no,
+                    kind: Kind::Fence,
+                    indent,
+                    text: raw,
+                });
             } else {
-                out.push(Ln { no, kind: Kind::Code, indent, text: raw });
+                out.push(Ln {
+                    no,
+                    kind: Kind::Code,
+                    indent,
+                    text: raw,
+                });
             }
             continue;
         }
@@ -82,22 +92,57 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             }
         }
         if fence.is_some() {
-            out.push(Ln { no, kind: Kind::Fence, indent, text: raw });
+            out.push(Ln {
+                no,
+                kind: Kind::Fence,
+                indent,
+                text: raw,
+            });
             continue;
         }
         let ln = if trimmed.trim().is_empty() {
-            Ln { no, kind: Kind::Blank, indent: 0, text: "" }
+            Ln {
+                no,
+                kind: Kind::Blank,
+                indent: 0,
+                text: "",
+            }
         } else if let Some(c) = HEADING.captures(raw) {
             let level = c[1].len() as u8;
-            Ln { no, kind: Kind::Heading(level), indent: 0, text: c.get(2).unwrap().as_str() }
+            Ln {
+                no,
+                kind: Kind::Heading(level),
+                indent: 0,
+                text: c.get(2).unwrap().as_str(),
+            }
         } else if TABLE_SEP.is_match(raw) && raw.contains('-') && raw.contains('|') {
-            Ln { no, kind: Kind::TableSep, indent, text: raw.trim() }
+            Ln {
+                no,
+                kind: Kind::TableSep,
+                indent,
+                text: raw.trim(),
+            }
         } else if trimmed.starts_with('|') {
-            Ln { no, kind: Kind::TableRow, indent, text: raw.trim() }
+            Ln {
+                no,
+                kind: Kind::TableRow,
+                indent,
+                text: raw.trim(),
+            }
         } else if let Some(c) = ITEM.captures(raw) {
-            Ln { no, kind: Kind::Item, indent: indent_of(&c[1]), text: c.get(2).unwrap().as_str().trim_end() }
+            Ln {
+                no,
+                kind: Kind::Item,
+                indent: indent_of(&c[1]),
+                text: c.get(2).unwrap().as_str().trim_end(),
+            }
         } else {
-            Ln { no, kind: Kind::Text, indent, text: raw.trim() }
+            Ln {
+                no,
+                kind: Kind::Text,
+                indent,
+                text: raw.trim(),
+            }
         };
         out.push(ln);
     }
@@ -147,7 +192,9 @@ pub fn cells(row: &str) -> Vec<String> {
         }
     }
     out.push(cur.trim().to_string());
-    out.into_iter().map(|c| c.replace("<br>", "\n").replace("<br/>", "\n")).collect()
+    out.into_iter()
+        .map(|c| c.replace("<br>", "\n").replace("<br/>", "\n"))
+        .collect()
 }
 
 /// Removes emphasis markers around a whole title.
@@ -203,7 +250,10 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
     let lines = classify(ix);
     // Split into sections; a sub-heading that is itself a field label ("#### Expected
     // result") stays inside its parent section as a field.
-    let mut sections: Vec<Section> = vec![Section { heading: None, lines: Vec::new() }];
+    let mut sections: Vec<Section> = vec![Section {
+        heading: None,
+        lines: Vec::new(),
+    }];
     for ln in lines {
         if let Kind::Heading(level) = ln.kind {
             let label_like = role_of(&clean_title(ln.text)) != Role::Other;
@@ -217,10 +267,17 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
                 .unwrap_or(0);
             if label_like && parent_level > 0 && level > parent_level {
                 // Kept as a field line "Label:" whose value follows.
-                sections.last_mut().unwrap().lines.push(Ln { kind: Kind::Text, indent: 0, ..ln });
+                sections.last_mut().unwrap().lines.push(Ln {
+                    kind: Kind::Text,
+                    indent: 0,
+                    ..ln
+                });
                 continue;
             }
-            sections.push(Section { heading: Some(ln), lines: Vec::new() });
+            sections.push(Section {
+                heading: Some(ln),
+                lines: Vec::new(),
+            });
         } else {
             sections.last_mut().unwrap().lines.push(ln);
         }
@@ -292,7 +349,9 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
                 Kind::Item => n.indent > ln.indent,
                 Kind::Text => {
                     n.indent > ln.indent
-                        || (ln.kind == Kind::Item && field_of(n.text).is_none() && lines[j - 1].kind != Kind::Blank)
+                        || (ln.kind == Kind::Item
+                            && field_of(n.text).is_none()
+                            && lines[j - 1].kind != Kind::Blank)
                 }
                 _ => false,
             };
@@ -319,7 +378,12 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
             Some((label, _, inline)) => {
                 let value = field_value(ix, &inline, children);
                 let last = lines[j - 1].no;
-                fields.push(FieldAt { label, value, group, last });
+                fields.push(FieldAt {
+                    label,
+                    value,
+                    group,
+                    last,
+                });
             }
             None if ln.kind == Kind::Item && !children.is_empty() => {
                 // A list item whose nested lines hold the fields: one case.
@@ -354,11 +418,20 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
     }
     let prompts_by_group: std::collections::BTreeSet<usize> = fields
         .iter()
-        .filter(|f| matches!(role_of(&f.label), Role::Prompt | Role::Prompts | Role::Turn(_)))
+        .filter(|f| {
+            matches!(
+                role_of(&f.label),
+                Role::Prompt | Role::Prompts | Role::Turn(_)
+            )
+        })
         .map(|f| f.group)
         .collect();
     let heading_key_title = s.heading.map(|h| key_and_title(h.text));
-    let shape = if s.heading.is_some() { "markdown section" } else { "markdown fields" };
+    let shape = if s.heading.is_some() {
+        "markdown section"
+    } else {
+        "markdown fields"
+    };
     if prompts_by_group.len() >= 2 {
         // Several blank-line-separated groups, each with its own prompt: one case each.
         for g in prompts_by_group {
@@ -389,7 +462,11 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
     if !f.is_case() {
         return;
     }
-    let start = s.heading.map(|h| h.no).or_else(|| group_first.first().copied()).unwrap_or(1);
+    let start = s
+        .heading
+        .map(|h| h.no)
+        .or_else(|| group_first.first().copied())
+        .unwrap_or(1);
     let end = fields.iter().map(|f| f.last).max().unwrap_or(start);
     // The section runs to its last non-blank line (trailing notes included).
     let end = s
@@ -414,7 +491,12 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
 
 /// Fields of a list item's nested lines (and cases nested deeper still).
 fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases: &mut Vec<Draft>) {
-    let base = lines.iter().filter(|l| l.kind != Kind::Blank).map(|l| l.indent).min().unwrap_or(0);
+    let base = lines
+        .iter()
+        .filter(|l| l.kind != Kind::Blank)
+        .map(|l| l.indent)
+        .min()
+        .unwrap_or(0);
     let mut i = 0;
     while i < lines.len() {
         let ln = lines[i];
@@ -431,7 +513,11 @@ fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases:
             continue;
         }
         let mut j = i + 1;
-        while j < lines.len() && (lines[j].kind == Kind::Blank || lines[j].indent > base || matches!(lines[j].kind, Kind::Code | Kind::Fence)) {
+        while j < lines.len()
+            && (lines[j].kind == Kind::Blank
+                || lines[j].indent > base
+                || matches!(lines[j].kind, Kind::Code | Kind::Fence))
+        {
             j += 1;
         }
         while j > i + 1 && lines[j - 1].kind == Kind::Blank {
@@ -441,7 +527,12 @@ fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases:
             && role != Role::Other
         {
             let value = field_value(ix, &inline, &lines[i + 1..j]);
-            fields.push(FieldAt { label, value, group: 0, last: lines[j - 1].no });
+            fields.push(FieldAt {
+                label,
+                value,
+                group: 0,
+                last: lines[j - 1].no,
+            });
         }
         i = j;
     }
@@ -458,13 +549,25 @@ fn field_value(ix: &LineIndex, inline: &str, children: &[Ln]) -> Value {
             .excerpt(a, b)
             .lines()
             .map(|l| {
-                let cut = l.char_indices().nth(base).map(|(i, _)| i).unwrap_or(l.len());
-                if l[..cut].trim().is_empty() { &l[cut..] } else { l.trim_start() }
+                let cut = l
+                    .char_indices()
+                    .nth(base)
+                    .map(|(i, _)| i)
+                    .unwrap_or(l.len());
+                if l[..cut].trim().is_empty() {
+                    &l[cut..]
+                } else {
+                    l.trim_start()
+                }
             })
             .collect();
         return Value::String(text.join("\n").trim_end_matches('\r').to_string());
     }
-    let base = children.iter().filter(|l| l.kind == Kind::Item).map(|l| l.indent).min();
+    let base = children
+        .iter()
+        .filter(|l| l.kind == Kind::Item)
+        .map(|l| l.indent)
+        .min();
     let items: Vec<String> = match base {
         Some(b) => {
             let mut items: Vec<String> = Vec::new();
@@ -522,7 +625,9 @@ fn table(rows: &[Ln], fields: &mut Vec<FieldAt>, group: usize, out: &mut Vec<Dra
     let header = cells(rows[sep - 1].text);
     let roles: Vec<Role> = header.iter().map(|h| role_of(h)).collect();
     let body = &rows[sep + 1..];
-    let has_prompt = roles.iter().any(|r| matches!(r, Role::Prompt | Role::Prompts | Role::Turn(_)));
+    let has_prompt = roles
+        .iter()
+        .any(|r| matches!(r, Role::Prompt | Role::Prompts | Role::Turn(_)));
     let has_tool = roles.contains(&Role::Tool);
     let field_table = header.len() == 2
         && matches!(
@@ -533,7 +638,12 @@ fn table(rows: &[Ln], fields: &mut Vec<FieldAt>, group: usize, out: &mut Vec<Dra
         for r in body.iter().filter(|r| r.kind == Kind::TableRow) {
             let c = cells(r.text);
             if c.len() >= 2 && role_of(&c[0]) != Role::Other {
-                fields.push(FieldAt { label: c[0].clone(), value: Value::String(c[1].clone()), group, last: r.no });
+                fields.push(FieldAt {
+                    label: c[0].clone(),
+                    value: Value::String(c[1].clone()),
+                    group,
+                    last: r.no,
+                });
             }
         }
         return;
@@ -581,7 +691,10 @@ mod tests {
         let d = run(t);
         assert_eq!(d.len(), 2);
         assert_eq!(d[0].prompts, ["Echo a|b"]);
-        assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["message"], "a|b");
+        assert_eq!(
+            d[0].expected_calls[0].args.as_ref().unwrap()["message"],
+            "a|b"
+        );
         assert!(d[1].negative);
         assert_eq!((d[1].start_line, d[1].end_line), (4, 4));
         assert!(d[0].exact_rule.is_some());

@@ -47,11 +47,16 @@ pub fn sniff(text: &str) -> Shape {
     {
         return Shape::Json;
     }
-    let mut lines = t.lines().map(str::trim).filter(|l| !l.is_empty()).peekable();
+    let mut lines = t
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .peekable();
     if lines.peek().is_some_and(|l| l.starts_with('{'))
-        && t.lines().map(str::trim).filter(|l| !l.is_empty()).all(|l| {
-            l.starts_with('{') && serde_json::from_str::<serde_json::Value>(l).is_ok()
-        })
+        && t.lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .all(|l| l.starts_with('{') && serde_json::from_str::<serde_json::Value>(l).is_ok())
     {
         return Shape::Jsonl;
     }

@@ -11,7 +11,10 @@ use crate::service::authoring::lines::LineIndex;
 
 /// The delimiter of a spreadsheet export, when the first line is a header of one.
 pub fn sniff_delimiter(text: &str) -> Option<u8> {
-    let first = text.lines().map(str::trim_end).find(|l| !l.trim().is_empty())?;
+    let first = text
+        .lines()
+        .map(str::trim_end)
+        .find(|l| !l.trim().is_empty())?;
     if first.trim_start().starts_with('|') || first.starts_with('#') {
         return None;
     }
@@ -33,11 +36,18 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
     if n == 0 {
         return None;
     }
-    let header: Vec<String> = first.split(d).map(|c| c.trim().trim_matches('"').to_string()).collect();
-    let labelish = header.iter().all(|h| !h.is_empty() && h.chars().count() <= 48);
+    let header: Vec<String> = first
+        .split(d)
+        .map(|c| c.trim().trim_matches('"').to_string())
+        .collect();
+    let labelish = header
+        .iter()
+        .all(|h| !h.is_empty() && h.chars().count() <= 48);
     let meaningful = header.iter().any(|h| {
-        matches!(role_of(h), Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool)
-            || h.starts_with("__expected")
+        matches!(
+            role_of(h),
+            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool
+        ) || h.starts_with("__expected")
     });
     (labelish && meaningful).then_some(d as u8)
 }
@@ -76,7 +86,11 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
         }
         let end = rows.get(k + 1).map(|(p, _)| *p).unwrap_or(text.len());
         let (start_line, end_line) = ix.span_of(*pos, end);
-        let mut f = Fields::new(if promptfoo { "promptfoo CSV row" } else { "CSV row" });
+        let mut f = Fields::new(if promptfoo {
+            "promptfoo CSV row"
+        } else {
+            "CSV row"
+        });
         let mut asserts = Vec::new();
         for (h, v) in header.iter().zip(r.iter()) {
             if let Some(rest) = h.strip_prefix("__expected") {
@@ -98,7 +112,11 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
             d.exact_rule = exact_before.map(|r| {
-                if rules.is_empty() { r } else { format!("{r}; {}", rules.join("; ")) }
+                if rules.is_empty() {
+                    r
+                } else {
+                    format!("{r}; {}", rules.join("; "))
+                }
             });
         }
         out.push(d);
@@ -110,7 +128,9 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
 pub fn promptfoo_assert(d: &mut Draft, label: &str, raw: &str, rules: &mut Vec<String>) {
     let raw = raw.trim();
     let (kind, value) = match raw.split_once(':') {
-        Some((k, v)) if !k.contains(' ') && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+        Some((k, v))
+            if !k.contains(' ') && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
+        {
             (k.trim().to_lowercase(), v.trim().to_string())
         }
         _ => ("equals".to_string(), raw.to_string()),
@@ -143,13 +163,16 @@ pub fn promptfoo_assert(d: &mut Draft, label: &str, raw: &str, rules: &mut Vec<S
         "equals" => {
             d.expected_output = Some(value.clone());
             d.patterns.push(format!("^{}$", regex::escape(&value)));
-            rules.push(format!("`{label}` equals → expectedOutput and anchored responseMatches"));
+            rules.push(format!(
+                "`{label}` equals → expectedOutput and anchored responseMatches"
+            ));
         }
         "contains-any" | "icontains-any" => {
             let alts: Vec<String> = value.split(',').map(|v| regex::escape(v.trim())).collect();
             let flag = if kind.starts_with('i') { "(?i)" } else { "" };
             d.patterns.push(format!("{flag}({})", alts.join("|")));
-            d.notes.push(format!("`{label}` {kind} read as one alternation pattern"));
+            d.notes
+                .push(format!("`{label}` {kind} read as one alternation pattern"));
         }
         "llm-rubric" | "similar" | "factuality" | "model-graded-closedqa" | "answer-relevance" => {
             d.expected_output.get_or_insert(value);
@@ -165,7 +188,6 @@ pub fn promptfoo_assert(d: &mut Draft, label: &str, raw: &str, rules: &mut Vec<S
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::service::authoring::extract::{Shape, extract as run, sniff};
 
     #[test]
@@ -183,7 +205,10 @@ mod tests {
             assert_eq!(sniff(&t), Shape::Csv(b','));
             let d = run(&t);
             assert_eq!(d.len(), 3, "{d:#?}");
-            assert_eq!(d[0].prompts, ["Echo this:\n\"hello, world\"".replace('\n', nl)]);
+            assert_eq!(
+                d[0].prompts,
+                ["Echo this:\n\"hello, world\"".replace('\n', nl)]
+            );
             assert_eq!((d[0].start_line, d[0].end_line), (2, 3));
             assert_eq!((d[1].start_line, d[1].end_line), (4, 4));
             assert_eq!(d[1].expected_calls[0].args.as_ref().unwrap()["b"], 5);

@@ -1,0 +1,640 @@
+//! YAML-style plans and eval configs (promptfoo's `prompts`/`defaultTest`/`tests`), read
+//! by a small block-YAML reader that keeps each node's line span.
+//!
+//! The subset: block mappings and sequences, plain, single- and double-quoted scalars,
+//! `|`/`>` block scalars, flow `[…]`/`{…}` on one line, comments. Anchors, aliases, tags and
+//! multi-line flow collections are not read (their text is kept as a string). A promptfoo
+//! `defaultTest` is merged into every test (its vars as defaults, its asserts appended) and
+//! is never a case itself; a single prompt template is rendered with each test's vars.
+
+use serde_json::{Map, Value};
+
+use super::json::object_draft;
+use super::table::promptfoo_assert;
+use crate::service::authoring::draft::{Draft, Fields, Role, role_of, value_text};
+use crate::service::authoring::lines::LineIndex;
+
+#[derive(Debug, Clone)]
+struct YLine {
+    no: usize,
+    indent: usize,
+    text: String,
+}
+
+#[derive(Debug, Clone)]
+enum YNode {
+    Map(Vec<(String, YNode)>, usize, usize),
+    Seq(Vec<YNode>, usize, usize),
+    Scalar(Value, usize, usize),
+}
+
+impl YNode {
+    fn span(&self) -> (usize, usize) {
+        match self {
+            YNode::Map(_, a, b) | YNode::Seq(_, a, b) | YNode::Scalar(_, a, b) => (*a, *b),
+        }
+    }
+
+    fn to_value(&self) -> Value {
+        match self {
+            YNode::Map(m, ..) => {
+                Value::Object(m.iter().map(|(k, v)| (k.clone(), v.to_value())).collect())
+            }
+            YNode::Seq(s, ..) => Value::Array(s.iter().map(YNode::to_value).collect()),
+            YNode::Scalar(v, ..) => v.clone(),
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&YNode> {
+        match self {
+            YNode::Map(m, ..) => m.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a document reads as a YAML plan rather than Markdown or notes.
+pub fn looks_like_yaml(t: &str) -> bool {
+    let lines: Vec<&str> = t
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && l.trim() != "---")
+        .collect();
+    if lines.iter().any(|l| {
+        let k = l.split('#').next().unwrap_or_default().trim_end();
+        matches!(
+            k,
+            "tests:" | "cases:" | "testCases:" | "test_cases:" | "scenarios:" | "evals:"
+        )
+    }) {
+        return true;
+    }
+    // A top-level list of multi-key maps: `- key: v` followed by `  key2: v2`.
+    lines.windows(2).any(|w| {
+        let a = w[0];
+        let b = w[1];
+        a.starts_with("- ")
+            && is_key_line(&a[2..])
+            && b.starts_with("  ")
+            && !b[2..].starts_with(' ')
+            && is_key_line(&b[2..])
+            && !a.contains("**")
+    })
+}
+
+fn is_key_line(s: &str) -> bool {
+    match s.find(':') {
+        Some(i) => {
+            let k = &s[..i];
+            !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' ' | '"' | '\''))
+                && (s.len() == i + 1 || s[i + 1..].starts_with(' '))
+        }
+        None => false,
+    }
+}
+
+/// Strips a trailing ` # comment` outside quotes.
+fn strip_comment(s: &str) -> &str {
+    let mut q: Option<char> = None;
+    let b = s.as_bytes();
+    for (i, c) in s.char_indices() {
+        match (q, c) {
+            (None, '"' | '\'') => q = Some(c),
+            (Some(o), c) if c == o => q = None,
+            (None, '#') if i == 0 || b[i - 1] == b' ' || b[i - 1] == b'\t' => {
+                return s[..i].trim_end();
+            }
+            _ => {}
+        }
+    }
+    s.trim_end()
+}
+
+fn ylines(ix: &LineIndex) -> Vec<YLine> {
+    (1..=ix.len())
+        .filter_map(|no| {
+            let raw = ix.line(no);
+            let t = raw.trim();
+            if t.is_empty() || t.starts_with('#') || t == "---" || t == "..." {
+                return None;
+            }
+            let indent = raw.len() - raw.trim_start_matches([' ', '\t']).len();
+            Some(YLine {
+                no,
+                indent,
+                text: strip_comment(raw.trim()).to_string(),
+            })
+        })
+        .collect()
+}
+
+fn split_key(s: &str) -> Option<(String, String)> {
+    let (k, rest) = if let Some(stripped) = s.strip_prefix('"') {
+        let end = stripped.find('"')?;
+        (
+            stripped[..end].to_string(),
+            stripped[end + 1..].trim_start(),
+        )
+    } else if let Some(stripped) = s.strip_prefix('\'') {
+        let end = stripped.find('\'')?;
+        (
+            stripped[..end].to_string(),
+            stripped[end + 1..].trim_start(),
+        )
+    } else {
+        let i = s
+            .find(": ")
+            .or_else(|| s.strip_suffix(':').map(|x| x.len()))?;
+        if s[..i].contains(['{', '[', '"']) {
+            return None;
+        }
+        (s[..i].trim().to_string(), &s[i..])
+    };
+    let rest = rest.strip_prefix(':')?;
+    Some((k, rest.trim().to_string()))
+}
+
+struct Parser<'a, 'b> {
+    ls: Vec<YLine>,
+    ix: &'b LineIndex<'a>,
+}
+
+impl Parser<'_, '_> {
+    fn node(&mut self, i: &mut usize, indent: usize) -> Option<YNode> {
+        let l = self.ls.get(*i)?.clone();
+        if l.indent < indent {
+            return None;
+        }
+        if l.text == "-" || l.text.starts_with("- ") {
+            return Some(self.seq(i, l.indent));
+        }
+        if split_key(&l.text).is_some() {
+            return Some(self.map(i, l.indent));
+        }
+        *i += 1;
+        Some(YNode::Scalar(scalar(&l.text), l.no, l.no))
+    }
+
+    fn seq(&mut self, i: &mut usize, indent: usize) -> YNode {
+        let first = self.ls[*i].no;
+        let mut items = Vec::new();
+        let mut last = first;
+        while let Some(l) = self.ls.get(*i).cloned() {
+            if l.indent != indent || !(l.text == "-" || l.text.starts_with("- ")) {
+                break;
+            }
+            let content = l.text[1..].trim_start().to_string();
+            let item = if content.is_empty() {
+                *i += 1;
+                match self.ls.get(*i) {
+                    Some(n) if n.indent > indent => {
+                        let ind = n.indent;
+                        self.node(i, ind)
+                            .unwrap_or(YNode::Scalar(Value::Null, l.no, l.no))
+                    }
+                    _ => YNode::Scalar(Value::Null, l.no, l.no),
+                }
+            } else {
+                // `- key: v` opens a mapping at the content's column.
+                let col = indent + (l.text.len() - content.len());
+                self.ls[*i] = YLine {
+                    no: l.no,
+                    indent: col,
+                    text: content,
+                };
+                self.node(i, col)
+                    .unwrap_or(YNode::Scalar(Value::Null, l.no, l.no))
+            };
+            let (a, b) = item.span();
+            last = last.max(b);
+            items.push(match item {
+                YNode::Map(m, _, b) => YNode::Map(m, a.min(l.no), b),
+                other => other,
+            });
+        }
+        YNode::Seq(items, first, last)
+    }
+
+    fn map(&mut self, i: &mut usize, indent: usize) -> YNode {
+        let first = self.ls[*i].no;
+        let mut entries = Vec::new();
+        let mut last = first;
+        while let Some(l) = self.ls.get(*i).cloned() {
+            if l.indent != indent {
+                break;
+            }
+            let Some((k, v)) = split_key(&l.text) else {
+                break;
+            };
+            *i += 1;
+            let node = if v.is_empty() {
+                match self.ls.get(*i) {
+                    Some(n)
+                        if n.indent > indent
+                            || (n.indent == indent
+                                && (n.text == "-" || n.text.starts_with("- "))) =>
+                    {
+                        let ind = n.indent;
+                        self.node(i, ind)
+                            .unwrap_or(YNode::Scalar(Value::Null, l.no, l.no))
+                    }
+                    _ => YNode::Scalar(Value::Null, l.no, l.no),
+                }
+            } else if v.starts_with('|') || v.starts_with('>') {
+                let folded = v.starts_with('>');
+                let mut end = l.no;
+                while let Some(n) = self.ls.get(*i) {
+                    if n.indent <= indent {
+                        break;
+                    }
+                    end = n.no;
+                    *i += 1;
+                }
+                let text = if end > l.no {
+                    self.block(l.no + 1, end, folded)
+                } else {
+                    String::new()
+                };
+                let text = if v.contains('-') {
+                    text
+                } else {
+                    format!("{text}\n")
+                };
+                YNode::Scalar(Value::String(text), l.no, end)
+            } else {
+                YNode::Scalar(scalar(&v), l.no, l.no)
+            };
+            last = last.max(node.span().1);
+            entries.push((k, node));
+        }
+        YNode::Map(entries, first, last)
+    }
+
+    fn block(&self, a: usize, b: usize, folded: bool) -> String {
+        let raw: Vec<&str> = (a..=b).map(|n| self.ix.line(n)).collect();
+        let base = raw
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.len() - l.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        let lines: Vec<&str> = raw
+            .iter()
+            .map(|l| if l.len() >= base { &l[base..] } else { "" })
+            .collect();
+        if folded {
+            lines.join(" ")
+        } else {
+            lines.join("\n")
+        }
+    }
+}
+
+/// A plain or quoted scalar, or a one-line flow collection.
+fn scalar(s: &str) -> Value {
+    let t = s.trim();
+    if t.starts_with('"') {
+        if let Ok(v) = serde_json::from_str::<String>(t) {
+            return Value::String(v);
+        }
+    }
+    if t.len() >= 2 && t.starts_with('\'') && t.ends_with('\'') {
+        return Value::String(t[1..t.len() - 1].replace("''", "'"));
+    }
+    if t.starts_with('[') || t.starts_with('{') {
+        if let Some(v) = parse_flow(t) {
+            return v;
+        }
+    }
+    plain(t)
+}
+
+fn plain(t: &str) -> Value {
+    match t {
+        "true" | "True" | "TRUE" | "yes" | "Yes" => Value::Bool(true),
+        "false" | "False" | "FALSE" | "no" | "No" => Value::Bool(false),
+        "null" | "~" | "" => Value::Null,
+        _ => {
+            if let Ok(i) = t.parse::<i64>() {
+                Value::from(i)
+            } else if let Ok(f) = t.parse::<f64>()
+                && t.chars().any(|c| c.is_ascii_digit())
+                && !t.ends_with('.')
+            {
+                serde_json::Number::from_f64(f)
+                    .map(Value::Number)
+                    .unwrap_or(Value::String(t.into()))
+            } else {
+                Value::String(t.to_string())
+            }
+        }
+    }
+}
+
+/// Parses a one-line flow collection (`{a: 2, b: "x"}`, `[a, b]`).
+pub fn parse_flow(s: &str) -> Option<Value> {
+    let chars: Vec<char> = s.trim().chars().collect();
+    let mut i = 0;
+    let v = flow(&chars, &mut i)?;
+    while i < chars.len() && chars[i].is_whitespace() {
+        i += 1;
+    }
+    (i == chars.len()).then_some(v)
+}
+
+fn flow(c: &[char], i: &mut usize) -> Option<Value> {
+    let ws = |i: &mut usize| {
+        while *i < c.len() && c[*i].is_whitespace() {
+            *i += 1;
+        }
+    };
+    ws(i);
+    match *c.get(*i)? {
+        '{' => {
+            *i += 1;
+            let mut m = Map::new();
+            loop {
+                ws(i);
+                match *c.get(*i)? {
+                    '}' => {
+                        *i += 1;
+                        return Some(Value::Object(m));
+                    }
+                    ',' => *i += 1,
+                    _ => {
+                        let k = flow_scalar(c, i, true)?;
+                        ws(i);
+                        if *c.get(*i)? != ':' {
+                            return None;
+                        }
+                        *i += 1;
+                        let v = flow(c, i)?;
+                        m.insert(value_text(&k), v);
+                    }
+                }
+            }
+        }
+        '[' => {
+            *i += 1;
+            let mut a = Vec::new();
+            loop {
+                ws(i);
+                match *c.get(*i)? {
+                    ']' => {
+                        *i += 1;
+                        return Some(Value::Array(a));
+                    }
+                    ',' => *i += 1,
+                    _ => a.push(flow(c, i)?),
+                }
+            }
+        }
+        _ => flow_scalar(c, i, false),
+    }
+}
+
+fn flow_scalar(c: &[char], i: &mut usize, key: bool) -> Option<Value> {
+    match *c.get(*i)? {
+        q @ ('"' | '\'') => {
+            let start = *i;
+            *i += 1;
+            while *i < c.len() {
+                if c[*i] == '\\' && q == '"' {
+                    *i += 2;
+                    continue;
+                }
+                if c[*i] == q {
+                    *i += 1;
+                    let s: String = c[start..*i].iter().collect();
+                    return Some(scalar(&s));
+                }
+                *i += 1;
+            }
+            None
+        }
+        _ => {
+            let start = *i;
+            while *i < c.len() && !matches!(c[*i], ',' | ']' | '}') && !(key && c[*i] == ':') {
+                *i += 1;
+            }
+            let s: String = c[start..*i].iter().collect();
+            Some(plain(s.trim()))
+        }
+    }
+}
+
+/// Extracts the cases of a YAML plan.
+pub fn extract(ix: &LineIndex) -> Vec<Draft> {
+    let mut p = Parser { ls: ylines(ix), ix };
+    let mut i = 0;
+    let Some(root) = p.node(&mut i, 0) else {
+        return Vec::new();
+    };
+    if let Some(YNode::Seq(tests, ..)) = root.get("tests")
+        && (root.get("prompts").is_some()
+            || root.get("defaultTest").is_some()
+            || root.get("providers").is_some()
+            || tests
+                .iter()
+                .any(|t| t.get("vars").is_some() || t.get("assert").is_some()))
+    {
+        return promptfoo(&root, tests);
+    }
+    let items: Vec<&YNode> = match &root {
+        YNode::Seq(items, ..) => items.iter().collect(),
+        YNode::Map(m, ..) => m
+            .iter()
+            .find_map(|(k, v)| match v {
+                YNode::Seq(items, ..)
+                    if [
+                        "tests",
+                        "cases",
+                        "testCases",
+                        "test_cases",
+                        "scenarios",
+                        "evals",
+                        "examples",
+                    ]
+                    .contains(&k.as_str()) =>
+                {
+                    Some(items.iter().collect())
+                }
+                _ => None,
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    items
+        .into_iter()
+        .filter_map(|n| {
+            let (a, b) = n.span();
+            let v = n.to_value();
+            Some(object_draft(v.as_object()?, a, b, "YAML item"))
+        })
+        .collect()
+}
+
+fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
+    let templates: Vec<String> = match root.get("prompts").map(YNode::to_value) {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|p| match p {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(o) => o.get("raw").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            })
+            .collect(),
+        Some(Value::String(s)) => vec![s],
+        _ => Vec::new(),
+    };
+    let default = root
+        .get("defaultTest")
+        .map(YNode::to_value)
+        .unwrap_or(Value::Null);
+    let default_vars = default
+        .get("vars")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let default_asserts = default
+        .get("assert")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for t in tests {
+        let (a, b) = t.span();
+        let v = t.to_value();
+        let Some(o) = v.as_object() else { continue };
+        let mut vars = default_vars.clone();
+        if let Some(Value::Object(tv)) = o.get("vars") {
+            for (k, v) in tv {
+                vars.insert(k.clone(), v.clone());
+            }
+        }
+        let mut f = Fields::new("promptfoo test");
+        if let Some(d) = o.get("description") {
+            f.push("description", d.clone());
+        }
+        let mut rules = Vec::new();
+        let mut notes = Vec::new();
+        let rendered = templates.first().map(|tpl| render(tpl, &vars));
+        match &rendered {
+            Some((p, missing)) => {
+                f.push("prompt", Value::String(p.clone()));
+                for (k, v) in &vars {
+                    if !matches!(
+                        role_of(k),
+                        Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Other
+                    ) {
+                        f.push(k.clone(), v.clone());
+                    }
+                }
+                if !missing.is_empty() {
+                    notes.push(format!(
+                        "template variables without a value: {}",
+                        missing.join(", ")
+                    ));
+                }
+                if templates.len() > 1 {
+                    notes.push(format!(
+                        "the first of {} prompt templates was used",
+                        templates.len()
+                    ));
+                }
+            }
+            None => {
+                for (k, v) in &vars {
+                    f.push(k.clone(), v.clone());
+                }
+            }
+        }
+        let mut d = f.into_draft(a, b);
+        let exact = d.exact_rule.take();
+        d.notes.extend(notes);
+        let asserts = o
+            .get("assert")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for asrt in default_asserts.iter().chain(asserts.iter()) {
+            let kind = asrt.get("type").and_then(Value::as_str).unwrap_or("equals");
+            let value = match asrt.get("value") {
+                Some(Value::Array(xs)) => xs.iter().map(value_text).collect::<Vec<_>>().join(","),
+                Some(v) => value_text(v),
+                None => String::new(),
+            };
+            promptfoo_assert(&mut d, "assert", &format!("{kind}: {value}"), &mut rules);
+        }
+        if d.notes.is_empty() && d.unsupported.is_empty() {
+            let mut r = exact.unwrap_or_else(|| "promptfoo test".into());
+            if rendered.is_some() {
+                r.push_str("; the prompt template rendered with the test's vars");
+            }
+            if !rules.is_empty() {
+                r = format!("{r}; {}", rules.join("; "));
+            }
+            d.exact_rule = Some(r);
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// Renders `{{ var }}` placeholders; returns the text and the names left without a value.
+fn render(tpl: &str, vars: &Map<String, Value>) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(tpl.len());
+    let mut missing = Vec::new();
+    let mut rest = tpl;
+    while let Some(s) = rest.find("{{") {
+        out.push_str(&rest[..s]);
+        let Some(e) = rest[s..].find("}}") else {
+            out.push_str(&rest[s..]);
+            rest = "";
+            break;
+        };
+        let name = rest[s + 2..s + e].trim();
+        match vars.get(name) {
+            Some(v) => out.push_str(&value_text(v)),
+            None => {
+                missing.push(name.to_string());
+                out.push_str(&rest[s..s + e + 2]);
+            }
+        }
+        rest = &rest[s + e + 2..];
+    }
+    out.push_str(rest);
+    (out, missing)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::service::authoring::extract::{Shape, extract, sniff};
+
+    #[test]
+    fn promptfoo_config() {
+        let t = "description: Calculator\nprompts:\n  - \"Answer briefly: {{question}}\"\ndefaultTest:\n  assert:\n    - type: icontains\n      value: \"\"\ntests:\n  # the first case\n  - description: Adds\n    vars:\n      question: What is 2 + 3?\n    assert:\n      - type: contains\n        value: \"5\"\n  - vars:\n      question: Greet me\n    assert:\n      - type: javascript\n        value: output.length > 0\n";
+        assert_eq!(sniff(t), Shape::Yaml);
+        let d = extract(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Answer briefly: What is 2 + 3?"]);
+        assert_eq!(d[0].title, "Adds");
+        assert_eq!((d[0].start_line, d[0].end_line), (10, 15));
+        assert!(d[0].contains.iter().any(|n| n.text == "5"));
+        assert_eq!((d[1].start_line, d[1].end_line), (16, 20));
+        assert!(!d[1].unsupported.is_empty());
+    }
+
+    #[test]
+    fn plain_yaml_plan() {
+        let t = "- name: Sum\n  prompt: What is 2 + 3?\n  tool: get-sum\n  args: {a: 2, b: 3}\n- name: Refuse\n  prompt: |\n    Delete everything.\n    Now.\n  negative: true\n";
+        assert_eq!(sniff(t), Shape::Yaml);
+        let d = extract(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["a"], 2);
+        assert_eq!((d[1].start_line, d[1].end_line), (5, 9));
+        assert_eq!(d[1].prompts, ["Delete everything.\nNow."]);
+        assert!(d[1].negative);
+    }
+}

@@ -1,0 +1,405 @@
+//! Eval runs and their iterations. A run row holds its immutable launch snapshot (`body`),
+//! its status and counters, and who runs it (`owner` + `heartbeat_at`) so a restart can
+//! tell an abandoned run from one another process is still running. Launch is one
+//! transaction: the concurrency cap, the environment revision pin and the inserts.
+
+use rusqlite::{OptionalExtension, Row, params};
+use serde_json::Value;
+
+use super::{Keyset, Store, from_json, now_ms, to_json};
+use crate::spec::page::{Page, PageRequest};
+use crate::spec::{Error, Result};
+
+/// Statuses that hold a concurrency slot.
+pub const ACTIVE: &str = "('pending', 'running')";
+
+/// A run row.
+#[derive(Debug, Clone)]
+pub struct StoredRun {
+    pub id: String,
+    pub suite_id: String,
+    pub project_id: String,
+    pub org_id: Option<String>,
+    pub run_number: i64,
+    pub status: String,
+    pub result: Option<String>,
+    pub passed: i64,
+    pub failed: i64,
+    pub total: i64,
+    pub source: String,
+    pub body: Value,
+    pub created_at: i64,
+    pub completed_at: Option<i64>,
+    pub environment: Option<Value>,
+    pub error: Option<String>,
+    pub owner: Option<String>,
+    pub heartbeat_at: Option<i64>,
+    pub cancel_requested: bool,
+}
+
+/// An iteration row.
+#[derive(Debug, Clone)]
+pub struct StoredIteration {
+    pub id: String,
+    pub run_id: String,
+    pub seq: i64,
+    pub case_id: String,
+    pub status: String,
+    pub result: Option<String>,
+    pub body: Value,
+    pub transcript: Option<Value>,
+    pub grade: Option<Value>,
+}
+
+/// What launch writes.
+pub struct NewRun<'a> {
+    pub id: &'a str,
+    pub suite_id: &'a str,
+    pub project_id: &'a str,
+    pub org_id: &'a str,
+    pub source: &'a str,
+    pub body: &'a Value,
+    pub environment: Option<&'a Value>,
+    pub owner: &'a str,
+    /// `(limit, retry_after_secs)`: refuse when the organization has this many active runs.
+    pub cap: (usize, u64),
+    /// `(environment id, revision)` the launch resolved; another current revision is 409.
+    pub pin: Option<(&'a str, i64)>,
+}
+
+const RUN_COLS: &str = "id, suite_id, project_id, org_id, run_number, status, result, passed, failed, total, source, body, created_at, completed_at, environment, error, owner, heartbeat_at, cancel_requested";
+const IT_COLS: &str = "id, run_id, seq, case_id, status, result, body, transcript, grade";
+
+fn run_row(r: &Row) -> rusqlite::Result<(StoredRun, String, Option<String>)> {
+    Ok((
+        StoredRun {
+            id: r.get(0)?,
+            suite_id: r.get(1)?,
+            project_id: r.get(2)?,
+            org_id: r.get(3)?,
+            run_number: r.get(4)?,
+            status: r.get(5)?,
+            result: r.get(6)?,
+            passed: r.get(7)?,
+            failed: r.get(8)?,
+            total: r.get(9)?,
+            source: r.get(10)?,
+            body: Value::Null,
+            created_at: r.get(12)?,
+            completed_at: r.get(13)?,
+            environment: None,
+            error: r.get(15)?,
+            owner: r.get(16)?,
+            heartbeat_at: r.get(17)?,
+            cancel_requested: r.get::<_, i64>(18)? != 0,
+        },
+        r.get(11)?,
+        r.get(14)?,
+    ))
+}
+
+fn finish_run((mut run, body, env): (StoredRun, String, Option<String>)) -> Result<StoredRun> {
+    run.body = from_json(&body)?;
+    run.environment = env.map(|e| from_json(&e)).transpose()?;
+    Ok(run)
+}
+
+type ItRow = (StoredIteration, String, Option<String>, Option<String>);
+
+fn it_row(r: &Row) -> rusqlite::Result<ItRow> {
+    Ok((
+        StoredIteration {
+            id: r.get(0)?,
+            run_id: r.get(1)?,
+            seq: r.get(2)?,
+            case_id: r.get(3)?,
+            status: r.get(4)?,
+            result: r.get(5)?,
+            body: Value::Null,
+            transcript: None,
+            grade: None,
+        },
+        r.get(6)?,
+        r.get(7)?,
+        r.get(8)?,
+    ))
+}
+
+fn finish_it((mut it, body, tr, grade): ItRow) -> Result<StoredIteration> {
+    it.body = from_json(&body)?;
+    it.transcript = tr.map(|t| from_json(&t)).transpose()?;
+    it.grade = grade.map(|g| from_json(&g)).transpose()?;
+    Ok(it)
+}
+
+impl Store {
+    /// Inserts a run and its pending iterations `(id, case_id, body)` in one transaction,
+    /// after the concurrency cap and the environment pin.
+    pub fn insert_run(
+        &self,
+        new: &NewRun<'_>,
+        iterations: &[(String, String, Value)],
+    ) -> Result<i64> {
+        let now = now_ms();
+        self.write(|tx| {
+            let active: i64 = tx.query_row(
+                &format!("SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {ACTIVE}"),
+                [new.org_id],
+                |r| r.get(0),
+            )?;
+            if active as usize >= new.cap.0 {
+                return Err(Error::rate_limited(new.cap.1, Some("CONCURRENT_RUN_LIMIT")).with_message(format!(
+                    "the organization already has {active} eval run(s) in progress (the limit is {}); retry when one finishes",
+                    new.cap.0
+                )));
+            }
+            if let Some((env, rev)) = new.pin {
+                let current: Option<(i64, Option<i64>)> = tx
+                    .query_row(
+                        "SELECT revision, archived_at FROM environments WHERE id = ?1",
+                        [env],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()?;
+                match current {
+                    Some((r, None)) if r == rev => {}
+                    Some((r, _)) => {
+                        return Err(Error::conflict(format!(
+                            "the environment changed since the run was resolved (revision {rev}, now {r}); launch again"
+                        ))
+                        .with_details(serde_json::json!({"environmentId": env, "expectedRevision": rev, "revision": r})));
+                    }
+                    None => return Err(Error::conflict("the environment no longer exists")),
+                }
+            }
+            let number: i64 = tx.query_row(
+                "SELECT COALESCE(MAX(run_number), 0) + 1 FROM eval_runs WHERE suite_id = ?1",
+                [new.suite_id],
+                |r| r.get(0),
+            )?;
+            tx.execute(
+                "INSERT INTO eval_runs (id, suite_id, project_id, org_id, run_number, status, total, source, body, created_at, environment, owner, heartbeat_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10, ?11, ?9)",
+                params![
+                    new.id, new.suite_id, new.project_id, new.org_id, number, iterations.len() as i64,
+                    new.source, to_json(new.body), now, new.environment.map(to_json), new.owner
+                ],
+            )?;
+            let mut st = tx.prepare_cached(
+                "INSERT INTO eval_iterations (id, run_id, seq, case_id, status, body) VALUES (?1, ?2, ?3, ?4, 'pending', ?5)",
+            )?;
+            for (i, (id, case_id, body)) in iterations.iter().enumerate() {
+                st.execute(params![id, new.id, i as i64, case_id, to_json(body)])?;
+            }
+            Ok(number)
+        })
+    }
+
+    pub fn run(&self, project_id: Option<&str>, run_id: &str) -> Result<StoredRun> {
+        let row = self.read(|c| {
+            Ok(c.prepare_cached(&format!(
+                "SELECT {RUN_COLS} FROM eval_runs WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)"
+            ))?
+            .query_row(params![run_id, project_id], run_row)
+            .optional()?)
+        })?;
+        finish_run(row.ok_or_else(|| Error::not_found("eval run", run_id))?)
+    }
+
+    /// A suite's runs, newest first (keyset over `created_at DESC, id DESC`).
+    pub fn suite_runs(&self, suite_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
+        let ks = Keyset::new(page)?;
+        let first = page.cursor.is_none();
+        let rows = self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {RUN_COLS} FROM eval_runs WHERE suite_id = ?1
+                 AND (?2 OR (created_at, id) < (?3, ?4))
+                 ORDER BY created_at DESC, id DESC LIMIT ?5"
+            ))?;
+            let rows = st
+                .query_map(
+                    params![suite_id, first, ks.after_ts, ks.after_id, ks.fetch()],
+                    run_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        let rows = rows
+            .into_iter()
+            .map(finish_run)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ks.page(rows, |r| (r.created_at, r.id.clone())))
+    }
+
+    /// A run's iterations in plan order (keyset over `seq`), without transcripts' weight
+    /// mattering: they are read but callers may drop them.
+    pub fn iterations(&self, run_id: &str, page: &PageRequest) -> Result<Page<StoredIteration>> {
+        let ks = Keyset::new(page)?;
+        let rows = self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT id, run_id, seq, case_id, status, result, body, NULL, NULL FROM eval_iterations
+                 WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
+            ))?;
+            let rows = st
+                .query_map(params![run_id, ks.after_ts.max(-1), ks.fetch()], it_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        let _ = IT_COLS;
+        let rows = rows
+            .into_iter()
+            .map(finish_it)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ks.page(rows, |r| (r.seq, r.id.clone())))
+    }
+
+    /// Every iteration of a run with transcripts and grades, in plan order.
+    pub fn all_iterations(&self, run_id: &str) -> Result<Vec<StoredIteration>> {
+        let rows = self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {IT_COLS} FROM eval_iterations WHERE run_id = ?1 ORDER BY seq"
+            ))?;
+            let rows = st
+                .query_map([run_id], it_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        rows.into_iter().map(finish_it).collect()
+    }
+
+    pub fn iteration(&self, run_id: &str, id: &str) -> Result<StoredIteration> {
+        let row = self.read(|c| {
+            Ok(c.prepare_cached(&format!(
+                "SELECT {IT_COLS} FROM eval_iterations WHERE run_id = ?1 AND id = ?2"
+            ))?
+            .query_row(params![run_id, id], it_row)
+            .optional()?)
+        })?;
+        finish_it(row.ok_or_else(|| Error::not_found("iteration", id))?)
+    }
+
+    /// Records a finished (or cancelled) iteration and refreshes the run's counters and
+    /// heartbeat in one transaction.
+    pub fn save_iteration(&self, run_id: &str, it: &StoredIteration) -> Result<()> {
+        let now = now_ms();
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE eval_iterations SET status = ?3, result = ?4, body = ?5, transcript = ?6, grade = ?7 WHERE run_id = ?1 AND id = ?2",
+                params![
+                    run_id, it.id, it.status, it.result, to_json(&it.body),
+                    it.transcript.as_ref().map(to_json), it.grade.as_ref().map(to_json)
+                ],
+            )?;
+            tx.execute(
+                "UPDATE eval_runs SET
+                   passed = (SELECT COUNT(*) FROM eval_iterations WHERE run_id = ?1 AND result = 'passed'),
+                   failed = (SELECT COUNT(*) FROM eval_iterations WHERE run_id = ?1 AND result = 'failed'),
+                   heartbeat_at = ?2
+                 WHERE id = ?1",
+                params![run_id, now],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Sets a run's status (and `error`), and on a terminal status its result, body and
+    /// completion time.
+    pub fn set_run_state(
+        &self,
+        run_id: &str,
+        status: &str,
+        result: Option<&str>,
+        error: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<()> {
+        let terminal = matches!(status, "completed" | "failed" | "cancelled");
+        let now = now_ms();
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE eval_runs SET status = ?2, result = ?3, error = COALESCE(?4, error),
+                   body = COALESCE(?5, body), completed_at = CASE WHEN ?6 THEN ?7 ELSE completed_at END,
+                   heartbeat_at = ?7,
+                   passed = (SELECT COUNT(*) FROM eval_iterations WHERE run_id = ?1 AND result = 'passed'),
+                   failed = (SELECT COUNT(*) FROM eval_iterations WHERE run_id = ?1 AND result = 'failed')
+                 WHERE id = ?1",
+                params![run_id, status, result, error, body.map(to_json), terminal, now],
+            )?;
+            if terminal {
+                tx.execute(
+                    "UPDATE eval_iterations SET status = 'cancelled' WHERE run_id = ?1 AND status IN ('pending', 'running')",
+                    [run_id],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    pub fn set_run_body(&self, run_id: &str, body: &Value) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE eval_runs SET body = ?2 WHERE id = ?1",
+                params![run_id, to_json(body)],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Refreshes the heartbeat; returns whether cancellation was requested.
+    pub fn heartbeat(&self, run_id: &str, owner: &str) -> Result<bool> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE eval_runs SET heartbeat_at = ?3 WHERE id = ?1 AND owner = ?2",
+                params![run_id, owner, now_ms()],
+            )?;
+            Ok(tx.query_row(
+                "SELECT cancel_requested FROM eval_runs WHERE id = ?1",
+                [run_id],
+                |r| r.get::<_, i64>(0),
+            )? != 0)
+        })
+    }
+
+    pub fn request_cancel(&self, run_id: &str) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE eval_runs SET cancel_requested = 1 WHERE id = ?1",
+                [run_id],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Takes over active runs whose heartbeat is older than `stale_before`; returns their ids.
+    pub fn claim_stale_runs(&self, owner: &str, stale_before: i64) -> Result<Vec<String>> {
+        self.write(|tx| {
+            let ids: Vec<String> = tx
+                .prepare(&format!(
+                    "SELECT id FROM eval_runs WHERE status IN {ACTIVE} AND COALESCE(heartbeat_at, 0) <= ?1 ORDER BY created_at"
+                ))?
+                .query_map([stale_before], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            for id in &ids {
+                tx.execute(
+                    "UPDATE eval_runs SET owner = ?2, heartbeat_at = ?3 WHERE id = ?1",
+                    params![id, owner, now_ms()],
+                )?;
+                tx.execute(
+                    "UPDATE eval_iterations SET status = 'pending' WHERE run_id = ?1 AND status = 'running'",
+                    [id],
+                )?;
+            }
+            Ok(ids)
+        })
+    }
+}
+
+trait WithMessage {
+    fn with_message(self, m: String) -> Self;
+}
+
+impl WithMessage for Error {
+    fn with_message(mut self, m: String) -> Self {
+        self.message = m;
+        self
+    }
+}
