@@ -81,6 +81,7 @@ fn init_logs(to_stderr: bool) {
         .unwrap_or_else(|_| EnvFilter::new(if to_stderr { "info,rmcp=warn" } else { "warn" }));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .init();
 }
@@ -169,8 +170,11 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
         db.display()
     );
     tracing::info!(%addr, "listening");
-    let app = api::router(service, api_config);
-    match api::serve(listener, app, api::shutdown_signal()).await {
+    let app = api::router(service.clone(), api_config);
+    let served = api::serve(listener, app, api::shutdown_signal()).await;
+    // Close MCP sessions and reap their child processes before exiting.
+    service.shutdown().await;
+    match served {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("evaldeck serve: {e}");

@@ -17,7 +17,8 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-use tower_http::trace::TraceLayer;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+use tracing::Level;
 
 use auth::Limiter;
 pub use auth::RateLimit;
@@ -188,7 +189,11 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         .nest("/api/v1", v1)
         .fallback(routes::not_found)
         .layer(DefaultBodyLimit::max(extract::MAX_BODY_BYTES))
-        .layer(TraceLayer::new_for_http())
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(Level::INFO))
+                .on_response(DefaultOnResponse::new().level(Level::INFO)),
+        )
 }
 
 /// Serves until `shutdown` resolves, then finishes in-flight requests.

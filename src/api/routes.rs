@@ -75,7 +75,14 @@ pub(super) fn table(r: Routes) -> Routes {
         .get::<Page<EvalIteration>, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations", "Per-iteration results, paginated", iterations)
         .get::<Any, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations/{iteration_id}/trace", "Full trace: messages and expected-versus-actual analysis", trace)
         .get::<Page<EvalRun>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/runs", "Recent runs of a suite, newest first", suite_runs)
+        .post::<EvalCaseImportRequest, ImportResponse, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/import", "Author eval cases from a document: 200 committed (or finished uncommitted), 202 still authoring", StatusCode::OK, import_cases)
         .extensions()
+        .get::<ImportResponse, _, _>("/projects/{project_id}/authoring-jobs/{job_id}", "Poll an authoring job: the recorded EvalCaseImported once committed, else the job body", authoring_job)
+        .post::<CommitRequest, EvalCaseImported, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/commit", "Commit a completed authoring job (duplicatePolicy may be chosen now)", StatusCode::OK, commit_authoring_job)
+        .post::<Any, EvalAuthoringJobAccepted, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/cancel", "Cancel a pending job, or discard a completed uncommitted one", StatusCode::OK, cancel_authoring_job)
+        .get::<Page<AuthoringDraft>, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts", "An authoring job's drafts (?state=skipped for the review)", authoring_drafts)
+        .post::<EvalCaseUpdate, EvalCase, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}/finish", "Write one skipped draft, optionally edited; costs nothing", StatusCode::OK, finish_draft)
+        .get::<Credits, _, _>("/credits", "The organization's credit balance and ledger (grants are local: `evaldeck credits grant`)", credits)
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/cancel", "Cancel an active run", StatusCode::OK, cancel_run)
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/regrade", "Grade the stored transcripts again (calls nothing)", StatusCode::OK, regrade_run)
         .get::<EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Read a suite (by id or name) with its settings", suite)
@@ -588,4 +595,92 @@ async fn cancel_run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> R
 
 async fn regrade_run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> R<EvalRun> {
     s.service.regrade_run(&who, &p, &id).map(Json)
+}
+
+// Authoring (`cases/import`) and credits.
+
+use crate::spec::authoring::{AuthoringDraft, CommitRequest, Credits, DraftQuery};
+use crate::spec::import::{
+    EvalAuthoringJobAccepted, EvalCaseImportRequest, EvalCaseImported, ImportResponse, JobStatus,
+};
+
+type JobPath = Path<(String, String)>;
+
+/// Reads the import body with the request's own rule names (`enum` for a bad
+/// `duplicatePolicy`) and the idempotency key headers, first match wins.
+async fn import_cases(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): SuitePath,
+    headers: axum::http::HeaderMap,
+    Body(b): Body<serde_json::Value>,
+) -> RS<ImportResponse> {
+    let req: EvalCaseImportRequest = crate::spec::case::decode(b)?;
+    req.validate()?;
+    let mut keys = Vec::new();
+    for name in [
+        "x-evaldeck-idempotency-key",
+        "x-service-idempotency-key",
+        "idempotency-key",
+    ] {
+        if let Some(v) = headers.get(name) {
+            keys.push(Some(v.to_str().map_err(|_| {
+                Error::invalid(
+                    "/idempotencyKey",
+                    "type",
+                    format!("the `{name}` header is not text"),
+                )
+            })?));
+        }
+    }
+    let key = crate::service::authoring::idempotency_key(&keys, None);
+    let r = s.service.import_cases(&who, &p, &id, &req, key).await?;
+    let status = match &r {
+        ImportResponse::Job(j) if j.status == JobStatus::Pending => StatusCode::ACCEPTED,
+        _ => StatusCode::OK,
+    };
+    Ok((status, Json(r)))
+}
+
+async fn authoring_job(AxState(s): St, who: Principal, Path((p, j)): JobPath) -> R<ImportResponse> {
+    s.service.authoring_job(&who, &p, &j).map(Json)
+}
+
+async fn commit_authoring_job(
+    AxState(s): St,
+    who: Principal,
+    Path((p, j)): JobPath,
+    Body(b): Body<CommitRequest>,
+) -> R<EvalCaseImported> {
+    s.service.commit_authoring_job(&who, &p, &j, &b).map(Json)
+}
+
+async fn cancel_authoring_job(
+    AxState(s): St,
+    who: Principal,
+    Path((p, j)): JobPath,
+) -> R<EvalAuthoringJobAccepted> {
+    s.service.cancel_authoring_job(&who, &p, &j).map(Json)
+}
+
+async fn authoring_drafts(
+    AxState(s): St,
+    who: Principal,
+    Path((p, j)): JobPath,
+    Query(q): Query<DraftQuery>,
+) -> R<Page<AuthoringDraft>> {
+    s.service.authoring_drafts(&who, &p, &j, &q).map(Json)
+}
+
+async fn finish_draft(
+    AxState(s): St,
+    who: Principal,
+    Path((p, j, d)): Path<(String, String, String)>,
+    Body(b): Body<EvalCaseUpdate>,
+) -> R<EvalCase> {
+    s.service.finish_draft(&who, &p, &j, &d, &b).map(Json)
+}
+
+async fn credits(AxState(s): St, who: Principal) -> R<Credits> {
+    s.service.credits(&who).map(Json)
 }

@@ -1,7 +1,9 @@
 //! Non-interactive commands: the same operations as the workbench, for scripts and CI.
 //! Human-readable output by default, `--json` for programs, and exit codes by error kind.
 
+mod import;
 mod output;
+mod run;
 
 pub use output::table;
 
@@ -114,6 +116,16 @@ pub enum Command {
     Resources(ResourcesCmd),
     /// One JSON snapshot of a server's tools, resources and prompts.
     Export { server: String },
+    /// Author eval cases from a document (test plan, spreadsheet, JSON export, notes).
+    Import(Box<import::ImportArgs>),
+    /// The organization's credits and ledger; `credits grant N` adds credits (local only).
+    Credits {
+        #[command(subcommand)]
+        cmd: Option<import::CreditsCmd>,
+    },
+    /// Eval runs: `run`, `runs list|show`, `trace`, `regrade`.
+    #[command(flatten)]
+    Evals(run::EvalCmd),
 }
 
 #[derive(Debug, Subcommand)]
@@ -383,6 +395,8 @@ async fn execute(
     let b = backend.as_ref();
     match cmd {
         Command::Me => out.me(&b.me().await?, &b.describe()),
+        Command::Import(a) => import::run_import(target, b, *a, out).await,
+        Command::Credits { cmd } => import::credits(target, b, cmd, out).await,
         Command::Projects => {
             let items =
                 collect_all(|p| async move { b.projects(&ProjectQuery::default(), &p).await })
@@ -581,6 +595,7 @@ async fn execute(
             let p = project_id(b, target.project.as_deref()).await?;
             out.value(&b.export(&p, &server).await?)
         }
+        Command::Evals(c) => run::execute(target, b, c, out).await,
         Command::Suites => {
             let project = project_id(b, target.project.as_deref()).await?;
             let p = project.as_str();

@@ -339,4 +339,60 @@ impl Backend for Embedded {
     async fn create_skill(&self, project: &str, body: &SkillCreate) -> Result<Created> {
         self.service.create_skill(&self.who, project, body)
     }
+
+    // Authoring (`cases/import`), its job paths and credits.
+    async fn import_cases(
+        &self,
+        project: &str,
+        suite: &str,
+        req: &crate::spec::import::EvalCaseImportRequest,
+    ) -> Result<crate::spec::import::ImportResponse> {
+        self.service
+            .import_cases(&self.who, project, suite, req, None)
+            .await
+    }
+    async fn authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+    ) -> Result<crate::spec::import::ImportResponse> {
+        self.service.authoring_job(&self.who, project, job)
+    }
+    async fn commit_authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+        body: &crate::spec::authoring::CommitRequest,
+    ) -> Result<crate::spec::import::EvalCaseImported> {
+        self.service
+            .commit_authoring_job(&self.who, project, job, body)
+    }
+    async fn cancel_authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+    ) -> Result<crate::spec::import::EvalAuthoringJobAccepted> {
+        self.service.cancel_authoring_job(&self.who, project, job)
+    }
+    async fn authoring_drafts(
+        &self,
+        project: &str,
+        job: &str,
+        q: &crate::spec::authoring::DraftQuery,
+    ) -> Result<Page<crate::spec::authoring::AuthoringDraft>> {
+        self.service.authoring_drafts(&self.who, project, job, q)
+    }
+    async fn finish_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<EvalCase> {
+        self.service
+            .finish_draft(&self.who, project, job, draft, edit)
+    }
+    async fn credits(&self) -> Result<crate::spec::authoring::Credits> {
+        self.service.credits(&self.who)
+    }
 }

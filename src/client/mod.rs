@@ -193,6 +193,46 @@ pub trait Backend: Send + Sync {
     ) -> Result<Created>;
     async fn delete_plugin_version(&self, project: &str, id: &str) -> Result<Deleted>;
     async fn create_skill(&self, project: &str, body: &SkillCreate) -> Result<Created>;
+
+    // Authoring (`cases/import`), its job paths (extensions) and credits.
+    /// Imports a document; a `pending` job body means the window closed first (HTTP 202).
+    async fn import_cases(
+        &self,
+        project: &str,
+        suite: &str,
+        req: &crate::spec::import::EvalCaseImportRequest,
+    ) -> Result<crate::spec::import::ImportResponse>;
+    async fn authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+    ) -> Result<crate::spec::import::ImportResponse>;
+    async fn commit_authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+        body: &crate::spec::authoring::CommitRequest,
+    ) -> Result<crate::spec::import::EvalCaseImported>;
+    async fn cancel_authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+    ) -> Result<crate::spec::import::EvalAuthoringJobAccepted>;
+    async fn authoring_drafts(
+        &self,
+        project: &str,
+        job: &str,
+        q: &crate::spec::authoring::DraftQuery,
+    ) -> Result<Page<crate::spec::authoring::AuthoringDraft>>;
+    /// Writes one skipped draft (with an optional edit); costs nothing.
+    async fn finish_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<EvalCase>;
+    async fn credits(&self) -> Result<crate::spec::authoring::Credits>;
 }
 
 /// Reads every page of a list, for callers that want all of it (CLI output, pickers).

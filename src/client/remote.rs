@@ -614,4 +614,86 @@ impl Backend for Remote {
         self.send(Method::POST, &["projects", project, "skills"], body)
             .await
     }
+
+    // Authoring (`cases/import`), its job paths and credits.
+    async fn import_cases(
+        &self,
+        project: &str,
+        suite: &str,
+        req: &crate::spec::import::EvalCaseImportRequest,
+    ) -> Result<crate::spec::import::ImportResponse> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-suites", suite, "cases", "import"],
+            req,
+        )
+        .await
+    }
+    async fn authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+    ) -> Result<crate::spec::import::ImportResponse> {
+        self.get(&["projects", project, "authoring-jobs", job])
+            .await
+    }
+    async fn commit_authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+        body: &crate::spec::authoring::CommitRequest,
+    ) -> Result<crate::spec::import::EvalCaseImported> {
+        self.send(
+            Method::POST,
+            &["projects", project, "authoring-jobs", job, "commit"],
+            body,
+        )
+        .await
+    }
+    async fn cancel_authoring_job(
+        &self,
+        project: &str,
+        job: &str,
+    ) -> Result<crate::spec::import::EvalAuthoringJobAccepted> {
+        self.send(
+            Method::POST,
+            &["projects", project, "authoring-jobs", job, "cancel"],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn authoring_drafts(
+        &self,
+        project: &str,
+        job: &str,
+        q: &crate::spec::authoring::DraftQuery,
+    ) -> Result<Page<crate::spec::authoring::AuthoringDraft>> {
+        self.get_q(&["projects", project, "authoring-jobs", job, "drafts"], q)
+            .await
+    }
+    async fn finish_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<EvalCase> {
+        self.send(
+            Method::POST,
+            &[
+                "projects",
+                project,
+                "authoring-jobs",
+                job,
+                "drafts",
+                draft,
+                "finish",
+            ],
+            edit,
+        )
+        .await
+    }
+    async fn credits(&self) -> Result<crate::spec::authoring::Credits> {
+        self.get(&["credits"]).await
+    }
 }

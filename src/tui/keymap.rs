@@ -37,6 +37,8 @@ pub enum Action {
     Restore,
     /// Connect and initialize a server (its status).
     Validate,
+    /// A server's saved config.
+    Config,
     Doctor,
     Tools,
     Prompts,
@@ -71,6 +73,7 @@ impl Action {
             Action::Archive => "archive",
             Action::Restore => "restore",
             Action::Validate => "validate",
+            Action::Config => "config",
             Action::Doctor => "doctor",
             Action::Tools => "tools",
             Action::Prompts => "prompts",
@@ -188,6 +191,7 @@ impl Default for Keymap {
             (Key::ch('x'), Archive),
             (Key::ch('u'), Restore),
             (Key::ch('v'), Validate),
+            (Key::ch('c'), Config),
             (Key::ch('d'), Doctor),
             (Key::ch('t'), Tools),
             (Key::ch('p'), Prompts),

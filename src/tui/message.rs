@@ -181,6 +181,8 @@ impl Request {
     }
 }
 
+/// Each reply moves once through the queue, so its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Reply {
     Me(Me),

@@ -338,3 +338,67 @@ impl Resp {
         self
     }
 }
+
+/// Serves over a given service config, with the seeded demo server running this crate's
+/// binary (eval-run tests), plus the database directory for a second service (restart).
+impl Harness {
+    pub async fn with_config(config: Config) -> Harness {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let service = Service::open(&dir.path().join("db.sqlite3"), config).expect("open");
+        let app = api::router(
+            service.clone(),
+            ApiConfig {
+                rate_limit: None,
+                ..ApiConfig::default()
+            },
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("an address");
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = api::serve(listener, app, async {
+                let _ = rx.await;
+            })
+            .await;
+        });
+        let owner = service.local_principal().expect("the local owner");
+        let owner_key = service
+            .store()
+            .create_key(&owner.org_id, &owner.user_id, "run tests")
+            .expect("a key")
+            .key;
+        let owner = service.authenticate(&owner_key).expect("the key works");
+        let project = service
+            .store()
+            .default_project(&owner.org_id)
+            .expect("read")
+            .expect("the seeded Demo project");
+        Harness {
+            service,
+            addr,
+            base: format!("http://{addr}/api/v1"),
+            http: reqwest::Client::builder()
+                .timeout(Duration::from_secs(60))
+                .build()
+                .expect("a client"),
+            owner,
+            owner_key,
+            project,
+            shutdown: Some(tx),
+            _dir: dir,
+        }
+    }
+
+    /// The database file of this harness.
+    pub fn db_path(&self) -> std::path::PathBuf {
+        self._dir.path().join("db.sqlite3")
+    }
+}
+
+/// A config whose demo server is this crate's binary.
+pub fn demo_config() -> Config {
+    Config {
+        demo_command: env!("CARGO_BIN_EXE_evaldeck").to_string(),
+        ..Config::default()
+    }
+}

@@ -5,4 +5,5 @@ mod mcp;
 mod perf;
 mod perf_mcp;
 mod primitives;
+mod runs;
 mod tui;

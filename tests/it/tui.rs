@@ -97,9 +97,12 @@ async fn vim_keys_move_through_sections_and_open_details() {
     assert!(h.shows("Servers (1)"), "{}", h.screen());
     assert!(h.shows("demo"));
     assert!(h.shows("stdio"));
-    // Enter goes into the list, Enter again opens the detail (a fresh read of the server).
+    // Enter goes into the list, Enter again opens the server: its tools, listed live.
     h.keys(&["Enter", "Enter"]);
     h.drain().await;
+    assert!(h.shows("demo › Tools (12)"), "{}", h.screen());
+    // c shows the saved config.
+    h.press("c");
     let screen = h.screen();
     assert!(screen.contains("Server › demo"), "{screen}");
     assert!(

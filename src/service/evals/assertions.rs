@@ -77,6 +77,8 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Outcome {
+    /// The evaluator's raw verdict (the result's `status` applies role and severity).
+    #[serde(rename = "verdict")]
     pub status: Status,
     pub expected: Value,
     pub actual: Value,

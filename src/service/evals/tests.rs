@@ -64,9 +64,10 @@ fn good_tools() -> Declarations {
 
 fn bad_tools() -> Declarations {
     decl(json!([
-        {"name": "search", "inputSchema": {"type": "string", "required": ["x"]}},
-        {"name": "search", "description": "DEPRECATED: old", "inputSchema": {"type": "object"},
-         "annotations": {"destructiveHint": true}}
+        {"name": "purge", "description": "DEPRECATED: old", "inputSchema": {"type": "string", "required": ["x"]},
+         "annotations": {"destructiveHint": true}},
+        {"name": "purge", "inputSchema": {"type": "object"}},
+        {"name": "search", "description": "Search things.", "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}}}
     ]))
 }
 
@@ -117,7 +118,7 @@ fn good() -> T {
 
 fn bad() -> T {
     let mut err = call(
-        "fetch",
+        "purge",
         json!({"id": 1}),
         json!({"content": [{"type": "text", "text": "something broke"}], "isError": true}),
     );

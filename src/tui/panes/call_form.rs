@@ -227,10 +227,14 @@ impl CallForm {
                     }
                 },
                 Kind::Number => match text
-                    .parse::<f64>()
+                    .parse::<i64>()
+                    .map(serde_json::Number::from)
                     .ok()
-                    .and_then(serde_json::Number::from_f64)
-                {
+                    .or_else(|| {
+                        text.parse::<f64>()
+                            .ok()
+                            .and_then(serde_json::Number::from_f64)
+                    }) {
                     Some(n) => Some(Value::Number(n)),
                     None => {
                         f.error = Some("not a number".into());

@@ -717,6 +717,7 @@ impl Pane for ServersPane {
         vec![
             Command::new(Action::Open, "details"),
             Command::new(Action::Validate, "validate"),
+            Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
@@ -739,6 +740,7 @@ impl Pane for ServersPane {
             .into_iter()
             .collect();
         out.extend([
+            Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
@@ -806,6 +808,7 @@ impl Pane for ServersPane {
                 self.set_view(View::Config);
                 return true;
             }
+            Action::Config => View::Config,
             Action::Doctor => View::Doctor,
             Action::Tools => View::Tools,
             Action::Prompts => View::Prompts,

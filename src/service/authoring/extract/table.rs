@@ -66,7 +66,11 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
     loop {
         match rdr.read_record(&mut rec) {
             Ok(true) => {
-                let pos = rec.position().map(|p| p.byte() as usize).unwrap_or(0) + body_start;
+                // The position may point at the previous record's line terminator.
+                let mut pos = rec.position().map(|p| p.byte() as usize).unwrap_or(0) + body_start;
+                while pos < text.len() && matches!(text.as_bytes()[pos], b'\r' | b'\n') {
+                    pos += 1;
+                }
                 records.push((pos, rec.clone()));
             }
             Ok(false) => break,

@@ -1,0 +1,354 @@
+//! `evaldeck run`, `evaldeck runs list|show`, `evaldeck trace RUN ITERATION`,
+//! `evaldeck regrade RUN`.
+//!
+//! `run` waits by default, drawing progress on stderr (a bar on a terminal, a line per
+//! change otherwise), and exits 0 only when the run completed and passed; a failed verdict
+//! exits 1, a run that failed or was cancelled exits 9. `--junit FILE` writes one
+//! `<testcase>` per iteration (JUnit XML for CI). `--no-wait` prints the 202 body and
+//! exits 0.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, Subcommand};
+
+use super::output::Out;
+use super::{Exit, Target, project_id, table};
+use crate::client::{Backend, collect_all};
+use crate::spec::run::{EvalIteration, EvalRun, RunCreate};
+use crate::spec::{Error, Result};
+
+#[derive(Debug, Subcommand)]
+pub enum EvalCmd {
+    /// Run an eval suite and wait for its verdict (exit 0 only when it passed).
+    Run(RunArgs),
+    /// Eval runs of a suite.
+    #[command(subcommand)]
+    Runs(RunsCmd),
+    /// The trace of one iteration: messages, assertions, tool-call diff.
+    Trace { run: String, iteration: String },
+    /// Grade a finished run's stored transcripts again (calls nothing).
+    Regrade { run: String },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Suite id or name.
+    #[arg(long)]
+    pub suite: String,
+    /// Environment id or name (one of the suite's attached environments).
+    #[arg(long)]
+    pub env: Option<String>,
+    /// Model for every case, `<provider>/<name>` (e.g. `builtin/baseline`).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Iterations per case (1 to 10), overriding the cases'.
+    #[arg(long)]
+    pub iterations: Option<i64>,
+    /// Approve an `approximated` case for this run (repeatable).
+    #[arg(long = "approve")]
+    pub approve: Vec<String>,
+    /// `provider=key` for provider-native model ids (repeatable).
+    #[arg(long = "model-key")]
+    pub model_keys: Vec<String>,
+    /// Print the accepted run and return at once.
+    #[arg(long)]
+    pub no_wait: bool,
+    /// Write JUnit XML here when the run finishes.
+    #[arg(long)]
+    pub junit: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RunsCmd {
+    /// A suite's runs, newest first.
+    List {
+        #[arg(long)]
+        suite: String,
+    },
+    /// One run with its iterations.
+    Show { run: String },
+}
+
+fn pct(r: Option<f64>) -> String {
+    r.map(|r| format!("{:.0}%", r * 100.0))
+        .unwrap_or_else(|| "-".into())
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// JUnit XML: one suite, one test case per iteration.
+pub fn junit(run: &EvalRun, suite: &str, its: &[EvalIteration]) -> String {
+    let failures = its
+        .iter()
+        .filter(|i| i.result.as_deref() == Some("failed"))
+        .count();
+    let skipped = its.iter().filter(|i| i.result.is_none()).count();
+    let time: f64 = its.iter().filter_map(|i| i.duration_ms).sum::<f64>() / 1000.0;
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{time:.3}\" id=\"{}\">\n",
+        xml(suite),
+        its.len(),
+        xml(&run.id)
+    );
+    for i in its {
+        let name = format!(
+            "{} #{}{}",
+            i.title.clone().unwrap_or_default(),
+            i.iteration_number,
+            i.repetition
+                .filter(|r| *r > 1)
+                .map(|r| format!(".{r}"))
+                .unwrap_or_default()
+        );
+        let class = i.model.clone().unwrap_or_else(|| "no-model".into());
+        out.push_str(&format!(
+            "    <testcase name=\"{}\" classname=\"{}\" time=\"{:.3}\">",
+            xml(&name),
+            xml(&class),
+            i.duration_ms.unwrap_or(0.0) / 1000.0
+        ));
+        match i.result.as_deref() {
+            Some("failed") => {
+                let msg = i.error.clone().unwrap_or_else(|| {
+                    format!(
+                        "{} gating failure(s)",
+                        i.scores
+                            .as_ref()
+                            .map(|s| s["assertions"]["gatingFailures"].to_string())
+                            .unwrap_or_default()
+                    )
+                });
+                out.push_str(&format!("<failure message=\"{}\"/>", xml(&msg)));
+            }
+            None => out.push_str("<skipped/>"),
+            _ => {}
+        }
+        out.push_str("</testcase>\n");
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}
+
+async fn all_iterations(b: &dyn Backend, p: &str, run: &str) -> Result<Vec<EvalIteration>> {
+    collect_all(|pg| async move { b.iterations(p, run, &pg).await }).await
+}
+
+fn progress(run: &EvalRun, tty: bool, last: &mut String) {
+    let s = run.summary.clone().unwrap_or_default();
+    let done = s.passed + s.failed;
+    let line = if tty {
+        let width = 30usize;
+        let filled = if s.total > 0 {
+            (done as usize * width) / s.total as usize
+        } else {
+            0
+        };
+        format!(
+            "\r[{}{}] {done}/{} passed {} failed {} ({})",
+            "#".repeat(filled),
+            "-".repeat(width - filled),
+            s.total,
+            s.passed,
+            s.failed,
+            run.status
+        )
+    } else {
+        format!(
+            "{done}/{} iterations ({} passed, {} failed), {}\n",
+            s.total, s.passed, s.failed, run.status
+        )
+    };
+    if &line != last {
+        eprint!("{line}");
+        let _ = std::io::stderr().flush();
+        *last = line;
+    }
+}
+
+pub(super) async fn execute(
+    target: &Target,
+    b: &dyn Backend,
+    cmd: EvalCmd,
+    out: &Out,
+) -> Result<()> {
+    let project = project_id(b, target.project.as_deref()).await?;
+    let p = project.as_str();
+    match cmd {
+        EvalCmd::Run(a) => {
+            let suite = b.suite(p, &a.suite).await?;
+            let env = match &a.env {
+                Some(e) => {
+                    let envs = collect_all(|pg| async move {
+                        b.environments(
+                            p,
+                            &crate::spec::environment::EnvironmentQuery {
+                                include_archived: false,
+                                cursor: pg.cursor,
+                                limit: pg.limit,
+                            },
+                        )
+                        .await
+                    })
+                    .await?;
+                    Some(
+                        envs.into_iter()
+                            .find(|x| &x.id == e || &x.name == e)
+                            .map(|x| x.id)
+                            .unwrap_or_else(|| e.clone()),
+                    )
+                }
+                None => None,
+            };
+            let mut keys = std::collections::BTreeMap::new();
+            for k in &a.model_keys {
+                let (prov, key) = k.split_once('=').ok_or_else(|| {
+                    Error::invalid(
+                        "/modelApiKeys",
+                        "format",
+                        format!("`{k}` is not `provider=key`"),
+                    )
+                })?;
+                keys.insert(prov.to_string(), key.to_string());
+            }
+            let body = RunCreate {
+                suite_id: Some(suite.id.clone()),
+                environment_id: env,
+                model: a.model.clone(),
+                iteration_override: a.iterations,
+                approved_case_ids: (!a.approve.is_empty()).then(|| a.approve.clone()),
+                model_api_keys: (!keys.is_empty()).then_some(keys),
+                ..Default::default()
+            };
+            let created = b.create_run(p, &body).await?;
+            if a.no_wait {
+                return out.value(&created);
+            }
+            let tty = std::io::stderr().is_terminal() && !out.json;
+            let mut last = String::new();
+            let run = loop {
+                let run = b.run(p, &created.run_id).await?;
+                if !out.json {
+                    progress(&run, tty, &mut last);
+                }
+                if run.is_terminal() {
+                    break run;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            };
+            if tty {
+                eprintln!();
+            }
+            let its = all_iterations(b, p, &run.id).await?;
+            if let Some(path) = &a.junit {
+                std::fs::write(path, junit(&run, &suite.name, &its)).map_err(|e| {
+                    Error::invalid(
+                        "/junit",
+                        "write",
+                        format!("cannot write {}: {e}", path.display()),
+                    )
+                })?;
+            }
+            show(out, &run, &its)?;
+            match (run.status.as_str(), run.result.as_deref()) {
+                ("completed", Some("passed")) => Ok(()),
+                ("completed", _) => Err(Exit(1).into()),
+                _ => Err(Exit(9).into()),
+            }
+        }
+        EvalCmd::Runs(RunsCmd::List { suite }) => {
+            let s = b.suite(p, &suite).await?;
+            let sid = s.id.as_str();
+            let runs = collect_all(|pg| async move { b.suite_runs(p, sid, &pg).await }).await?;
+            if out.json {
+                return out.value(&runs);
+            }
+            table(
+                &[
+                    "run",
+                    "#",
+                    "status",
+                    "result",
+                    "pass rate",
+                    "source",
+                    "created",
+                ],
+                runs.iter()
+                    .map(|r| {
+                        vec![
+                            r.id.clone(),
+                            r.run_number.map(|n| n.to_string()).unwrap_or_default(),
+                            r.status.clone(),
+                            r.result.clone().unwrap_or_else(|| "-".into()),
+                            pct(r.summary.as_ref().and_then(|s| s.pass_rate)),
+                            r.source.clone(),
+                            r.created_at.to_string(),
+                        ]
+                    })
+                    .collect(),
+            );
+            Ok(())
+        }
+        EvalCmd::Runs(RunsCmd::Show { run }) => {
+            let r = b.run(p, &run).await?;
+            let its = all_iterations(b, p, &r.id).await?;
+            show(out, &r, &its)
+        }
+        EvalCmd::Trace { run, iteration } => out.value(&b.trace(p, &run, &iteration).await?),
+        EvalCmd::Regrade { run } => {
+            let r = b.regrade_run(p, &run).await?;
+            let its = all_iterations(b, p, &r.id).await?;
+            show(out, &r, &its)
+        }
+    }
+}
+
+fn show(out: &Out, run: &EvalRun, its: &[EvalIteration]) -> Result<()> {
+    if out.json {
+        return out.value(&serde_json::json!({"run": run, "iterations": its}));
+    }
+    let s = run.summary.clone().unwrap_or_default();
+    println!(
+        "run {} (#{}) {} result {} — {}/{} iterations passed ({}), cases {}/{} passed, {} tokens",
+        run.id,
+        run.run_number.unwrap_or_default(),
+        run.status,
+        run.result.clone().unwrap_or_else(|| "-".into()),
+        s.passed,
+        s.total,
+        pct(s.pass_rate),
+        s.cases.passed,
+        s.cases.total,
+        s.tokens.total_tokens
+    );
+    if let Some(e) = &run.error {
+        println!("error: {e}");
+    }
+    table(
+        &["iteration", "case", "#", "model", "result", "ms", "tools"],
+        its.iter()
+            .map(|i| {
+                vec![
+                    i.id.clone(),
+                    i.title.clone().unwrap_or_default(),
+                    i.iteration_number.to_string(),
+                    i.model.clone().unwrap_or_else(|| "-".into()),
+                    i.result.clone().unwrap_or_else(|| i.status.clone()),
+                    i.duration_ms.map(|d| format!("{d:.0}")).unwrap_or_default(),
+                    i.actual_tool_calls
+                        .iter()
+                        .map(|c| c.tool_name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ]
+            })
+            .collect(),
+    );
+    Ok(())
+}

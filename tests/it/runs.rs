@@ -1,0 +1,745 @@
+//! Eval runs over the API, the embedded backend and the CLI, against the demo server with
+//! the built-in baseline agent, and the model loop against a scripted OpenAI-compatible
+//! server on loopback.
+
+use std::time::{Duration, Instant};
+
+use axum::Json;
+use axum::routing::post;
+use evaldeck::service::models::{ModelCatalog, ProviderConfig};
+use evaldeck::service::{Config, Service};
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{Harness, Resp, demo_config};
+
+fn prompt(id: &str, text: &str) -> Value {
+    json!({"id": id, "kind": "prompt", "prompt": text})
+}
+fn check(id: &str, a: Value) -> Value {
+    json!({"id": id, "kind": "assert", "assertion": a})
+}
+fn tool_call(id: &str, tool: &str, args: Value) -> Value {
+    json!({"id": id, "kind": "toolCall", "toolName": tool, "arguments": args})
+}
+
+fn demo_tests() -> Value {
+    json!([
+        {"title": "echo", "steps": [
+            prompt("p1", "Use echo to say 'hello evals'"),
+            check("a1", json!({"type": "toolCalledWith", "toolName": "echo", "args": {"args": {"message": "hello evals"}}})),
+            check("a2", json!({"type": "responseContains", "needle": "hello evals"}))
+        ]},
+        {"title": "sum", "runs": 2, "steps": [
+            prompt("p1", "Use get-sum to add 2 and 3"),
+            check("a1", json!({"type": "responseContains", "needle": "5"})),
+            check("a2", json!({"type": "noToolErrors"}))
+        ]},
+        {"title": "no tool for geography", "isNegativeTest": true, "steps": [
+            prompt("p1", "What is the capital of France")
+        ]},
+        {"title": "stats render-check", "steps": [
+            tool_call("t1", "get-stats", json!({"numbers": [1, 2, 3]})),
+            check("a1", json!({"type": "toolResultMatchesSchema", "schema": {"type": "object", "required": ["count", "mean"]}}))
+        ]}
+    ])
+}
+
+async fn create_suite(h: &Harness, name: &str, tests: Value) -> String {
+    let r = h
+        .call(
+            Method::POST,
+            &format!("/projects/{}/eval-suites", h.project),
+            Some(&h.owner_key),
+            Some(json!({"name": name, "serverIds": ["demo"], "model": "builtin/baseline", "tests": tests})),
+        )
+        .await;
+    r.ok(201)["suiteId"].as_str().unwrap().to_string()
+}
+
+async fn start(h: &Harness, body: Value) -> Resp {
+    h.call(
+        Method::POST,
+        &format!("/projects/{}/eval-runs", h.project),
+        Some(&h.owner_key),
+        Some(body),
+    )
+    .await
+}
+
+async fn wait(h: &Harness, run: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = h
+            .get(
+                &format!("/projects/{}/eval-runs/{run}", h.project),
+                &h.owner_key,
+            )
+            .await;
+        let v = r.ok(200).clone();
+        if matches!(
+            v["status"].as_str(),
+            Some("completed" | "failed" | "cancelled")
+        ) {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "the run did not finish: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn iterations(h: &Harness, run: &str) -> Vec<Value> {
+    let r = h
+        .get(
+            &format!(
+                "/projects/{}/eval-runs/{run}/iterations?limit=200",
+                h.project
+            ),
+            &h.owner_key,
+        )
+        .await;
+    r.ok(200)["items"].as_array().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_demo_suite_runs_end_to_end_over_the_api() {
+    let h = Harness::with_config(demo_config()).await;
+    let suite = create_suite(&h, "Demo evals", demo_tests()).await;
+    let r = start(&h, json!({"suiteId": suite})).await;
+    let created = r.ok(202).clone();
+    assert_eq!(created["status"], "running");
+    assert_eq!(created["servers"][0]["name"], "demo");
+    assert_eq!(created["environment"], Value::Null);
+    let run_id = created["runId"].as_str().unwrap().to_string();
+    let run = wait(&h, &run_id).await;
+    assert_eq!(run["status"], "completed", "{run}");
+    assert_eq!(run["result"], "passed", "{run}");
+    assert_eq!(run["source"], "api");
+    assert_eq!(run["environment"], Value::Null);
+    assert_eq!(
+        run["summary"]["total"], 5,
+        "echo 1 + sum 2 + negative 1 + render-check 1"
+    );
+    assert_eq!(run["summary"]["passed"], 5);
+    assert_eq!(run["summary"]["cases"]["passed"], 4);
+    assert!(run["summary"]["tokens"]["totalTokens"].as_u64().unwrap() > 0);
+
+    let its = iterations(&h, &run_id).await;
+    assert_eq!(its.len(), 5);
+    let echo = &its[0];
+    assert_eq!(echo["title"], "echo");
+    assert_eq!(echo["model"], "builtin/baseline");
+    assert_eq!(echo["actualToolCalls"][0]["toolName"], "echo");
+    assert_eq!(echo["expectedToolCalls"][0]["toolName"], "echo");
+    assert!(echo["usage"]["totalTokens"].as_u64().unwrap() > 0);
+    let render = &its[4];
+    assert_eq!(
+        render["model"],
+        Value::Null,
+        "a render-check needs no model"
+    );
+
+    let trace = h
+        .get(
+            &format!(
+                "/projects/{}/eval-runs/{run_id}/iterations/{}/trace",
+                h.project,
+                echo["id"].as_str().unwrap()
+            ),
+            &h.owner_key,
+        )
+        .await;
+    let t = trace.ok(200);
+    assert_eq!(t["messages"][0]["role"], "user");
+    assert!(
+        t["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "tool")
+    );
+    assert!(
+        t["assertions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["source"] == "step:a1" && a["status"] == "passed")
+    );
+    assert!(t["toolCallDiff"]["missing"].as_array().unwrap().is_empty());
+    assert_eq!(t["judge"]["status"], "skipped");
+    assert!(!t["spans"].as_array().unwrap().is_empty());
+
+    // Pagination of iterations.
+    let p1 = h
+        .get(
+            &format!(
+                "/projects/{}/eval-runs/{run_id}/iterations?limit=2",
+                h.project
+            ),
+            &h.owner_key,
+        )
+        .await;
+    let cursor = p1.ok(200)["nextCursor"].as_str().unwrap().to_string();
+    let p2 = h
+        .get(
+            &format!(
+                "/projects/{}/eval-runs/{run_id}/iterations?limit=2&cursor={cursor}",
+                h.project
+            ),
+            &h.owner_key,
+        )
+        .await;
+    assert_eq!(p2.ok(200)["items"][0]["id"], its[2]["id"]);
+
+    // Regrade gives the same verdicts from the stored transcripts.
+    let rg = h
+        .call(
+            Method::POST,
+            &format!("/projects/{}/eval-runs/{run_id}/regrade", h.project),
+            Some(&h.owner_key),
+            Some(json!({})),
+        )
+        .await;
+    let rg = rg.ok(200).clone();
+    assert_eq!(rg["result"], "passed");
+    assert!(rg["regradedAt"].is_number());
+    let again = iterations(&h, &run_id).await;
+    for (a, b) in its.iter().zip(&again) {
+        assert_eq!(a["result"], b["result"]);
+    }
+
+    // A second run; the suite's runs newest first; the suite summary sees them.
+    let second = start(&h, json!({"suiteId": suite, "iterationOverride": 1})).await;
+    let second = second.ok(202)["runId"].as_str().unwrap().to_string();
+    wait(&h, &second).await;
+    let list = h
+        .get(
+            &format!("/projects/{}/eval-suites/{suite}/runs", h.project),
+            &h.owner_key,
+        )
+        .await;
+    let items = list.ok(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items[0]["id"], second.as_str());
+    assert_eq!(items[1]["id"], run_id.as_str());
+    assert_eq!(items[0]["runNumber"], 2);
+    assert_eq!(items[0]["summary"]["total"], 4, "iterationOverride 1");
+
+    // The embedded backend tags its runs `ui`.
+    let emb = h.embedded(&h.owner);
+    use evaldeck::client::Backend;
+    let c = emb
+        .create_run(
+            &h.project,
+            &serde_json::from_value(json!({"suiteId": suite})).unwrap(),
+        )
+        .await
+        .unwrap();
+    let run = wait(&h, &c.run_id).await;
+    assert_eq!(run["source"], "ui");
+    h.service.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn launch_rules_and_reasons() {
+    let h = Harness::with_config(demo_config()).await;
+    let p = h.project.clone();
+    let suite = create_suite(
+        &h,
+        "Rules",
+        json!([{"title": "echo", "steps": [prompt("p1", "Use echo to say 'x'")]}]),
+    )
+    .await;
+
+    // Rule 1: shape.
+    start(&h, json!({})).await.invalid("/suiteId", "required");
+    start(&h, json!({"suiteName": "n", "tests": [{"title": "t", "steps": [prompt("p", "x")]}], "serverIds": ["demo"]}))
+        .await
+        .invalid("/tests/0/runs", "required");
+    start(&h, json!({"suiteId": "sut_nope"}))
+        .await
+        .err(404, "NOT_FOUND");
+
+    // Rule 2: a model that cannot run lists the hosted ids.
+    let r = start(&h, json!({"suiteId": suite, "model": "openai/gpt-native"})).await;
+    r.invalid("/model", "model");
+    assert!(r.body["details"]["hostedModels"].is_array());
+    let r = start(&h, json!({"suiteId": suite, "model": "nope/x"})).await;
+    assert!(
+        r.body["details"]["hostedModels"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("builtin/baseline"))
+    );
+
+    // Rule 3.
+    let patch = |body: Value| {
+        let h = &h;
+        let suite = suite.clone();
+        async move {
+            h.call(
+                Method::PATCH,
+                &format!("/projects/{}/eval-suites/{suite}", h.project),
+                Some(&h.owner_key),
+                Some(body),
+            )
+            .await
+        }
+    };
+    patch(json!({"serverIds": []})).await.ok(200);
+    let r = start(&h, json!({"suiteId": suite})).await;
+    r.err(400, "VALIDATION_ERROR");
+    assert_eq!(r.reason(), Some("NO_SAVED_SERVER_SELECTION"));
+    patch(json!({"serverIds": ["demo"]})).await.ok(200);
+
+    // Rule 4: an environment not attached, before anything connects.
+    let envs = h
+        .get(&format!("/projects/{p}/environments"), &h.owner_key)
+        .await;
+    let env = envs.ok(200)["items"][0].clone();
+    let env_id = env["id"].as_str().unwrap().to_string();
+    let r = start(&h, json!({"suiteId": suite, "environmentId": env_id})).await;
+    r.err(400, "VALIDATION_ERROR");
+    assert_eq!(r.reason(), Some("ENVIRONMENT_NOT_ATTACHED"));
+    start(
+        &h,
+        json!({"suiteName": "x", "tests": [], "serverIds": ["demo"], "environmentId": env_id}),
+    )
+    .await
+    .invalid("/environmentId", "requires");
+
+    // Rule 5: one attached environment is used implicitly.
+    patch(json!({"environmentIds": [env_id]})).await.ok(200);
+    // Rule 6.
+    let r = start(&h, json!({"suiteId": suite, "serverIds": ["demo"]})).await;
+    assert_eq!(
+        r.reason(),
+        Some("ENVIRONMENT_SERVERS_NOT_OVERRIDABLE"),
+        "{}",
+        r.text
+    );
+    let r = start(
+        &h,
+        json!({"suiteId": suite, "environmentId": env_id, "serverIds": ["demo"]}),
+    )
+    .await;
+    assert_eq!(r.reason(), Some("ENVIRONMENT_SERVERS_NOT_OVERRIDABLE"));
+    // Rule 7: a pinned revision that is not the current one.
+    let rev = env["revision"].as_i64().unwrap();
+    start(
+        &h,
+        json!({"suiteId": suite, "expectedEnvironmentRevision": rev + 1}),
+    )
+    .await
+    .err(409, "CONFLICT");
+    let r = start(&h, json!({"suiteId": suite})).await;
+    let created = r.ok(202).clone();
+    assert_eq!(created["environment"]["id"], env_id.as_str());
+    assert_eq!(created["environment"]["revision"], rev);
+    let run = wait(&h, created["runId"].as_str().unwrap()).await;
+    assert_eq!(run["environment"]["name"], "local");
+    assert_eq!(run["result"], "passed", "{run}");
+
+    // Rule 5: several attached environments need a choice.
+    let second = h
+        .call(Method::POST, &format!("/projects/{p}/environments"), Some(&h.owner_key),
+            Some(json!({"name": "second", "hostId": env["hostId"], "serverAttachmentId": env["serverAttachmentId"]})))
+        .await;
+    let second_id = second.ok(201)["id"].as_str().unwrap().to_string();
+    patch(json!({"environmentIds": [env_id, second_id]}))
+        .await
+        .ok(200);
+    let r = start(&h, json!({"suiteId": suite})).await;
+    assert_eq!(r.reason(), Some("ENVIRONMENT_REQUIRED"));
+    assert_eq!(r.body["details"]["candidates"].as_array().unwrap().len(), 2);
+    let r = start(&h, json!({"suiteId": suite, "environmentId": second_id})).await;
+    let id = r.ok(202)["runId"].as_str().unwrap().to_string();
+    wait(&h, &id).await;
+    patch(json!({"environmentIds": null})).await.ok(200);
+
+    // Import claims gate the run; approval is stored on the run, never on the case.
+    let cases = format!("/projects/{p}/eval-suites/{suite}/cases");
+    let add = |claim: &str| {
+        let h = &h;
+        let cases = cases.clone();
+        let claim = claim.to_string();
+        async move {
+            let r = h
+                .call(
+                    Method::POST,
+                    &cases,
+                    Some(&h.owner_key),
+                    Some(json!({
+                "title": format!("{claim} case"), "steps": [prompt("p1", "Use echo to say 'y'")],
+                "import": {"status": claim}})),
+                )
+                .await;
+            r.ok(201)["id"].as_str().unwrap().to_string()
+        }
+    };
+    let unsupported = add("unsupported").await;
+    let r = start(&h, json!({"suiteId": suite})).await;
+    assert_eq!(r.reason(), Some("CASE_NOT_RUNNABLE"));
+    assert_eq!(r.body["details"]["caseIds"], json!([unsupported]));
+    h.call(
+        Method::DELETE,
+        &format!("{cases}/{unsupported}"),
+        Some(&h.owner_key),
+        None,
+    )
+    .await
+    .ok(200);
+    let approx = add("approximated").await;
+    let r = start(&h, json!({"suiteId": suite})).await;
+    assert_eq!(r.reason(), Some("APPROXIMATION_NOT_APPROVED"));
+    let r = start(&h, json!({"suiteId": suite, "approvedCaseIds": [approx]})).await;
+    let id = r.ok(202)["runId"].as_str().unwrap().to_string();
+    let run = wait(&h, &id).await;
+    assert_eq!(run["approvedCaseIds"], json!([approx]));
+    let case = h.get(&format!("{cases}/{approx}"), &h.owner_key).await;
+    assert_eq!(
+        case.ok(200)["import"],
+        json!({"status": "approximated"}),
+        "nothing stored on the case"
+    );
+
+    // A new suite from inline tests.
+    let r = start(&h, json!({"suiteName": "Inline", "serverIds": ["demo"], "tests": [
+        {"title": "t", "runs": 1, "model": "builtin/baseline", "provider": "builtin", "steps": [prompt("p1", "Use echo to say 'z'")]}]})).await;
+    let created = r.ok(202).clone();
+    assert_eq!(
+        created["caseUpsert"]["committed"].as_array().unwrap().len(),
+        1
+    );
+    wait(&h, created["runId"].as_str().unwrap()).await;
+
+    // Trace of an unknown iteration; of a cancelled one.
+    h.get(
+        &format!("/projects/{p}/eval-runs/{id}/iterations/itr_nope/trace"),
+        &h.owner_key,
+    )
+    .await
+    .err(404, "NOT_FOUND");
+    h.service.shutdown().await;
+}
+
+fn slow_suite() -> Value {
+    json!([{"title": "slow", "runs": 3, "steps": [tool_call("t1", "slow", json!({"durationMs": 400, "progress": false}))]}])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_concurrency_cap_and_cancel() {
+    let h = Harness::with_config(demo_config()).await;
+    let suite = create_suite(&h, "Slow", slow_suite()).await;
+    let a = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let b = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = start(&h, json!({"suiteId": suite})).await;
+    r.err(429, "RATE_LIMITED");
+    assert_eq!(r.reason(), Some("CONCURRENT_RUN_LIMIT"));
+    assert_eq!(r.headers.get("retry-after").unwrap(), "5");
+    for id in [&a, &b] {
+        let c = h
+            .call(
+                Method::POST,
+                &format!("/projects/{}/eval-runs/{id}/cancel", h.project),
+                Some(&h.owner_key),
+                Some(json!({})),
+            )
+            .await;
+        let c = c.ok(200);
+        assert_eq!(c["status"], "cancelled", "{c}");
+        assert_eq!(c["result"], Value::Null);
+    }
+    let its = iterations(&h, &a).await;
+    assert!(its.iter().any(|i| i["status"] == "cancelled"));
+    let cancelled = its.iter().find(|i| i["status"] == "cancelled").unwrap();
+    let t = h
+        .get(
+            &format!(
+                "/projects/{}/eval-runs/{a}/iterations/{}/trace",
+                h.project,
+                cancelled["id"].as_str().unwrap()
+            ),
+            &h.owner_key,
+        )
+        .await;
+    t.err(404, "NOT_FOUND");
+    assert_eq!(t.reason(), Some("TRACE_NOT_AVAILABLE"));
+    // Cancelling again is a conflict; the cap is free again.
+    h.call(
+        Method::POST,
+        &format!("/projects/{}/eval-runs/{a}/cancel", h.project),
+        Some(&h.owner_key),
+        Some(json!({})),
+    )
+    .await
+    .err(409, "CONFLICT");
+    let c = start(&h, json!({"suiteId": suite, "iterationOverride": 1})).await;
+    let c = c.ok(202)["runId"].as_str().unwrap().to_string();
+    assert_eq!(wait(&h, &c).await["result"], "passed");
+    h.service.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_interrupted_by_a_restart_is_resumed() {
+    let h = Harness::with_config(demo_config()).await;
+    let suite = create_suite(&h, "Slow", slow_suite()).await;
+    let id = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !iterations(&h, &id)
+        .await
+        .iter()
+        .any(|i| i["status"] == "completed")
+    {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The process "dies": its runner stops without recording anything.
+    h.service.runs().abort_all();
+    let mut config = demo_config();
+    config.runs.stale_after = Duration::ZERO;
+    let second = Service::open(&h.db_path(), config).expect("reopen");
+    assert!(
+        second.runs().is_running(&id),
+        "the abandoned run was taken over"
+    );
+    let who = h.owner.clone();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let r = second.run(&who, &h.project, &id).unwrap();
+        if r.is_terminal() {
+            break r;
+        }
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(run.status, "completed");
+    assert_eq!(run.result.as_deref(), Some("passed"));
+    assert_eq!(run.summary.unwrap().passed, 3);
+
+    // With resuming off, an abandoned run fails with a reason.
+    let id2 = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.service.runs().abort_all();
+    let mut config = demo_config();
+    config.runs.stale_after = Duration::ZERO;
+    config.runs.resume_interrupted = false;
+    let third = Service::open(&h.db_path(), config).expect("reopen");
+    let r = third.run(&who, &h.project, &id2).unwrap();
+    assert_eq!(r.status, "failed");
+    assert!(r.error.unwrap().contains("interrupted"));
+    second.shutdown().await;
+    third.shutdown().await;
+    h.service.shutdown().await;
+}
+
+/// A scripted OpenAI-compatible server: the first turn calls `echo`, the next answers.
+async fn scripted_openai() -> String {
+    async fn chat(Json(body): Json<Value>) -> Json<Value> {
+        let has_tool_result = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["role"] == "tool");
+        assert!(
+            body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["function"]["name"] == "echo")
+        );
+        if has_tool_result {
+            let echoed = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|m| m["role"] == "tool")
+                .unwrap()["content"]
+                .clone();
+            Json(
+                json!({"choices": [{"message": {"role": "assistant", "content": format!("The server said {}", echoed.as_str().unwrap())}}],
+                        "usage": {"prompt_tokens": 30, "completion_tokens": 7, "total_tokens": 37}}),
+            )
+        } else {
+            Json(
+                json!({"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_a", "type": "function", "function": {"name": "echo", "arguments": "{\"message\": \"scripted\"}"}}]}}],
+                "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}}),
+            )
+        }
+    }
+    let app = axum::Router::new().route("/v1/chat/completions", post(chat));
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    format!("http://{addr}/v1")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_loop_against_a_scripted_openai_compatible_server() {
+    let base = scripted_openai().await;
+    let mut p = ProviderConfig::openai_compatible("scripted", &base);
+    p.hosted = vec!["m1".into()];
+    p.api_key = Some("sk-test".into());
+    let config = Config {
+        models: ModelCatalog::builtin_only().with_provider(p),
+        ..demo_config()
+    };
+    let h = Harness::with_config(config).await;
+    let suite = create_suite(&h, "Scripted", json!([{"title": "echo", "model": "scripted/m1", "steps": [
+        prompt("p1", "Say scripted"),
+        check("a1", json!({"type": "toolCalledWith", "toolName": "echo", "args": {"args": {"message": "scripted"}, "argumentMatching": "exact"}})),
+        check("a2", json!({"type": "responseContains", "needle": "server said scripted"})),
+        check("a3", json!({"type": "turnCountUnder", "turns": 3})),
+        check("a4", json!({"type": "tokenBudgetUnder", "tokens": 63}))
+    ]}])).await;
+    let id = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = wait(&h, &id).await;
+    assert_eq!(run["result"], "passed", "{run}");
+    let its = iterations(&h, &id).await;
+    assert_eq!(its[0]["model"], "scripted/m1");
+    assert_eq!(its[0]["usage"]["totalTokens"], 62);
+    // A provider-native id needs modelApiKeys; with them it runs.
+    let r = start(&h, json!({"suiteId": suite, "model": "scripted/m2"})).await;
+    assert_eq!(r.body["details"]["hostedModels"], json!(["scripted/m1"]));
+    let r = start(
+        &h,
+        json!({"suiteId": suite, "model": "scripted/m2", "modelApiKeys": {"scripted": "k"}}),
+    )
+    .await;
+    let id = r.ok(202)["runId"].as_str().unwrap().to_string();
+    assert_eq!(wait(&h, &id).await["result"], "passed");
+    h.service.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_runs_a_demo_suite_and_writes_junit() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.sqlite3");
+    {
+        let service = Service::open(&db, demo_config()).unwrap();
+        let who = service.local_principal().unwrap();
+        let project = service
+            .store()
+            .default_project(&who.org_id)
+            .unwrap()
+            .unwrap();
+        let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+            "name": "CLI demo", "serverIds": ["demo"], "model": "builtin/baseline", "tests": demo_tests()})).unwrap();
+        service.create_suite(&who, &project, &body).unwrap();
+        let failing: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+            "name": "CLI failing", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
+                {"title": "wrong", "steps": [prompt("p1", "Use echo to say 'a'"), check("a1", json!({"type": "toolNeverCalled", "toolName": "echo"}))]}]})).unwrap();
+        service.create_suite(&who, &project, &failing).unwrap();
+    }
+    let bin = env!("CARGO_BIN_EXE_evaldeck");
+    let junit = dir.path().join("junit.xml");
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "run",
+            "--suite",
+            "CLI demo",
+            "--junit",
+            junit.to_str().unwrap(),
+        ])
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("result passed"), "{stdout}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("tests=\"5\" failures=\"0\""), "{xml}");
+
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "run",
+            "--suite",
+            "CLI failing",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "a failed verdict exits 1");
+
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+            "runs",
+            "list",
+            "--suite",
+            "CLI demo",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run_id = runs[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(runs[0]["source"], "ui");
+
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+            "runs",
+            "show",
+            &run_id,
+        ])
+        .output()
+        .await
+        .unwrap();
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let it = shown["iterations"][0]["id"].as_str().unwrap().to_string();
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "--json",
+            "trace",
+            &run_id,
+            &it,
+        ])
+        .output()
+        .await
+        .unwrap();
+    let trace: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(trace["messages"].is_array());
+    let out = tokio::process::Command::new(bin)
+        .args(["--db", db.to_str().unwrap(), "regrade", &run_id])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
