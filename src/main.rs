@@ -136,11 +136,13 @@ async fn main() {
 }
 
 async fn serve(target: &Target, a: ServeArgs) -> i32 {
-    let config = Config {
+    let mut config = Config {
         allow_stdio: !a.no_stdio,
         allowed_commands: (!a.allow_commands.is_empty()).then_some(a.allow_commands),
         ..Config::default()
     };
+    // Links the service hands out (an import's `reviewUrl`) use the public origin.
+    config.authoring.public_url = a.public_url.clone();
     let db = target.db_path();
     let service = match Service::open(&db, config) {
         Ok(s) => s,

@@ -4,6 +4,7 @@
 pub mod auth;
 mod error;
 pub mod extract;
+pub mod idempotency;
 mod openapi;
 mod routes;
 
@@ -174,6 +175,11 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         .router
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
+        // Layers run outermost-last-added: authenticate, then idempotency.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            idempotency::layer,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,

@@ -629,14 +629,14 @@ impl App {
             Overlay::Palette(mut p) => match p.handle_key(key) {
                 PaletteOutcome::Keep => self.overlay = Some(Overlay::Palette(p)),
                 PaletteOutcome::Close => {}
-                PaletteOutcome::Run(action) => {
-                    let is_pane_command = self
-                        .pane(self.section())
-                        .commands()
-                        .iter()
-                        .any(|c| c.action == action);
-                    if is_pane_command && self.focus == Focus::Nav {
-                        self.focus = Focus::List;
+                PaletteOutcome::Run(action, section) => {
+                    if let Some(section) = section {
+                        if section != self.section() {
+                            self.nav.select_section(section);
+                        }
+                        if self.focus == Focus::Nav {
+                            self.focus = Focus::List;
+                        }
                     }
                     self.perform(action);
                 }
@@ -945,26 +945,41 @@ impl App {
     }
 
     fn palette_entries(&self) -> Vec<Entry> {
-        let section = self.section();
+        let current = self.section();
         let mut entries: Vec<Entry> = Vec::new();
-        let mut push = |action: Action, label: String| {
-            if !entries.iter().any(|e| e.action == action) {
+        let km = &self.keymap;
+        let mut push = |action: Action, section: Option<Section>, label: String| {
+            if !entries
+                .iter()
+                .any(|e| e.action == action && e.section == section)
+            {
                 entries.push(Entry {
                     action,
+                    section,
                     label,
-                    key: self.keymap.key_for(action),
+                    key: km.key_for(action),
                 });
             }
         };
-        for c in self.pane(section).commands() {
-            push(c.action, format!("{}: {}", section.label(), c.label));
+        // The current pane's commands first, then every other pane's, then the rest.
+        let mut order = vec![current];
+        order.extend(Section::ALL.iter().copied().filter(|&s| s != current));
+        for s in order {
+            if s != Section::Projects && self.nav.active.is_none() {
+                continue;
+            }
+            for c in self.pane(s).commands() {
+                if c.action != Action::Refresh {
+                    push(c.action, Some(s), format!("{}: {}", s.label(), c.label));
+                }
+            }
         }
         for s in Section::ALL {
-            push(Action::Goto(s), s.goto_label().to_string());
+            push(Action::Goto(s), None, s.goto_label().to_string());
         }
         for c in App::global_commands() {
             if c.action != Action::Palette {
-                push(c.action, c.label.to_string());
+                push(c.action, None, c.label.to_string());
             }
         }
         entries

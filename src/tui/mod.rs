@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crossterm::event::EventStream;
-use futures::{FutureExt, StreamExt};
+use futures::StreamExt;
 use tokio::time::MissedTickBehavior;
 
 use crate::client::Backend;
@@ -56,20 +56,36 @@ pub async fn run(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
             ev = events.next() => Step::Input(ev),
             _ = tick.tick(), if animating => Step::Tick,
         };
-        match step {
-            Step::Reply(env) => app.on_envelope(*env),
-            Step::Input(Some(Ok(ev))) => app.handle_event(ev),
-            Step::Input(Some(Err(e))) => return Err(e.into()),
-            Step::Input(None) => break,
-            Step::Tick => app.on_tick(),
+        if !handle(&mut app, step)? {
+            break;
         }
-        // Everything else already waiting joins this batch: one draw for all of it.
-        app.process_ready();
-        while let Some(Some(Ok(ev))) = events.next().now_or_never() {
-            app.handle_event(ev);
+        // Whatever else is already waiting joins this batch: one draw for all of it. (The
+        // stream is polled inside this task, never with a no-op waker, or it stops waking.)
+        for _ in 0..256 {
+            let step = tokio::select! {
+                biased;
+                Some(env) = app.recv() => Step::Reply(Box::new(env)),
+                Some(ev) = events.next() => Step::Input(Some(ev)),
+                _ = std::future::ready(()) => break,
+            };
+            if !handle(&mut app, step)? || app.should_quit() {
+                break;
+            }
         }
     }
     tracing::info!("workbench closed");
     drop(log);
     Ok(())
+}
+
+/// Applies one step; `false` when input has ended.
+fn handle(app: &mut App, step: Step) -> anyhow::Result<bool> {
+    match step {
+        Step::Reply(env) => app.on_envelope(*env),
+        Step::Input(Some(Ok(ev))) => app.handle_event(ev),
+        Step::Input(Some(Err(e))) => return Err(e.into()),
+        Step::Input(None) => return Ok(false),
+        Step::Tick => app.on_tick(),
+    }
+    Ok(true)
 }

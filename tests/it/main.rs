@@ -1,6 +1,7 @@
 //! The one integration test binary: a module per capability.
 mod common;
 mod contract;
+mod idempotency;
 mod mcp;
 mod perf;
 mod perf_mcp;

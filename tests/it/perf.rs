@@ -161,3 +161,74 @@ fn eval_suites_breakdown() {
     });
     drop(h);
 }
+
+/// Eval runner: a 50-case × 10-iteration suite with the built-in agent against the demo
+/// server, and the runner's own overhead per iteration (wall time minus model and tool
+/// time, including the SQLite writes).
+#[test]
+#[ignore = "benchmark: cargo test --release --test it perf::eval_run -- --ignored --nocapture"]
+fn eval_run_50_cases_by_10_iterations() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        use serde_json::json;
+        let h = Harness::with_config(crate::common::demo_config()).await;
+        let tests: Vec<serde_json::Value> = (0..50)
+            .map(|i| {
+                json!({"title": format!("case {i}"), "runs": 10, "steps": [
+                    {"id": "p1", "kind": "prompt", "prompt": format!("Use get-sum to add {i} and 1")},
+                    {"id": "a1", "kind": "assert", "assertion": {"type": "responseContains", "needle": format!("{}", i + 1)}}
+                ]})
+            })
+            .collect();
+        let r = h
+            .call(
+                reqwest::Method::POST,
+                &format!("/projects/{}/eval-suites", h.project),
+                Some(&h.owner_key),
+                Some(json!({"name": "bench", "serverIds": ["demo"], "model": "builtin/baseline", "tests": tests})),
+            )
+            .await;
+        let suite = r.ok(201)["suiteId"].as_str().unwrap().to_string();
+        let t0 = Instant::now();
+        let r = h
+            .call(
+                reqwest::Method::POST,
+                &format!("/projects/{}/eval-runs", h.project),
+                Some(&h.owner_key),
+                Some(json!({"suiteId": suite})),
+            )
+            .await;
+        let run = r.ok(202)["runId"].as_str().unwrap().to_string();
+        let run = loop {
+            let v = h
+                .get(&format!("/projects/{}/eval-runs/{run}", h.project), &h.owner_key)
+                .await
+                .body;
+            if v["status"] != "running" && v["status"] != "pending" {
+                break v;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        let elapsed = t0.elapsed();
+        assert_eq!(run["result"], "passed", "{run}");
+        let stored = h.service.store().run(None, run["id"].as_str().unwrap()).unwrap();
+        let timing = &stored.body["timing"];
+        let n = timing["iterations"].as_f64().unwrap();
+        let overhead = (timing["wallMs"].as_f64().unwrap()
+            - timing["modelMs"].as_f64().unwrap()
+            - timing["toolMs"].as_f64().unwrap())
+            / n;
+        println!("| measure | value |\n|---|---|");
+        println!("| iterations | {n} |");
+        println!("| whole run (launch to completed, polled) | {} |", ms(elapsed));
+        println!("| tool time per iteration (demo server, stdio) | {:.3} ms |", timing["toolMs"].as_f64().unwrap() / n);
+        println!("| model time per iteration (baseline) | {:.3} ms |", timing["modelMs"].as_f64().unwrap() / n);
+        println!("| runner overhead per iteration | {overhead:.3} ms |");
+        assert!(elapsed < Duration::from_secs(5), "50 × 10 took {elapsed:?}");
+        assert!(overhead < 1.0, "runner overhead {overhead} ms per iteration");
+        h.service.shutdown().await;
+    });
+}

@@ -211,6 +211,13 @@ async fn palette_runs_a_command_by_fuzzy_name() {
     h.press("Enter");
     assert!(h.shows("Hosts (1)"), "{}", h.screen());
     assert_eq!(h.app.focus(), evaldeck::tui::app::Focus::List);
+    // Another pane's command: the palette goes there and runs it.
+    h.press(":");
+    h.type_text("show archived");
+    assert!(h.shows("Envs: show archived"), "{}", h.screen());
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("with archived"), "{}", h.screen());
 }
 
 #[tokio::test]

@@ -99,7 +99,9 @@ impl Service {
         let run = self.stored_run(who, project_id, run_id)?;
         let rows = self.store().iterations(&run.id, page)?;
         let mut out = Vec::with_capacity(rows.items.len());
-        for r in rows.items {
+        for mut r in rows.items {
+            // The status column is authoritative (cancel marks rows without rewriting bodies).
+            r.body["status"] = json!(r.status);
             out.push(
                 serde_json::from_value(r.body)
                     .map_err(|e| Error::internal(format!("corrupt iteration: {e}")))?,

@@ -531,3 +531,74 @@ fn interact_steps_and_judge() {
     t.judge.as_mut().unwrap().status = "failed".into();
     assert!(!grade::grade(&c, &[], &t, None).passed);
 }
+
+#[test]
+fn repetitions_with_a_pass_threshold() {
+    use super::runner::{RunBody, Timing, summarize};
+    use crate::service::store::runs::StoredIteration;
+    let mut case = case_with(vec![], CheckMode::Replace);
+    case.repetitions = Some(4);
+    let body = |threshold: Option<f64>, min_rate: Option<f64>| {
+        let mut c = case.clone();
+        c.pass_threshold = threshold;
+        RunBody {
+            suite_name: "s".into(),
+            user_id: "u".into(),
+            org_role: "owner".into(),
+            servers: vec![],
+            environment: None,
+            cases: vec![c],
+            standard_checks: vec![],
+            pass_threshold: 1.0,
+            pass_criteria: min_rate.map(|m| crate::spec::suite::PassCriteria {
+                minimum_pass_rate: Some(m),
+            }),
+            model: None,
+            models: Default::default(),
+            needs_keys: false,
+            approved_case_ids: vec![],
+            notes: None,
+            trigger: "manual".into(),
+            declarations: None,
+            summary: None,
+            timing: Timing::default(),
+            regraded_at: None,
+        }
+    };
+    let its: Vec<StoredIteration> = (0..4)
+        .map(|i| StoredIteration {
+            id: format!("itr_{i}"),
+            run_id: "run_1".into(),
+            seq: i,
+            case_id: "case_1".into(),
+            status: "completed".into(),
+            result: Some(if i < 2 { "passed" } else { "failed" }.into()),
+            body: json!({"id": format!("itr_{i}"), "iterationNumber": 1, "repetition": i + 1,
+                "status": "completed", "model": "builtin/baseline", "actualToolCalls": [], "expectedToolCalls": []}),
+            transcript: None,
+            grade: Some(json!({"requiredFailed": false})),
+        })
+        .collect();
+    let (s, passed) = summarize(&body(Some(0.5), None), &its);
+    assert!(passed, "2 of 4 trials meet a 0.5 threshold");
+    assert_eq!(
+        (s.total, s.passed, s.failed, s.pass_rate),
+        (4, 2, 2, Some(0.5))
+    );
+    assert_eq!(s.cases.passed, 1);
+    assert!(!summarize(&body(Some(0.75), None), &its).1);
+    assert!(
+        !summarize(&body(None, None), &its).1,
+        "the suite default is 1.0"
+    );
+    assert!(
+        !summarize(&body(Some(0.5), Some(60.0)), &its).1,
+        "minimumPassRate is a percent"
+    );
+    let mut req = its.clone();
+    req[0].grade = Some(json!({"requiredFailed": true}));
+    assert!(
+        !summarize(&body(Some(0.25), None), &req).1,
+        "a required failure fails the case"
+    );
+}

@@ -287,8 +287,27 @@ CREATE TABLE eval_iterations (
 );
 "#;
 
+/// Recorded answers of idempotent writes (see `api::idempotency`).
+const V4_IDEMPOTENCY: &str = r#"
+CREATE TABLE idempotency_keys (
+  org_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  status INTEGER,
+  body BLOB,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (org_id, key)
+);
+CREATE INDEX idempotency_keys_age ON idempotency_keys(created_at);
+"#;
+
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(V1), M::up(V2_AUTHORING), M::up(V3_RUNS)])
+    Migrations::new(vec![
+        M::up(V1),
+        M::up(V2_AUTHORING),
+        M::up(V3_RUNS),
+        M::up(V4_IDEMPOTENCY),
+    ])
 }
 
 pub fn apply(conn: &mut Connection) -> Result<()> {

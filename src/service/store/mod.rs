@@ -9,6 +9,7 @@ pub mod authoring;
 pub mod chat;
 pub mod environments;
 pub mod hosts;
+pub mod idempotency;
 pub mod identity;
 mod migrations;
 pub mod projects;

@@ -482,6 +482,9 @@ impl CallForm {
                     _ => {
                         value_w = field.input.text().chars().count() + 1;
                         spans.extend(field.input.line(theme.base, theme.selected, focused).spans);
+                        if !focused {
+                            spans.push(Span::raw(" "));
+                        }
                     }
                 }
                 let used = label_w + 3 + value_w;

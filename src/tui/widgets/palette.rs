@@ -10,11 +10,14 @@ use ratatui::widgets::Paragraph;
 use super::input::LineInput;
 use super::modal::{centered, frame_box};
 use crate::tui::keymap::Action;
+use crate::tui::nav::Section;
 use crate::tui::theme::Theme;
 
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub action: Action,
+    /// The section whose pane runs the action (the palette switches there first).
+    pub section: Option<Section>,
     pub label: String,
     pub key: Option<String>,
 }
@@ -31,7 +34,7 @@ pub struct Palette {
 pub enum PaletteOutcome {
     Keep,
     Close,
-    Run(Action),
+    Run(Action, Option<Section>),
 }
 
 /// Scores `needle` as a subsequence of `hay` (case-insensitive): higher is better, `None`
@@ -88,7 +91,9 @@ impl Palette {
             KeyCode::Esc => return PaletteOutcome::Close,
             KeyCode::Enter => {
                 return match self.matches.get(self.cursor) {
-                    Some(&i) => PaletteOutcome::Run(self.entries[i].action),
+                    Some(&i) => {
+                        PaletteOutcome::Run(self.entries[i].action, self.entries[i].section)
+                    }
                     None => PaletteOutcome::Keep,
                 };
             }

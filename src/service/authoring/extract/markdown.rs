@@ -421,7 +421,7 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
         .filter(|f| {
             matches!(
                 role_of(&f.label),
-                Role::Prompt | Role::Prompts | Role::Turn(_)
+                Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Steps
             )
         })
         .map(|f| f.group)

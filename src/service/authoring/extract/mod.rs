@@ -88,3 +88,52 @@ pub fn extract(text: &str) -> Vec<Draft> {
     }
     drafts
 }
+
+#[cfg(test)]
+mod dump {
+    #[test]
+    #[ignore]
+    fn dump_assets() {
+        for f in [
+            "qa-plan.md",
+            "spreadsheet-export.csv",
+            "dataset-export.json",
+            "meeting-notes.md",
+            "promptfoo.yaml",
+        ] {
+            let t =
+                std::fs::read_to_string(format!("{}/assets/plans/{f}", env!("CARGO_MANIFEST_DIR")))
+                    .unwrap();
+            println!("=== {f} {:?}", super::sniff(&t));
+            for d in super::extract(&t) {
+                println!(
+                    "{:?} {}-{} key={:?} neg={} prompts={:?} calls={:?} never={:?} contains={:?} pat={:?} out={:?} exact={} notes={:?} unsup={:?}",
+                    d.title,
+                    d.start_line,
+                    d.end_line,
+                    d.key,
+                    d.negative,
+                    d.prompts,
+                    d.expected_calls
+                        .iter()
+                        .map(|c| format!(
+                            "{}{}",
+                            c.tool,
+                            c.args
+                                .as_ref()
+                                .map(|a| serde_json::to_string(a).unwrap())
+                                .unwrap_or_default()
+                        ))
+                        .collect::<Vec<_>>(),
+                    d.never_called,
+                    d.contains.iter().map(|n| &n.text).collect::<Vec<_>>(),
+                    d.patterns,
+                    d.expected_output,
+                    d.exact_rule.is_some(),
+                    d.notes,
+                    d.unsupported
+                );
+            }
+        }
+    }
+}
