@@ -16,13 +16,12 @@
 //!   `id`, `declaredId`, `source` and the timestamps are not editable.
 
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::assertion::EvalAssertion;
-use super::error::{Error, Violation};
-use super::validate::{self, Checker, MAX_SAFE_INTEGER, join};
+use super::error::Error;
+use super::validate::{Checker, MAX_SAFE_INTEGER, join};
 
 /// `iterations` bounds.
 pub const MIN_ITERATIONS: i64 = 1;
@@ -62,42 +61,9 @@ pub const STANDARD_CHECK_IDS: &[&str] = &[
 // Decoding with precise rules
 // ---------------------------------------------------------------------------------------------
 
-/// Like [`validate::from_value`], and also names an unknown enum value as rule `enum`
-/// (serde reports it as a type fault); `required` and `additionalProperties` come from there.
-pub fn decode<T: DeserializeOwned>(v: Value) -> Result<T, Error> {
-    validate::from_value(v).map_err(refine)
-}
-
-/// Like [`validate::parse_body`] (UTF-8 and JSON faults are violations of the whole body),
-/// with [`decode`]'s rule names.
-pub fn decode_body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
-    validate::parse_body(bytes).map_err(refine)
-}
-
-fn refine(e: Error) -> Error {
-    let violations = e.violations();
-    if !violations.iter().any(is_unknown_variant) {
-        return e;
-    }
-    let refined = violations
-        .into_iter()
-        .map(|v| {
-            if is_unknown_variant(&v) {
-                Violation {
-                    rule: "enum".into(),
-                    ..v
-                }
-            } else {
-                v
-            }
-        })
-        .collect();
-    Error::validation(refined)
-}
-
-fn is_unknown_variant(v: &Violation) -> bool {
-    v.rule == "type" && v.message.starts_with("unknown variant `")
-}
+/// Typed decoding whose faults are violations with precise rules (`required`,
+/// `additionalProperties`, `enum`, `type`): the validator's own, under the names callers use.
+pub use super::validate::{from_value as decode, parse_body as decode_body};
 
 // ---------------------------------------------------------------------------------------------
 // Small shared checks
