@@ -73,7 +73,7 @@ impl Service {
         let settings = SuiteSettings {
             model: body.model.clone(),
             provider: body.provider.clone(),
-            pass_criteria: body.pass_criteria.clone(),
+            pass_criteria: body.pass_criteria,
             tags: body.tags.clone().unwrap_or_default(),
             ..SuiteSettings::default()
         };

@@ -402,3 +402,20 @@ pub fn demo_config() -> Config {
         ..Config::default()
     }
 }
+
+impl Harness {
+    /// A POST with extra headers.
+    pub async fn post_with(
+        &self,
+        path: &str,
+        key: &str,
+        headers: &[(&str, &str)],
+        body: Value,
+    ) -> Resp {
+        let mut rb = self.http.post(self.url(path)).bearer_auth(key).json(&body);
+        for (k, v) in headers {
+            rb = rb.header(*k, *v);
+        }
+        Resp::from(rb.send().await.expect("the server answers")).await
+    }
+}

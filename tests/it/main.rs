@@ -2,6 +2,7 @@
 mod common;
 mod contract;
 mod idempotency;
+mod import;
 mod mcp;
 mod perf;
 mod perf_mcp;

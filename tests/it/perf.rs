@@ -232,3 +232,75 @@ fn eval_run_50_cases_by_10_iterations() {
         h.service.shutdown().await;
     });
 }
+
+/// A Markdown QA plan of `n` headed cases (fields, a table of quick checks every 50).
+fn big_plan(n: usize) -> String {
+    let mut s = String::from(
+        "# Generated QA plan\n\n| Field | Value |\n|---|---|\n| Version | 9 |\n\n## Cases\n\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!(
+            "### TC-{i:04}: Add {i} and {j}\n- **Priority:** Medium\n- **Type:** Functional\n- **Prompt:** \"What is {i} + {j}? Please use the calculator tool and explain the result briefly.\"\n- **Expected tool:** `get-sum` with `{{\"a\": {i}, \"b\": {j}}}`\n- **Expected result:** The reply contains \"{k}\" and says nothing else of note.\n\n",
+            j = i * 2,
+            k = i * 3
+        ));
+    }
+    s
+}
+
+#[test]
+#[ignore = "benchmark: cargo test --release --test it perf:: -- --ignored --nocapture"]
+fn import_extractor_on_a_100_kib_plan() {
+    let plan = big_plan(300);
+    let kib = plan.len() as f64 / 1024.0;
+    let mut times = Vec::new();
+    let mut cases = 0;
+    for _ in 0..50 {
+        let t0 = Instant::now();
+        cases = evaldeck::service::authoring::extract::extract(&plan).len();
+        times.push(t0.elapsed());
+    }
+    times.sort();
+    println!("| measure | value |\n|---|---|");
+    println!("| document | {kib:.1} KiB, {cases} cases |");
+    println!("| extractor p50 | {} |", ms(percentile(&times, 0.5)));
+    println!("| extractor p95 | {} |", ms(percentile(&times, 0.95)));
+    assert_eq!(cases, 300);
+    assert!(
+        percentile(&times, 0.5) < Duration::from_millis(5),
+        "p50 {:?}",
+        percentile(&times, 0.5)
+    );
+}
+
+#[test]
+#[ignore = "benchmark: cargo test --release --test it perf:: -- --ignored --nocapture"]
+fn import_through_the_api_against_the_warm_demo_server() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut config = crate::common::demo_config();
+        config.authoring.author = evaldeck::service::authoring::AuthorConfig::Builtin;
+        let h = Harness::with_config(config).await;
+        let plan = std::fs::read_to_string(format!("{}/assets/plans/qa-plan.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let path = format!("/projects/{}/eval-suites/Smoke/cases/import", h.project);
+        // Warm: the demo server is spawned and initialized by the first discovery.
+        let body = serde_json::json!({"content": plan, "duplicatePolicy": "create_anyway", "overrideReason": "benchmark"});
+        h.post_with(&path, &h.owner_key, &[], body.clone()).await.ok(200);
+        let mut times = Vec::new();
+        for _ in 0..30 {
+            let t0 = Instant::now();
+            let r = h.post_with(&path, &h.owner_key, &[], body.clone()).await;
+            times.push(t0.elapsed());
+            assert_eq!(r.ok(200)["created"].as_array().unwrap().len(), 9);
+        }
+        times.sort();
+        println!("| measure | value |\n|---|---|");
+        println!("| import of qa-plan.md (9 cases), p50 | {} |", ms(percentile(&times, 0.5)));
+        println!("| import of qa-plan.md (9 cases), p95 | {} |", ms(percentile(&times, 0.95)));
+        assert!(percentile(&times, 0.5) < Duration::from_millis(100), "p50 {:?}", percentile(&times, 0.5));
+        h.service.shutdown().await;
+    });
+}

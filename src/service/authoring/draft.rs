@@ -641,8 +641,14 @@ impl Fields {
 
     /// Whether these fields describe a case (a prompt, or a tool call to make).
     pub fn is_case(&self) -> bool {
-        self.items.iter().any(|(l, v)| {
-            matches!(role_of(l), Role::Prompt | Role::Prompts | Role::Turn(_)) && !value_is_blank(v)
+        self.items.iter().any(|(l, v)| match role_of(l) {
+            Role::Prompt | Role::Prompts | Role::Turn(_) => !value_is_blank(v),
+            Role::Steps => {
+                let mut d = Draft::default();
+                steps_into(v, &mut d);
+                !d.prompts.is_empty()
+            }
+            _ => false,
         })
     }
 
