@@ -24,6 +24,11 @@ enum Command {
     Serve(ServeArgs),
     /// Run the bundled demo MCP server (stdio by default).
     DemoServer(evaldeck::demo::DemoArgs),
+    /// Open the workbench on a review link (an import's `reviewUrl`): exactly its drafts.
+    Open {
+        /// `evaldeck://review/PROJECT/JOB?drafts=…` or `https://…/review/PROJECT/JOB?drafts=…`.
+        url: String,
+    },
     /// Manage API keys for `serve` (local only: keys cannot manage keys over the API).
     #[command(subcommand)]
     Keys(KeysCmd),
@@ -109,30 +114,33 @@ async fn main() {
             init_logs(false);
             cli::run(&args.target, c).await
         }
-        None => {
-            if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-                eprintln!(
-                    "evaldeck: the workbench needs a terminal; run `evaldeck --help` for the commands"
-                );
-                2
-            } else {
-                match args.target.backend() {
-                    Ok(backend) => match evaldeck::tui::run(backend).await {
-                        Ok(()) => 0,
-                        Err(e) => {
-                            eprintln!("evaldeck: {e:#}");
-                            1
-                        }
-                    },
-                    Err(e) => {
-                        eprintln!("evaldeck: {} ({})", e.message, e.code);
-                        cli::exit_code(&e.code)
-                    }
-                }
-            }
-        }
+        Some(Command::Open { url }) => workbench(&args.target, Some(&url)).await,
+        None => workbench(&args.target, None).await,
     };
     std::process::exit(code);
+}
+
+/// The workbench, optionally opened on a review link.
+async fn workbench(target: &Target, url: Option<&str>) -> i32 {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        eprintln!(
+            "evaldeck: the workbench needs a terminal; run `evaldeck --help` for the commands"
+        );
+        return 2;
+    }
+    match target.backend() {
+        Ok(backend) => match evaldeck::tui::run_opening(backend, url).await {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("evaldeck: {e:#}");
+                1
+            }
+        },
+        Err(e) => {
+            eprintln!("evaldeck: {} ({})", e.message, e.code);
+            cli::exit_code(&e.code)
+        }
+    }
 }
 
 async fn serve(target: &Target, a: ServeArgs) -> i32 {

@@ -24,15 +24,20 @@ use super::keymap::{Action, Keymap};
 use super::message::{Envelope, Reply, Request, Slot, execute};
 use super::nav::{Nav, NavRow, Section};
 use super::panes::call_form::{CallForm, CallOutcome};
+use super::panes::cases::{edit_value, parse_update, validate_update};
 use super::panes::environments::EnvironmentsPane;
 use super::panes::hosts::HostsPane;
+use super::panes::import::{ImportScreen, Outcome as ImportOutcome, Target};
 use super::panes::projects::ProjectsPane;
+use super::panes::run_picker::{PickOutcome, RunPicker};
+use super::panes::runs::{LIVE_MS, RunsPane};
 use super::panes::server_form::{FormOutcome, ServerForm};
 use super::panes::servers::{Output, ServersPane, View as ServerView};
 use super::panes::suites::SuitesPane;
 use super::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx};
 use super::theme::Theme;
 use super::widgets::help::{Help, HelpSection};
+use super::widgets::json_edit::{EditOutcome, JsonEditor};
 use super::widgets::list::{FilterKey, ListView};
 use super::widgets::modal::{Confirm, ErrorModal};
 use super::widgets::palette::{Entry, Palette, PaletteOutcome};
@@ -58,6 +63,13 @@ enum Overlay {
     ServerForm(ServerForm),
     CallForm(Box<CallForm>),
     Confirm(Confirm),
+    Import(Box<ImportScreen>),
+    RunPicker(RunPicker),
+    CaseEditor {
+        suite: String,
+        case: String,
+        editor: Box<JsonEditor>,
+    },
 }
 
 pub struct App {
@@ -80,6 +92,7 @@ pub struct App {
     environments: EnvironmentsPane,
     hosts: HostsPane,
     suites: SuitesPane,
+    runs: RunsPane,
     overlay: Option<Overlay>,
     errors: VecDeque<ErrorModal>,
     last_latency: Option<Duration>,
@@ -87,6 +100,9 @@ pub struct App {
     frame: usize,
     quit: bool,
     nav_area: Rect,
+    main_area: Rect,
+    /// The project to make active once the projects are known (a review link's).
+    prefer_project: Option<String>,
 }
 
 impl App {
@@ -117,6 +133,7 @@ impl App {
             environments: EnvironmentsPane::default(),
             hosts: HostsPane::default(),
             suites: SuitesPane::default(),
+            runs: RunsPane::default(),
             overlay: None,
             errors: VecDeque::new(),
             last_latency: None,
@@ -124,10 +141,45 @@ impl App {
             frame: 0,
             quit: false,
             nav_area: Rect::default(),
+            main_area: Rect::default(),
+            prefer_project: None,
         };
         app.dispatch(Request::Me);
         app.dispatch(Request::Projects);
         app
+    }
+
+    /// Opens straight onto a job's skipped drafts (`evaldeck open REVIEW_URL`).
+    pub fn open_review(&mut self, project: String, job: String, drafts: Vec<String>) {
+        if self.nav.projects.iter().any(|p| p.id == project) {
+            self.activate_project(&project);
+            self.nav.select_project(&project);
+        } else {
+            self.prefer_project = Some(project.clone());
+        }
+        let screen = ImportScreen::review(project, job, drafts);
+        if let Some(req) = screen.drafts_request() {
+            self.dispatch(req);
+        }
+        self.overlay = Some(Overlay::Import(Box::new(screen)));
+    }
+
+    /// Opens a review link; `false` when it is not one.
+    pub fn open_url(&mut self, url: &str) -> bool {
+        match super::panes::import::parse_review_url(url) {
+            Some((project, job, drafts)) => {
+                self.open_review(project, job, drafts);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn import_screen(&mut self) -> Option<&mut ImportScreen> {
+        match self.overlay.as_mut() {
+            Some(Overlay::Import(s)) => Some(s),
+            _ => None,
+        }
     }
 
     pub fn should_quit(&self) -> bool {
@@ -271,7 +323,97 @@ impl App {
                 self.environments.select_id(&id);
                 self.reload(Section::Environments);
             }
-            Reply::Suites(v) => self.suites.set_items(v),
+            Reply::Suites(v) => {
+                self.runs.suite_names = v
+                    .iter()
+                    .map(|s| (s.id.clone(), s.name.clone().unwrap_or_else(|| s.id.clone())))
+                    .collect();
+                self.runs.trends = v
+                    .iter()
+                    .map(|s| (s.id.clone(), s.pass_rate_trend.clone()))
+                    .collect();
+                self.suites.set_items(v);
+            }
+            Reply::Cases { suite, items } => self.suites.set_cases(suite, items),
+            Reply::CaseUpdated(c) => {
+                if matches!(self.overlay, Some(Overlay::CaseEditor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!("saved case {}", c.title));
+                self.suites.upsert_case(c);
+            }
+            Reply::Import(r) => {
+                let next = self.import_screen().and_then(|s| s.on_response(r));
+                if let Some(req) = next {
+                    self.dispatch(req);
+                } else {
+                    self.reload(Section::Suites);
+                }
+            }
+            Reply::Committed(done) => {
+                if let Some(s) = self.import_screen() {
+                    s.on_imported(done);
+                }
+                self.reload(Section::Suites);
+            }
+            Reply::Drafts { items, .. } => {
+                if let Some(s) = self.import_screen() {
+                    s.set_drafts(items);
+                }
+            }
+            Reply::DraftFinished { draft, case } => {
+                if let Some(s) = self.import_screen() {
+                    s.on_finished(&draft, &case);
+                }
+                self.notify(format!(
+                    "created case “{}” from the draft (free)",
+                    case.title
+                ));
+                self.reload(Section::Suites);
+            }
+            Reply::Runs(v) => self.runs.set_items(v),
+            Reply::Run { run, iterations } => {
+                let live = !run.is_terminal() && self.runs.opened_id() == Some(run.id.as_str());
+                let finished_now = run.is_terminal()
+                    && self
+                        .runs
+                        .items
+                        .iter()
+                        .any(|r| r.id == run.id && !r.is_terminal());
+                let (id, project) = (run.id.clone(), self.nav.active.clone());
+                if self.runs.opened_id() == Some(run.id.as_str()) || self.runs.opened_id().is_none()
+                {
+                    self.runs.set_run(run, iterations);
+                }
+                if live && let Some(project) = project {
+                    self.dispatch(Request::Run {
+                        project,
+                        run: id,
+                        delay_ms: LIVE_MS,
+                    });
+                } else if finished_now {
+                    self.reload(Section::Suites);
+                }
+            }
+            Reply::Trace { iteration, value } => self.runs.set_trace(iteration, value),
+            Reply::RunCreated(r) => {
+                self.notify(format!("started run {}", r.run_id));
+                self.nav.select_section(Section::Runs);
+                self.focus = Focus::Detail;
+                self.runs.open_id(&r.run_id);
+                if let Some(project) = self.nav.active.clone() {
+                    self.dispatch(Request::Run {
+                        project,
+                        run: r.run_id.clone(),
+                        delay_ms: 0,
+                    });
+                }
+                self.reload(Section::Runs);
+            }
+            Reply::RunCancelled(r) => {
+                self.notify(format!("cancelled run {}", r.id));
+                self.reload(Section::Runs);
+            }
             Reply::Validated { server, result } => {
                 self.notify(format!("validated: {}", result.status));
                 self.servers.mcp_mut(&server).validated = Some(result);
@@ -322,6 +464,24 @@ impl App {
         {
             form.set_error(&e);
             return;
+        }
+        match (&request, self.overlay.as_mut()) {
+            (Request::FinishDraft { .. }, Some(Overlay::Import(s))) => {
+                if s.on_finish_failed(&e) {
+                    return;
+                }
+            }
+            (
+                Request::ImportCases { .. } | Request::PollJob { .. } | Request::CommitJob { .. },
+                Some(Overlay::Import(s)),
+            ) => s.on_failed(&e),
+            (Request::UpdateCase { .. }, Some(Overlay::CaseEditor { editor, .. }))
+                if e.code != Code::RateLimited =>
+            {
+                editor.set_error(&e);
+                return;
+            }
+            _ => {}
         }
         let mut modal = ErrorModal::new(e, request.describe());
         if modal.error.code == Code::RateLimited {
@@ -377,12 +537,17 @@ impl App {
         if self.nav.active.is_some() || self.nav.projects.is_empty() {
             return;
         }
-        let default = self
-            .me
-            .as_ref()
-            .and_then(|m| m.organization.as_ref())
-            .and_then(|o| o.default_project_id.clone())
+        let preferred = self
+            .prefer_project
+            .take()
             .filter(|id| self.nav.projects.iter().any(|p| &p.id == id));
+        let default = preferred.or_else(|| {
+            self.me
+                .as_ref()
+                .and_then(|m| m.organization.as_ref())
+                .and_then(|o| o.default_project_id.clone())
+                .filter(|id| self.nav.projects.iter().any(|p| &p.id == id))
+        });
         let id = default.unwrap_or_else(|| self.nav.projects[0].id.clone());
         self.activate_project(&id);
         self.nav.select_project(&id);
@@ -399,6 +564,7 @@ impl App {
         self.environments.clear();
         self.hosts.clear();
         self.suites.set_items(Vec::new());
+        self.runs.set_items(Vec::new());
         for s in Section::CHILDREN {
             self.reload(s);
         }
@@ -428,6 +594,7 @@ impl App {
             Section::Environments => self.environments.list_request(&project),
             Section::Hosts => Request::Hosts { project },
             Section::Suites => Request::Suites { project },
+            Section::Runs => Request::Runs { project },
             Section::Projects => unreachable!(),
         };
         self.dispatch(req);
@@ -456,6 +623,7 @@ impl App {
             Section::Environments => &mut self.environments,
             Section::Hosts => &mut self.hosts,
             Section::Suites => &mut self.suites,
+            Section::Runs => &mut self.runs,
         }
     }
 
@@ -466,6 +634,7 @@ impl App {
             Section::Environments => &self.environments,
             Section::Hosts => &self.hosts,
             Section::Suites => &self.suites,
+            Section::Runs => &self.runs,
         }
     }
 
@@ -476,6 +645,7 @@ impl App {
             Section::Environments => Slot::Environments,
             Section::Hosts => Slot::Hosts,
             Section::Suites => Slot::Suites,
+            Section::Runs => Slot::Runs,
         }
     }
 
@@ -489,6 +659,7 @@ impl App {
             Section::Environments => self.environments.active_count(),
             Section::Hosts => self.hosts.items.len(),
             Section::Suites => self.suites.items.len(),
+            Section::Runs => self.runs.items.len(),
         })
     }
 
@@ -533,6 +704,50 @@ impl App {
             }
             Effect::Notify(m) => self.notify(m),
             Effect::OpenCallForm(form) => self.overlay = Some(Overlay::CallForm(form)),
+            Effect::OpenImport { suite, suite_name } => {
+                let Some(project) = self.nav.active.clone() else {
+                    return;
+                };
+                let mut targets: Vec<Target> = self
+                    .servers
+                    .items
+                    .iter()
+                    .map(|s| Target::Server {
+                        id: s.id.clone(),
+                        name: s.name.clone(),
+                    })
+                    .collect();
+                targets.extend(
+                    self.environments
+                        .items
+                        .iter()
+                        .filter(|e| e.archived_at.is_none())
+                        .map(|e| Target::Environment {
+                            id: e.id.clone(),
+                            name: e.name.clone(),
+                        }),
+                );
+                self.overlay = Some(Overlay::Import(Box::new(ImportScreen::new(
+                    project,
+                    (suite, suite_name),
+                    targets,
+                ))));
+            }
+            Effect::OpenRunPicker { suite, suite_name } => {
+                self.overlay = Some(Overlay::RunPicker(RunPicker::new(suite, suite_name)));
+            }
+            Effect::EditCase { suite, case } => {
+                let editor = JsonEditor::new(
+                    format!("Edit case “{}”", case.title),
+                    &edit_value(&case),
+                    validate_update,
+                );
+                self.overlay = Some(Overlay::CaseEditor {
+                    suite,
+                    case: case.id.clone(),
+                    editor: Box::new(editor),
+                });
+            }
         }
     }
 
@@ -579,6 +794,9 @@ impl App {
             Some(Overlay::Palette(p)) => p.paste(text),
             Some(Overlay::ServerForm(f)) => f.paste(text),
             Some(Overlay::CallForm(f)) => f.paste(text),
+            Some(Overlay::Import(s)) => s.paste(text),
+            Some(Overlay::RunPicker(p)) => p.paste(text),
+            Some(Overlay::CaseEditor { editor, .. }) => editor.paste(text),
             Some(_) => {}
             None => {
                 let one_line = text.lines().next().unwrap_or("");
@@ -663,6 +881,54 @@ impl App {
                     }
                 }
             }
+            Overlay::Import(mut screen) => match screen.handle_key(key) {
+                ImportOutcome::Keep => self.overlay = Some(Overlay::Import(screen)),
+                ImportOutcome::Close => {}
+                ImportOutcome::Send(req) => {
+                    self.overlay = Some(Overlay::Import(screen));
+                    self.dispatch(req);
+                }
+            },
+            Overlay::RunPicker(mut p) => {
+                let project = self.nav.active.clone().unwrap_or_default();
+                match p.handle_key(key, &project) {
+                    PickOutcome::Keep => self.overlay = Some(Overlay::RunPicker(p)),
+                    PickOutcome::Cancel => {}
+                    PickOutcome::Start(req) => {
+                        self.notify(format!("starting a run of {}…", p.suite_name));
+                        self.dispatch(req);
+                    }
+                }
+            }
+            Overlay::CaseEditor {
+                suite,
+                case,
+                mut editor,
+            } => match editor.handle_key(key) {
+                EditOutcome::Keep => {
+                    self.overlay = Some(Overlay::CaseEditor {
+                        suite,
+                        case,
+                        editor,
+                    })
+                }
+                EditOutcome::Cancel => {}
+                EditOutcome::Save(v) => {
+                    if let Some(project) = self.nav.active.clone() {
+                        self.dispatch(Request::UpdateCase {
+                            project,
+                            suite: suite.clone(),
+                            case: case.clone(),
+                            body: parse_update(v),
+                        });
+                    }
+                    self.overlay = Some(Overlay::CaseEditor {
+                        suite,
+                        case,
+                        editor,
+                    });
+                }
+            },
             Overlay::Confirm(c) => match key.code {
                 KeyCode::Char('y') | KeyCode::Char('Y') => self.dispatch(c.request),
                 KeyCode::Char('n') | KeyCode::Esc | KeyCode::Char('q') => {}
@@ -796,6 +1062,11 @@ impl App {
             },
             Action::Right | Action::Open => self.open(),
             Action::Back => {
+                if self.focus == Focus::Detail
+                    && self.with_pane(|p, cx| p.detail_action(Action::Back, cx))
+                {
+                    return;
+                }
                 let list = self.focused_list();
                 if !list.filter_text().is_empty() {
                     list.clear_filter();
@@ -1062,7 +1333,10 @@ impl App {
             },
             loading: self.pending.contains_key(&App::slot_of(section)),
         };
-        self.pane_mut(section).render(f, main_area, &rcx);
+        self.main_area = main_area;
+        if !matches!(self.overlay, Some(Overlay::Import(_))) {
+            self.pane_mut(section).render(f, main_area, &rcx);
+        }
         let filtering = self.focused_list().is_filtering();
         self.render_footer(f, footer, filtering);
         match self.overlay.as_mut() {
@@ -1071,6 +1345,18 @@ impl App {
             Some(Overlay::ServerForm(form)) => form.render(f, area, &theme),
             Some(Overlay::CallForm(form)) => form.render(f, area, &theme),
             Some(Overlay::Confirm(c)) => c.render(f, area, &theme),
+            Some(Overlay::Import(s)) => {
+                s.render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])
+            }
+            Some(Overlay::RunPicker(p)) => p.render(f, area, &theme),
+            Some(Overlay::CaseEditor { editor, .. }) => {
+                let r = super::widgets::modal::centered(
+                    main_area,
+                    main_area.width.saturating_sub(4).max(40),
+                    main_area.height.saturating_sub(2).max(10),
+                );
+                editor.render(f, r, &theme);
+            }
             None => {}
         }
         if let Some(m) = self.errors.front() {
@@ -1141,7 +1427,9 @@ impl App {
         let room = (area.width as usize).saturating_sub(right.width() + 1);
         let mut spans = vec![Span::raw(" ")];
         let mut used = 1;
-        let hints = if filtering {
+        let hints = if let Some(Overlay::Import(s)) = &self.overlay {
+            s.hints()
+        } else if filtering {
             vec![
                 ("type".to_string(), "to filter".to_string()),
                 ("Enter".into(), "keep".into()),

@@ -43,6 +43,14 @@ pub enum Action {
     Tools,
     Prompts,
     Resources,
+    /// Edit the selected item (a case).
+    Edit,
+    /// Paste or load a test plan into the selected suite.
+    Import,
+    /// Start a run of the selected suite.
+    StartRun,
+    /// Cancel what is running (a run, a job).
+    Cancel,
     Goto(Section),
 }
 
@@ -78,6 +86,10 @@ impl Action {
             Action::Tools => "tools",
             Action::Prompts => "prompts",
             Action::Resources => "resources",
+            Action::Edit => "edit",
+            Action::Import => "import",
+            Action::StartRun => "start a run",
+            Action::Cancel => "cancel",
             Action::Goto(s) => s.goto_label(),
         }
     }
@@ -196,11 +208,16 @@ impl Default for Keymap {
             (Key::ch('t'), Tools),
             (Key::ch('p'), Prompts),
             (Key::ch('R'), Resources),
+            (Key::ch('e'), Edit),
+            (Key::ch('i'), Import),
+            (Key::ch('s'), StartRun),
+            (Key::ch('X'), Cancel),
             (Key::ch('1'), Goto(Section::Projects)),
             (Key::ch('2'), Goto(Section::Servers)),
             (Key::ch('3'), Goto(Section::Environments)),
             (Key::ch('4'), Goto(Section::Hosts)),
             (Key::ch('5'), Goto(Section::Suites)),
+            (Key::ch('6'), Goto(Section::Runs)),
         ];
         Keymap { bindings }
     }

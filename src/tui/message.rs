@@ -6,15 +6,19 @@ use std::time::Duration;
 
 use crate::client::{Backend, collect_all};
 use crate::spec::Result;
+use crate::spec::authoring::{AuthoringDraft, CommitRequest, DraftQuery, DraftState};
+use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{Deleted, EvalSuiteSummary, Me, Project, ProjectQuery};
 use crate::spec::environment::{
     Environment, EnvironmentQuery, EnvironmentResolution, EnvironmentRestored,
 };
 use crate::spec::host::{Host, HostSummary};
+use crate::spec::import::{EvalCaseImportRequest, EvalCaseImported, ImportResponse};
 use crate::spec::primitives::{
     DoctorReport, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
     ResourceReadRequest, ToolCallRequest, ToolItem, ValidateResult,
 };
+use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate};
 use serde_json::Value;
 
@@ -102,6 +106,72 @@ pub enum Request {
         server: String,
         uri: String,
     },
+    /// A suite's cases.
+    Cases {
+        project: String,
+        suite: String,
+    },
+    UpdateCase {
+        project: String,
+        suite: String,
+        case: String,
+        body: EvalCaseUpdate,
+    },
+    /// `cases/import`: answers when the job is done or its wait window closes.
+    ImportCases {
+        project: String,
+        suite: String,
+        body: EvalCaseImportRequest,
+    },
+    /// Polls an authoring job after `delay_ms`.
+    PollJob {
+        project: String,
+        job: String,
+        delay_ms: u64,
+    },
+    CommitJob {
+        project: String,
+        job: String,
+    },
+    CancelJob {
+        project: String,
+        job: String,
+    },
+    /// A job's skipped drafts.
+    Drafts {
+        project: String,
+        job: String,
+    },
+    /// Writes one skipped draft, with an optional edit (free).
+    FinishDraft {
+        project: String,
+        job: String,
+        draft: String,
+        edit: EvalCaseUpdate,
+    },
+    /// The project's runs, newest first, across its suites.
+    Runs {
+        project: String,
+    },
+    /// One run with its iterations, read after `delay_ms` (live polling).
+    Run {
+        project: String,
+        run: String,
+        delay_ms: u64,
+    },
+    Trace {
+        project: String,
+        run: String,
+        iteration: String,
+    },
+    CreateRun {
+        project: String,
+        body: RunCreate,
+    },
+    CancelRun {
+        project: String,
+        run: String,
+    },
 }
 
 /// Where a reply lands. A newer request for the same slot makes older replies stale.
@@ -125,6 +195,16 @@ pub enum Slot {
     ServerResources,
     /// Calling a tool, rendering a prompt, reading a resource.
     ServerCall,
+    Cases,
+    CaseWrite,
+    /// The import request, its polls, commit and cancel.
+    Import,
+    Drafts,
+    DraftWrite,
+    Runs,
+    RunDetail,
+    Trace,
+    RunWrite,
 }
 
 impl Request {
@@ -150,6 +230,18 @@ impl Request {
             Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. } => {
                 Slot::ServerCall
             }
+            Request::Cases { .. } => Slot::Cases,
+            Request::UpdateCase { .. } => Slot::CaseWrite,
+            Request::ImportCases { .. }
+            | Request::PollJob { .. }
+            | Request::CommitJob { .. }
+            | Request::CancelJob { .. } => Slot::Import,
+            Request::Drafts { .. } => Slot::Drafts,
+            Request::FinishDraft { .. } => Slot::DraftWrite,
+            Request::Runs { .. } => Slot::Runs,
+            Request::Run { .. } => Slot::RunDetail,
+            Request::Trace { .. } => Slot::Trace,
+            Request::CreateRun { .. } | Request::CancelRun { .. } => Slot::RunWrite,
         }
     }
 
@@ -177,6 +269,19 @@ impl Request {
             Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
             Request::Resources { .. } => "list resources".into(),
             Request::ReadResource { uri, .. } => format!("read {uri}"),
+            Request::Cases { .. } => "list cases".into(),
+            Request::UpdateCase { case, .. } => format!("save case {case}"),
+            Request::ImportCases { .. } => "import the document".into(),
+            Request::PollJob { job, .. } => format!("poll job {job}"),
+            Request::CommitJob { job, .. } => format!("commit job {job}"),
+            Request::CancelJob { job, .. } => format!("cancel job {job}"),
+            Request::Drafts { job, .. } => format!("list the drafts of {job}"),
+            Request::FinishDraft { draft, .. } => format!("commit draft {draft}"),
+            Request::Runs { .. } => "list runs".into(),
+            Request::Run { run, .. } => format!("load run {run}"),
+            Request::Trace { iteration, .. } => format!("load the trace of {iteration}"),
+            Request::CreateRun { .. } => "start a run".into(),
+            Request::CancelRun { run, .. } => format!("cancel run {run}"),
         }
     }
 }
@@ -226,6 +331,34 @@ pub enum Reply {
         request: Value,
         value: Value,
     },
+    Cases {
+        suite: String,
+        items: Vec<EvalCase>,
+    },
+    CaseUpdated(EvalCase),
+    /// The import's answer, a poll or a cancel: done, or the job's state.
+    Import(ImportResponse),
+    /// A commit's result.
+    Committed(EvalCaseImported),
+    Drafts {
+        job: String,
+        items: Vec<AuthoringDraft>,
+    },
+    DraftFinished {
+        draft: String,
+        case: EvalCase,
+    },
+    Runs(Vec<EvalRun>),
+    Run {
+        run: EvalRun,
+        iterations: Vec<EvalIteration>,
+    },
+    Trace {
+        iteration: String,
+        value: Value,
+    },
+    RunCreated(RunCreated),
+    RunCancelled(EvalRun),
 }
 
 /// A reply on its way to the controller.
@@ -355,6 +488,94 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
                 request: serde_json::to_value(&body).unwrap_or_default(),
                 value: b.read_resource(project, server, &body).await?,
             }
+        }
+        Request::Cases { project, suite } => Reply::Cases {
+            suite: suite.clone(),
+            items: b.cases(project, suite).await?.items,
+        },
+        Request::UpdateCase {
+            project,
+            suite,
+            case,
+            body,
+        } => Reply::CaseUpdated(b.update_case(project, suite, case, body).await?),
+        Request::ImportCases {
+            project,
+            suite,
+            body,
+        } => Reply::Import(b.import_cases(project, suite, body).await?),
+        Request::PollJob {
+            project,
+            job,
+            delay_ms,
+        } => {
+            tokio::time::sleep(Duration::from_millis(*delay_ms)).await;
+            Reply::Import(b.authoring_job(project, job).await?)
+        }
+        Request::CommitJob { project, job } => Reply::Committed(
+            b.commit_authoring_job(project, job, &CommitRequest::default())
+                .await?,
+        ),
+        Request::CancelJob { project, job } => Reply::Import(ImportResponse::Job(
+            b.cancel_authoring_job(project, job).await?,
+        )),
+        Request::Drafts { project, job } => {
+            let q = DraftQuery {
+                state: Some(DraftState::Skipped),
+            };
+            Reply::Drafts {
+                job: job.clone(),
+                items: b.authoring_drafts(project, job, &q).await?.items,
+            }
+        }
+        Request::FinishDraft {
+            project,
+            job,
+            draft,
+            edit,
+        } => Reply::DraftFinished {
+            draft: draft.clone(),
+            case: b.finish_draft(project, job, draft, edit).await?,
+        },
+        Request::Runs { project } => {
+            let suites = collect_all(|p| async move { b.eval_suites(project, &p).await }).await?;
+            let mut runs = Vec::new();
+            for s in &suites {
+                let page = crate::spec::page::PageRequest {
+                    cursor: None,
+                    limit: Some(50),
+                };
+                runs.extend(b.suite_runs(project, &s.id, &page).await?.items);
+            }
+            runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
+            Reply::Runs(runs)
+        }
+        Request::Run {
+            project,
+            run,
+            delay_ms,
+        } => {
+            if *delay_ms > 0 {
+                tokio::time::sleep(Duration::from_millis(*delay_ms)).await;
+            }
+            let r = b.run(project, run).await?;
+            let iterations =
+                collect_all(|p| async move { b.iterations(project, run, &p).await }).await?;
+            Reply::Run { run: r, iterations }
+        }
+        Request::Trace {
+            project,
+            run,
+            iteration,
+        } => Reply::Trace {
+            iteration: iteration.clone(),
+            value: b.trace(project, run, iteration).await?,
+        },
+        Request::CreateRun { project, body } => {
+            Reply::RunCreated(b.create_run(project, body).await?)
+        }
+        Request::CancelRun { project, run } => {
+            Reply::RunCancelled(b.cancel_run(project, run).await?)
         }
     })
 }

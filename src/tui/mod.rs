@@ -36,11 +36,26 @@ enum Step {
 /// Runs the workbench until the user quits. The terminal is restored on every exit path,
 /// panics included.
 pub async fn run(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
+    run_opening(backend, None).await
+}
+
+/// Like [`run`], opening a review link (`evaldeck open REVIEW_URL`) first: the workbench
+/// starts on exactly the drafts the link names. An unparsable link is an error before the
+/// terminal is touched.
+pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow::Result<()> {
+    if let Some(u) = url
+        && panes::import::parse_review_url(u).is_none()
+    {
+        anyhow::bail!("not a review link: {u} (expected …/review/PROJECT/JOB?drafts=…)");
+    }
     let log = terminal::init_logging();
     tracing::info!(backend = %backend.describe(), "workbench starting");
     let mut term = terminal::enter()?;
     let _restore = terminal::RestoreOnDrop;
     let mut app = App::new(backend);
+    if let Some(u) = url {
+        app.open_url(u);
+    }
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);

@@ -20,22 +20,25 @@ pub enum Section {
     Environments,
     Hosts,
     Suites,
+    Runs,
 }
 
 impl Section {
-    pub const ALL: [Section; 5] = [
+    pub const ALL: [Section; 6] = [
         Section::Projects,
         Section::Servers,
         Section::Environments,
         Section::Hosts,
         Section::Suites,
+        Section::Runs,
     ];
     /// The sections listed under the active project.
-    pub const CHILDREN: [Section; 4] = [
+    pub const CHILDREN: [Section; 5] = [
         Section::Servers,
         Section::Environments,
         Section::Hosts,
         Section::Suites,
+        Section::Runs,
     ];
 
     pub fn label(self) -> &'static str {
@@ -45,6 +48,7 @@ impl Section {
             Section::Environments => "Envs",
             Section::Hosts => "Hosts",
             Section::Suites => "Suites",
+            Section::Runs => "Runs",
         }
     }
 
@@ -55,6 +59,7 @@ impl Section {
             Section::Environments => "go to environments",
             Section::Hosts => "go to hosts",
             Section::Suites => "go to suites",
+            Section::Runs => "go to runs",
         }
     }
 }

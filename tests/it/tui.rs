@@ -522,3 +522,340 @@ async fn a_slow_tool_does_not_block_navigation() {
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
     assert!(h.app.in_flight() > 0, "the call is still running");
 }
+
+// --- suites, import and review, runs and traces ---------------------------------------------
+
+fn plan(name: &str) -> String {
+    std::fs::read_to_string(format!(
+        "{}/assets/plans/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("the plan exists")
+}
+
+/// A service config with the built-in author and no wait window, so every import hands
+/// back a pending job that the workbench polls, watches and commits.
+fn authoring_config() -> Config {
+    Config {
+        demo_command: BIN.into(),
+        authoring: evaldeck::service::authoring::AuthoringConfig {
+            author: evaldeck::service::authoring::AuthorConfig::Builtin,
+            wait: std::time::Duration::ZERO,
+            ..Default::default()
+        },
+        ..Config::default()
+    }
+}
+
+fn embedded_with(dir: &Path, config: Config) -> Arc<Embedded> {
+    let service = Service::open(&dir.join("db.sqlite3"), config).expect("open the store");
+    Arc::new(Embedded::new(service).expect("the local owner"))
+}
+
+/// Imports `qa-plan.md` into Smoke through the backend (and waits for the job to commit).
+async fn seed_plan(b: &dyn Backend, project: &str) {
+    use evaldeck::spec::import::{EvalCaseImportRequest, ImportResponse, JobStatus};
+    let mut req = EvalCaseImportRequest::new(plan("qa-plan.md"));
+    req.file_name = Some("qa-plan.md".into());
+    let mut r = b
+        .import_cases(project, "Smoke", &req)
+        .await
+        .expect("imported");
+    for _ in 0..200 {
+        match r {
+            ImportResponse::Imported(_) => return,
+            ImportResponse::Job(j) if j.status == JobStatus::Completed => {
+                b.commit_authoring_job(project, &j.job_id, &Default::default())
+                    .await
+                    .expect("committed");
+                return;
+            }
+            ImportResponse::Job(j) => {
+                assert_eq!(j.status, JobStatus::Pending, "{j:?}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                r = b.authoring_job(project, &j.job_id).await.expect("polled");
+            }
+        }
+    }
+    panic!("the seed import did not finish");
+}
+
+/// Moves the suites list to `name` (from the top).
+fn select_suite(h: &mut Harness, name: &str) {
+    h.press("5");
+    h.press("g");
+    for _ in 0..20 {
+        let lines = h.lines();
+        if lines.iter().any(|l| {
+            l.contains(&format!("Suite › {name}")) || l.contains(&format!("{name} › Cases"))
+        }) {
+            return;
+        }
+        h.press("j");
+    }
+    panic!("no suite {name}:\n{}", h.screen());
+}
+
+#[tokio::test]
+async fn suites_show_cases_with_provenance_and_a_case_is_edited_with_inline_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = embedded_with(dir.path(), authoring_config());
+    let project = demo_project(&b).await;
+    seed_plan(&*b, &project).await;
+    let mut h = Harness::new(b.clone(), 140, 44).await;
+    select_suite(&mut h, "Smoke");
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Smoke › Cases (9)"), "{screen}");
+    assert!(screen.contains("Steps ("), "{screen}");
+    assert!(screen.contains("Source qa-plan.md lines"), "{screen}");
+    assert!(screen.contains("claim"), "{screen}");
+    snapshot("tui_suite_cases", screen);
+
+    // e edits the case: broken JSON is reported as you type; a fixed edit saves.
+    h.press("e");
+    assert!(h.shows("Edit case"), "{}", h.screen());
+    assert!(h.shows("✓ valid"), "{}", h.screen());
+    h.type_text("x");
+    assert!(h.shows("✗ not JSON"), "{}", h.screen());
+    h.press("Backspace");
+    assert!(h.shows("✓ valid"));
+    // The title is the first key: go to the end of its line, inside the quotes.
+    h.keys(&["Down", "End", "Left", "Left"]);
+    h.type_text(" (edited)");
+    h.keys(&["Down", "End"]);
+    h.press("C-s");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(!screen.contains("Edit case"), "{screen}");
+    assert!(screen.contains("(edited)"), "{screen}");
+    assert!(screen.contains("saved case"), "{screen}");
+}
+
+/// Paste a plan → the job is watched to the end → review a skipped draft → edit and commit
+/// it (free) → a review link opens onto the same drafts. Returns the screens to snapshot.
+async fn import_review_flow(b: Arc<dyn Backend>, project: &str) -> Vec<(&'static str, String)> {
+    let mut shots = Vec::new();
+    seed_plan(&*b, project).await;
+    let before = b.credits().await.expect("credits").balance;
+    let mut h = Harness::new(b.clone(), 140, 44).await;
+    select_suite(&mut h, "Smoke");
+    h.press("i");
+    assert!(h.shows("Import into suite “Smoke”"), "{}", h.screen());
+    // One bracketed paste: the whole plan at once, with line numbers and the options.
+    h.app
+        .handle_event(crossterm::event::Event::Paste(plan("qa-plan.md")));
+    let screen = h.screen();
+    assert!(screen.contains("# "), "{screen}");
+    assert!(screen.contains("policy"), "{screen}");
+    assert!(screen.contains("‹ block ›"), "{screen}");
+    shots.push(("tui_import_compose", screen));
+    // A non-block policy needs a reason, shown before submitting.
+    h.keys(&["Tab", "Down", "Right"]);
+    assert!(h.shows("✗ warn needs a reason"), "{}", h.screen());
+    h.press("Left");
+    h.press("Tab");
+    // Submit: the job is pending (no wait window), polled, then committed by the app.
+    h.press("C-s");
+    assert!(h.shows("submitted"), "{}", h.screen());
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("✓ committed"), "{screen}");
+    assert!(screen.contains("0 created"), "{screen}");
+    assert!(screen.contains("9 skipped"), "{screen}");
+    assert!(screen.contains("Job job_"), "{screen}");
+    shots.push(("tui_import_watched", screen));
+
+    // Enter reviews the skipped drafts: reason, and the source lines in the document.
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Review skipped drafts (9)"), "{screen}");
+    assert!(screen.contains("DUPLICATE"), "{screen}");
+    assert!(screen.contains("highlighted"), "{screen}");
+    assert!(
+        screen.contains("▌"),
+        "the source lines are marked:\n{screen}"
+    );
+    shots.push(("tui_review", screen));
+    let job = {
+        let line = h
+            .lines()
+            .into_iter()
+            .find(|l| l.contains("Job job_"))
+            .unwrap_or_default();
+        line
+    };
+    let _ = job;
+
+    // e: the draft as its edit body, validated as you type; Ctrl-S commits it with the edit.
+    h.press("e");
+    assert!(h.shows("Edit draft"), "{}", h.screen());
+    h.keys(&["Down", "End", "Left", "Left"]);
+    h.type_text(" again");
+    h.press("C-s");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(!screen.contains("Edit draft"), "{screen}");
+    assert!(screen.contains("Review skipped drafts (8)"), "{screen}");
+    assert!(screen.contains("again” as case_"), "{screen}");
+    assert!(screen.contains("(free)"), "{screen}");
+    assert_eq!(
+        b.credits().await.expect("credits").balance,
+        before - 9,
+        "authoring the nine drafts cost nine credits; committing one cost nothing"
+    );
+    h.keys(&["Esc", "Esc"]);
+    assert!(!h.shows("Review skipped"), "{}", h.screen());
+    h.drain().await;
+    assert!(h.shows("Smoke"), "{}", h.screen());
+    shots
+}
+
+#[tokio::test]
+async fn paste_a_plan_watch_the_job_review_and_commit_a_skipped_draft() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = embedded_with(dir.path(), authoring_config());
+    let project = demo_project(&b).await;
+    for (name, screen) in import_review_flow(b.clone(), &project).await {
+        snapshot(name, screen);
+    }
+}
+
+#[tokio::test]
+async fn a_review_link_opens_onto_exactly_its_drafts() {
+    use evaldeck::spec::import::{EvalCaseImportRequest, ImportResponse};
+    let dir = tempfile::tempdir().unwrap();
+    let config = Config {
+        authoring: evaldeck::service::authoring::AuthoringConfig {
+            wait: std::time::Duration::from_secs(30),
+            ..authoring_config().authoring
+        },
+        ..authoring_config()
+    };
+    let b = embedded_with(dir.path(), config);
+    let project = demo_project(&b).await;
+    seed_plan(&*b, &project).await;
+    let mut req = EvalCaseImportRequest::new(plan("qa-plan.md"));
+    req.file_name = Some("qa-plan.md".into());
+    let ImportResponse::Imported(done) = b.import_cases(&project, "Smoke", &req).await.unwrap()
+    else {
+        panic!("the import finished inside its window")
+    };
+    let url = done.review_url.expect("a review link");
+    assert!(url.starts_with("evaldeck://review/"), "{url}");
+    // A link naming two of the nine drafts.
+    let ids: Vec<&str> = done
+        .skipped
+        .iter()
+        .take(2)
+        .map(|s| s.draft_id.as_str())
+        .collect();
+    let (base, _) = url.split_once('?').unwrap();
+    let link = format!("{base}?drafts={}", ids.join(","));
+    let mut h = Harness::new(b.clone(), 140, 44).await;
+    assert!(h.app.open_url(&link));
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Review skipped drafts (2)"), "{screen}");
+    assert!(screen.contains(&done.skipped[0].title), "{screen}");
+    assert!(!screen.contains(&done.skipped[2].title), "{screen}");
+    // Without the document, the source is the draft's own excerpt with its line numbers.
+    assert!(screen.contains("highlighted"), "{screen}");
+    // c commits the selected draft as it is.
+    h.press("c");
+    h.drain().await;
+    assert!(h.shows("Review skipped drafts (1)"), "{}", h.screen());
+    // Esc closes the review opened from a link.
+    h.press("Esc");
+    assert!(!h.shows("Review skipped"));
+    assert!(!h.app.open_url("https://example.com/not-a-review"));
+}
+
+/// A suite with four cases on the demo server, run by the built-in baseline agent.
+async fn seed_eval_suite(b: &dyn Backend, project: &str) {
+    let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(serde_json::json!({
+        "name": "Evals", "serverIds": ["demo"], "model": "builtin/baseline",
+        "tests": [
+            {"title": "echo", "steps": [
+                {"id": "p1", "kind": "prompt", "prompt": "Use echo to say 'hello evals'"},
+                {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledWith", "toolName": "echo", "args": {"args": {"message": "hello evals"}}}},
+                {"id": "a2", "kind": "assert", "assertion": {"type": "responseContains", "needle": "hello evals"}}
+            ]},
+            {"title": "sum", "runs": 2, "steps": [
+                {"id": "p1", "kind": "prompt", "prompt": "Use get-sum to add 2 and 3"},
+                {"id": "a1", "kind": "assert", "assertion": {"type": "responseContains", "needle": "5"}},
+                {"id": "a2", "kind": "assert", "assertion": {"type": "responseContains", "needle": "not in the answer"}}
+            ]}
+        ]
+    }))
+    .expect("a suite body");
+    b.create_suite(project, &body).await.expect("created");
+}
+
+/// Start a run with the model picker → live progress until it ends → open an iteration's
+/// trace. Returns the screens to snapshot.
+async fn run_trace_flow(b: Arc<dyn Backend>, project: &str) -> Vec<(&'static str, String)> {
+    let mut shots = Vec::new();
+    seed_eval_suite(&*b, project).await;
+    let mut h = Harness::new(b.clone(), 140, 44).await;
+    select_suite(&mut h, "Evals");
+    h.press("s");
+    assert!(h.shows("Start a run of “Evals”"), "{}", h.screen());
+    h.press("Down");
+    h.press("Enter");
+    // The run is opened live; the app reads it until it ends.
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Runs (1)"), "{screen}");
+    assert!(
+        screen.contains("Run #1 · Evals · builtin/baseline"),
+        "{screen}"
+    );
+    assert!(screen.contains("3/3 iterations"), "{screen}");
+    assert!(screen.contains("pass rate by case"), "{screen}");
+    assert!(screen.contains("Iterations (3)"), "{screen}");
+    assert!(screen.contains(" ui "), "tagged with its source:\n{screen}");
+    shots.push(("tui_run", screen));
+    // Enter on the first iteration: its trace.
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Trace › #"), "{screen}");
+    assert!(screen.contains("Timeline"), "{screen}");
+    assert!(screen.contains("tool →  echo"), "{screen}");
+    assert!(screen.contains("Assertions (2)"), "{screen}");
+    assert!(screen.contains("expected"), "{screen}");
+    assert!(screen.contains("Tool-call diff"), "{screen}");
+    shots.push(("tui_trace", screen));
+    // A failing iteration shows what was expected and what came instead.
+    h.press("Esc");
+    assert!(h.shows("Iterations (3)"), "{}", h.screen());
+    h.keys(&["G", "Enter"]);
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("✗ responseContains"), "{screen}");
+    assert!(screen.contains("not in the answer"), "{screen}");
+    shots
+}
+
+#[tokio::test]
+async fn start_a_run_watch_it_and_browse_a_trace() {
+    let (h, b, _dir) = app(80, 24).await;
+    drop(h);
+    let project = demo_project(&b).await;
+    for (name, screen) in run_trace_flow(b.clone(), &project).await {
+        snapshot(name, screen);
+    }
+}
+
+#[tokio::test]
+async fn remote_backend_import_review_and_trace_flows() {
+    let server = crate::common::Harness::with_config(authoring_config()).await;
+    let remote: Arc<dyn Backend> = Arc::new(server.remote(&server.owner_key));
+    let shots = import_review_flow(remote.clone(), &server.project).await;
+    assert_eq!(shots.len(), 3);
+    let shots = run_trace_flow(remote, &server.project).await;
+    assert!(shots[0].1.contains(" api "), "{}", shots[0].1);
+}

@@ -535,21 +535,30 @@ pub struct Reading {
 /// Reads negative wording, named tools (with arguments), quoted needles and patterns.
 pub fn read_wording(text: &str) -> Reading {
     let mut r = Reading::default();
-    if let Some(m) = NEGATIVE.find(text) {
+    // Cheap substring checks first: most wording mentions none of these, and the
+    // extractor reads hundreds of expectations per document.
+    let lower = text.to_lowercase();
+    let has = |w: &str| lower.contains(w);
+    let toolish = has("call") || has("tool") || has("invok") || has("use") || has("trigger");
+    if (has("tool") || has("anything"))
+        && let Some(m) = NEGATIVE.find(text)
+    {
         r.negative = Some(m.as_str().to_string());
     }
     let mut never_spans = Vec::new();
-    for c in NEVER_NAMED.captures_iter(text) {
-        r.never.push(c[1].to_string());
-        never_spans.push(c.get(1).map(|m| m.range()).unwrap_or_default());
+    if has("not") || has("n't") || has("never") {
+        for c in NEVER_NAMED.captures_iter(text) {
+            r.never.push(c[1].to_string());
+            never_spans.push(c.get(1).map(|m| m.range()).unwrap_or_default());
+        }
     }
     let mut seen = std::collections::HashSet::new();
-    let lower = text.to_lowercase();
-    let toolish = lower.contains("call")
-        || lower.contains("tool")
-        || lower.contains("invoke")
-        || lower.contains("use");
-    for c in BACKTICKED.captures_iter(text) {
+    let backticks = if toolish && text.contains('`') {
+        BACKTICKED.captures_iter(text).collect::<Vec<_>>()
+    } else {
+        Vec::new()
+    };
+    for c in backticks {
         let m = c.get(1).unwrap();
         if never_spans.iter().any(|s| s.contains(&m.start())) || !toolish {
             continue;
@@ -572,7 +581,12 @@ pub fn read_wording(text: &str) -> Reading {
             });
         }
     }
-    for c in CALL_WORD.captures_iter(text) {
+    let call_words = if toolish {
+        CALL_WORD.captures_iter(text).collect::<Vec<_>>()
+    } else {
+        Vec::new()
+    };
+    for c in call_words {
         let m = c.get(1).unwrap();
         let name = m.as_str();
         if never_spans.iter().any(|s| s.contains(&m.start())) {
@@ -589,14 +603,18 @@ pub fn read_wording(text: &str) -> Reading {
     if r.negative.is_some() {
         r.calls.clear();
     }
-    for c in QUOTED_AFTER.captures_iter(text) {
-        if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)) {
-            r.contains.push(m.as_str().to_string());
+    if text.contains(['"', '“', '\'', '«']) {
+        for c in QUOTED_AFTER.captures_iter(text) {
+            if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)) {
+                r.contains.push(m.as_str().to_string());
+            }
         }
     }
-    for c in SLASH_REGEX.captures_iter(text) {
-        if let Some(m) = c.get(1).or(c.get(2)) {
-            r.patterns.push(m.as_str().to_string());
+    if has("match") || has("pattern") || has("regex") {
+        for c in SLASH_REGEX.captures_iter(text) {
+            if let Some(m) = c.get(1).or(c.get(2)) {
+                r.patterns.push(m.as_str().to_string());
+            }
         }
     }
     r
@@ -663,7 +681,6 @@ impl Fields {
         let mut turns: Vec<(u8, String)> = Vec::new();
         let mut args: Option<Map<String, Value>> = None;
         let mut args_label = String::new();
-        let mut tool_seen = false;
         let mut title_rank = 0;
         for (label, value) in &self.items {
             let role = role_of(label);
@@ -715,7 +732,6 @@ impl Fields {
                     }
                 }
                 Role::Tool => {
-                    tool_seen = true;
                     match value {
                         Value::String(s) if is_none_word(s) => {
                             d.negative = true;
@@ -847,7 +863,6 @@ impl Fields {
                 Role::Other => {}
             }
         }
-        let _ = tool_seen;
         turns.sort_by_key(|(n, _)| *n);
         d.prompts.extend(turns.into_iter().map(|(_, p)| p));
         if let Some(a) = args {
@@ -871,12 +886,10 @@ impl Fields {
                 }
             }
         }
-        if d.negative {
-            if !d.expected_calls.is_empty() {
-                d.notes
-                    .push("the case is negative, so its expected tool calls were dropped".into());
-                d.expected_calls.clear();
-            }
+        if d.negative && !d.expected_calls.is_empty() {
+            d.notes
+                .push("the case is negative, so its expected tool calls were dropped".into());
+            d.expected_calls.clear();
         }
         if d.prompts.is_empty() && d.expected_calls.len() == 1 && !d.negative {
             // A call with nothing to ask: a model-free render-check.

@@ -186,16 +186,16 @@ fn names(calls: &[&CallRecord]) -> Value {
     )
 }
 
-fn decls<'a>(ev: &Evidence<'a>) -> Result<&'a Declarations, Outcome> {
+fn decls<'a>(ev: &Evidence<'a>) -> Result<&'a Declarations, Box<Outcome>> {
     match ev.declarations {
         Some(d) if d.complete => Ok(d),
-        Some(d) => Err(error(format!(
+        Some(d) => Err(Box::new(error(format!(
             "the raw tool declarations captured at run start are incomplete ({}); discovery evidence is missing",
             d.errors.join("; ")
-        ))),
-        None => Err(error(
+        )))),
+        None => Err(Box::new(error(
             "no raw tool declarations were captured at run start; discovery evidence is missing",
-        )),
+        ))),
     }
 }
 
@@ -245,7 +245,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "toolDescriptionsPresent" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let min = u64_of(a, "minLength").unwrap_or(1) as usize;
             let bad: Vec<&Value> = d
@@ -271,7 +271,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "toolAnnotationsPresent" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let require: Vec<&str> = a
                 .get("require")
@@ -305,7 +305,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "toolNamesUnique" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let mut seen = std::collections::BTreeMap::<&str, usize>::new();
             for t in &d.tools {
@@ -328,7 +328,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "noDeprecatedToolExposed" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let dep: Vec<&Value> = d
                 .tools
@@ -346,7 +346,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "toolInputSchemasWellFormed" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let bad: Vec<Value> = d
                 .tools
@@ -366,7 +366,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "toolOutputSchemasPresent" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let bad: Vec<&Value> = d
                 .tools
@@ -592,7 +592,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "argumentsMatchToolSchema" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let bad: Vec<Value> = scoped
                 .iter()
@@ -651,7 +651,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "noDeprecatedToolCalled" | "noDestructiveToolCalled" => {
             let d = match decls(ev) {
                 Ok(d) => d,
-                Err(e) => return e,
+                Err(e) => return *e,
             };
             let deprecated = kind == "noDeprecatedToolCalled";
             let bad: Vec<&str> = all

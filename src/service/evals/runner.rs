@@ -314,7 +314,7 @@ impl Service {
             .collect();
         let mut timing = body.timing.clone();
         for mut it in pending {
-            if token.is_cancelled() || self.store().heartbeat(run_id, &self.runs().owner)? {
+            if token.is_cancelled() {
                 return self.finish(run_id, true);
             }
             let Some(case) = body.case(&it.case_id).cloned() else {
@@ -384,6 +384,8 @@ impl Service {
         }
     }
 
+    // One call's every input is distinct; a struct would only rename them.
+    #[allow(clippy::too_many_arguments)]
     async fn call(
         &self,
         ctx: &Ctx,

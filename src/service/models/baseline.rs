@@ -145,10 +145,10 @@ fn typed(v: &str, schema: &Value) -> Value {
 }
 
 fn number(s: &str, integer: bool) -> Value {
-    if integer || !s.contains('.') {
-        if let Ok(i) = s.parse::<i64>() {
-            return json!(i);
-        }
+    if (integer || !s.contains('.'))
+        && let Ok(i) = s.parse::<i64>()
+    {
+        return json!(i);
     }
     s.parse::<f64>().map(|f| json!(f)).unwrap_or(Value::Null)
 }

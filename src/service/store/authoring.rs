@@ -73,7 +73,10 @@ pub enum Completion {
 const JOB_COLS: &str = "id, org_id, project_id, suite_id, status, error, request, fingerprint, idempotency_key, tools, author,
     generation_model, normal, negative, tokens_in, tokens_out, credits_charged, commit_deadline, result, committed_at, created_at";
 
-fn job_from_row(r: &Row) -> rusqlite::Result<(JobRow, String, String, String, Option<String>)> {
+/// A job with its JSON columns still text: request, tools, author, result.
+type RawJob = (JobRow, String, String, String, Option<String>);
+
+fn job_from_row(r: &Row) -> rusqlite::Result<RawJob> {
     let status: String = r.get(4)?;
     Ok((
         JobRow {
@@ -108,9 +111,7 @@ fn job_from_row(r: &Row) -> rusqlite::Result<(JobRow, String, String, String, Op
     ))
 }
 
-fn finish_row(
-    (mut job, request, tools, author, result): (JobRow, String, String, String, Option<String>),
-) -> Result<JobRow> {
+fn finish_row((mut job, request, tools, author, result): RawJob) -> Result<JobRow> {
     job.request = from_json(&request)?;
     job.tools = from_json(&tools)?;
     job.author = from_json(&author)?;

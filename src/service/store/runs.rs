@@ -236,16 +236,15 @@ impl Store {
     pub fn iterations(&self, run_id: &str, page: &PageRequest) -> Result<Page<StoredIteration>> {
         let ks = Keyset::new(page)?;
         let rows = self.read(|c| {
-            let mut st = c.prepare_cached(&format!(
+            let mut st = c.prepare_cached(
                 "SELECT id, run_id, seq, case_id, status, result, body, NULL, NULL FROM eval_iterations
-                 WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3"
-            ))?;
+                 WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+            )?;
             let rows = st
                 .query_map(params![run_id, ks.after_ts.max(-1), ks.fetch()], it_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             Ok(rows)
         })?;
-        let _ = IT_COLS;
         let rows = rows
             .into_iter()
             .map(finish_it)

@@ -3,9 +3,13 @@
 //! [`Command`]s, from which the footer, the help overlay and the palette are built.
 
 pub mod call_form;
+pub mod cases;
 pub mod environments;
 pub mod hosts;
+pub mod import;
 pub mod projects;
+pub mod run_picker;
+pub mod runs;
 pub mod server_form;
 pub mod servers;
 pub mod suites;
@@ -47,6 +51,21 @@ pub enum Effect {
     ActivateProject(String),
     /// A short message in the footer.
     Notify(String),
+    /// The import screen for a suite.
+    OpenImport {
+        suite: String,
+        suite_name: String,
+    },
+    /// The model picker that starts a run of a suite.
+    OpenRunPicker {
+        suite: String,
+        suite_name: String,
+    },
+    /// The case editor.
+    EditCase {
+        suite: String,
+        case: Box<crate::spec::case::EvalCase>,
+    },
 }
 
 /// What a pane may use while handling an action.

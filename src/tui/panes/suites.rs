@@ -1,22 +1,39 @@
 //! Suites: each suite with its case count, latest run and pass-rate trend.
 
+use std::collections::HashMap;
+
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 
+use super::cases::{case_lines, claim_style};
 use super::{
-    Command, Cx, DetailView, Pane, PaneFocus, RenderCx, empty_text, field, heading, pad,
-    pane_block, split, time,
+    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading,
+    pad, pane_block, split, time,
 };
+use crate::spec::case::EvalCase;
 use crate::spec::catalog::EvalSuiteSummary;
 use crate::tui::keymap::Action;
+use crate::tui::message::{Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::list::ListView;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    #[default]
+    Summary,
+    Cases,
+}
 
 #[derive(Default)]
 pub struct SuitesPane {
     pub items: Vec<EvalSuiteSummary>,
+    /// Cases per suite id, once read.
+    cases: HashMap<String, Vec<EvalCase>>,
+    view: View,
     list: ListView,
+    /// The cases of the selected suite.
+    sub: ListView,
     detail: DetailView,
 }
 
@@ -62,8 +79,109 @@ impl SuitesPane {
         self.items = items;
     }
 
-    fn selected(&self) -> Option<&EvalSuiteSummary> {
+    pub fn selected(&self) -> Option<&EvalSuiteSummary> {
         self.list.selected().and_then(|i| self.items.get(i))
+    }
+
+    pub fn select_id(&mut self, id: &str) {
+        if let Some(i) = self.items.iter().position(|s| s.id == id) {
+            self.list.select(i);
+        }
+    }
+
+    pub fn name_of(&self, id: &str) -> Option<String> {
+        self.items
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| name(s).to_string())
+    }
+
+    pub fn view(&self) -> View {
+        self.view
+    }
+
+    pub fn set_cases(&mut self, suite: String, items: Vec<EvalCase>) {
+        self.cases.insert(suite, items);
+        self.sync_sub();
+    }
+
+    /// Replaces one case after an edit.
+    pub fn upsert_case(&mut self, case: EvalCase) {
+        for cases in self.cases.values_mut() {
+            if let Some(c) = cases.iter_mut().find(|c| c.id == case.id) {
+                *c = case.clone();
+            }
+        }
+        self.sync_sub();
+    }
+
+    fn selected_cases(&self) -> Option<&Vec<EvalCase>> {
+        self.cases.get(&self.selected()?.id)
+    }
+
+    pub fn selected_case(&self) -> Option<&EvalCase> {
+        self.selected_cases()?.get(self.sub.selected()?)
+    }
+
+    fn sync_sub(&mut self) {
+        let keys = self
+            .selected_cases()
+            .map(|cs| cs.iter().map(|c| c.title.clone()).collect())
+            .unwrap_or_default();
+        self.sub.set_keys(keys);
+    }
+
+    fn render_cases(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, suite: &str) {
+        let theme = rcx.theme;
+        let focused = rcx.focus == PaneFocus::Detail;
+        let n = self.selected_cases().map(Vec::len);
+        let list_h = (n.unwrap_or(1) as u16 + 2).clamp(3, area.height / 2);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Fill(1)]).areas(area);
+        let title = match n {
+            Some(n) => format!("{suite} › Cases ({n})"),
+            None => format!("{suite} › Cases"),
+        };
+        let empty = if (rcx.busy)(Slot::Cases) {
+            format!("{} loading cases…", rcx.spinner)
+        } else {
+            "no cases — press i to import a test plan".into()
+        };
+        let cases = self.selected_cases().cloned().unwrap_or_default();
+        let width = top.width.saturating_sub(4) as usize;
+        self.sub.render(
+            f,
+            top,
+            pane_block(title, focused, theme),
+            theme,
+            focused,
+            &empty,
+            |i| {
+                let c = &cases[i];
+                let (claim, style) = match &c.import {
+                    Some(cl) => (cl.status.as_str(), claim_style(cl.status, theme)),
+                    None => ("manual", theme.dim),
+                };
+                let lines = c
+                    .source
+                    .as_ref()
+                    .map(|s| format!(" L{}–{}", s.start_line, s.end_line))
+                    .unwrap_or_default();
+                let title_w = width.saturating_sub(16 + lines.len());
+                Line::from(vec![
+                    Span::styled(if c.is_negative { "¬ " } else { "  " }, theme.warn),
+                    Span::raw(pad(&c.title, title_w)),
+                    Span::styled(format!(" {:<13}", clip(claim, 13)), style),
+                    Span::styled(lines, theme.dim),
+                ])
+            },
+        );
+        let lines = self
+            .selected_case()
+            .map(|c| case_lines(c, theme))
+            .unwrap_or_default();
+        self.detail
+            .render(f, bottom, Line::from(""), lines, false, theme);
     }
 }
 
@@ -74,9 +192,24 @@ impl Pane for SuitesPane {
 
     fn commands(&self) -> Vec<Command> {
         vec![
-            Command::new(Action::Open, "details"),
+            Command::new(Action::Open, "cases"),
+            Command::new(Action::Import, "import a plan"),
+            Command::new(Action::StartRun, "start a run"),
+            Command::new(Action::Edit, "edit the case"),
             Command::new(Action::Refresh, "refresh"),
         ]
+    }
+
+    fn detail_commands(&self) -> Vec<Command> {
+        if self.view == View::Cases {
+            vec![
+                Command::new(Action::Edit, "edit case"),
+                Command::new(Action::Import, "import"),
+                Command::new(Action::StartRun, "run"),
+            ]
+        } else {
+            Vec::new()
+        }
     }
 
     fn list(&mut self) -> &mut ListView {
@@ -87,12 +220,55 @@ impl Pane for SuitesPane {
         &mut self.detail
     }
 
-    fn open(&mut self, _cx: &mut Cx) -> bool {
-        self.selected().is_some()
+    fn open(&mut self, cx: &mut Cx) -> bool {
+        let (Some(project), Some(s)) = (cx.project, self.selected()) else {
+            return false;
+        };
+        cx.fetch(Request::Cases {
+            project: project.to_string(),
+            suite: s.id.clone(),
+        });
+        self.view = View::Cases;
+        self.sync_sub();
+        self.sub.top();
+        true
     }
 
-    fn on_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
-        false
+    fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        let Some(s) = self.selected() else {
+            return false;
+        };
+        let (suite, suite_name) = (s.id.clone(), name(s).to_string());
+        match action {
+            Action::Import => cx.effects.push(Effect::OpenImport { suite, suite_name }),
+            Action::StartRun => cx.effects.push(Effect::OpenRunPicker { suite, suite_name }),
+            Action::Edit => match (self.view, self.selected_case()) {
+                (View::Cases, Some(c)) => cx.effects.push(Effect::EditCase {
+                    suite,
+                    case: Box::new(c.clone()),
+                }),
+                _ => cx.notify("open the suite's cases (Enter) and pick one to edit"),
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    fn detail_action(&mut self, action: Action, _cx: &mut Cx) -> bool {
+        if self.view != View::Cases {
+            return false;
+        }
+        match action {
+            Action::Up => self.sub.up(),
+            Action::Down => self.sub.down(),
+            Action::Top => self.sub.top(),
+            Action::Bottom => self.sub.bottom(),
+            Action::PageUp => self.sub.page(false),
+            Action::PageDown => self.sub.page(true),
+            _ => return false,
+        }
+        self.detail.top();
+        true
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
@@ -124,6 +300,12 @@ impl Pane for SuitesPane {
                 .render(f, detail_area, Line::from("Suite"), vec![], false, theme);
             return;
         };
+        if self.view == View::Cases {
+            let n = name(s).to_string();
+            self.sync_sub();
+            self.render_cases(f, detail_area, rcx, &n);
+            return;
+        }
         let mut lines = vec![
             heading(name(s), theme),
             field("cases", s.case_count.unwrap_or(0).to_string(), theme),

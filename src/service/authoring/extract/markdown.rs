@@ -500,7 +500,7 @@ fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases:
     let mut i = 0;
     while i < lines.len() {
         let ln = lines[i];
-        if ln.kind == Kind::Blank || ln.indent > base && ln.kind != Kind::TableRow {
+        if ln.kind == Kind::Blank || (ln.indent > base && ln.kind != Kind::TableRow) {
             i += 1;
             continue;
         }

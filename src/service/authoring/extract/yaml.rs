@@ -294,18 +294,18 @@ impl Parser<'_, '_> {
 /// A plain or quoted scalar, or a one-line flow collection.
 fn scalar(s: &str) -> Value {
     let t = s.trim();
-    if t.starts_with('"') {
-        if let Ok(v) = serde_json::from_str::<String>(t) {
-            return Value::String(v);
-        }
+    if t.starts_with('"')
+        && let Ok(v) = serde_json::from_str::<String>(t)
+    {
+        return Value::String(v);
     }
     if t.len() >= 2 && t.starts_with('\'') && t.ends_with('\'') {
         return Value::String(t[1..t.len() - 1].replace("''", "'"));
     }
-    if t.starts_with('[') || t.starts_with('{') {
-        if let Some(v) = parse_flow(t) {
-            return v;
-        }
+    if (t.starts_with('[') || t.starts_with('{'))
+        && let Some(v) = parse_flow(t)
+    {
+        return v;
     }
     plain(t)
 }

@@ -1,0 +1,711 @@
+//! Runs: every run of the project's suites, newest first, tagged with where it was started;
+//! a run opens onto live progress (a gauge), pass rate per case (bars), latency (a
+//! sparkline), the suite's run-over-run trend and the iterations; an iteration opens onto
+//! its trace: the message timeline, tool calls, each assertion expected-versus-actual, and
+//! the categorised tool-call diff.
+
+use std::collections::HashMap;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Gauge, Paragraph};
+use serde_json::Value;
+
+use super::suites::sparkline;
+use super::{
+    Command, Cx, DetailView, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading, pad,
+    pane_block, split, time,
+};
+use crate::spec::run::{EvalIteration, EvalRun};
+use crate::tui::keymap::Action;
+use crate::tui::message::{Request, Slot};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::list::ListView;
+
+/// How often an open, unfinished run is read again.
+pub const LIVE_MS: u64 = 700;
+
+#[derive(Default)]
+pub struct RunsPane {
+    pub items: Vec<EvalRun>,
+    /// Suite names and pass-rate trends by suite id (from the suites list).
+    pub suite_names: HashMap<String, String>,
+    pub trends: HashMap<String, Vec<f64>>,
+    list: ListView,
+    detail: DetailView,
+    /// The run opened in the detail, with its iterations.
+    opened: Option<(EvalRun, Vec<EvalIteration>)>,
+    iterations: ListView,
+    /// The trace shown, by iteration id.
+    trace: Option<(String, Value)>,
+}
+
+fn mark(result: Option<&str>, status: &str, theme: &Theme) -> Span<'static> {
+    match (result, status) {
+        (Some("passed"), _) => Span::styled("✓", theme.ok),
+        (Some("failed"), _) => Span::styled("✗", theme.error),
+        (_, "cancelled") => Span::styled("⊘", theme.dim),
+        (_, "failed") => Span::styled("✗", theme.error),
+        (_, "completed") => Span::styled("✓", theme.ok),
+        _ => Span::styled("…", theme.warn),
+    }
+}
+
+fn pct(r: Option<f64>) -> String {
+    r.map(|p| format!("{:.0}%", p * 100.0))
+        .unwrap_or_else(|| "–".into())
+}
+
+/// `width` cells of bar for `part` of `whole`.
+pub fn bar(part: usize, whole: usize, width: usize) -> String {
+    let full = if whole == 0 {
+        0
+    } else {
+        (part * width + whole / 2) / whole
+    };
+    format!(
+        "{}{}",
+        "█".repeat(full),
+        "░".repeat(width - full.min(width))
+    )
+}
+
+impl RunsPane {
+    pub fn set_items(&mut self, items: Vec<EvalRun>) {
+        self.list.set_keys(
+            items
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {} {}",
+                        self.suite_names
+                            .get(&r.suite_id)
+                            .cloned()
+                            .unwrap_or_default(),
+                        r.status,
+                        r.source,
+                        r.model.clone().unwrap_or_default()
+                    )
+                })
+                .collect(),
+        );
+        self.items = items;
+    }
+
+    pub fn select_id(&mut self, id: &str) {
+        if let Some(i) = self.items.iter().position(|r| r.id == id) {
+            self.list.select(i);
+        }
+    }
+
+    pub fn selected(&self) -> Option<&EvalRun> {
+        self.list.selected().and_then(|i| self.items.get(i))
+    }
+
+    pub fn opened_id(&self) -> Option<&str> {
+        self.opened.as_ref().map(|(r, _)| r.id.as_str())
+    }
+
+    /// A fresh reading of a run: updates the list row and, when it is the open one, the detail.
+    pub fn set_run(&mut self, run: EvalRun, iterations: Vec<EvalIteration>) {
+        if let Some(r) = self.items.iter_mut().find(|r| r.id == run.id) {
+            *r = run.clone();
+        } else {
+            self.items.insert(0, run.clone());
+            let items = std::mem::take(&mut self.items);
+            self.set_items(items);
+        }
+        self.iterations.set_keys(
+            iterations
+                .iter()
+                .map(|i| {
+                    format!(
+                        "{} {} {}",
+                        i.title.clone().unwrap_or_default(),
+                        i.result.clone().unwrap_or_default(),
+                        i.model.clone().unwrap_or_default()
+                    )
+                })
+                .collect(),
+        );
+        self.opened = Some((run, iterations));
+    }
+
+    /// Opens a run by id (its data follows).
+    pub fn open_id(&mut self, id: &str) {
+        if self.opened_id() != Some(id) {
+            self.opened = None;
+            self.trace = None;
+        }
+        self.select_id(id);
+    }
+
+    pub fn set_trace(&mut self, iteration: String, value: Value) {
+        self.trace = Some((iteration, value));
+        self.detail.top();
+    }
+
+    fn selected_iteration(&self) -> Option<&EvalIteration> {
+        let (_, its) = self.opened.as_ref()?;
+        its.get(self.iterations.selected()?)
+    }
+
+    fn render_run(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
+        let theme = rcx.theme;
+        let focused = rcx.focus == PaneFocus::Detail;
+        let Some((run, its)) = self.opened.as_ref() else {
+            return;
+        };
+        let suite = self
+            .suite_names
+            .get(&run.suite_id)
+            .cloned()
+            .unwrap_or_else(|| run.suite_id.clone());
+        let s = run.summary.clone().unwrap_or_default();
+        let done = (s.passed + s.failed + s.cancelled) as usize;
+        let total = (s.total as usize).max(its.len());
+        // Per case: passed / total, in case order of first appearance.
+        let mut cases: Vec<(String, usize, usize)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for it in its {
+            let key = it.title.clone().unwrap_or_else(|| "?".into());
+            let i = *index.entry(key.clone()).or_insert_with(|| {
+                cases.push((key, 0, 0));
+                cases.len() - 1
+            });
+            if it.result.is_some() {
+                cases[i].2 += 1;
+            }
+            if it.result.as_deref() == Some("passed") {
+                cases[i].1 += 1;
+            }
+        }
+        let block_h = (cases.len() as u16 + 2).clamp(4, (area.height / 3).max(4));
+        let [head, gauge_area, mid, bottom] = Layout::vertical([
+            Constraint::Length(2),
+            Constraint::Length(1),
+            Constraint::Length(block_h),
+            Constraint::Fill(1),
+        ])
+        .areas(area);
+        let head_lines = vec![
+            Line::from(vec![
+                mark(run.result.as_deref(), &run.status, theme),
+                Span::styled(
+                    format!(" Run #{} · {suite} · ", run.run_number.unwrap_or_default()),
+                    theme.title,
+                ),
+                Span::raw(run.model.clone().unwrap_or_else(|| "default model".into())),
+                Span::styled(format!(" · {} · ", run.status), theme.dim),
+                Span::raw(format!(
+                    "{}/{} passed ({})",
+                    s.passed,
+                    s.total,
+                    pct(s.pass_rate)
+                )),
+            ]),
+            Line::styled(
+                format!(
+                    "source {} · started {} · {} tokens{}",
+                    run.source,
+                    time(run.created_at),
+                    s.tokens.total_tokens,
+                    run.error
+                        .as_ref()
+                        .map(|e| format!(" · error: {e}"))
+                        .unwrap_or_default()
+                ),
+                theme.dim,
+            ),
+        ];
+        f.render_widget(Paragraph::new(head_lines), head);
+        let ratio = if total == 0 {
+            0.0
+        } else {
+            (done as f64 / total as f64).clamp(0.0, 1.0)
+        };
+        f.render_widget(
+            Gauge::default()
+                .ratio(ratio)
+                .label(format!("{done}/{total} iterations"))
+                .gauge_style(theme.ok)
+                .use_unicode(true),
+            gauge_area,
+        );
+        let [bars_area, spark_area] =
+            Layout::horizontal([Constraint::Percentage(55), Constraint::Fill(1)]).areas(mid);
+        let bw = bars_area.width.saturating_sub(2) as usize;
+        let name_w = (bw / 2).clamp(6, 28);
+        let bar_w = bw.saturating_sub(name_w + 8).clamp(3, 20);
+        let bar_lines: Vec<Line> = cases
+            .iter()
+            .map(|(name, p, t)| {
+                Line::from(vec![
+                    Span::raw(pad(name, name_w)),
+                    Span::raw(" "),
+                    Span::styled(
+                        bar(*p, *t, bar_w),
+                        if p == t { theme.ok } else { theme.warn },
+                    ),
+                    Span::styled(format!(" {p}/{t}"), theme.dim),
+                ])
+            })
+            .collect();
+        f.render_widget(
+            Paragraph::new(bar_lines).block(pane_block("pass rate by case", false, theme)),
+            bars_area,
+        );
+        let sw = spark_area.width.saturating_sub(14) as usize;
+        let lat: Vec<f64> = its.iter().filter_map(|i| i.duration_ms).collect();
+        let lat = &lat[lat.len().saturating_sub(sw)..];
+        let max = lat.iter().cloned().fold(0.0_f64, f64::max).max(1.0);
+        let norm: Vec<f64> = lat.iter().map(|d| d / max).collect();
+        let trend = self.trends.get(&run.suite_id).cloned().unwrap_or_default();
+        let trend = &trend[trend.len().saturating_sub(sw)..];
+        let mut spark = vec![Line::from(vec![
+            Span::styled(format!("{:<12}", "latency"), theme.dim),
+            Span::styled(sparkline(&norm), theme.accent),
+        ])];
+        if let Some(m) = s.latency_ms.mean {
+            spark.push(field("mean", format!("{m:.0} ms"), theme));
+        }
+        spark.push(Line::from(vec![
+            Span::styled(format!("{:<12}", "suite trend"), theme.dim),
+            Span::styled(sparkline(trend), theme.accent),
+        ]));
+        f.render_widget(
+            Paragraph::new(spark).block(pane_block("latency · trend", false, theme)),
+            spark_area,
+        );
+        if let Some((it_id, value)) = &self.trace {
+            let title = its
+                .iter()
+                .find(|i| &i.id == it_id)
+                .map(|i| {
+                    format!(
+                        "Trace › #{} {}",
+                        i.iteration_number,
+                        i.title.clone().unwrap_or_default()
+                    )
+                })
+                .unwrap_or_else(|| "Trace".into());
+            let lines = trace_lines(value, theme);
+            self.detail
+                .render(f, bottom, Line::from(title), lines, focused, theme);
+            return;
+        }
+        let its = its.clone();
+        let w = bottom.width.saturating_sub(4) as usize;
+        let empty = if run.is_terminal() {
+            "no iterations".to_string()
+        } else {
+            format!("{} waiting for the first iteration…", rcx.spinner)
+        };
+        self.iterations.render(
+            f,
+            bottom,
+            pane_block(format!("Iterations ({})", its.len()), focused, theme),
+            theme,
+            focused,
+            &empty,
+            |i| {
+                let it = &its[i];
+                let title_w = w.saturating_sub(34).max(8);
+                Line::from(vec![
+                    mark(it.result.as_deref(), &it.status, theme),
+                    Span::styled(format!(" {:>4} ", it.iteration_number), theme.dim),
+                    Span::raw(pad(it.title.as_deref().unwrap_or("?"), title_w)),
+                    Span::styled(
+                        format!(
+                            " {:>7} ",
+                            it.duration_ms
+                                .map(|d| format!("{d:.0} ms"))
+                                .unwrap_or_default()
+                        ),
+                        theme.dim,
+                    ),
+                    Span::styled(
+                        clip(
+                            &it.actual_tool_calls
+                                .iter()
+                                .map(|c| c.tool_name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(","),
+                            16,
+                        ),
+                        theme.dim,
+                    ),
+                ])
+            },
+        );
+    }
+}
+
+fn short(v: &Value, width: usize) -> String {
+    let s = match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "—".into(),
+        other => other.to_string(),
+    };
+    clip(&s.replace('\n', " ⏎ "), width)
+}
+
+/// The trace, top to bottom.
+pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let result = t["result"].as_str().unwrap_or("?");
+    lines.push(Line::from(vec![
+        mark(Some(result), t["status"].as_str().unwrap_or(""), theme),
+        Span::styled(format!(" {result}"), theme.title),
+        Span::styled(
+            format!(
+                " · {} · {} turn(s) · {:.0} ms",
+                t["model"].as_str().unwrap_or("?"),
+                t["turns"].as_u64().unwrap_or(0),
+                t["durationMs"].as_f64().unwrap_or(0.0)
+            ),
+            theme.dim,
+        ),
+    ]));
+    if let Some(e) = t["error"].as_str() {
+        lines.push(Line::styled(format!("error: {e}"), theme.error));
+    }
+    lines.push(Line::raw(""));
+    lines.push(heading("Timeline", theme));
+    for m in t["messages"].as_array().into_iter().flatten() {
+        let role = m["role"].as_str().unwrap_or("?");
+        let content = m["content"].as_str().unwrap_or("");
+        match role {
+            "tool" => {
+                let err = m["isError"].as_bool() == Some(true);
+                lines.push(Line::from(vec![
+                    Span::styled(" tool ←  ", if err { theme.error } else { theme.key }),
+                    Span::styled(
+                        format!("{} ", m["name"].as_str().unwrap_or("")),
+                        theme.accent,
+                    ),
+                    Span::styled(
+                        short(&Value::String(content.into()), 160),
+                        if err { theme.error } else { theme.base },
+                    ),
+                ]));
+            }
+            _ => {
+                if !content.is_empty() {
+                    lines.push(Line::from(vec![
+                        Span::styled(format!(" {role:<8}"), theme.key),
+                        Span::raw(short(&Value::String(content.into()), 200)),
+                    ]));
+                }
+                for c in m["toolCalls"].as_array().into_iter().flatten() {
+                    let name = c["name"]
+                        .as_str()
+                        .or(c["toolName"].as_str())
+                        .unwrap_or("?")
+                        .to_string();
+                    let args = c.get("arguments").cloned().unwrap_or(Value::Null);
+                    lines.push(Line::from(vec![
+                        Span::styled(" tool →  ", theme.key),
+                        Span::styled(format!("{name} "), theme.accent),
+                        Span::raw(short(&args, 160)),
+                    ]));
+                }
+            }
+        }
+    }
+    let calls = t["toolCalls"].as_array().cloned().unwrap_or_default();
+    if !calls.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(heading(&format!("Tool calls ({})", calls.len()), theme));
+        for c in &calls {
+            let err = c["isError"].as_bool() == Some(true);
+            lines.push(Line::from(vec![
+                Span::styled(
+                    if err { " ✗ " } else { " ✓ " },
+                    if err { theme.error } else { theme.ok },
+                ),
+                Span::styled(
+                    format!("{} ", c["toolName"].as_str().unwrap_or("?")),
+                    theme.accent,
+                ),
+                Span::raw(short(&c["arguments"], 80)),
+                Span::styled(
+                    format!(
+                        "  {:.0} ms · {} · {}",
+                        c["latencyMs"].as_f64().unwrap_or(0.0),
+                        c["origin"].as_str().unwrap_or(""),
+                        c["serverName"].as_str().unwrap_or("")
+                    ),
+                    theme.dim,
+                ),
+            ]));
+            if let Some(e) = c["error"].as_str() {
+                lines.push(Line::styled(format!("     {e}"), theme.error));
+            }
+        }
+    }
+    let asserts = t["assertions"].as_array().cloned().unwrap_or_default();
+    lines.push(Line::raw(""));
+    lines.push(heading(&format!("Assertions ({})", asserts.len()), theme));
+    for a in &asserts {
+        let status = a["status"].as_str().unwrap_or("?");
+        let (sym, style) = match status {
+            "passed" => ("✓", theme.ok),
+            "warned" => ("⚠", theme.warn),
+            _ => ("✗", theme.error),
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {sym} "), style),
+            Span::styled(
+                format!("{} ", a["type"].as_str().unwrap_or("?")),
+                theme.title,
+            ),
+            Span::styled(
+                format!(
+                    "{} · {}{} ",
+                    a["source"].as_str().unwrap_or(""),
+                    a["role"].as_str().unwrap_or(""),
+                    if a["gating"].as_bool() == Some(true) {
+                        " · gating"
+                    } else {
+                        ""
+                    }
+                ),
+                theme.dim,
+            ),
+            Span::raw(a["message"].as_str().unwrap_or("").to_string()),
+        ]));
+        let failed = status != "passed";
+        lines.push(Line::from(vec![
+            Span::styled("     expected ", theme.dim),
+            Span::styled(short(&a["expected"], 160), theme.ok),
+        ]));
+        lines.push(Line::from(vec![
+            Span::styled("     actual   ", theme.dim),
+            Span::styled(
+                short(&a["actual"], 160),
+                if failed { theme.error } else { theme.ok },
+            ),
+        ]));
+    }
+    let diff = &t["toolCallDiff"];
+    let cats = [
+        ("missing", "missing"),
+        ("extra", "extra"),
+        ("outOfOrder", "out of order"),
+        ("argumentMismatch", "argument mismatch"),
+    ];
+    let n: usize = cats
+        .iter()
+        .map(|(k, _)| diff[*k].as_array().map(Vec::len).unwrap_or(0))
+        .sum();
+    lines.push(Line::raw(""));
+    lines.push(heading(&format!("Tool-call diff ({n})"), theme));
+    if n == 0 {
+        lines.push(Line::styled(" expected and actual calls agree", theme.ok));
+    }
+    for (k, label) in cats {
+        for d in diff[k].as_array().into_iter().flatten() {
+            lines.push(Line::from(vec![
+                Span::styled(format!(" {label:<18}"), theme.warn),
+                Span::raw(short(d, 160)),
+            ]));
+        }
+    }
+    if let Some(j) = t.get("judge").filter(|j| !j.is_null()) {
+        lines.push(Line::raw(""));
+        lines.push(field("judge", short(j, 200), theme));
+    }
+    lines
+}
+
+impl Pane for RunsPane {
+    fn title(&self) -> String {
+        format!("Runs ({})", self.items.len())
+    }
+
+    fn commands(&self) -> Vec<Command> {
+        vec![
+            Command::new(Action::Open, "open the run"),
+            Command::new(Action::Cancel, "cancel the run"),
+            Command::new(Action::Refresh, "refresh"),
+        ]
+    }
+
+    fn detail_commands(&self) -> Vec<Command> {
+        if self.trace.is_some() {
+            Vec::new()
+        } else {
+            vec![Command::new(Action::Open, "trace")]
+        }
+    }
+
+    fn list(&mut self) -> &mut ListView {
+        &mut self.list
+    }
+
+    fn detail(&mut self) -> &mut DetailView {
+        &mut self.detail
+    }
+
+    fn open(&mut self, cx: &mut Cx) -> bool {
+        let (Some(project), Some(r)) = (cx.project, self.selected()) else {
+            return false;
+        };
+        let id = r.id.clone();
+        cx.fetch(Request::Run {
+            project: project.to_string(),
+            run: id.clone(),
+            delay_ms: 0,
+        });
+        self.open_id(&id);
+        self.trace = None;
+        true
+    }
+
+    fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        match action {
+            Action::Cancel => {
+                let (Some(project), Some(r)) = (cx.project, self.selected()) else {
+                    return true;
+                };
+                if r.is_terminal() {
+                    cx.notify(format!("the run is already {}", r.status));
+                } else {
+                    cx.fetch(Request::CancelRun {
+                        project: project.to_string(),
+                        run: r.id.clone(),
+                    });
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.trace.is_some() {
+            if action == Action::Back {
+                self.trace = None;
+                return true;
+            }
+            return false;
+        }
+        match action {
+            Action::Up => self.iterations.up(),
+            Action::Down => self.iterations.down(),
+            Action::Top => self.iterations.top(),
+            Action::Bottom => self.iterations.bottom(),
+            Action::PageUp => self.iterations.page(false),
+            Action::PageDown => self.iterations.page(true),
+            Action::Open | Action::Right => {
+                let (Some(project), Some((run, _)), Some(it)) =
+                    (cx.project, self.opened.as_ref(), self.selected_iteration())
+                else {
+                    return true;
+                };
+                cx.fetch(Request::Trace {
+                    project: project.to_string(),
+                    run: run.id.clone(),
+                    iteration: it.id.clone(),
+                });
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
+        let theme = rcx.theme;
+        let (list_area, detail_area) = split(area);
+        let items = &self.items;
+        let names = &self.suite_names;
+        let w = list_area.width.saturating_sub(2) as usize;
+        self.list.render(
+            f,
+            list_area,
+            pane_block(self.title(), rcx.focus == PaneFocus::List, theme),
+            theme,
+            rcx.focus == PaneFocus::List,
+            &empty_text(rcx.loading, "runs — press s on a suite to start one"),
+            |i| {
+                let r = &items[i];
+                let s = r.summary.clone().unwrap_or_default();
+                let suite = names.get(&r.suite_id).map(String::as_str).unwrap_or("?");
+                let suite_w = w.saturating_sub(30).clamp(6, 24);
+                Line::from(vec![
+                    mark(r.result.as_deref(), &r.status, theme),
+                    Span::styled(
+                        format!(" #{:<3} ", r.run_number.unwrap_or_default()),
+                        theme.dim,
+                    ),
+                    Span::raw(pad(suite, suite_w)),
+                    Span::styled(format!(" {:<4}", clip(&r.source, 4)), theme.accent),
+                    Span::raw(format!(" {:>5}", pct(s.pass_rate))),
+                    Span::styled(format!(" {}/{}", s.passed, s.total), theme.dim),
+                ])
+            },
+        );
+        let opened_matches = match (self.selected(), self.opened.as_ref()) {
+            (Some(s), Some((o, _))) => s.id == o.id,
+            _ => false,
+        };
+        if opened_matches {
+            self.render_run(f, detail_area, rcx);
+            return;
+        }
+        let Some(r) = self.selected() else {
+            self.detail
+                .render(f, detail_area, Line::from("Run"), vec![], false, theme);
+            return;
+        };
+        let s = r.summary.clone().unwrap_or_default();
+        let mut lines = vec![
+            heading(
+                &format!(
+                    "Run #{} · {}",
+                    r.run_number.unwrap_or_default(),
+                    self.suite_names
+                        .get(&r.suite_id)
+                        .cloned()
+                        .unwrap_or_default()
+                ),
+                theme,
+            ),
+            field("status", r.status.clone(), theme),
+            field(
+                "result",
+                r.result.clone().unwrap_or_else(|| "–".into()),
+                theme,
+            ),
+            field("source", r.source.clone(), theme),
+            field(
+                "model",
+                r.model.clone().unwrap_or_else(|| "–".into()),
+                theme,
+            ),
+            field(
+                "iterations",
+                format!("{}/{} passed ({})", s.passed, s.total, pct(s.pass_rate)),
+                theme,
+            ),
+            field("started", time(r.created_at), theme),
+            field("id", r.id.clone(), theme),
+        ];
+        if (rcx.busy)(Slot::RunDetail) {
+            lines.insert(
+                1,
+                Line::styled(format!("{} loading…", rcx.spinner), theme.warn),
+            );
+        }
+        self.detail.render(
+            f,
+            detail_area,
+            Line::from("Run"),
+            lines,
+            rcx.focus == PaneFocus::Detail,
+            theme,
+        );
+    }
+}
