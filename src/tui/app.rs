@@ -57,6 +57,8 @@ pub enum Focus {
     Detail,
 }
 
+/// One overlay at a time, moved rarely: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Overlay {
     Help(Help),
     Palette(Palette),
@@ -109,7 +111,16 @@ impl App {
     /// A new app; starts loading the account and the projects at once. Needs a tokio
     /// runtime (backend calls run on spawned tasks).
     pub fn new(backend: Arc<dyn Backend>) -> App {
-        App::with_theme(backend, Theme::from_env())
+        let (settings, problem) = super::settings::Settings::load();
+        let mut app = App::with_theme(backend, settings.theme());
+        match settings.keymap() {
+            Ok(km) => app.keymap = km,
+            Err(e) => app.notify(format!("settings: {e}")),
+        }
+        if let Some(p) = problem {
+            app.notify(format!("settings ignored: {p}"));
+        }
+        app
     }
 
     pub fn with_theme(backend: Arc<dyn Backend>, theme: Theme) -> App {
@@ -180,6 +191,12 @@ impl App {
             Some(Overlay::Import(s)) => Some(s),
             _ => None,
         }
+    }
+
+    /// The runs pane, for benchmarks that load it with synthetic iterations.
+    #[doc(hidden)]
+    pub fn runs_pane(&mut self) -> &mut RunsPane {
+        &mut self.runs
     }
 
     pub fn should_quit(&self) -> bool {
@@ -334,7 +351,14 @@ impl App {
                     .collect();
                 self.suites.set_items(v);
             }
-            Reply::Cases { suite, items } => self.suites.set_cases(suite, items),
+            Reply::Cases { suite, items } => {
+                if let Some(Overlay::RunPicker(p)) = self.overlay.as_mut()
+                    && p.suite == suite
+                {
+                    p.set_cases(&items);
+                }
+                self.suites.set_cases(suite, items);
+            }
             Reply::CaseUpdated(c) => {
                 if matches!(self.overlay, Some(Overlay::CaseEditor { .. })) {
                     self.overlay = None;
@@ -348,6 +372,7 @@ impl App {
                     self.dispatch(req);
                 } else {
                     self.reload(Section::Suites);
+                    self.dispatch(Request::Me);
                 }
             }
             Reply::Committed(done) => {
@@ -355,6 +380,8 @@ impl App {
                     s.on_imported(done);
                 }
                 self.reload(Section::Suites);
+                // Authoring spent credits: the status bar shows the new balance.
+                self.dispatch(Request::Me);
             }
             Reply::Drafts { items, .. } => {
                 if let Some(s) = self.import_screen() {
@@ -381,10 +408,7 @@ impl App {
                         .iter()
                         .any(|r| r.id == run.id && !r.is_terminal());
                 let (id, project) = (run.id.clone(), self.nav.active.clone());
-                if self.runs.opened_id() == Some(run.id.as_str()) || self.runs.opened_id().is_none()
-                {
-                    self.runs.set_run(run, iterations);
-                }
+                self.runs.set_run(run, iterations);
                 if live && let Some(project) = project {
                     self.dispatch(Request::Run {
                         project,
@@ -465,12 +489,13 @@ impl App {
             form.set_error(&e);
             return;
         }
+        if let (Request::FinishDraft { .. }, Some(Overlay::Import(s))) =
+            (&request, self.overlay.as_mut())
+            && s.on_finish_failed(&e)
+        {
+            return;
+        }
         match (&request, self.overlay.as_mut()) {
-            (Request::FinishDraft { .. }, Some(Overlay::Import(s))) => {
-                if s.on_finish_failed(&e) {
-                    return;
-                }
-            }
             (
                 Request::ImportCases { .. } | Request::PollJob { .. } | Request::CommitJob { .. },
                 Some(Overlay::Import(s)),
@@ -733,8 +758,21 @@ impl App {
                     targets,
                 ))));
             }
-            Effect::OpenRunPicker { suite, suite_name } => {
-                self.overlay = Some(Overlay::RunPicker(RunPicker::new(suite, suite_name)));
+            Effect::OpenRunPicker {
+                suite,
+                suite_name,
+                cases,
+            } => {
+                let mut picker = RunPicker::new(suite.clone(), suite_name);
+                match cases {
+                    Some(cs) => picker.set_cases(&cs),
+                    None => {
+                        if let Some(project) = self.nav.active.clone() {
+                            self.dispatch(Request::Cases { project, suite });
+                        }
+                    }
+                }
+                self.overlay = Some(Overlay::RunPicker(picker));
             }
             Effect::EditCase { suite, case } => {
                 let editor = JsonEditor::new(

@@ -119,6 +119,42 @@ impl Key {
         }
     }
 
+    /// Parses a key name: `j`, `G`, `?`, `C-x`, `A-x`, `Enter`, `Esc`, `Tab`, `BackTab`,
+    /// `Up`, `Down`, `Left`, `Right`, `Home`, `End`, `PgUp`, `PgDn`, `Delete`, `Space`, `F1`…
+    pub fn parse(name: &str) -> Option<Key> {
+        if let Some(rest) = name.strip_prefix("C-") {
+            let mut k = Key::parse(rest)?;
+            k.mods |= KeyModifiers::CONTROL;
+            return Some(k);
+        }
+        if let Some(rest) = name.strip_prefix("A-") {
+            let mut k = Key::parse(rest)?;
+            k.mods |= KeyModifiers::ALT;
+            return Some(k);
+        }
+        let code = match name {
+            "Enter" => KeyCode::Enter,
+            "Esc" => KeyCode::Esc,
+            "Tab" => KeyCode::Tab,
+            "BackTab" => KeyCode::BackTab,
+            "Up" => KeyCode::Up,
+            "Down" => KeyCode::Down,
+            "Left" => KeyCode::Left,
+            "Right" => KeyCode::Right,
+            "Home" => KeyCode::Home,
+            "End" => KeyCode::End,
+            "PgUp" => KeyCode::PageUp,
+            "PgDn" => KeyCode::PageDown,
+            "Delete" => KeyCode::Delete,
+            "Backspace" => KeyCode::Backspace,
+            "Space" => KeyCode::Char(' '),
+            f if f.len() > 1 && f.starts_with('F') => KeyCode::F(f[1..].parse().ok()?),
+            c if c.chars().count() == 1 => KeyCode::Char(c.chars().next()?),
+            _ => return None,
+        };
+        Some(Key::plain(code))
+    }
+
     /// Whether a terminal key event is this binding. Shift is folded into the character
     /// (`G`, `?`), since terminals disagree on whether they report it.
     fn matches(&self, ev: &KeyEvent) -> bool {
@@ -224,6 +260,15 @@ impl Default for Keymap {
 }
 
 impl Keymap {
+    /// The built-in table with `extra` bindings in front (they win, and show in the footer).
+    pub fn with_bindings(extra: Vec<(Key, Action)>) -> Keymap {
+        let mut km = Keymap::default();
+        let mut bindings = extra;
+        bindings.append(&mut km.bindings);
+        km.bindings = bindings;
+        km
+    }
+
     pub fn action(&self, ev: &KeyEvent) -> Option<Action> {
         self.bindings
             .iter()

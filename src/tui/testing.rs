@@ -108,6 +108,12 @@ impl Harness {
         self.app.drain().await;
     }
 
+    /// Draws one frame (and nothing else): for timing.
+    pub fn draw(&mut self) {
+        let app = &mut self.app;
+        self.terminal.draw(|f| app.render(f)).expect("draw");
+    }
+
     /// Draws a frame and returns the screen, one string per row, right-trimmed.
     pub fn lines(&mut self) -> Vec<String> {
         let app = &mut self.app;

@@ -6,6 +6,7 @@ mod import;
 mod mcp;
 mod perf;
 mod perf_mcp;
+mod perf_tui;
 mod primitives;
 mod runs;
 mod tui;

@@ -636,7 +636,8 @@ fn args_after(after: &str) -> Option<Map<String, Value>> {
 /// Collected `(label, value)` pairs of one candidate case, in document order.
 #[derive(Debug, Default, Clone)]
 pub struct Fields {
-    pub items: Vec<(String, Value)>,
+    /// `(label, value, role)`; the role is computed once, at push.
+    pub items: Vec<(String, Value, Role)>,
     /// Where the fields came from, for the exact claim's note ("markdown table row").
     pub shape: String,
 }
@@ -650,16 +651,18 @@ impl Fields {
     }
 
     pub fn push(&mut self, label: impl Into<String>, value: impl Into<Value>) {
-        self.items.push((label.into(), value.into()));
+        let label = label.into();
+        let role = role_of(&label);
+        self.items.push((label, value.into(), role));
     }
 
     pub fn has_role(&self, want: &[Role]) -> bool {
-        self.items.iter().any(|(l, _)| want.contains(&role_of(l)))
+        self.items.iter().any(|(_, _, r)| want.contains(r))
     }
 
     /// Whether these fields describe a case (a prompt, or a tool call to make).
     pub fn is_case(&self) -> bool {
-        self.items.iter().any(|(l, v)| match role_of(l) {
+        self.items.iter().any(|(_, v, r)| match *r {
             Role::Prompt | Role::Prompts | Role::Turn(_) => !value_is_blank(v),
             Role::Steps => {
                 let mut d = Draft::default();
@@ -682,8 +685,8 @@ impl Fields {
         let mut args: Option<Map<String, Value>> = None;
         let mut args_label = String::new();
         let mut title_rank = 0;
-        for (label, value) in &self.items {
-            let role = role_of(label);
+        for (label, value, role) in &self.items {
+            let role = *role;
             if value_is_blank(value) && role != Role::Tool {
                 continue;
             }

@@ -47,6 +47,13 @@ fn configure(conn: &Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.set_prepared_statement_cache_capacity(64);
+    // Keep each cached statement's plan: otherwise SQLite (3.53, STAT4) expires any
+    // statement whose plan looked at a bound `LIMIT ?` and re-parses it on every call,
+    // which cost every paginated list ~40 µs per request.
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+        true,
+    )?;
     Ok(())
 }
 

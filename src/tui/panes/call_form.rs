@@ -71,6 +71,7 @@ pub struct CallForm {
     error: Option<String>,
 }
 
+#[allow(clippy::large_enum_variant)] // returned once per key, never stored
 pub enum CallOutcome {
     Keep,
     Cancel,

@@ -66,6 +66,7 @@ pub enum Phase {
 }
 
 /// What the controller should do after a key.
+#[allow(clippy::large_enum_variant)] // returned once per key, never stored
 pub enum Outcome {
     Keep,
     Close,

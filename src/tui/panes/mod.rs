@@ -56,10 +56,11 @@ pub enum Effect {
         suite: String,
         suite_name: String,
     },
-    /// The model picker that starts a run of a suite.
+    /// The model picker that starts a run of a suite (with its cases, when read).
     OpenRunPicker {
         suite: String,
         suite_name: String,
+        cases: Option<Vec<crate::spec::case::EvalCase>>,
     },
     /// The case editor.
     EditCase {

@@ -7,6 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::spec::case::{ClaimStatus, EvalCase};
 use crate::spec::run::RunCreate;
 use crate::tui::message::Request;
 use crate::tui::theme::Theme;
@@ -19,8 +20,23 @@ pub struct RunPicker {
     choices: Vec<(Option<String>, String)>,
     cursor: usize,
     custom: LineInput,
+    /// The suite's cases, once known: which can run, which need approval.
+    cases: Option<Selection>,
+    /// Approve the `approximated` imports for this run (else they are left out).
+    approve: bool,
 }
 
+/// The suite's cases sorted for a run.
+struct Selection {
+    total: usize,
+    /// Exact, manual and approximated cases (all that may run).
+    runnable: Vec<String>,
+    approximated: Vec<String>,
+    /// `unsupported` / `unresolved` imports: never run.
+    blocked: usize,
+}
+
+#[allow(clippy::large_enum_variant)] // returned once per key, never stored
 pub enum PickOutcome {
     Keep,
     Cancel,
@@ -41,7 +57,45 @@ impl RunPicker {
             ],
             cursor: 0,
             custom: LineInput::default(),
+            cases: None,
+            approve: true,
         }
+    }
+
+    pub fn set_cases(&mut self, cases: &[EvalCase]) {
+        let status = |c: &EvalCase| c.import.as_ref().map(|i| i.status);
+        self.cases = Some(Selection {
+            total: cases.len(),
+            runnable: cases
+                .iter()
+                .filter(|c| c.is_runnable())
+                .map(|c| c.id.clone())
+                .collect(),
+            approximated: cases
+                .iter()
+                .filter(|c| status(c) == Some(ClaimStatus::Approximated))
+                .map(|c| c.id.clone())
+                .collect(),
+            blocked: cases.iter().filter(|c| !c.is_runnable()).count(),
+        });
+    }
+
+    /// The case selection of the run: everything runnable, the approximated ones approved
+    /// (or left out).
+    fn selection(&self) -> (Option<Vec<String>>, Option<Vec<String>>) {
+        let Some(sel) = &self.cases else {
+            return (None, None);
+        };
+        let ids: Vec<String> = sel
+            .runnable
+            .iter()
+            .filter(|id| self.approve || !sel.approximated.contains(id))
+            .cloned()
+            .collect();
+        let narrowed = ids.len() != sel.total;
+        let approved =
+            (self.approve && !sel.approximated.is_empty()).then(|| sel.approximated.clone());
+        (narrowed.then_some(ids), approved)
     }
 
     fn on_custom(&self) -> bool {
@@ -58,6 +112,7 @@ impl RunPicker {
             KeyCode::Esc => return PickOutcome::Cancel,
             KeyCode::Up => self.cursor = self.cursor.saturating_sub(1),
             KeyCode::Down | KeyCode::Tab => self.cursor = (self.cursor + 1).min(self.choices.len()),
+            KeyCode::Char('a') if !self.on_custom() => self.approve = !self.approve,
             KeyCode::Enter => {
                 let model = if self.on_custom() {
                     let m = self.custom.text().trim();
@@ -68,11 +123,14 @@ impl RunPicker {
                 } else {
                     self.choices[self.cursor].0.clone()
                 };
+                let (case_ids, approved_case_ids) = self.selection();
                 return PickOutcome::Start(Request::CreateRun {
                     project: project.to_string(),
                     body: RunCreate {
                         suite_id: Some(self.suite.clone()),
                         model,
+                        case_ids,
+                        approved_case_ids,
                         ..Default::default()
                     },
                 });
@@ -92,7 +150,7 @@ impl RunPicker {
     }
 
     pub fn render(&self, f: &mut Frame, area: Rect, theme: &Theme) {
-        let r = centered(area, 64, self.choices.len() as u16 + 7);
+        let r = centered(area, 72, self.choices.len() as u16 + 10);
         let inner = frame_box(
             f,
             r,
@@ -118,6 +176,32 @@ impl RunPicker {
         l.extend(self.custom.line(theme.base, theme.selected, sel).spans);
         lines.push(Line::from(l));
         lines.push(Line::raw(""));
+        match &self.cases {
+            None => lines.push(Line::styled("reading the suite's cases…", theme.dim)),
+            Some(sel) => {
+                let n = self.selection().0.map(|v| v.len()).unwrap_or(sel.total);
+                lines.push(Line::from(format!("runs {n} of {} case(s)", sel.total)));
+                if sel.blocked > 0 {
+                    lines.push(Line::styled(
+                        format!("{} unsupported/unresolved import(s) left out", sel.blocked),
+                        theme.warn,
+                    ));
+                }
+                if !sel.approximated.is_empty() {
+                    lines.push(Line::from(vec![
+                        Span::styled("a ", theme.key),
+                        Span::raw(format!(
+                            "approve the {} approximated import(s) for this run: ",
+                            sel.approximated.len()
+                        )),
+                        Span::styled(
+                            if self.approve { "yes" } else { "no (left out)" },
+                            theme.accent,
+                        ),
+                    ]));
+                }
+            }
+        }
         lines.push(Line::from(vec![
             Span::styled("Enter", theme.key),
             Span::styled(" start  ", theme.dim),

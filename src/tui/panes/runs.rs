@@ -39,6 +39,12 @@ pub struct RunsPane {
     iterations: ListView,
     /// The trace shown, by iteration id.
     trace: Option<(String, Value)>,
+    /// The run the user opened (its data may not have arrived yet).
+    want: Option<String>,
+    /// Per case of the opened run, in order of first appearance: (title, passed, finished).
+    by_case: Vec<(String, usize, usize)>,
+    /// Iteration latencies of the opened run, in order.
+    latencies: Vec<f64>,
 }
 
 fn mark(result: Option<&str>, status: &str, theme: &Theme) -> Span<'static> {
@@ -59,11 +65,7 @@ fn pct(r: Option<f64>) -> String {
 
 /// `width` cells of bar for `part` of `whole`.
 pub fn bar(part: usize, whole: usize, width: usize) -> String {
-    let full = if whole == 0 {
-        0
-    } else {
-        (part * width + whole / 2) / whole
-    };
+    let full = (part * width + whole / 2).checked_div(whole).unwrap_or(0);
     format!(
         "{}{}",
         "█".repeat(full),
@@ -73,6 +75,7 @@ pub fn bar(part: usize, whole: usize, width: usize) -> String {
 
 impl RunsPane {
     pub fn set_items(&mut self, items: Vec<EvalRun>) {
+        let keep = self.selected().map(|r| r.id.clone());
         self.list.set_keys(
             items
                 .iter()
@@ -91,6 +94,9 @@ impl RunsPane {
                 .collect(),
         );
         self.items = items;
+        if let Some(id) = keep {
+            self.select_id(&id);
+        }
     }
 
     pub fn select_id(&mut self, id: &str) {
@@ -103,8 +109,9 @@ impl RunsPane {
         self.list.selected().and_then(|i| self.items.get(i))
     }
 
+    /// The run the user opened, whose readings are shown and kept live.
     pub fn opened_id(&self) -> Option<&str> {
-        self.opened.as_ref().map(|(r, _)| r.id.as_str())
+        self.want.as_deref()
     }
 
     /// A fresh reading of a run: updates the list row and, when it is the open one, the detail.
@@ -115,6 +122,10 @@ impl RunsPane {
             self.items.insert(0, run.clone());
             let items = std::mem::take(&mut self.items);
             self.set_items(items);
+            self.select_id(&run.id);
+        }
+        if self.want.as_deref() != Some(run.id.as_str()) {
+            return;
         }
         self.iterations.set_keys(
             iterations
@@ -129,6 +140,23 @@ impl RunsPane {
                 })
                 .collect(),
         );
+        let mut by_case: Vec<(String, usize, usize)> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for it in &iterations {
+            let key = it.title.as_deref().unwrap_or("?");
+            let i = *index.entry(key).or_insert_with(|| {
+                by_case.push((key.to_string(), 0, 0));
+                by_case.len() - 1
+            });
+            if it.result.is_some() {
+                by_case[i].2 += 1;
+            }
+            if it.result.as_deref() == Some("passed") {
+                by_case[i].1 += 1;
+            }
+        }
+        self.by_case = by_case;
+        self.latencies = iterations.iter().filter_map(|i| i.duration_ms).collect();
         self.opened = Some((run, iterations));
     }
 
@@ -138,6 +166,7 @@ impl RunsPane {
             self.opened = None;
             self.trace = None;
         }
+        self.want = Some(id.to_string());
         self.select_id(id);
     }
 
@@ -165,22 +194,7 @@ impl RunsPane {
         let s = run.summary.clone().unwrap_or_default();
         let done = (s.passed + s.failed + s.cancelled) as usize;
         let total = (s.total as usize).max(its.len());
-        // Per case: passed / total, in case order of first appearance.
-        let mut cases: Vec<(String, usize, usize)> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for it in its {
-            let key = it.title.clone().unwrap_or_else(|| "?".into());
-            let i = *index.entry(key.clone()).or_insert_with(|| {
-                cases.push((key, 0, 0));
-                cases.len() - 1
-            });
-            if it.result.is_some() {
-                cases[i].2 += 1;
-            }
-            if it.result.as_deref() == Some("passed") {
-                cases[i].1 += 1;
-            }
-        }
+        let cases = &self.by_case;
         let block_h = (cases.len() as u16 + 2).clamp(4, (area.height / 3).max(4));
         let [head, gauge_area, mid, bottom] = Layout::vertical([
             Constraint::Length(2),
@@ -257,8 +271,7 @@ impl RunsPane {
             bars_area,
         );
         let sw = spark_area.width.saturating_sub(14) as usize;
-        let lat: Vec<f64> = its.iter().filter_map(|i| i.duration_ms).collect();
-        let lat = &lat[lat.len().saturating_sub(sw)..];
+        let lat = &self.latencies[self.latencies.len().saturating_sub(sw)..];
         let max = lat.iter().cloned().fold(0.0_f64, f64::max).max(1.0);
         let norm: Vec<f64> = lat.iter().map(|d| d / max).collect();
         let trend = self.trends.get(&run.suite_id).cloned().unwrap_or_default();
@@ -295,7 +308,6 @@ impl RunsPane {
                 .render(f, bottom, Line::from(title), lines, focused, theme);
             return;
         }
-        let its = its.clone();
         let w = bottom.width.saturating_sub(4) as usize;
         let empty = if run.is_terminal() {
             "no iterations".to_string()
@@ -380,7 +392,7 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             "tool" => {
                 let err = m["isError"].as_bool() == Some(true);
                 lines.push(Line::from(vec![
-                    Span::styled(" tool ←  ", if err { theme.error } else { theme.key }),
+                    Span::styled(" tool ←    ", if err { theme.error } else { theme.key }),
                     Span::styled(
                         format!("{} ", m["name"].as_str().unwrap_or("")),
                         theme.accent,
@@ -394,7 +406,7 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             _ => {
                 if !content.is_empty() {
                     lines.push(Line::from(vec![
-                        Span::styled(format!(" {role:<8}"), theme.key),
+                        Span::styled(format!(" {role:<10}"), theme.key),
                         Span::raw(short(&Value::String(content.into()), 200)),
                     ]));
                 }
@@ -406,7 +418,7 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
                         .to_string();
                     let args = c.get("arguments").cloned().unwrap_or(Value::Null);
                     lines.push(Line::from(vec![
-                        Span::styled(" tool →  ", theme.key),
+                        Span::styled(" tool →    ", theme.key),
                         Span::styled(format!("{name} "), theme.accent),
                         Span::raw(short(&args, 160)),
                     ]));
@@ -445,7 +457,14 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             }
         }
     }
-    let asserts = t["assertions"].as_array().cloned().unwrap_or_default();
+    // The case's own assertions first, then the standard checks; failures first in each.
+    let mut asserts = t["assertions"].as_array().cloned().unwrap_or_default();
+    asserts.sort_by_key(|a| {
+        (
+            a["source"].as_str().unwrap_or("").starts_with("standard:"),
+            a["status"].as_str() == Some("passed"),
+        )
+    });
     lines.push(Line::raw(""));
     lines.push(heading(&format!("Assertions ({})", asserts.len()), theme));
     for a in &asserts {
@@ -453,7 +472,8 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
         let (sym, style) = match status {
             "passed" => ("✓", theme.ok),
             "warned" => ("⚠", theme.warn),
-            _ => ("✗", theme.error),
+            "failed" | "error" => ("✗", theme.error),
+            _ => ("○", theme.dim),
         };
         lines.push(Line::from(vec![
             Span::styled(format!(" {sym} "), style),
@@ -476,7 +496,7 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             ),
             Span::raw(a["message"].as_str().unwrap_or("").to_string()),
         ]));
-        let failed = status != "passed";
+        let failed = matches!(status, "failed" | "error");
         lines.push(Line::from(vec![
             Span::styled("     expected ", theme.dim),
             Span::styled(short(&a["expected"], 160), theme.ok),

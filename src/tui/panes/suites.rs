@@ -34,6 +34,8 @@ pub struct SuitesPane {
     list: ListView,
     /// The cases of the selected suite.
     sub: ListView,
+    /// The suite whose cases `sub` holds.
+    sub_for: Option<String>,
     detail: DetailView,
 }
 
@@ -123,11 +125,13 @@ impl SuitesPane {
         self.selected_cases()?.get(self.sub.selected()?)
     }
 
+    /// Re-keys the cases list (after new cases, or another suite selected).
     fn sync_sub(&mut self) {
         let keys = self
             .selected_cases()
             .map(|cs| cs.iter().map(|c| c.title.clone()).collect())
             .unwrap_or_default();
+        self.sub_for = self.selected().map(|s| s.id.clone());
         self.sub.set_keys(keys);
     }
 
@@ -147,7 +151,14 @@ impl SuitesPane {
         } else {
             "no cases — press i to import a test plan".into()
         };
-        let cases = self.selected_cases().cloned().unwrap_or_default();
+        // Borrow the cases in place (fields apart from `sub`): no copy per frame.
+        let empty_cases = Vec::new();
+        let cases = self
+            .list
+            .selected()
+            .and_then(|i| self.items.get(i))
+            .and_then(|s| self.cases.get(&s.id))
+            .unwrap_or(&empty_cases);
         let width = top.width.saturating_sub(4) as usize;
         self.sub.render(
             f,
@@ -241,7 +252,14 @@ impl Pane for SuitesPane {
         let (suite, suite_name) = (s.id.clone(), name(s).to_string());
         match action {
             Action::Import => cx.effects.push(Effect::OpenImport { suite, suite_name }),
-            Action::StartRun => cx.effects.push(Effect::OpenRunPicker { suite, suite_name }),
+            Action::StartRun => {
+                let cases = self.cases.get(&suite).cloned();
+                cx.effects.push(Effect::OpenRunPicker {
+                    suite,
+                    suite_name,
+                    cases,
+                })
+            }
             Action::Edit => match (self.view, self.selected_case()) {
                 (View::Cases, Some(c)) => cx.effects.push(Effect::EditCase {
                     suite,
@@ -302,7 +320,9 @@ impl Pane for SuitesPane {
         };
         if self.view == View::Cases {
             let n = name(s).to_string();
-            self.sync_sub();
+            if self.sub_for.as_deref() != Some(s.id.as_str()) {
+                self.sync_sub();
+            }
             self.render_cases(f, detail_area, rcx, &n);
             return;
         }

@@ -107,7 +107,9 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
                 indent: 0,
                 text: "",
             }
-        } else if let Some(c) = HEADING.captures(raw) {
+        } else if trimmed.starts_with('#')
+            && let Some(c) = HEADING.captures(raw)
+        {
             let level = c[1].len() as u8;
             Ln {
                 no,
@@ -115,7 +117,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
                 indent: 0,
                 text: c.get(2).unwrap().as_str(),
             }
-        } else if TABLE_SEP.is_match(raw) && raw.contains('-') && raw.contains('|') {
+        } else if raw.contains('|') && raw.contains('-') && TABLE_SEP.is_match(raw) {
             Ln {
                 no,
                 kind: Kind::TableSep,
@@ -129,7 +131,9 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
                 indent,
                 text: raw.trim(),
             }
-        } else if let Some(c) = ITEM.captures(raw) {
+        } else if trimmed.starts_with(['-', '*', '+', '•', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+            && let Some(c) = ITEM.captures(raw)
+        {
             Ln {
                 no,
                 kind: Kind::Item,
@@ -227,6 +231,11 @@ fn key_and_title(text: &str) -> (Option<String>, String) {
 
 /// A field line: `(label, role, inline value)`.
 fn field_of(text: &str) -> Option<(String, Role, String)> {
+    // Only a short label before a colon can be a field.
+    let head: String = text.chars().take(48).collect();
+    if !head.contains([':', '：']) {
+        return None;
+    }
     let c = FIELD.captures(text)?;
     let label = c[1].trim().to_string();
     if label.split_whitespace().count() > 6 {
