@@ -46,6 +46,8 @@ use crate::spec::catalog::Me;
 use crate::spec::{Code, Error};
 
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/// How often the runs list is read again while it is on screen.
+const RUNS_EVERY: Duration = Duration::from_secs(3);
 /// How long a footer notice stays.
 const NOTICE_FOR: Duration = Duration::from_secs(4);
 
@@ -67,11 +69,23 @@ enum Overlay {
     Confirm(Confirm),
     Import(Box<ImportScreen>),
     RunPicker(RunPicker),
-    CaseEditor {
-        suite: String,
-        case: String,
+    Editor {
+        target: EditTarget,
         editor: Box<JsonEditor>,
     },
+    /// Asks for a file path (an `mcp.json` to import).
+    Path {
+        input: super::widgets::input::LineInput,
+        error: Option<String>,
+    },
+}
+
+/// What an editor's document is saved as.
+enum EditTarget {
+    Case { suite: String, case: String },
+    NewEnvironment,
+    Environment { id: String },
+    Server { id: String },
 }
 
 pub struct App {
@@ -105,6 +119,10 @@ pub struct App {
     main_area: Rect,
     /// The project to make active once the projects are known (a review link's).
     prefer_project: Option<String>,
+    /// When the runs list was last read, to keep it live while it is on screen.
+    runs_read: Option<Instant>,
+    /// An import closed before it was submitted: its text comes back with the next `i`.
+    kept_import: Option<Box<ImportScreen>>,
 }
 
 impl App {
@@ -154,6 +172,8 @@ impl App {
             nav_area: Rect::default(),
             main_area: Rect::default(),
             prefer_project: None,
+            runs_read: None,
+            kept_import: None,
         };
         app.dispatch(Request::Me);
         app.dispatch(Request::Projects);
@@ -210,7 +230,11 @@ impl App {
     /// Whether something on screen moves by itself (spinner, countdown, notice), so the
     /// loop should tick.
     pub fn animating(&self) -> bool {
-        self.in_flight > 0 || self.notice.is_some() || self.errors.iter().any(|e| e.retry.is_some())
+        self.in_flight > 0
+            || self.notice.is_some()
+            || self.errors.iter().any(|e| e.retry.is_some())
+            // The runs list stays live while it is on screen (runs started anywhere).
+            || self.section() == Section::Runs
     }
 
     // --- the reply queue ----------------------------------------------------------------
@@ -359,8 +383,42 @@ impl App {
                 }
                 self.suites.set_cases(suite, items);
             }
+            Reply::EnvironmentSaved(e) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!(
+                    "saved environment {} (revision {})",
+                    e.name, e.revision
+                ));
+                let id = e.id.clone();
+                self.environments.select_id(&id);
+                self.reload(Section::Environments);
+            }
+            Reply::ServerSaved(srv) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!(
+                    "saved server {} (revision {})",
+                    srv.name, srv.revision
+                ));
+                self.servers.upsert(srv);
+            }
+            Reply::ServersImported { created, failed } => {
+                let mut msg = format!("imported {} server(s)", created.len());
+                if !failed.is_empty() {
+                    let names: Vec<String> = failed
+                        .iter()
+                        .map(|(n, why)| format!("{n} ({why})"))
+                        .collect();
+                    msg.push_str(&format!("; refused: {}", names.join(", ")));
+                }
+                self.notify(msg);
+                self.reload(Section::Servers);
+            }
             Reply::CaseUpdated(c) => {
-                if matches!(self.overlay, Some(Overlay::CaseEditor { .. })) {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
                     self.overlay = None;
                 }
                 self.notify(format!("saved case {}", c.title));
@@ -371,7 +429,7 @@ impl App {
                 if let Some(req) = next {
                     self.dispatch(req);
                 } else {
-                    self.reload(Section::Suites);
+                    self.cases_changed();
                     self.dispatch(Request::Me);
                 }
             }
@@ -379,7 +437,7 @@ impl App {
                 if let Some(s) = self.import_screen() {
                     s.on_imported(done);
                 }
-                self.reload(Section::Suites);
+                self.cases_changed();
                 // Authoring spent credits: the status bar shows the new balance.
                 self.dispatch(Request::Me);
             }
@@ -396,7 +454,7 @@ impl App {
                     "created case “{}” from the draft (free)",
                     case.title
                 ));
-                self.reload(Section::Suites);
+                self.cases_changed();
             }
             Reply::Runs(v) => self.runs.set_items(v),
             Reply::Run { run, iterations } => {
@@ -500,10 +558,26 @@ impl App {
                 Request::ImportCases { .. } | Request::PollJob { .. } | Request::CommitJob { .. },
                 Some(Overlay::Import(s)),
             ) => s.on_failed(&e),
-            (Request::UpdateCase { .. }, Some(Overlay::CaseEditor { editor, .. }))
-                if e.code != Code::RateLimited =>
-            {
+            (
+                Request::UpdateCase { .. }
+                | Request::UpdateServer { .. }
+                | Request::CreateEnvironment { .. }
+                | Request::UpdateEnvironment { .. },
+                Some(Overlay::Editor { editor, .. }),
+            ) if e.code != Code::RateLimited => {
+                let conflict = e.code == Code::Conflict;
                 editor.set_error(&e);
+                if conflict && let Request::UpdateEnvironment { body, .. } = &request {
+                    editor.set_error(&Error::new(
+                        Code::Conflict,
+                        format!(
+                            "someone saved this environment after you opened it (you edited \
+                             revision {}); Esc, then e again to edit the newest revision",
+                            body.expected_revision
+                        ),
+                    ));
+                    self.reload(Section::Environments);
+                }
                 return;
             }
             _ => {}
@@ -548,6 +622,15 @@ impl App {
         });
         for req in due {
             self.dispatch(req);
+        }
+        if self.section() == Section::Runs
+            && !self.pending.contains_key(&Slot::Runs)
+            && self
+                .runs_read
+                .is_none_or(|t| now.duration_since(t) >= RUNS_EVERY)
+        {
+            self.runs_read = Some(now);
+            self.reload(Section::Runs);
         }
     }
 
@@ -602,6 +685,15 @@ impl App {
                 project,
                 id: id.to_string(),
             });
+        }
+    }
+
+    /// After an import or a review wrote cases: the suites' counts and the cases on screen.
+    fn cases_changed(&mut self) {
+        self.reload(Section::Suites);
+        if let (Some(suite), Some(project)) = (self.suites.forget_cases(), self.nav.active.clone())
+        {
+            self.dispatch(Request::Cases { project, suite });
         }
     }
 
@@ -733,6 +825,15 @@ impl App {
                 let Some(project) = self.nav.active.clone() else {
                     return;
                 };
+                if self
+                    .kept_import
+                    .as_ref()
+                    .is_some_and(|k| k.suite_id() == Some(suite.as_str()) && k.project == project)
+                    && let Some(kept) = self.kept_import.take()
+                {
+                    self.overlay = Some(Overlay::Import(kept));
+                    return;
+                }
                 let mut targets: Vec<Target> = self
                     .servers
                     .items
@@ -780,10 +881,54 @@ impl App {
                     &edit_value(&case),
                     validate_update,
                 );
-                self.overlay = Some(Overlay::CaseEditor {
-                    suite,
-                    case: case.id.clone(),
+                self.overlay = Some(Overlay::Editor {
+                    target: EditTarget::Case {
+                        suite,
+                        case: case.id.clone(),
+                    },
                     editor: Box::new(editor),
+                });
+            }
+            Effect::EditEnvironment(env) => {
+                use super::panes::environments as envs;
+                let (target, editor) = match env {
+                    None => (
+                        EditTarget::NewEnvironment,
+                        JsonEditor::new(
+                            "New environment",
+                            &envs::create_template(self.hosts.items.first().map(|h| h.id.as_str())),
+                            envs::validate_create,
+                        ),
+                    ),
+                    Some(e) => (
+                        EditTarget::Environment { id: e.id.clone() },
+                        JsonEditor::new(
+                            format!("Edit environment “{}” (revision {})", e.name, e.revision),
+                            &envs::edit_value(&e),
+                            envs::validate_patch,
+                        ),
+                    ),
+                };
+                self.overlay = Some(Overlay::Editor {
+                    target,
+                    editor: Box::new(editor),
+                });
+            }
+            Effect::EditServer(srv) => {
+                use super::panes::servers as srvs;
+                self.overlay = Some(Overlay::Editor {
+                    target: EditTarget::Server { id: srv.id.clone() },
+                    editor: Box::new(JsonEditor::new(
+                        format!("Edit server “{}”", srv.name),
+                        &srvs::edit_value(&srv),
+                        srvs::validate_patch,
+                    )),
+                });
+            }
+            Effect::OpenMcpImport => {
+                self.overlay = Some(Overlay::Path {
+                    input: Default::default(),
+                    error: None,
                 });
             }
         }
@@ -834,7 +979,10 @@ impl App {
             Some(Overlay::CallForm(f)) => f.paste(text),
             Some(Overlay::Import(s)) => s.paste(text),
             Some(Overlay::RunPicker(p)) => p.paste(text),
-            Some(Overlay::CaseEditor { editor, .. }) => editor.paste(text),
+            Some(Overlay::Editor { editor, .. }) => editor.paste(text),
+            Some(Overlay::Path { input, .. }) => {
+                input.insert_str(text.lines().next().unwrap_or(""))
+            }
             Some(_) => {}
             None => {
                 let one_line = text.lines().next().unwrap_or("");
@@ -921,7 +1069,12 @@ impl App {
             }
             Overlay::Import(mut screen) => match screen.handle_key(key) {
                 ImportOutcome::Keep => self.overlay = Some(Overlay::Import(screen)),
-                ImportOutcome::Close => {}
+                ImportOutcome::Close => {
+                    if screen.phase() == super::panes::import::Phase::Compose && screen.has_text() {
+                        self.notify("the plan is kept: i brings it back".into());
+                        self.kept_import = Some(screen);
+                    }
+                }
                 ImportOutcome::Send(req) => {
                     self.overlay = Some(Overlay::Import(screen));
                     self.dispatch(req);
@@ -938,33 +1091,93 @@ impl App {
                     }
                 }
             }
-            Overlay::CaseEditor {
-                suite,
-                case,
-                mut editor,
-            } => match editor.handle_key(key) {
-                EditOutcome::Keep => {
-                    self.overlay = Some(Overlay::CaseEditor {
-                        suite,
-                        case,
-                        editor,
-                    })
-                }
+            Overlay::Editor { target, mut editor } => match editor.handle_key(key) {
+                EditOutcome::Keep => self.overlay = Some(Overlay::Editor { target, editor }),
                 EditOutcome::Cancel => {}
                 EditOutcome::Save(v) => {
                     if let Some(project) = self.nav.active.clone() {
-                        self.dispatch(Request::UpdateCase {
-                            project,
-                            suite: suite.clone(),
-                            case: case.clone(),
-                            body: parse_update(v),
-                        });
+                        use crate::spec::case::decode;
+                        let req = match &target {
+                            EditTarget::Case { suite, case } => Some(Request::UpdateCase {
+                                project,
+                                suite: suite.clone(),
+                                case: case.clone(),
+                                body: parse_update(v),
+                            }),
+                            EditTarget::NewEnvironment => decode(v)
+                                .ok()
+                                .map(|body| Request::CreateEnvironment { project, body }),
+                            EditTarget::Server { id } => {
+                                decode(v).ok().map(|body| Request::UpdateServer {
+                                    project,
+                                    id: id.clone(),
+                                    body,
+                                })
+                            }
+                            EditTarget::Environment { id } => {
+                                decode(v).ok().map(|body| Request::UpdateEnvironment {
+                                    project,
+                                    id: id.clone(),
+                                    body,
+                                })
+                            }
+                        };
+                        if let Some(req) = req {
+                            self.dispatch(req);
+                        }
                     }
-                    self.overlay = Some(Overlay::CaseEditor {
-                        suite,
-                        case,
-                        editor,
-                    });
+                    self.overlay = Some(Overlay::Editor { target, editor });
+                }
+            },
+            Overlay::Path { mut input, .. } => match key.code {
+                KeyCode::Esc => {}
+                KeyCode::Enter => {
+                    let path = input.text().trim().to_string();
+                    let mapped = std::fs::read_to_string(&path)
+                        .map_err(|e| format!("cannot read {path}: {e}"))
+                        .and_then(|t| crate::spec::mcp_config::map_config(&t));
+                    match (mapped, self.nav.active.clone()) {
+                        (Ok(m), Some(project)) if !m.servers.is_empty() => {
+                            let mut notes: Vec<String> = m
+                                .skipped
+                                .iter()
+                                .map(|u| format!("skipped {}: {}", u.name, u.reason))
+                                .collect();
+                            notes.extend(m.warnings);
+                            for n in &notes {
+                                tracing::info!(note = %n, "mcp.json import");
+                            }
+                            if !notes.is_empty() {
+                                self.notify(notes.join("; "));
+                            }
+                            self.dispatch(Request::ImportServers {
+                                project,
+                                bodies: m.servers,
+                            });
+                        }
+                        (Ok(m), _) => {
+                            let why = m
+                                .skipped
+                                .iter()
+                                .map(|u| format!("{}: {}", u.name, u.reason))
+                                .collect::<Vec<_>>()
+                                .join("; ");
+                            self.overlay = Some(Overlay::Path {
+                                input,
+                                error: Some(format!("no server to import {why}")),
+                            });
+                        }
+                        (Err(e), _) => {
+                            self.overlay = Some(Overlay::Path {
+                                input,
+                                error: Some(e),
+                            })
+                        }
+                    }
+                }
+                _ => {
+                    input.handle_key(key);
+                    self.overlay = Some(Overlay::Path { input, error: None });
                 }
             },
             Overlay::Confirm(c) => match key.code {
@@ -1387,7 +1600,10 @@ impl App {
                 s.render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])
             }
             Some(Overlay::RunPicker(p)) => p.render(f, area, &theme),
-            Some(Overlay::CaseEditor { editor, .. }) => {
+            Some(Overlay::Path { input, error }) => {
+                render_path_prompt(f, area, &theme, input, error.as_deref())
+            }
+            Some(Overlay::Editor { editor, .. }) => {
                 let r = super::widgets::modal::centered(
                     main_area,
                     main_area.width.saturating_sub(4).max(40),
@@ -1459,7 +1675,8 @@ impl App {
         let t = &self.theme;
         let right = match (&self.notice, self.last_latency) {
             (Some((msg, _)), _) => Span::styled(format!("{msg} "), t.accent),
-            (None, Some(d)) => Span::styled(format!("last: {} ms ", d.as_millis()), t.dim),
+            // Fixed width, so the hints beside it do not come and go with the digits.
+            (None, Some(d)) => Span::styled(format!("last: {:>5} ms ", d.as_millis()), t.dim),
             (None, None) => Span::raw(""),
         };
         let room = (area.width as usize).saturating_sub(right.width() + 1);
@@ -1496,6 +1713,45 @@ impl App {
             f.render_widget(Paragraph::new(right), r);
         }
     }
+}
+
+/// The box that asks for an `mcp.json` path.
+fn render_path_prompt(
+    f: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    input: &super::widgets::input::LineInput,
+    error: Option<&str>,
+) {
+    let r = super::widgets::modal::centered(area, 76, 8);
+    let inner = super::widgets::modal::frame_box(
+        f,
+        r,
+        Line::styled(" Import servers from an mcp.json ", theme.title),
+        theme.border_focused,
+    );
+    let mut path = vec![Span::styled("path  ", theme.dim)];
+    path.extend(input.line(theme.base, theme.selected, true).spans);
+    let mut lines = vec![
+        Line::styled(
+            "Claude Desktop / Claude Code / Cursor (mcpServers) or VS Code (servers) files.",
+            theme.dim,
+        ),
+        Line::from(path),
+    ];
+    if let Some(e) = error {
+        lines.push(Line::styled(format!("✗ {e}"), theme.error));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("Enter", theme.key),
+        Span::styled(" import  ", theme.dim),
+        Span::styled("Esc", theme.key),
+        Span::styled(" cancel", theme.dim),
+    ]));
+    f.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
 }
 
 /// Shortens text in the middle (`/home/me/…/evaldeck.sqlite3`), keeping both ends readable.

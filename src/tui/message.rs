@@ -10,7 +10,8 @@ use crate::spec::authoring::{AuthoringDraft, CommitRequest, DraftQuery, DraftSta
 use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{Deleted, EvalSuiteSummary, Me, Project, ProjectQuery};
 use crate::spec::environment::{
-    Environment, EnvironmentQuery, EnvironmentResolution, EnvironmentRestored,
+    Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery, EnvironmentResolution,
+    EnvironmentRestored,
 };
 use crate::spec::host::{Host, HostSummary};
 use crate::spec::import::{EvalCaseImportRequest, EvalCaseImported, ImportResponse};
@@ -19,7 +20,7 @@ use crate::spec::primitives::{
     ResourceReadRequest, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
-use crate::spec::server::{Server, ServerCreate};
+use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use serde_json::Value;
 
 /// One backend operation, with everything needed to send it again (a 429 retry does).
@@ -105,6 +106,25 @@ pub enum Request {
         project: String,
         server: String,
         uri: String,
+    },
+    CreateEnvironment {
+        project: String,
+        body: EnvironmentCreate,
+    },
+    UpdateEnvironment {
+        project: String,
+        id: String,
+        body: EnvironmentPatch,
+    },
+    UpdateServer {
+        project: String,
+        id: String,
+        body: ServerPatch,
+    },
+    /// Saves the servers an `mcp.json` maps to, one by one.
+    ImportServers {
+        project: String,
+        bodies: Vec<ServerCreate>,
     },
     /// A suite's cases.
     Cases {
@@ -230,6 +250,10 @@ impl Request {
             Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. } => {
                 Slot::ServerCall
             }
+            Request::CreateEnvironment { .. } | Request::UpdateEnvironment { .. } => {
+                Slot::EnvironmentWrite
+            }
+            Request::ImportServers { .. } | Request::UpdateServer { .. } => Slot::ServerWrite,
             Request::Cases { .. } => Slot::Cases,
             Request::UpdateCase { .. } => Slot::CaseWrite,
             Request::ImportCases { .. }
@@ -269,6 +293,10 @@ impl Request {
             Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
             Request::Resources { .. } => "list resources".into(),
             Request::ReadResource { uri, .. } => format!("read {uri}"),
+            Request::CreateEnvironment { body, .. } => format!("create environment {}", body.name),
+            Request::UpdateEnvironment { id, .. } => format!("save environment {id}"),
+            Request::UpdateServer { id, .. } => format!("save server {id}"),
+            Request::ImportServers { bodies, .. } => format!("save {} server(s)", bodies.len()),
             Request::Cases { .. } => "list cases".into(),
             Request::UpdateCase { case, .. } => format!("save case {case}"),
             Request::ImportCases { .. } => "import the document".into(),
@@ -330,6 +358,13 @@ pub enum Reply {
         title: String,
         request: Value,
         value: Value,
+    },
+    EnvironmentSaved(Environment),
+    ServerSaved(Server),
+    /// Names saved, and names refused with the reason.
+    ServersImported {
+        created: Vec<String>,
+        failed: Vec<(String, String)>,
     },
     Cases {
         suite: String,
@@ -488,6 +523,26 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
                 request: serde_json::to_value(&body).unwrap_or_default(),
                 value: b.read_resource(project, server, &body).await?,
             }
+        }
+        Request::CreateEnvironment { project, body } => {
+            Reply::EnvironmentSaved(b.create_environment(project, body).await?)
+        }
+        Request::UpdateEnvironment { project, id, body } => {
+            Reply::EnvironmentSaved(b.update_environment(project, id, body).await?)
+        }
+        Request::UpdateServer { project, id, body } => {
+            Reply::ServerSaved(b.update_server(project, id, body).await?)
+        }
+        Request::ImportServers { project, bodies } => {
+            let (mut created, mut failed) = (Vec::new(), Vec::new());
+            for body in bodies {
+                match b.create_server(project, body).await {
+                    Ok(s) => created.push(s.name),
+                    Err(e) if e.code == crate::spec::Code::RateLimited => return Err(e),
+                    Err(e) => failed.push((body.name.clone(), e.message)),
+                }
+            }
+            Reply::ServersImported { created, failed }
         }
         Request::Cases { project, suite } => Reply::Cases {
             suite: suite.clone(),

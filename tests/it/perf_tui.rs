@@ -38,7 +38,7 @@ fn iteration(n: usize) -> EvalIteration {
         "title": format!("case {}", n % 40),
         "iterationNumber": n as i64 + 1,
         "status": "completed",
-        "result": if n % 7 == 0 { "failed" } else { "passed" },
+        "result": if n.is_multiple_of(7) { "failed" } else { "passed" },
         "model": "builtin/baseline",
         "durationMs": (n % 97) as f64 + 3.0,
         "actualToolCalls": [{"toolName": "echo", "arguments": {"message": "hi"}}],

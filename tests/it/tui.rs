@@ -49,8 +49,12 @@ fn snapshot(name: &str, screen: String) {
         (r"[0-9a-f]{8,}", "[hex]"),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", "[time]"),
         (r"embedded: \S+", "embedded: [db]"),
-        (r"\b\d+ ms\b", "[n] ms"),
-        (r"\b\d+\.\d s\b", "[t] s"),
+        // Latencies and their padding (numbers are right-aligned in columns).
+        (r"(latency +)[▁▂▃▄▅▆▇█]+ *", "$1[spark] "),
+        (r" *\b\d+ ms\b *", " [n] ms "),
+        (r" *\b\d+\.\d s\b *", " [t] s "),
+        // …and the padding up to the box's edge after them, which moves with the digits.
+        (r"(?m)^(.*?\[(?:n\] ms|t\] s|spark\]).*?) +│", "$1 │"),
         (&regex::escape(BIN), "[evaldeck]"),
     ];
     let mut screen = screen;
@@ -654,6 +658,11 @@ async fn import_review_flow(b: Arc<dyn Backend>, project: &str) -> Vec<(&'static
     assert!(screen.contains("policy"), "{screen}");
     assert!(screen.contains("‹ block ›"), "{screen}");
     shots.push(("tui_import_compose", screen));
+    // Esc closes the screen but keeps the plan: i brings it back.
+    h.press("Esc");
+    assert!(h.shows("the plan is kept"), "{}", h.screen());
+    h.press("i");
+    assert!(h.shows("(75 lines)"), "{}", h.screen());
     // A non-block policy needs a reason, shown before submitting.
     h.keys(&["Tab", "Down", "Right"]);
     assert!(h.shows("✗ warn needs a reason"), "{}", h.screen());
@@ -861,4 +870,179 @@ async fn remote_backend_import_review_and_trace_flows() {
     assert_eq!(shots.len(), 3);
     let shots = run_trace_flow(remote, &server.project, "api").await;
     assert_eq!(shots.len(), 2);
+}
+
+#[tokio::test]
+async fn environments_are_created_and_edited_with_revision_conflicts_explained() {
+    let (mut h, b, _dir) = app(140, 40).await;
+    let project = demo_project(&b).await;
+    h.press("3");
+    // n: a new environment from a template; an empty name is refused inline.
+    h.press("n");
+    assert!(h.shows("New environment"), "{}", h.screen());
+    assert!(h.shows("✗ /name"), "{}", h.screen());
+    h.keys(&["Down", "End", "Left", "Left"]);
+    h.type_text("staging");
+    assert!(h.shows("✓ valid"), "{}", h.screen());
+    h.press("C-s");
+    h.drain().await;
+    assert!(
+        h.shows("saved environment staging (revision 1)"),
+        "{}",
+        h.screen()
+    );
+    assert!(h.shows("Environments (2)"), "{}", h.screen());
+    // e: edit with the revision read; someone else saves first → the conflict is explained.
+    h.press("e");
+    assert!(
+        h.shows("Edit environment “staging” (revision 1)"),
+        "{}",
+        h.screen()
+    );
+    let env = b
+        .environments(&project, &Default::default())
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|e| e.name == "staging")
+        .unwrap();
+    b.update_environment(
+        &project,
+        &env.id,
+        &EnvironmentPatch {
+            expected_revision: env.revision,
+            description: evaldeck::spec::environment::Patch::Set("edited elsewhere".into()),
+            ..Default::default()
+        },
+    )
+    .await
+    .expect("edited");
+    h.press("C-s");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("someone saved this environment"),
+        "{screen}"
+    );
+    assert!(screen.contains("revision 1"), "{screen}");
+    snapshot("tui_env_conflict", screen);
+    h.press("Esc");
+    h.press("e");
+    assert!(h.shows("(revision 2)"), "{}", h.screen());
+    h.press("C-s");
+    h.drain().await;
+    assert!(
+        h.shows("saved environment staging (revision 3)"),
+        "{}",
+        h.screen()
+    );
+}
+
+#[tokio::test]
+async fn servers_are_imported_from_an_mcp_json() {
+    let (mut h, _b, dir) = app(140, 40).await;
+    let path = dir.path().join("mcp.json");
+    std::fs::write(
+        &path,
+        r#"{"mcpServers": {
+            "docs": {"url": "https://docs.example/mcp"},
+            "files": {"command": "npx", "args": ["-y", "some-files-server"]}
+        }}"#,
+    )
+    .unwrap();
+    h.press("2");
+    h.press("i");
+    assert!(h.shows("Import servers from an mcp.json"), "{}", h.screen());
+    h.type_text("/nope/mcp.json");
+    h.press("Enter");
+    assert!(h.shows("✗ cannot read /nope/mcp.json"), "{}", h.screen());
+    for _ in 0.."/nope/mcp.json".len() {
+        h.press("Backspace");
+    }
+    h.type_text(&path.display().to_string());
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("imported 2 server(s)"), "{screen}");
+    assert!(screen.contains("Servers (3)"), "{screen}");
+    assert!(
+        screen.contains("docs") && screen.contains("files"),
+        "{screen}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_is_edited_with_its_config_validated() {
+    let (mut h, _b, _dir) = app(140, 40).await;
+    h.press("2");
+    h.press("e");
+    let screen = h.screen();
+    assert!(screen.contains("Edit server “demo”"), "{screen}");
+    assert!(screen.contains("\"transport\""), "{screen}");
+    assert!(screen.contains("✓ valid"), "{screen}");
+    // An unknown key is refused by the spec's rules before anything is sent.
+    h.keys(&["Down", "Home"]);
+    h.type_text("\"nmae\": 1, ");
+    assert!(h.shows("✗ /nmae"), "{}", h.screen());
+    for _ in 0.."\"nmae\": 1, ".len() {
+        h.press("Backspace");
+    }
+    assert!(h.shows("✓ valid"), "{}", h.screen());
+    h.keys(&["End", "Left", "Left"]);
+    h.type_text("-renamed");
+    h.press("C-s");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("saved server demo-renamed"), "{screen}");
+    assert!(screen.contains("demo-renamed"), "{screen}");
+}
+
+#[tokio::test]
+async fn the_new_screens_fit_in_80_by_24() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = embedded_with(dir.path(), authoring_config());
+    let project = demo_project(&b).await;
+    seed_plan(&*b, &project).await;
+    seed_eval_suite(&*b, &project).await;
+    let mut h = Harness::new(b.clone(), 80, 24).await;
+    let fits = |h: &mut Harness| {
+        let lines = h.lines();
+        assert_eq!(lines.len(), 24);
+        for l in &lines {
+            assert!(l.chars().count() <= 80, "{l}");
+        }
+    };
+    select_suite(&mut h, "Smoke");
+    h.press("Enter");
+    h.drain().await;
+    fits(&mut h);
+    h.press("e");
+    fits(&mut h);
+    h.press("Esc");
+    h.press("i");
+    h.app
+        .handle_event(crossterm::event::Event::Paste(plan("qa-plan.md")));
+    fits(&mut h);
+    h.press("C-s");
+    h.drain().await;
+    fits(&mut h);
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("Review skipped"), "{}", h.screen());
+    fits(&mut h);
+    h.press("e");
+    fits(&mut h);
+    h.keys(&["Esc", "Esc", "Esc"]);
+    select_suite(&mut h, "Evals");
+    h.press("s");
+    fits(&mut h);
+    h.keys(&["Down", "Enter"]);
+    h.drain().await;
+    fits(&mut h);
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("Trace"), "{}", h.screen());
+    fits(&mut h);
+    snapshot("tui_trace_80x24", h.screen());
 }

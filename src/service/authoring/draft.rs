@@ -125,33 +125,51 @@ pub enum Role {
 /// Normalises a label: camelCase split, `_-./` as spaces, lowercase, `(s)` and
 /// promptfoo's `__` prefix dropped, markup stripped.
 pub fn normalize_label(label: &str) -> String {
-    let mut out = String::with_capacity(label.len() + 4);
-    let mut prev_lower = false;
     // `Expected tool(s)` keeps its plural; other parentheticals (`Expected result (text)`)
     // are comments on the label, not part of it.
-    let label = label.replace("(s)", "s");
-    let mut bare = String::with_capacity(label.len());
-    let mut depth = 0;
-    for ch in label.chars() {
-        match ch {
-            '(' => depth += 1,
-            ')' if depth > 0 => depth -= 1,
-            c if depth == 0 => bare.push(c),
-            _ => {}
+    let owned;
+    let label = if label.contains('(') {
+        let l = label.replace("(s)", "s");
+        let mut bare = String::with_capacity(l.len());
+        let mut depth = 0;
+        for ch in l.chars() {
+            match ch {
+                '(' => depth += 1,
+                ')' if depth > 0 => depth -= 1,
+                c if depth == 0 => bare.push(c),
+                _ => {}
+            }
         }
-    }
-    for ch in bare.trim().trim_start_matches('_').chars() {
+        owned = bare;
+        owned.as_str()
+    } else {
+        label
+    };
+    let mut out = String::with_capacity(label.len() + 4);
+    let mut prev_lower = false;
+    let mut pending_space = false;
+    for ch in label.trim().trim_start_matches('_').chars() {
         if ch.is_uppercase() && prev_lower {
-            out.push(' ');
+            pending_space = true;
         }
         prev_lower = ch.is_lowercase() || ch.is_ascii_digit();
         match ch {
-            '_' | '-' | '.' | '/' | '\u{a0}' => out.push(' '),
+            '_' | '-' | '.' | '/' | '\u{a0}' | ' ' | '\t' => pending_space = true,
             '*' | '`' | '(' | ')' | '[' | ']' | '?' | ':' => {}
-            c => out.extend(c.to_lowercase()),
+            c => {
+                if pending_space && !out.is_empty() {
+                    out.push(' ');
+                }
+                pending_space = false;
+                if c.is_ascii() {
+                    out.push(c.to_ascii_lowercase());
+                } else {
+                    out.extend(c.to_lowercase());
+                }
+            }
         }
     }
-    out.split_whitespace().collect::<Vec<_>>().join(" ")
+    out
 }
 
 /// Maps a label to its role.

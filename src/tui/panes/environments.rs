@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{
-    Command, Cx, DetailView, Pane, PaneFocus, RenderCx, empty_text, field, heading, pad,
+    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, empty_text, field, heading, pad,
     pane_block, split, time,
 };
 use crate::spec::environment::{Environment, EnvironmentResolution};
@@ -26,6 +26,8 @@ pub struct EnvironmentsPane {
     resolution: Option<EnvironmentResolution>,
     list: ListView,
     detail: DetailView,
+    /// An item to select once a reload brings it (after a save).
+    select_next: Option<String>,
 }
 
 impl EnvironmentsPane {
@@ -40,6 +42,9 @@ impl EnvironmentsPane {
                 .collect(),
         );
         self.items = items;
+        if let Some(id) = self.select_next.take() {
+            self.select_id(&id);
+        }
     }
 
     pub fn set_resolution(&mut self, r: EnvironmentResolution) {
@@ -56,9 +61,11 @@ impl EnvironmentsPane {
         self.items.iter().filter(|e| !e.archived).count()
     }
 
+    /// Selects an environment; one not listed yet is selected when a reload brings it.
     pub fn select_id(&mut self, id: &str) {
-        if let Some(i) = self.items.iter().position(|e| e.id == id) {
-            self.list.select(i);
+        match self.items.iter().position(|e| e.id == id) {
+            Some(i) => self.list.select(i),
+            None => self.select_next = Some(id.to_string()),
         }
     }
 
@@ -87,6 +94,8 @@ impl Pane for EnvironmentsPane {
     fn commands(&self) -> Vec<Command> {
         vec![
             Command::new(Action::Open, "resolve"),
+            Command::new(Action::New, "new environment"),
+            Command::new(Action::Edit, "edit"),
             Command::new(
                 Action::ToggleArchived,
                 if self.include_archived {
@@ -126,6 +135,17 @@ impl Pane for EnvironmentsPane {
             return false;
         };
         match action {
+            Action::New => {
+                cx.effects.push(Effect::EditEnvironment(None));
+                true
+            }
+            Action::Edit => {
+                if let Some(e) = self.selected() {
+                    cx.effects
+                        .push(Effect::EditEnvironment(Some(Box::new(e.clone()))));
+                }
+                true
+            }
             Action::ToggleArchived => {
                 self.include_archived = !self.include_archived;
                 cx.fetch(self.list_request(&project));
@@ -279,5 +299,56 @@ impl Pane for EnvironmentsPane {
             rcx.focus == PaneFocus::Detail,
             theme,
         );
+    }
+}
+
+// --- create and edit ------------------------------------------------------------------------
+
+/// The create body a new environment starts from.
+pub fn create_template(host_id: Option<&str>) -> serde_json::Value {
+    serde_json::json!({
+        "name": "",
+        "description": "",
+        "hostId": host_id.unwrap_or(""),
+    })
+}
+
+/// The edit body for an environment: its revision (the write is refused if someone saved a
+/// newer one) and its editable fields as they are now.
+pub fn edit_value(e: &Environment) -> serde_json::Value {
+    let full = serde_json::to_value(e).unwrap_or_default();
+    let mut out = serde_json::Map::new();
+    out.insert("expectedRevision".into(), e.revision.into());
+    for k in [
+        "name",
+        "description",
+        "hostId",
+        "serverAttachmentId",
+        "modelId",
+        "skillSelection",
+        "pluginVersionIds",
+    ] {
+        if let Some(v) = full.get(k).filter(|v| !v.is_null()) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    serde_json::Value::Object(out)
+}
+
+fn lines_of(e: &crate::spec::Error) -> Vec<String> {
+    crate::tui::widgets::json_edit::error_lines(e)
+}
+
+pub fn validate_create(v: &serde_json::Value) -> Vec<String> {
+    match crate::spec::case::decode::<crate::spec::environment::EnvironmentCreate>(v.clone()) {
+        Ok(b) => b.validate().err().map(|e| lines_of(&e)).unwrap_or_default(),
+        Err(e) => lines_of(&e),
+    }
+}
+
+pub fn validate_patch(v: &serde_json::Value) -> Vec<String> {
+    match crate::spec::case::decode::<crate::spec::environment::EnvironmentPatch>(v.clone()) {
+        Ok(b) => b.validate().err().map(|e| lines_of(&e)).unwrap_or_default(),
+        Err(e) => lines_of(&e),
     }
 }

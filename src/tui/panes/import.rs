@@ -167,6 +167,15 @@ impl ImportScreen {
         self.phase
     }
 
+    /// Whether the document has any text (closing keeps it for the next `i`).
+    pub fn has_text(&self) -> bool {
+        self.ta.lines().iter().any(|l| !l.trim().is_empty())
+    }
+
+    pub fn suite_id(&self) -> Option<&str> {
+        self.suite.as_ref().map(|s| s.0.as_str())
+    }
+
     pub fn drafts_request(&self) -> Option<Request> {
         Some(Request::Drafts {
             project: self.project.clone(),

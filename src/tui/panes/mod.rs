@@ -62,6 +62,12 @@ pub enum Effect {
         suite_name: String,
         cases: Option<Vec<crate::spec::case::EvalCase>>,
     },
+    /// The environment editor: a new one, or this one.
+    EditEnvironment(Option<Box<crate::spec::environment::Environment>>),
+    /// The server editor.
+    EditServer(Box<crate::spec::server::Server>),
+    /// Ask for the path of an `mcp.json` and save the servers it names.
+    OpenMcpImport,
     /// The case editor.
     EditCase {
         suite: String,

@@ -486,7 +486,7 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
                     "{} · {}{} ",
                     a["source"].as_str().unwrap_or(""),
                     a["role"].as_str().unwrap_or(""),
-                    if a["gating"].as_bool() == Some(true) {
+                    if a["gating"].as_bool() == Some(true) && a["role"] != "gating" {
                         " · gating"
                     } else {
                         ""

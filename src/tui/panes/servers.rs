@@ -723,6 +723,8 @@ impl Pane for ServersPane {
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
             Command::new(Action::New, "add server"),
+            Command::new(Action::Edit, "edit"),
+            Command::new(Action::Import, "import an mcp.json"),
             Command::new(Action::Delete, "delete"),
             Command::new(Action::Refresh, "refresh"),
         ]
@@ -783,6 +785,16 @@ impl Pane for ServersPane {
         let view = match action {
             Action::New => {
                 cx.effects.push(Effect::OpenServerForm);
+                return true;
+            }
+            Action::Import => {
+                cx.effects.push(Effect::OpenMcpImport);
+                return true;
+            }
+            Action::Edit => {
+                if let Some(srv) = self.selected() {
+                    cx.effects.push(Effect::EditServer(Box::new(srv.clone())));
+                }
                 return true;
             }
             Action::Delete => {
@@ -953,5 +965,39 @@ impl Pane for ServersPane {
         };
         self.detail
             .render(f, detail_area, Line::from(title), lines, focused, theme);
+    }
+}
+
+/// The edit body for a server: its name, whether it is enabled, and its saved config.
+pub fn edit_value(s: &Server) -> serde_json::Value {
+    let mut v = serde_json::json!({"name": s.name, "enabled": s.enabled});
+    if let Some(c) = &s.config
+        && let (Some(obj), Ok(serde_json::Value::Object(cfg))) =
+            (v.as_object_mut(), serde_json::to_value(c))
+    {
+        for (k, x) in cfg {
+            obj.insert(k, x);
+        }
+    }
+    v
+}
+
+/// The edit body parsed and checked: the patch applied to its own config must be valid.
+pub fn validate_patch(v: &serde_json::Value) -> Vec<String> {
+    use crate::spec::server::{ServerConfig, ServerPatch, Transport};
+    let lines = crate::tui::widgets::json_edit::error_lines;
+    let patch: ServerPatch = match crate::spec::case::decode(v.clone()) {
+        Ok(p) => p,
+        Err(e) => return lines(&e),
+    };
+    let transport = patch.transport.clone().unwrap_or(Transport::Http {
+        url: "https://unchanged.invalid/mcp".into(),
+        headers: Default::default(),
+    });
+    let mut config = ServerConfig::new(transport);
+    let (mut name, mut enabled) = (String::from("unchanged"), true);
+    match patch.apply(&mut name, &mut enabled, &mut config) {
+        Ok(()) => Vec::new(),
+        Err(e) => lines(&e),
     }
 }

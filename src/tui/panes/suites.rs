@@ -98,6 +98,16 @@ impl SuitesPane {
             .map(|s| name(s).to_string())
     }
 
+    /// Drops the cases read so far (after an import wrote new ones); returns the selected
+    /// suite's id when its cases are on screen and should be read again.
+    pub fn forget_cases(&mut self) -> Option<String> {
+        self.cases.clear();
+        self.sub_for = None;
+        (self.view == View::Cases)
+            .then(|| self.selected().map(|s| s.id.clone()))
+            .flatten()
+    }
+
     pub fn view(&self) -> View {
         self.view
     }
@@ -318,7 +328,8 @@ impl Pane for SuitesPane {
                 .render(f, detail_area, Line::from("Suite"), vec![], false, theme);
             return;
         };
-        if self.view == View::Cases {
+        // The cases view, once this suite's cases are read (or while they are being read).
+        if self.view == View::Cases && (self.cases.contains_key(&s.id) || (rcx.busy)(Slot::Cases)) {
             let n = name(s).to_string();
             if self.sub_for.as_deref() != Some(s.id.as_str()) {
                 self.sync_sub();

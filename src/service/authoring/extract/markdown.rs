@@ -35,20 +35,10 @@ struct Ln<'a> {
     text: &'a str,
 }
 
-static ITEM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^([ \t]*)(?:[-*+•]|\d{1,3}[.)])[ \t]+(.*)$").unwrap());
 static HEADING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[ ]{0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$").unwrap());
 static TABLE_SEP: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$").unwrap());
-static FIELD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^[*_]{0,2}([A-Za-z][A-Za-z0-9 _/()#'.-]{0,40}?)[*_]{0,2}\s*[:：]\s*[*_]{0,2}(?:\s+|$)(.*)$").unwrap()
-});
-static KEYED_TITLE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"^\[?((?:[A-Z][A-Za-z]{0,11}[-_ ]?#?\d+[A-Za-z0-9.-]*)|(?:[A-Z]{1,8}-[A-Za-z0-9]+(?:-\d+)?))\]?\s*(?:[:.)\-–—|]\s*)?(.*)$").unwrap()
-});
-static NUMBERED_TITLE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\d+(?:\.\d+)*[.)]?\s+(.+)$").unwrap());
 
 fn indent_of(s: &str) -> usize {
     s.chars()
@@ -131,14 +121,12 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
                 indent,
                 text: raw.trim(),
             }
-        } else if trimmed.starts_with(['-', '*', '+', '•', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
-            && let Some(c) = ITEM.captures(raw)
-        {
+        } else if let Some(text) = item_text(trimmed) {
             Ln {
                 no,
                 kind: Kind::Item,
-                indent: indent_of(&c[1]),
-                text: c.get(2).unwrap().as_str().trim_end(),
+                indent,
+                text,
             }
         } else {
             Ln {
@@ -216,37 +204,98 @@ fn clean_title(s: &str) -> String {
 /// `(key, title)` out of a heading or item text such as `TC-004: Refuse to delete`.
 fn key_and_title(text: &str) -> (Option<String>, String) {
     let t = clean_title(text);
-    if let Some(c) = KEYED_TITLE.captures(&t) {
-        let rest = c.get(2).map(|m| m.as_str().trim()).unwrap_or_default();
-        let key = c[1].trim().to_string();
-        if !rest.is_empty() && key.chars().any(|c| c.is_ascii_digit()) {
-            return (Some(key), clean_title(rest));
+    let body = t.trim_start_matches('[');
+    let tok_len = body
+        .find(|c: char| !(c.is_alphanumeric() || matches!(c, '-' | '_' | '#')))
+        .unwrap_or(body.len());
+    let mut tok = &body[..tok_len];
+    let mut rest = &body[tok_len..];
+    // `Case 3 — …`, `Test #4: …`: a word and a number make the key.
+    if tok.chars().all(char::is_alphabetic) && tok.len() <= 12 {
+        let r = rest.trim_start_matches(' ').trim_start_matches('#');
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        if n > 0 && r.len() < rest.len() {
+            let end = tok_len + (rest.len() - r.len()) + n;
+            tok = &body[..end];
+            rest = &body[end..];
         }
     }
-    if let Some(c) = NUMBERED_TITLE.captures(&t) {
-        return (None, clean_title(&c[1]));
+    let keyed = tok.starts_with(|c: char| c.is_ascii_uppercase())
+        && tok.chars().any(|c| c.is_ascii_digit())
+        && tok.chars().count() <= 24;
+    if keyed {
+        let r = rest
+            .trim_start_matches(']')
+            .trim_start()
+            .trim_start_matches([':', '.', ')', '-', '–', '—', '|'])
+            .trim();
+        if !r.is_empty() {
+            return (Some(tok.to_string()), clean_title(r));
+        }
+    }
+    // `3. Add two numbers`, `1.2) …`: a numbered title without a key.
+    let n = t
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b'.')
+        .count();
+    if n > 0 && t[..n].starts_with(|c: char| c.is_ascii_digit()) {
+        let r = t[n..].trim_start_matches(')');
+        if r.starts_with(' ') && !r.trim().is_empty() {
+            return (None, clean_title(r.trim()));
+        }
     }
     (None, t)
 }
 
-/// A field line: `(label, role, inline value)`.
+/// The text of a list item (`-`, `*`, `+`, `•` or `1.`/`1)` and whitespace), else `None`.
+/// Hand-written rather than a regex: it runs on every line of the document.
+fn item_text(trimmed: &str) -> Option<&str> {
+    let rest = match trimmed.strip_prefix(['-', '*', '+', '•']) {
+        Some(r) => r,
+        None => {
+            let digits = trimmed.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 || digits > 3 {
+                return None;
+            }
+            trimmed[digits..].strip_prefix(['.', ')'])?
+        }
+    };
+    if !rest.starts_with([' ', '\t']) {
+        return None;
+    }
+    Some(rest.trim())
+}
+
+/// A field line `Label: value` (the label optionally bold or italic, at most six words
+/// starting with a letter; whitespace or the end after the colon, so URLs and times are
+/// not fields): `(label, role, inline value)`.
 fn field_of(text: &str) -> Option<(String, Role, String)> {
-    // Only a short label before a colon can be a field.
-    let head: String = text.chars().take(48).collect();
-    if !head.contains([':', '：']) {
+    let t = text.trim_start_matches(['*', '_']);
+    let colon = t.find([':', '：'])?;
+    let label = t[..colon]
+        .trim_end()
+        .trim_end_matches(['*', '_'])
+        .trim_end();
+    let ok = label.starts_with(|c: char| c.is_ascii_alphabetic())
+        && label.len() <= 41
+        && label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || " _/()#'.-".contains(c))
+        && label.split_whitespace().count() <= 6;
+    if !ok {
         return None;
     }
-    let c = FIELD.captures(text)?;
-    let label = c[1].trim().to_string();
-    if label.split_whitespace().count() > 6 {
+    let after = &t[colon + t[colon..].chars().next().map_or(1, char::len_utf8)..];
+    let r1 = after.trim_start();
+    let r2 = r1.trim_start_matches(['*', '_']);
+    let spaced = r2.is_empty()
+        || r2.starts_with(char::is_whitespace)
+        || (r1.len() < after.len() && r2.len() == r1.len());
+    if !spaced {
         return None;
     }
-    let value = c
-        .get(2)
-        .map(|m| m.as_str().trim().trim_end_matches("**").trim())
-        .unwrap_or_default()
-        .to_string();
-    Some((label.clone(), role_of(&label), value))
+    let value = r2.trim().trim_end_matches("**").trim().to_string();
+    Some((label.to_string(), role_of(label), value))
 }
 
 struct Section<'a> {
@@ -724,4 +773,8 @@ mod tests {
         let t = "# Thoughts\n\nWe talked about testing the calculator. The assistant said \"hello\" and it should be fine.\nNobody wrote any test cases yet.\n";
         assert!(run(t).is_empty());
     }
+}
+#[cfg(test)]
+pub(crate) fn classify_len(ix: &LineIndex) -> usize {
+    classify(ix).len()
 }

@@ -88,3 +88,63 @@ pub fn extract(text: &str) -> Vec<Draft> {
     }
     drafts
 }
+#[cfg(test)]
+mod prof {
+    fn plan(n: usize, exp: bool, tool: bool) -> String {
+        let mut s = String::from("# P\n\n## Cases\n\n");
+        for i in 0..n {
+            s.push_str(&format!("### TC-{i:04}: Add {i}\n- **Priority:** Medium\n- **Type:** Functional\n- **Prompt:** \"What is {i} + 2? Please use the calculator tool and explain the result briefly.\"\n"));
+            if tool {
+                s.push_str(&format!(
+                    "- **Expected tool:** `get-sum` with `{{\"a\": {i}, \"b\": 2}}`\n"
+                ));
+            }
+            if exp {
+                s.push_str(&format!("- **Expected result:** The reply contains \"{i}\" and says nothing else of note.\n"));
+            }
+            s.push('\n');
+        }
+        s
+    }
+    #[test]
+    #[ignore]
+    fn profile() {
+        for (e, t) in [(true, true), (false, true), (true, false), (false, false)] {
+            let p = plan(300, e, t);
+            let t0 = std::time::Instant::now();
+            for _ in 0..5 {
+                super::extract(&p);
+            }
+            let ix = crate::service::authoring::lines::LineIndex::new(&p);
+            let t1 = std::time::Instant::now();
+            for _ in 0..5 {
+                super::markdown::extract(&ix);
+            }
+            let tc = std::time::Instant::now();
+            for _ in 0..5 {
+                super::markdown::classify_len(&ix);
+            }
+            println!("classify {:?}", tc.elapsed() / 5);
+            let t2 = std::time::Instant::now();
+            for _ in 0..5 {
+                super::sniff(&p);
+            }
+            let t3 = std::time::Instant::now();
+            for _ in 0..5 {
+                super::yaml::looks_like_yaml(&p);
+            }
+            let t4 = std::time::Instant::now();
+            for _ in 0..5 {
+                super::table::sniff_delimiter(&p);
+            }
+            println!(
+                "exp={e} tool={t}: extract {:?} markdown {:?} sniff {:?} yaml {:?} csv {:?}",
+                t0.elapsed() / 5,
+                t1.elapsed() / 5,
+                t2.elapsed() / 5,
+                t3.elapsed() / 5,
+                t4.elapsed() / 5
+            );
+        }
+    }
+}
