@@ -405,7 +405,11 @@ impl App {
                 ));
                 self.servers.upsert(srv);
             }
-            Reply::ServersImported { created, failed } => {
+            Reply::ServersImported {
+                created,
+                failed,
+                notes,
+            } => {
                 let mut msg = format!("imported {} server(s)", created.len());
                 if !failed.is_empty() {
                     let names: Vec<String> = failed
@@ -413,6 +417,9 @@ impl App {
                         .map(|(n, why)| format!("{n} ({why})"))
                         .collect();
                     msg.push_str(&format!("; refused: {}", names.join(", ")));
+                }
+                for n in notes {
+                    msg.push_str(&format!("; {n}"));
                 }
                 self.notify(msg);
                 self.reload(Section::Servers);
@@ -1147,12 +1154,10 @@ impl App {
                             for n in &notes {
                                 tracing::info!(note = %n, "mcp.json import");
                             }
-                            if !notes.is_empty() {
-                                self.notify(notes.join("; "));
-                            }
                             self.dispatch(Request::ImportServers {
                                 project,
                                 bodies: m.servers,
+                                notes,
                             });
                         }
                         (Ok(m), _) => {

@@ -308,6 +308,8 @@ mod tests {
         let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(km.action(&ev), Some(Action::Quit));
         let ev = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(km.action(&ev), Some(Action::Config));
+        let ev = KeyEvent::new(KeyCode::Char('z'), KeyModifiers::NONE);
         assert_eq!(km.action(&ev), None);
         assert_eq!(km.keys_for(Action::Down), "j/↓");
     }

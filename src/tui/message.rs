@@ -125,6 +125,8 @@ pub enum Request {
     ImportServers {
         project: String,
         bodies: Vec<ServerCreate>,
+        /// What the file held that could not be mapped, to report with the result.
+        notes: Vec<String>,
     },
     /// A suite's cases.
     Cases {
@@ -365,6 +367,7 @@ pub enum Reply {
     ServersImported {
         created: Vec<String>,
         failed: Vec<(String, String)>,
+        notes: Vec<String>,
     },
     Cases {
         suite: String,
@@ -533,7 +536,11 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         Request::UpdateServer { project, id, body } => {
             Reply::ServerSaved(b.update_server(project, id, body).await?)
         }
-        Request::ImportServers { project, bodies } => {
+        Request::ImportServers {
+            project,
+            bodies,
+            notes,
+        } => {
             let (mut created, mut failed) = (Vec::new(), Vec::new());
             for body in bodies {
                 match b.create_server(project, body).await {
@@ -542,7 +549,11 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
                     Err(e) => failed.push((body.name.clone(), e.message)),
                 }
             }
-            Reply::ServersImported { created, failed }
+            Reply::ServersImported {
+                created,
+                failed,
+                notes: notes.clone(),
+            }
         }
         Request::Cases { project, suite } => Reply::Cases {
             suite: suite.clone(),

@@ -947,7 +947,8 @@ async fn servers_are_imported_from_an_mcp_json() {
         &path,
         r#"{"mcpServers": {
             "docs": {"url": "https://docs.example/mcp"},
-            "files": {"command": "npx", "args": ["-y", "some-files-server"]}
+            "files": {"command": "npx", "args": ["-y", "some-files-server"]},
+            "weird": {"foo": 1}
         }}"#,
     )
     .unwrap();
@@ -965,6 +966,7 @@ async fn servers_are_imported_from_an_mcp_json() {
     h.drain().await;
     let screen = h.screen();
     assert!(screen.contains("imported 2 server(s)"), "{screen}");
+    assert!(screen.contains("skipped weird"), "{screen}");
     assert!(screen.contains("Servers (3)"), "{screen}");
     assert!(
         screen.contains("docs") && screen.contains("files"),

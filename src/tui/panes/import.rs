@@ -4,7 +4,6 @@
 //! highlighted in the document — edit one with validation inline and commit it (free).
 //! `evaldeck open REVIEW_URL` opens straight onto the review.
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -884,9 +883,6 @@ pub fn parse_review_url(url: &str) -> Option<(String, String, Vec<String>)> {
         .unwrap_or_default();
     Some((project, job, drafts))
 }
-
-/// Drafts keyed by id, for tests and the controller.
-pub type Edits = HashMap<String, serde_json::Value>;
 
 #[cfg(test)]
 mod tests {

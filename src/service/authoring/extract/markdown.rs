@@ -774,7 +774,3 @@ mod tests {
         assert!(run(t).is_empty());
     }
 }
-#[cfg(test)]
-pub(crate) fn classify_len(ix: &LineIndex) -> usize {
-    classify(ix).len()
-}
