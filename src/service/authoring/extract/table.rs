@@ -60,7 +60,7 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
         .delimiter(delimiter)
         .has_headers(false)
         .flexible(true)
-        .from_reader(text[body_start..].as_bytes());
+        .from_reader(&text.as_bytes()[body_start..]);
     let mut records: Vec<(usize, csv::StringRecord)> = Vec::new();
     let mut rec = csv::StringRecord::new();
     loop {
