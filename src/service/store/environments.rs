@@ -348,16 +348,26 @@ impl Store {
         })
     }
 
+    /// The project's plugin of this name, created if it does not exist yet.
     pub fn create_plugin(&self, project_id: &str, name: &str) -> Result<String> {
-        let id = new_id("plg");
         self.write(|tx| {
+            let existing: Option<String> = tx
+                .query_row(
+                    "SELECT id FROM plugins WHERE project_id = ?1 AND name = ?2 ORDER BY created_at LIMIT 1",
+                    params![project_id, name],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(id) = existing {
+                return Ok(id);
+            }
+            let id = new_id("plg");
             tx.execute(
                 "INSERT INTO plugins (id, project_id, name, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![id, project_id, name, now_ms()],
             )?;
-            Ok(())
-        })?;
-        Ok(id)
+            Ok(id)
+        })
     }
 
     pub fn create_plugin_version(
