@@ -412,3 +412,26 @@ impl Store {
         Ok(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_of_one_plugin_name_share_the_plugin() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let local = store.ensure_seeded("evaldeck").unwrap();
+        let project = store.default_project(&local.org_id).unwrap().unwrap();
+        let a = store.create_plugin(&project, "linter").unwrap();
+        let b = store.create_plugin(&project, "linter").unwrap();
+        let c = store.create_plugin(&project, "formatter").unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        let v1 = store.create_plugin_version(&a, "1.0.0", "sha256:1").unwrap();
+        let v2 = store.create_plugin_version(&b, "1.1.0", "sha256:2").unwrap();
+        let (found, missing) = store.plugin_versions(&project, &[v1, v2, "plv_gone".into()]).unwrap();
+        assert!(found.iter().all(|v| v.plugin_id == a));
+        assert_eq!(missing, ["plv_gone"]);
+    }
+}
