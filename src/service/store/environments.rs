@@ -428,9 +428,15 @@ mod tests {
         let c = store.create_plugin(&project, "formatter").unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
-        let v1 = store.create_plugin_version(&a, "1.0.0", "sha256:1").unwrap();
-        let v2 = store.create_plugin_version(&b, "1.1.0", "sha256:2").unwrap();
-        let (found, missing) = store.plugin_versions(&project, &[v1, v2, "plv_gone".into()]).unwrap();
+        let v1 = store
+            .create_plugin_version(&a, "1.0.0", "sha256:1")
+            .unwrap();
+        let v2 = store
+            .create_plugin_version(&b, "1.1.0", "sha256:2")
+            .unwrap();
+        let (found, missing) = store
+            .plugin_versions(&project, &[v1, v2, "plv_gone".into()])
+            .unwrap();
         assert!(found.iter().all(|v| v.plugin_id == a));
         assert_eq!(missing, ["plv_gone"]);
     }
