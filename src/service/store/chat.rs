@@ -1,6 +1,6 @@
 //! Chatboxes (read-only over the API) and chat sessions.
 
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 use serde_json::Value;
 
 use super::{Keyset, Store, from_json, new_id, now_ms, to_json};
@@ -232,18 +232,6 @@ impl Store {
             )?;
             let rows = st.query_map(params![org_id, user_id, org_role], |r| r.get(0))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
-    }
-
-    pub fn chat_session_exists(&self, id: &str) -> Result<bool> {
-        self.read(|c| {
-            Ok(c.query_row(
-                "SELECT 1 FROM chat_sessions WHERE id = ?1",
-                [id],
-                |_| Ok(()),
-            )
-            .optional()?
-            .is_some())
         })
     }
 }

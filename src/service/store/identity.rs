@@ -218,16 +218,6 @@ impl Store {
         })
     }
 
-    pub fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()> {
-        self.write(|tx| {
-            tx.execute(
-                "DELETE FROM members WHERE org_id = ?1 AND user_id = ?2",
-                params![org_id, user_id],
-            )?;
-            Ok(())
-        })
-    }
-
     pub fn org_role(&self, org_id: &str, user_id: &str) -> Result<Option<String>> {
         self.read(|c| {
             Ok(

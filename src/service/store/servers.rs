@@ -170,18 +170,6 @@ impl Store {
         })
     }
 
-    pub fn server_snapshot(&self, id: &str) -> Result<Option<serde_json::Value>> {
-        let s: Option<Option<String>> = self.read(|c| {
-            Ok(
-                c.query_row("SELECT snapshot FROM servers WHERE id = ?1", [id], |r| {
-                    r.get(0)
-                })
-                .optional()?,
-            )
-        })?;
-        s.flatten().map(|s| from_json(&s)).transpose()
-    }
-
     pub fn save_tokens(&self, server_id: &str, t: &StoredTokens) -> Result<()> {
         self.write(|tx| {
             tx.execute(
