@@ -53,9 +53,13 @@ fn snapshot(name: &str, screen: String) {
         (r"(latency +)[▁▂▃▄▅▆▇█]+ *", "$1[spark] "),
         (r" *\b\d+ ms\b *", " [n] ms "),
         (r" *\b\d+\.\d s\b *", " [t] s "),
-        // …and the padding up to the box's edge after them, which moves with the digits.
-        (r"(?m)^(.*?\[(?:n\] ms|t\] s|spark\]).*?) +│", "$1 │"),
+        // The binary's path, which differs between checkouts.
         (&regex::escape(BIN), "[evaldeck]"),
+        // …and the padding up to the box's edge after all these, which moves with them.
+        (
+            r"(?m)^(.*?\[(?:n\] ms|t\] s|spark\]|evaldeck\]).*?) +│",
+            "$1 │",
+        ),
     ];
     let mut screen = screen;
     for (pattern, with) in filters {
