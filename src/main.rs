@@ -56,7 +56,8 @@ struct ServeArgs {
     /// Turn rate limiting off.
     #[arg(long)]
     no_rate_limit: bool,
-    /// Absolute origin used in links this service hands out (e.g. https://evals.example.com).
+    /// Absolute origin used in links and upload URLs this service hands out
+    /// (e.g. https://evals.example.com) [default for upload URLs: http://LISTEN-ADDRESS].
     #[arg(long)]
     public_url: Option<String>,
 }
@@ -129,13 +130,17 @@ async fn workbench(target: &Target, url: Option<&str>) -> i32 {
         return 2;
     }
     match target.backend() {
-        Ok(backend) => match evaldeck::tui::run_opening(backend, url).await {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("evaldeck: {e:#}");
-                1
+        Ok(backend) => {
+            // The embedded core fires scheduled runs while the workbench is open.
+            backend.start_scheduler();
+            match evaldeck::tui::run_opening(backend, url).await {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("evaldeck: {e:#}");
+                    1
+                }
             }
-        },
+        }
         Err(e) => {
             eprintln!("evaldeck: {} ({})", e.message, e.code);
             cli::exit_code(&e.code)
@@ -151,6 +156,24 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
     };
     // Links the service hands out (an import's `reviewUrl`) use the public origin.
     config.authoring.public_url = a.public_url.clone();
+    // Bound first, so upload URLs can default to the address actually listened on.
+    let listener = match tokio::net::TcpListener::bind(a.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("evaldeck serve: cannot listen on {}: {e}", a.listen);
+            return 1;
+        }
+    };
+    let addr = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
+    // Upload URLs (result ingestion) use the public origin, else `http://` + the listen address.
+    config.ingest.public_url = Some(
+        a.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}")),
+    );
     let db = target.db_path();
     let service = match Service::open(&db, config) {
         Ok(s) => s,
@@ -164,23 +187,13 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
             .then(|| RateLimit::per_minute(a.rate_per_minute, a.rate_burst)),
         public_url: a.public_url,
     };
-    let listener = match tokio::net::TcpListener::bind(a.listen).await {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("evaldeck serve: cannot listen on {}: {e}", a.listen);
-            return 1;
-        }
-    };
-    let addr = listener
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_default();
     println!(
         "evaldeck serving http://{addr}/api/v1 (database {})",
         db.display()
     );
     tracing::info!(%addr, "listening");
     let app = api::router(service.clone(), api_config);
+    service.start_scheduler();
     let served = api::serve(listener, app, api::shutdown_signal()).await;
     // Close MCP sessions and reap their child processes before exiting.
     service.shutdown().await;

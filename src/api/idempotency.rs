@@ -7,7 +7,9 @@
 //! kept 24 hours. Failures worth retrying (5xx, 429) are not recorded.
 //!
 //! `cases/import` keeps its own job-level replay (it also honours the body's
-//! `idempotencyKey`), so it is left to the service.
+//! `idempotencyKey`), so it is left to the service. The agent turn
+//! (`POST /projects/{p}/agent`) is not idempotent (the spec says so): a key on it is
+//! ignored, never recorded or replayed.
 
 use axum::body::{Body, Bytes, to_bytes};
 use axum::extract::{Request, State};
@@ -42,6 +44,12 @@ pub fn header_key(headers: &HeaderMap) -> Option<String> {
         .map(|s| s.trim().to_string())
 }
 
+/// `…/projects/{p}/agent`: the one route whose every request runs anew.
+fn is_agent_turn(path: &str) -> bool {
+    let mut segs = path.trim_end_matches('/').rsplit('/');
+    segs.next() == Some("agent") && segs.next().is_some() && segs.next() == Some("projects")
+}
+
 fn replay(status: u16, body: Vec<u8>) -> Response {
     let mut res = Response::new(Body::from(body));
     *res.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
@@ -63,7 +71,8 @@ pub async fn layer(
     let Some(key) = header_key(req.headers()).filter(|_| writes) else {
         return next.run(req).await;
     };
-    if req.uri().path().ends_with("/cases/import") {
+    let path = req.uri().path();
+    if path.ends_with("/cases/import") || is_agent_turn(path) {
         return next.run(req).await;
     }
     if key.is_empty() || key.chars().count() > 256 {

@@ -104,6 +104,7 @@ impl Routes {
             response,
             status: status.as_u16(),
             extension: self.extension,
+            public: false,
         });
         self.router = self.router.route(path, on(filter, handler));
         self
@@ -170,6 +171,18 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
     });
     let routes = routes::table(Routes::new());
     let mut doc = routes.doc;
+    // Upload URLs carry their own authorization: served outside the API-key layer.
+    let upload_response = doc.schema::<crate::spec::ingest::ArtifactIngested>();
+    doc.operations.push(openapi::Operation {
+        method: "post",
+        path: "/eval-ingest/uploads/{token}",
+        summary: "Upload a JUnit XML, Jest JSON or Vitest JSON artifact to a URL minted by artifacts/upload-url (raw file body, no Authorization header; single use)",
+        request: None,
+        response: upload_response,
+        status: 200,
+        extension: false,
+        public: true,
+    });
     let spec = Arc::new(doc.render("/api/v1"));
     let authed = routes
         .router
@@ -188,6 +201,10 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         .route(
             "/openapi.json",
             axum::routing::get(move || async move { axum::Json((*spec).clone()) }),
+        )
+        .route(
+            "/eval-ingest/uploads/{token}",
+            axum::routing::post(routes::upload_artifact).put(routes::upload_artifact),
         )
         .merge(authed)
         .with_state(state);

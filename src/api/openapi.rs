@@ -14,6 +14,8 @@ pub struct Operation {
     pub response: Value,
     pub status: u16,
     pub extension: bool,
+    /// Authorized by something other than the API key (an upload URL's token).
+    pub public: bool,
 }
 
 /// Collects schemas into `components/schemas` as operations are registered.
@@ -55,7 +57,7 @@ impl Doc {
                 "summary": op.summary,
                 "operationId": format!("{}{}", op.method, op.path.replace(['/', '{', '}', '-'], "_")),
                 "parameters": params,
-                "security": [{"bearer": []}],
+                "security": if op.public { json!([]) } else { json!([{"bearer": []}]) },
                 "responses": {
                     op.status.to_string(): {"description": "success", "content": {"application/json": {"schema": op.response}}},
                     "default": {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},

@@ -26,6 +26,7 @@ use crate::spec::primitives::{
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated, RunSource};
+use crate::spec::schedule::{SchedulePatch, SuiteSchedule};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use crate::spec::{Error, Result};
@@ -70,12 +71,20 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<ImportTokensRequest, ImportTokensResult, _, _>("/projects/{project_id}/servers/{server_id}/oauth/import-tokens", "Store OAuth tokens obtained by the caller", StatusCode::OK, import_tokens)
         .post::<SuiteCreate, SuiteCreated, _, _>("/projects/{project_id}/eval-suites", "Create a suite with its test cases; starts nothing, spends nothing", StatusCode::CREATED, create_suite)
         .patch::<SuitePatch, EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Edit suite settings, including environmentIds", update_suite)
+        .patch::<SchedulePatch, SuiteSchedule, _, _>("/projects/{project_id}/eval-suites/{suite_id}/schedule", "Enable or disable scheduled runs; environmentId pins the environment they launch", set_schedule)
         .post::<RunCreate, RunCreated, _, _>("/projects/{project_id}/eval-runs", "Create an eval run (202); see the rules for POST eval-runs", StatusCode::ACCEPTED, create_run)
+        .get::<Page<EvalRun>, _, _>("/projects/{project_id}/eval-runs", "Extension: every run of the project (native, ingested, scheduled), newest first", project_runs)
         .get::<EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}", "Run status, result and summary", run)
         .get::<Page<EvalIteration>, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations", "Per-iteration results, paginated", iterations)
         .get::<Any, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations/{iteration_id}/trace", "Full trace: messages and expected-versus-actual analysis", trace)
         .get::<Page<EvalRun>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/runs", "Recent runs of a suite, newest first", suite_runs)
         .post::<EvalCaseImportRequest, ImportResponse, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/import", "Author eval cases from a document: 200 committed (or finished uncommitted), 202 still authoring", StatusCode::OK, import_cases)
+        .post::<IngestReport, IngestRun, _, _>("/projects/{project_id}/eval-ingest/report", "One-shot: create a run from finished results (1 to 200) and finalize it; idempotent on externalRunId ({projectId} may be `default`)", StatusCode::OK, ingest_report)
+        .post::<RunFields, IngestRun, _, _>("/projects/{project_id}/eval-ingest/runs/start", "Create, or idempotently reuse, a run by externalRunId", StatusCode::OK, ingest_start)
+        .post::<IngestIterations, IngestBatch, _, _>("/projects/{project_id}/eval-ingest/runs/iterations", "Append an iteration batch (up to 200) to a started run; replayed externalIterationIds are skipped", StatusCode::OK, ingest_iterations)
+        .post::<IngestFinalize, IngestRun, _, _>("/projects/{project_id}/eval-ingest/runs/finalize", "Finalize a chunked run (idempotent)", StatusCode::OK, ingest_finalize)
+        .post::<UploadUrlRequest, UploadUrl, _, _>("/projects/{project_id}/eval-ingest/artifacts/upload-url", "Mint a single-use, expiring upload URL for a JUnit XML, Jest JSON or Vitest JSON artifact", StatusCode::OK, ingest_upload_url)
+        .post::<AgentTurnRequest, AgentTurnResponse, _, _>("/projects/{project_id}/agent", "One assistant turn over messages; reads servers, suites and runs, creates eval suites, cannot start runs. Not idempotent: on an error check details.createdResources", StatusCode::OK, agent_turn)
         .extensions()
         .get::<ImportResponse, _, _>("/projects/{project_id}/authoring-jobs/{job_id}", "Poll an authoring job: the recorded EvalCaseImported once committed, else the job body", authoring_job)
         .post::<CommitRequest, EvalCaseImported, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/commit", "Commit a completed authoring job (duplicatePolicy may be chosen now)", StatusCode::OK, commit_authoring_job)
@@ -87,6 +96,7 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/regrade", "Grade the stored transcripts again (calls nothing)", StatusCode::OK, regrade_run)
         .get::<EvalSuite, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Read a suite (by id or name) with its settings", suite)
         .delete::<Deleted, _, _>("/projects/{project_id}/eval-suites/{suite_id}", "Delete a suite and its cases", delete_suite)
+        .get::<SuiteSchedule, _, _>("/projects/{project_id}/eval-suites/{suite_id}/schedule", "A suite's schedule with its recent firings", schedule)
         .get::<Page<EvalCase>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases", "A suite's persisted cases, in order", cases)
         .post::<EvalCase, EvalCase, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases", "Add a case (persisted shape; id and times assigned)", StatusCode::CREATED, create_case)
         .get::<EvalCase, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/{case_id}", "Read a case", case)
@@ -511,6 +521,19 @@ async fn delete_suite(AxState(s): St, who: Principal, Path((p, id)): SuitePath) 
     s.service.delete_suite(&who, &p, &id).map(Json)
 }
 
+async fn schedule(AxState(s): St, who: Principal, Path((p, id)): SuitePath) -> R<SuiteSchedule> {
+    s.service.schedule(&who, &p, &id).map(Json)
+}
+
+async fn set_schedule(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): SuitePath,
+    Body(b): Body<SchedulePatch>,
+) -> R<SuiteSchedule> {
+    s.service.set_schedule(&who, &p, &id, &b).map(Json)
+}
+
 async fn cases(AxState(s): St, who: Principal, Path((p, id)): SuitePath) -> R<Page<EvalCase>> {
     s.service.cases(&who, &p, &id).map(Json)
 }
@@ -578,6 +601,15 @@ async fn trace(
     Path((p, id, it)): Path<(String, String, String)>,
 ) -> R<serde_json::Value> {
     s.service.trace(&who, &p, &id, &it).map(Json)
+}
+
+async fn project_runs(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Query(page): Query<PageRequest>,
+) -> R<Page<EvalRun>> {
+    s.service.project_runs(&who, &p, &page).map(Json)
 }
 
 async fn suite_runs(
@@ -683,4 +715,108 @@ async fn finish_draft(
 
 async fn credits(AxState(s): St, who: Principal) -> R<Credits> {
     s.service.credits(&who).map(Json)
+}
+
+// The headless agent turn.
+
+use crate::spec::agent::{AgentTurnRequest, AgentTurnResponse};
+
+async fn agent_turn(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<AgentTurnRequest>,
+) -> R<AgentTurnResponse> {
+    s.service.agent_turn(&who, &p, &b).await.map(Json)
+}
+
+// Result ingestion.
+
+use crate::spec::ingest::{
+    ArtifactIngested, IngestBatch, IngestFinalize, IngestIterations, IngestReport, IngestRun,
+    RunFields, UploadUrl, UploadUrlRequest,
+};
+
+async fn ingest_report(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<serde_json::Value>,
+) -> R<IngestRun> {
+    let b = IngestReport::from_json(b)?;
+    s.service.ingest_report(&who, &p, &b).map(Json)
+}
+
+async fn ingest_start(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<serde_json::Value>,
+) -> R<IngestRun> {
+    let b = RunFields::from_json(b)?;
+    s.service.ingest_start(&who, &p, &b).map(Json)
+}
+
+async fn ingest_iterations(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<serde_json::Value>,
+) -> R<IngestBatch> {
+    let b = IngestIterations::from_json(b)?;
+    s.service.ingest_iterations(&who, &p, &b).map(Json)
+}
+
+async fn ingest_finalize(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    Body(b): Body<serde_json::Value>,
+) -> R<IngestRun> {
+    let b = IngestFinalize::from_json(b)?;
+    s.service.ingest_finalize(&who, &p, &b).map(Json)
+}
+
+/// The upload URL's origin: `serve --public-url`, else where this request arrived.
+async fn ingest_upload_url(
+    AxState(s): St,
+    who: Principal,
+    Path(p): Path<String>,
+    headers: axum::http::HeaderMap,
+    Body(b): Body<serde_json::Value>,
+) -> R<UploadUrl> {
+    let b = UploadUrlRequest::from_json(b)?;
+    let origin = s.config.public_url.clone().or_else(|| {
+        headers
+            .get(axum::http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(|h| format!("http://{h}"))
+    });
+    s.service
+        .ingest_upload_url(&who, &p, &b, origin.as_deref())
+        .map(Json)
+}
+
+/// `POST /eval-ingest/uploads/{token}`: outside the API-key layer; the token authorizes.
+/// The body is the raw file (any content type), read up to the configured cap.
+pub(super) async fn upload_artifact(
+    AxState(s): St,
+    Path(token): Path<String>,
+    req: axum::extract::Request,
+) -> R<ArtifactIngested> {
+    let max = s.service.config().ingest.max_artifact_bytes;
+    let bytes = axum::body::to_bytes(req.into_body(), max.saturating_add(1))
+        .await
+        .map_err(|_| {
+            Error::invalid(
+                "",
+                "maxBodySize",
+                format!("the artifact is larger than {max} bytes"),
+            )
+        })?;
+    let service = s.service.clone();
+    tokio::task::spawn_blocking(move || service.ingest_upload(&token, &bytes))
+        .await
+        .map_err(|e| Error::internal(format!("the upload task failed: {e}")))?
+        .map(Json)
 }

@@ -1,9 +1,13 @@
 //! Non-interactive commands: the same operations as the workbench, for scripts and CI.
 //! Human-readable output by default, `--json` for programs, and exit codes by error kind.
 
+mod agent;
 mod import;
+mod ingest;
 mod output;
 mod run;
+mod schedule;
+mod suite_file;
 
 pub use output::table;
 
@@ -101,6 +105,9 @@ pub enum Command {
     Envs(EnvsCmd),
     /// Eval suites with their latest run.
     Suites,
+    /// One suite: `export` and `apply` it as a YAML file, `schedule` its runs.
+    #[command(subcommand)]
+    Suite(SuiteCmd),
     /// Run every diagnostic stage against a saved server and print the report.
     Doctor { server: String },
     /// Connect, initialize and store a capability snapshot.
@@ -118,6 +125,8 @@ pub enum Command {
     Export { server: String },
     /// Author eval cases from a document (test plan, spreadsheet, JSON export, notes).
     Import(Box<import::ImportArgs>),
+    /// One headless agent turn: ask about servers, suites and runs, or have it create a suite.
+    Agent(Box<agent::AgentArgs>),
     /// The organization's credits and ledger; `credits grant N` adds credits (local only).
     Credits {
         #[command(subcommand)]
@@ -126,6 +135,20 @@ pub enum Command {
     /// Eval runs: `run`, `runs list|show`, `trace`, `regrade`.
     #[command(flatten)]
     Evals(run::EvalCmd),
+    /// Report a test run executed elsewhere (JUnit XML, Jest or Vitest JSON) as an ingested run.
+    #[command(subcommand)]
+    Ingest(ingest::IngestCmd),
+}
+
+/// `evaldeck suite …`: operations on one suite.
+#[derive(Debug, Subcommand)]
+pub enum SuiteCmd {
+    /// Write the suite and all its cases as a YAML file (stdout by default).
+    Export(suite_file::ExportArgs),
+    /// Create or update a suite from a YAML file: validate offline, show the diff, apply.
+    Apply(suite_file::ApplyArgs),
+    /// Show the suite's scheduled runs, or set them: `--every MINUTES [--env ENV]`, `--off`.
+    Schedule(schedule::ScheduleArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -396,6 +419,7 @@ async fn execute(
     match cmd {
         Command::Me => out.me(&b.me().await?, &b.describe()),
         Command::Import(a) => import::run_import(target, b, *a, out).await,
+        Command::Agent(a) => agent::run(target, b, *a, out).await,
         Command::Credits { cmd } => import::credits(target, b, cmd, out).await,
         Command::Projects => {
             let items =
@@ -596,6 +620,10 @@ async fn execute(
             out.value(&b.export(&p, &server).await?)
         }
         Command::Evals(c) => run::execute(target, b, c, out).await,
+        Command::Ingest(c) => ingest::run(target, b, c, out).await,
+        Command::Suite(SuiteCmd::Export(a)) => suite_file::export(target, b, a, out).await,
+        Command::Suite(SuiteCmd::Apply(a)) => suite_file::apply(target, b, a, out).await,
+        Command::Suite(SuiteCmd::Schedule(a)) => schedule::run(target, b, a, out).await,
         Command::Suites => {
             let project = project_id(b, target.project.as_deref()).await?;
             let p = project.as_str();

@@ -15,6 +15,7 @@ use clap::{Args, Subcommand};
 
 use super::output::Out;
 use super::{Exit, Target, project_id, table};
+use crate::client::compare::{Change, Tally, compare};
 use crate::client::{Backend, collect_all};
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate};
 use crate::spec::{Error, Result};
@@ -62,13 +63,16 @@ pub struct RunArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum RunsCmd {
-    /// A suite's runs, newest first.
+    /// Runs newest first: the project's, or one suite's with `--suite`.
     List {
         #[arg(long)]
-        suite: String,
+        suite: Option<String>,
     },
     /// One run with its iterations.
     Show { run: String },
+    /// What regressed and what was fixed, case by case, from BASE to HEAD (exit 1 when
+    /// anything regressed).
+    Compare { base: String, head: String },
 }
 
 fn pct(r: Option<f64>) -> String {
@@ -263,9 +267,14 @@ pub(super) async fn execute(
             }
         }
         EvalCmd::Runs(RunsCmd::List { suite }) => {
-            let s = b.suite(p, &suite).await?;
-            let sid = s.id.as_str();
-            let runs = collect_all(|pg| async move { b.suite_runs(p, sid, &pg).await }).await?;
+            let runs = match suite {
+                Some(suite) => {
+                    let s = b.suite(p, &suite).await?;
+                    let sid = s.id.as_str();
+                    collect_all(|pg| async move { b.suite_runs(p, sid, &pg).await }).await?
+                }
+                None => collect_all(|pg| async move { b.project_runs(p, &pg).await }).await?,
+            };
             if out.json {
                 return out.value(&runs);
             }
@@ -287,7 +296,7 @@ pub(super) async fn execute(
                             r.status.clone(),
                             r.result.clone().unwrap_or_else(|| "-".into()),
                             pct(r.summary.as_ref().and_then(|s| s.pass_rate)),
-                            r.source.clone(),
+                            source(r),
                             r.created_at.to_string(),
                         ]
                     })
@@ -300,12 +309,63 @@ pub(super) async fn execute(
             let its = all_iterations(b, p, &r.id).await?;
             show(out, &r, &its)
         }
+        EvalCmd::Runs(RunsCmd::Compare { base, head }) => {
+            let (base, head) = (b.run(p, &base).await?, b.run(p, &head).await?);
+            let c = compare(
+                &base.id,
+                &all_iterations(b, p, &base.id).await?,
+                &head.id,
+                &all_iterations(b, p, &head.id).await?,
+            );
+            if out.json {
+                out.value(&c)?;
+            } else {
+                println!(
+                    "{} → {}: {} regressed, {} fixed, {} added, {} removed",
+                    c.base_run_id,
+                    c.head_run_id,
+                    c.count(Change::Regressed),
+                    c.count(Change::Fixed),
+                    c.count(Change::Added),
+                    c.count(Change::Removed)
+                );
+                let tally = |t: Option<Tally>| t.map(|t| t.to_string()).unwrap_or("-".into());
+                table(
+                    &["change", "case", "model", "base", "head"],
+                    c.cases
+                        .iter()
+                        .filter(|d| d.change != Change::Unchanged)
+                        .map(|d| {
+                            vec![
+                                d.change.as_str().into(),
+                                d.title.clone(),
+                                d.model.clone().unwrap_or_else(|| "-".into()),
+                                tally(d.base),
+                                tally(d.head),
+                            ]
+                        })
+                        .collect(),
+                );
+            }
+            if c.count(Change::Regressed) > 0 {
+                return Err(Exit(1).into());
+            }
+            Ok(())
+        }
         EvalCmd::Trace { run, iteration } => out.value(&b.trace(p, &run, &iteration).await?),
         EvalCmd::Regrade { run } => {
             let r = b.regrade_run(p, &run).await?;
             let its = all_iterations(b, p, &r.id).await?;
             show(out, &r, &its)
         }
+    }
+}
+
+/// `source`, with what started it when that says more (`api·schedule`, `sdk·ingest`).
+fn source(r: &EvalRun) -> String {
+    match r.trigger.as_deref() {
+        Some(t) if t != "manual" => format!("{}·{t}", r.source),
+        _ => r.source.clone(),
     }
 }
 

@@ -59,6 +59,10 @@ impl Backend for Embedded {
         self.service.shutdown().await;
     }
 
+    fn start_scheduler(&self) {
+        self.service.start_scheduler();
+    }
+
     async fn me(&self) -> Result<Me> {
         self.service.me(&self.who)
     }
@@ -261,6 +265,21 @@ impl Backend for Embedded {
     async fn delete_suite(&self, project: &str, suite: &str) -> Result<Deleted> {
         self.service.delete_suite(&self.who, project, suite)
     }
+    async fn schedule(
+        &self,
+        project: &str,
+        suite: &str,
+    ) -> Result<crate::spec::schedule::SuiteSchedule> {
+        self.service.schedule(&self.who, project, suite)
+    }
+    async fn set_schedule(
+        &self,
+        project: &str,
+        suite: &str,
+        body: &crate::spec::schedule::SchedulePatch,
+    ) -> Result<crate::spec::schedule::SuiteSchedule> {
+        self.service.set_schedule(&self.who, project, suite, body)
+    }
     async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>> {
         self.service.cases(&self.who, project, suite)
     }
@@ -303,6 +322,9 @@ impl Backend for Embedded {
     }
     async fn trace(&self, project: &str, run: &str, iteration: &str) -> Result<Value> {
         self.service.trace(&self.who, project, run, iteration)
+    }
+    async fn project_runs(&self, project: &str, page: &PageRequest) -> Result<Page<EvalRun>> {
+        self.service.project_runs(&self.who, project, page)
     }
     async fn suite_runs(
         &self,
@@ -394,5 +416,50 @@ impl Backend for Embedded {
     }
     async fn credits(&self) -> Result<crate::spec::authoring::Credits> {
         self.service.credits(&self.who)
+    }
+
+    async fn ingest_report(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestReport,
+    ) -> Result<crate::spec::ingest::IngestRun> {
+        self.service.ingest_report(&self.who, project, body)
+    }
+    async fn ingest_start(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::RunFields,
+    ) -> Result<crate::spec::ingest::IngestRun> {
+        self.service.ingest_start(&self.who, project, body)
+    }
+    async fn ingest_iterations(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestIterations,
+    ) -> Result<crate::spec::ingest::IngestBatch> {
+        self.service.ingest_iterations(&self.who, project, body)
+    }
+    async fn ingest_finalize(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestFinalize,
+    ) -> Result<crate::spec::ingest::IngestRun> {
+        self.service.ingest_finalize(&self.who, project, body)
+    }
+    async fn ingest_upload_url(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::UploadUrlRequest,
+    ) -> Result<crate::spec::ingest::UploadUrl> {
+        self.service
+            .ingest_upload_url(&self.who, project, body, None)
+    }
+
+    async fn agent_turn(
+        &self,
+        project: &str,
+        req: &crate::spec::agent::AgentTurnRequest,
+    ) -> Result<crate::spec::agent::AgentTurnResponse> {
+        self.service.agent_turn(&self.who, project, req).await
     }
 }

@@ -2,6 +2,7 @@
 //! ([`Embedded`]) or a remote `/api/v1` ([`Remote`]). Both return the same spec types and
 //! the same [`Error`](crate::spec::Error), so everything above this module is one code path.
 
+pub mod compare;
 mod embedded;
 mod remote;
 
@@ -41,6 +42,10 @@ pub trait Backend: Send + Sync {
     /// Releases what the backend holds (the embedded core's MCP sessions and child
     /// processes); a remote backend has nothing to release.
     async fn close(&self) {}
+
+    /// Starts what the embedded core does on its own while the workbench is open (firing
+    /// scheduled runs); a remote backend's server does that itself, so the default is none.
+    fn start_scheduler(&self) {}
 
     async fn me(&self) -> Result<Me>;
     async fn projects(&self, q: &ProjectQuery, page: &PageRequest) -> Result<Page<Project>>;
@@ -150,6 +155,19 @@ pub trait Backend: Send + Sync {
         body: &SuitePatch,
     ) -> Result<EvalSuite>;
     async fn delete_suite(&self, project: &str, suite: &str) -> Result<Deleted>;
+    /// The suite's schedule with its recent firings (extension `GET …/schedule`).
+    async fn schedule(
+        &self,
+        project: &str,
+        suite: &str,
+    ) -> Result<crate::spec::schedule::SuiteSchedule>;
+    /// Enables, edits or disables the suite's scheduled runs.
+    async fn set_schedule(
+        &self,
+        project: &str,
+        suite: &str,
+        body: &crate::spec::schedule::SchedulePatch,
+    ) -> Result<crate::spec::schedule::SuiteSchedule>;
     async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>>;
     async fn case(&self, project: &str, suite: &str, case: &str) -> Result<EvalCase>;
     /// Adds a case given in the persisted shape (without `id`).
@@ -174,6 +192,8 @@ pub trait Backend: Send + Sync {
     ) -> Result<Page<EvalIteration>>;
     /// The trace of one iteration (an open object).
     async fn trace(&self, project: &str, run: &str, iteration: &str) -> Result<Value>;
+    /// Every run of the project, newest first.
+    async fn project_runs(&self, project: &str, page: &PageRequest) -> Result<Page<EvalRun>>;
     /// A suite's runs, newest first.
     async fn suite_runs(
         &self,
@@ -233,6 +253,47 @@ pub trait Backend: Send + Sync {
         edit: &EvalCaseUpdate,
     ) -> Result<EvalCase>;
     async fn credits(&self) -> Result<crate::spec::authoring::Credits>;
+
+    // Result ingestion (`{project}` may be the literal `default`). Ingested runs are tagged
+    // `source: sdk` whichever backend sends them.
+    /// One-shot: a run from finished results, finalized; idempotent on `externalRunId`.
+    async fn ingest_report(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestReport,
+    ) -> Result<crate::spec::ingest::IngestRun>;
+    /// Creates, or reuses by `externalRunId`, an open run.
+    async fn ingest_start(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::RunFields,
+    ) -> Result<crate::spec::ingest::IngestRun>;
+    /// Appends a batch of results (replays skipped).
+    async fn ingest_iterations(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestIterations,
+    ) -> Result<crate::spec::ingest::IngestBatch>;
+    /// Finalizes an open run (idempotent).
+    async fn ingest_finalize(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestFinalize,
+    ) -> Result<crate::spec::ingest::IngestRun>;
+    /// Mints an upload URL. The embedded backend serves no URL: 422 `FEATURE_NOT_SUPPORTED`
+    /// (reason `NO_UPLOAD_SERVER`) unless the service has a public URL configured.
+    async fn ingest_upload_url(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::UploadUrlRequest,
+    ) -> Result<crate::spec::ingest::UploadUrl>;
+
+    /// One headless agent turn over `messages` (not idempotent: never retried).
+    async fn agent_turn(
+        &self,
+        project: &str,
+        req: &crate::spec::agent::AgentTurnRequest,
+    ) -> Result<crate::spec::agent::AgentTurnResponse>;
 }
 
 /// Reads every page of a list, for callers that want all of it (CLI output, pickers).

@@ -501,6 +501,27 @@ impl Backend for Remote {
         self.delete(&["projects", project, "eval-suites", suite])
             .await
     }
+    async fn schedule(
+        &self,
+        project: &str,
+        suite: &str,
+    ) -> Result<crate::spec::schedule::SuiteSchedule> {
+        self.get(&["projects", project, "eval-suites", suite, "schedule"])
+            .await
+    }
+    async fn set_schedule(
+        &self,
+        project: &str,
+        suite: &str,
+        body: &crate::spec::schedule::SchedulePatch,
+    ) -> Result<crate::spec::schedule::SuiteSchedule> {
+        self.send(
+            Method::PATCH,
+            &["projects", project, "eval-suites", suite, "schedule"],
+            body,
+        )
+        .await
+    }
     async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>> {
         self.get(&["projects", project, "eval-suites", suite, "cases"])
             .await
@@ -563,6 +584,9 @@ impl Backend for Remote {
             "trace",
         ])
         .await
+    }
+    async fn project_runs(&self, project: &str, page: &PageRequest) -> Result<Page<EvalRun>> {
+        self.get_q(&["projects", project, "eval-runs"], page).await
     }
     async fn suite_runs(
         &self,
@@ -695,5 +719,71 @@ impl Backend for Remote {
     }
     async fn credits(&self) -> Result<crate::spec::authoring::Credits> {
         self.get(&["credits"]).await
+    }
+
+    async fn ingest_report(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestReport,
+    ) -> Result<crate::spec::ingest::IngestRun> {
+        self.send(Method::POST, &["projects", project, "eval-ingest", "report"], body)
+            .await
+    }
+    async fn ingest_start(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::RunFields,
+    ) -> Result<crate::spec::ingest::IngestRun> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-ingest", "runs", "start"],
+            body,
+        )
+        .await
+    }
+    async fn ingest_iterations(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestIterations,
+    ) -> Result<crate::spec::ingest::IngestBatch> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-ingest", "runs", "iterations"],
+            body,
+        )
+        .await
+    }
+    async fn ingest_finalize(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::IngestFinalize,
+    ) -> Result<crate::spec::ingest::IngestRun> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-ingest", "runs", "finalize"],
+            body,
+        )
+        .await
+    }
+    async fn ingest_upload_url(
+        &self,
+        project: &str,
+        body: &crate::spec::ingest::UploadUrlRequest,
+    ) -> Result<crate::spec::ingest::UploadUrl> {
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-ingest", "artifacts", "upload-url"],
+            body,
+        )
+        .await
+    }
+
+    async fn agent_turn(
+        &self,
+        project: &str,
+        req: &crate::spec::agent::AgentTurnRequest,
+    ) -> Result<crate::spec::agent::AgentTurnResponse> {
+        self.send(Method::POST, &["projects", project, "agent"], req)
+            .await
     }
 }

@@ -3,6 +3,7 @@
 //! Every operation takes the calling [`Principal`] and checks its access first, so the
 //! HTTP layer and the embedded backend share one authorization path.
 
+pub mod agent;
 pub mod authoring;
 pub mod catalog;
 pub mod environments;
@@ -11,6 +12,7 @@ pub mod hosts;
 pub mod mcp;
 pub mod models;
 pub mod primitives;
+pub mod schedules;
 pub mod servers;
 pub mod store;
 pub mod suites;
@@ -40,6 +42,12 @@ pub struct Config {
     pub models: models::ModelCatalog,
     /// `cases/import`: wait window, author, credit rates, links, restart recovery.
     pub authoring: authoring::AuthoringConfig,
+    /// Result ingestion: the upload URLs' origin, lifetime and size cap.
+    pub ingest: evals::ingest::IngestConfig,
+    /// Scheduled runs: the tick and the clock.
+    pub schedules: evals::scheduler::ScheduleOptions,
+    /// Headless agent turns: the pinned model, limits, timeout, concurrency, credit rate.
+    pub agent: agent::AgentConfig,
 }
 
 impl Default for Config {
@@ -54,6 +62,9 @@ impl Default for Config {
             runs: evals::RunOptions::default(),
             models: models::ModelCatalog::from_env(),
             authoring: authoring::AuthoringConfig::default(),
+            ingest: evals::ingest::IngestConfig::default(),
+            schedules: evals::scheduler::ScheduleOptions::default(),
+            agent: agent::AgentConfig::default(),
         }
     }
 }
@@ -71,6 +82,8 @@ struct Inner {
     http: reqwest::Client,
     runs: evals::Registry,
     jobs: authoring::Jobs,
+    scheduler: evals::scheduler::Scheduler,
+    agents: agent::Turns,
 }
 
 impl Service {
@@ -95,6 +108,8 @@ impl Service {
                 http,
                 runs: evals::Registry::default(),
                 jobs: authoring::Jobs::default(),
+                scheduler: evals::scheduler::Scheduler::default(),
+                agents: agent::Turns::default(),
             }),
         };
         evals::recover(&service)?;
@@ -131,6 +146,7 @@ impl Service {
 
     /// Closes every MCP session and reaps child processes.
     pub async fn shutdown(&self) {
+        self.inner.scheduler.stop();
         self.inner.jobs.stop_all();
         self.inner.mcp.shutdown().await;
     }

@@ -102,11 +102,13 @@ impl Service {
         })
     }
 
-    /// A suite by id or name.
+    /// A suite by id or name, with its schedule.
     pub fn suite(&self, who: &Principal, project_id: &str, suite: &str) -> Result<EvalSuite> {
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
-        self.store().suite(project_id, suite)
+        let mut s = self.store().suite(project_id, suite)?;
+        self.attach_schedule(&mut s)?;
+        Ok(s)
     }
 
     pub fn update_suite(
@@ -163,7 +165,7 @@ impl Service {
         }
         body.apply(&mut s.settings);
         self.store().update_suite(&s)?;
-        self.store().suite(project_id, &s.id)
+        self.suite(who, project_id, &s.id)
     }
 
     pub fn delete_suite(&self, who: &Principal, project_id: &str, suite: &str) -> Result<Deleted> {

@@ -1,6 +1,8 @@
 //! The contract: wire types of `/api/v1` and the validation rules beside them, shared by the
 //! service, the HTTP layer, both backends, the CLI and the workbench.
 
+pub mod agent;
+pub mod artifacts;
 pub mod assertion;
 pub mod authoring;
 pub mod case;
@@ -9,12 +11,15 @@ pub mod environment;
 pub mod error;
 pub mod host;
 pub mod import;
+pub mod ingest;
 pub mod mcp_config;
 pub mod page;
 pub mod primitives;
 pub mod run;
+pub mod schedule;
 pub mod server;
 pub mod suite;
+pub mod suite_file;
 pub mod validate;
 
 pub use error::{Code, Error, Result, Violation};

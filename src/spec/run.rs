@@ -311,6 +311,15 @@ pub struct EvalRun {
     /// Additive: set once the stored transcripts were graded again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regraded_at: Option<i64>,
+    /// Additive, ingested runs: the reporter's id for the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_run_id: Option<String>,
+    /// Additive, ingested runs: the test framework that produced the results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub framework: Option<String>,
+    /// Additive, ingested runs: where the CI job ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci: Option<crate::spec::ingest::CiInfo>,
 }
 
 impl EvalRun {

@@ -15,7 +15,6 @@ use super::case::{CaseModel, EvalCase, EvalTestStep, decode_body, validate_steps
 use super::environment::Patch;
 use super::error::Error;
 use super::validate::{Checker, join};
-use serde_json::Value;
 
 /// Most tests in one create request.
 pub const MAX_TESTS: usize = 100;
@@ -291,9 +290,9 @@ pub struct EvalSuite {
     pub server_ids: Vec<String>,
     pub environment_ids: Vec<String>,
     pub settings: SuiteSettings,
-    /// Scheduled runs, when enabled (additive; see the schedule operation).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schedule: Option<Value>,
+    /// Additive: the suite's scheduled runs (`PATCH …/schedule`); `null` when never set.
+    #[serde(default)]
+    pub schedule: Option<super::schedule::SuiteSchedule>,
     pub case_count: i64,
     pub created_at: i64,
     pub updated_at: i64,
@@ -324,6 +323,9 @@ pub struct SuitePatch {
     pub pass_criteria: Patch<PassCriteria>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub standard_checks: Option<Vec<String>>,
+    /// Replaces the suite's tags (`[]` clears them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
 }
 
 impl SuitePatch {
@@ -372,6 +374,11 @@ impl SuitePatch {
         if let Some(ids) = &self.standard_checks {
             crate::spec::case::validate_check_ids("/standardChecks", ids, &mut c);
         }
+        if let Some(tags) = &self.tags {
+            for (i, t) in tags.iter().enumerate() {
+                c.length(&join("/tags", i), t, 1, None);
+            }
+        }
         c.finish()
     }
 
@@ -392,6 +399,9 @@ impl SuitePatch {
             let mut ids = ids.clone();
             crate::spec::case::normalize_check_ids(&mut ids);
             s.standard_checks = ids;
+        }
+        if let Some(tags) = &self.tags {
+            s.tags = tags.clone();
         }
     }
 }

@@ -604,17 +604,11 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
             case: b.finish_draft(project, job, draft, edit).await?,
         },
         Request::Runs { project } => {
-            let suites = collect_all(|p| async move { b.eval_suites(project, &p).await }).await?;
-            let mut runs = Vec::new();
-            for s in &suites {
-                let page = crate::spec::page::PageRequest {
-                    cursor: None,
-                    limit: Some(50),
-                };
-                runs.extend(b.suite_runs(project, &s.id, &page).await?.items);
-            }
-            runs.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
-            Reply::Runs(runs)
+            let page = crate::spec::page::PageRequest {
+                cursor: None,
+                limit: Some(200),
+            };
+            Reply::Runs(b.project_runs(project, &page).await?.items)
         }
         Request::Run {
             project,

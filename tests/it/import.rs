@@ -3,9 +3,8 @@
 //! drafts, idempotency under concurrency, credits, and the model author against a scripted
 //! OpenAI-compatible server on loopback (202, poll, commit, cancel, failure, restart).
 
-use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use evaldeck::client::{Backend, Embedded};
@@ -17,6 +16,7 @@ use evaldeck::spec::import::{EvalCaseImportRequest, ImportResponse, JobStatus};
 use serde_json::{Value, json};
 
 use crate::common::{Harness, Resp};
+use crate::scripted_model::{model_server, script};
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 
@@ -696,57 +696,8 @@ async fn unreachable_server_is_502_and_embedded_backend_imports() {
 // The model author against a scripted OpenAI-compatible server.
 // ---------------------------------------------------------------------------------------
 
-struct Script {
-    delay_ms: AtomicU64,
-    replies: std::sync::Mutex<VecDeque<String>>,
-    fallback: String,
-    calls: AtomicUsize,
-}
-
-async fn model_server(script: Arc<Script>) -> String {
-    use axum::routing::post;
-    let app = axum::Router::new().route(
-        "/v1/chat/completions",
-        post(move |axum::Json(_body): axum::Json<Value>| {
-            let script = script.clone();
-            async move {
-                script.calls.fetch_add(1, Ordering::SeqCst);
-                tokio::time::sleep(Duration::from_millis(
-                    script.delay_ms.load(Ordering::SeqCst),
-                ))
-                .await;
-                let content = script
-                    .replies
-                    .lock()
-                    .unwrap()
-                    .pop_front()
-                    .unwrap_or_else(|| script.fallback.clone());
-                axum::Json(json!({
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 1200, "completion_tokens": 300}
-                }))
-            }
-        }),
-    );
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move {
-        let _ = axum::serve(l, app).await;
-    });
-    format!("http://{addr}/v1")
-}
-
 const DOC: &str = "Plan for the calculator\n- ask it what 2 + 3 is; it should use get-sum\n- small talk needs no tool\n";
 const GOOD: &str = r#"{"cases": [{"title": "Sum", "prompts": ["What is 2 + 3?"], "negative": false, "expectedTools": [{"name": "get-sum", "arguments": {"a": 2, "b": 3}}], "startLine": 2, "endLine": 2}, {"title": "Small talk", "prompts": ["How are you?"], "negative": true, "expectedTools": [], "startLine": 3, "endLine": 3}]}"#;
-
-fn script(delay_ms: u64, fallback: &str) -> Arc<Script> {
-    Arc::new(Script {
-        delay_ms: AtomicU64::new(delay_ms),
-        replies: Default::default(),
-        fallback: fallback.into(),
-        calls: AtomicUsize::new(0),
-    })
-}
 
 fn model_config(base: &str, wait_ms: u64) -> Config {
     let mut c = config();

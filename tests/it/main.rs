@@ -1,4 +1,5 @@
 //! The one integration test binary: a module per capability.
+mod agent;
 mod common;
 mod contract;
 mod idempotency;
@@ -9,4 +10,6 @@ mod perf_mcp;
 mod perf_tui;
 mod primitives;
 mod runs;
+mod schedule;
+mod scripted_model;
 mod tui;

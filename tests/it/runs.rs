@@ -427,6 +427,34 @@ fn slow_suite() -> Value {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn iterations_of_a_run_overlap_up_to_the_configured_concurrency() {
+    for (concurrency, overlapping) in [(4, true), (1, false)] {
+        let mut config = demo_config();
+        config.runs.iteration_concurrency = concurrency;
+        let h = Harness::with_config(config).await;
+        let suite = create_suite(&h, "Slow", slow_suite()).await;
+        let id = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(wait(&h, &id).await["result"], "passed");
+        let mut spans: Vec<(i64, i64)> = iterations(&h, &id)
+            .await
+            .iter()
+            .map(|i| {
+                let start = i["startedAt"].as_i64().unwrap();
+                (start, start + i["durationMs"].as_f64().unwrap() as i64)
+            })
+            .collect();
+        spans.sort();
+        // Each slow call takes 400 ms: overlapping iterations start before the first ends.
+        let overlap = spans.windows(2).any(|w| w[1].0 < w[0].1);
+        assert_eq!(overlap, overlapping, "concurrency {concurrency}: {spans:?}");
+        h.service.shutdown().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_concurrency_cap_and_cancel() {
     let h = Harness::with_config(demo_config()).await;
     let suite = create_suite(&h, "Slow", slow_suite()).await;
@@ -487,7 +515,10 @@ async fn the_concurrency_cap_and_cancel() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_interrupted_by_a_restart_is_resumed() {
-    let h = Harness::with_config(demo_config()).await;
+    // One iteration at a time, so the "crash" lands between iterations.
+    let mut config = demo_config();
+    config.runs.iteration_concurrency = 1;
+    let h = Harness::with_config(config).await;
     let suite = create_suite(&h, "Slow", slow_suite()).await;
     let id = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
         .as_str()
@@ -597,6 +628,12 @@ async fn the_model_loop_against_a_scripted_openai_compatible_server() {
         ..demo_config()
     };
     let h = Harness::with_config(config).await;
+    let balance = |h: &Harness| {
+        let h = h.service.clone();
+        let org = h.local_principal().unwrap().org_id;
+        h.store().org(&org).unwrap().credits
+    };
+    let before = balance(&h);
     let suite = create_suite(&h, "Scripted", json!([{"title": "echo", "model": "scripted/m1", "steps": [
         prompt("p1", "Say scripted"),
         check("a1", json!({"type": "toolCalledWith", "toolName": "echo", "args": {"args": {"message": "scripted"}, "argumentMatching": "exact"}})),
@@ -613,6 +650,12 @@ async fn the_model_loop_against_a_scripted_openai_compatible_server() {
     let its = iterations(&h, &id).await;
     assert_eq!(its[0]["model"], "scripted/m1");
     assert_eq!(its[0]["usage"]["totalTokens"], 62);
+    // A hosted id runs on the organization's credits: 62 tokens start one thousand.
+    assert_eq!(balance(&h), before - 1);
+    let credits = h.get("/credits", &h.owner_key).await;
+    let entry = &credits.ok(200)["ledger"][0];
+    assert_eq!(entry["kind"], "run", "{entry}");
+    assert_eq!(entry["delta"], -1);
     // A provider-native id needs modelApiKeys; with them it runs.
     let r = start(&h, json!({"suiteId": suite, "model": "scripted/m2"})).await;
     assert_eq!(r.body["details"]["hostedModels"], json!(["scripted/m1"]));
@@ -623,6 +666,16 @@ async fn the_model_loop_against_a_scripted_openai_compatible_server() {
     .await;
     let id = r.ok(202)["runId"].as_str().unwrap().to_string();
     assert_eq!(wait(&h, &id).await["result"], "passed");
+    // …on the caller's own key, which costs no credits.
+    assert_eq!(balance(&h), before - 1);
+    // With an empty balance a hosted run is refused at create time.
+    let org = h.service.local_principal().unwrap().org_id;
+    h.service.store().add_credits(&org, -balance(&h)).unwrap();
+    let r = start(&h, json!({"suiteId": suite})).await;
+    assert_eq!(
+        r.err(403, "FORBIDDEN").reason(),
+        Some("INSUFFICIENT_CREDITS")
+    );
     h.service.shutdown().await;
 }
 

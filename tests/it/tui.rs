@@ -14,10 +14,18 @@ use tempfile::TempDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 
+/// This build's binary under a short path of fixed length in the test's own temporary
+/// directory: screens show the demo server's command, and a long checkout path would wrap.
+fn demo_command(dir: &Path) -> String {
+    let link = dir.join("evaldeck");
+    std::os::unix::fs::symlink(BIN, &link).expect("link the binary");
+    link.display().to_string()
+}
+
 /// An embedded backend on a fresh database whose demo server runs this build's binary.
 fn embedded(dir: &Path) -> Arc<Embedded> {
     let config = Config {
-        demo_command: BIN.into(),
+        demo_command: demo_command(dir),
         ..Config::default()
     };
     let service = Service::open(&dir.join("db.sqlite3"), config).expect("open the store");
@@ -55,6 +63,7 @@ fn snapshot(name: &str, screen: String) {
         (r" *\b\d+\.\d s\b *", " [t] s "),
         // The binary's path, which differs between checkouts.
         (&regex::escape(BIN), "[evaldeck]"),
+        (r"/\S*?/\.tmp\w+/evaldeck\b", "[evaldeck]"),
         // …and the padding up to the box's edge after all these, which moves with them.
         (
             r"(?m)^(.*?\[(?:n\] ms|t\] s|spark\]|evaldeck\]).*?) +│",

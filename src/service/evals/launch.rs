@@ -36,6 +36,20 @@ impl Service {
         body: &RunCreate,
         source: RunSource,
     ) -> Result<RunCreated> {
+        self.launch_run(who, project_id, body, source, "manual")
+            .await
+    }
+
+    /// The launch path itself; `trigger` is the run's additive origin (`manual`, or
+    /// `schedule` for the scheduler's firings).
+    pub(crate) async fn launch_run(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        body: &RunCreate,
+        source: RunSource,
+        trigger: &str,
+    ) -> Result<RunCreated> {
         body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
@@ -359,6 +373,18 @@ impl Service {
         }
 
         let needs_keys = models.values().any(|m| !m.hosted);
+        if models
+            .values()
+            .any(|m| self.config().models.bills_credits(&m.provider, m.hosted))
+        {
+            let balance = self.store().org(&who.org_id)?.credits;
+            if balance <= 0 {
+                return Err(Error::forbidden(format!(
+                    "the organization has {balance} credit(s); hosted models run on credits. An operator grants credits with `evaldeck credits grant`"
+                ))
+                .with_details(json!({"reason": "INSUFFICIENT_CREDITS", "balance": balance})));
+            }
+        }
         let run_id = new_id("run");
         let run_body = RunBody {
             suite_name: suite.name.clone(),
@@ -375,7 +401,7 @@ impl Service {
             needs_keys,
             approved_case_ids,
             notes: body.notes.clone(),
-            trigger: "manual".into(),
+            trigger: trigger.into(),
             declarations: None,
             summary: None,
             timing: Timing::default(),
@@ -417,7 +443,7 @@ impl Service {
         let active = self.store().read(|c| {
             Ok(c.query_row(
                 &format!(
-                    "SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {}",
+                    "SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {} AND source != 'sdk'",
                     crate::service::store::runs::ACTIVE
                 ),
                 [&who.org_id],

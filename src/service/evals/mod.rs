@@ -51,9 +51,11 @@
 
 pub mod assertions;
 pub mod grade;
+pub mod ingest;
 mod launch;
 mod results;
 mod runner;
+pub mod scheduler;
 pub mod schema;
 pub mod transcript;
 
@@ -77,6 +79,11 @@ pub struct RunOptions {
     pub retry_after_secs: u64,
     /// Model turns per `prompt` step.
     pub turn_cap: u32,
+    /// Iterations of one run in flight at once. Iterations share the run's MCP sessions, so
+    /// a server whose tools keep state between calls may want 1.
+    pub iteration_concurrency: usize,
+    /// Credits per started thousand tokens of an iteration on a paid hosted model.
+    pub credits_per_1k_tokens: i64,
     /// How often a running run refreshes its heartbeat.
     pub heartbeat: Duration,
     /// A run whose heartbeat is older than this belongs to a dead process.
@@ -97,6 +104,12 @@ impl Default for RunOptions {
             max_concurrent_runs: 2,
             retry_after_secs: 5,
             turn_cap: 8,
+            iteration_concurrency: std::env::var("EVALDECK_RUN_CONCURRENCY")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .filter(|n: &usize| *n >= 1)
+                .unwrap_or(4),
+            credits_per_1k_tokens: 1,
             heartbeat: Duration::from_secs(2),
             stale_after: Duration::from_secs(10),
             resume_interrupted: true,

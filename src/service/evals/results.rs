@@ -21,6 +21,7 @@ impl StoredRun {
 
 fn wire(run: StoredRun) -> EvalRun {
     let body = body_of(&run).ok();
+    let extras = super::ingest::RunExtras::of(&run.body);
     let live = || {
         let finished = run.passed + run.failed;
         RunSummary {
@@ -61,6 +62,9 @@ fn wire(run: StoredRun) -> EvalRun {
             .unwrap_or_default(),
         trigger: body.as_ref().map(|b| b.trigger.clone()),
         regraded_at: body.as_ref().and_then(|b| b.regraded_at),
+        external_run_id: extras.external_run_id,
+        framework: extras.framework,
+        ci: extras.ci,
     }
 }
 
@@ -86,6 +90,19 @@ impl Service {
     ) -> Result<Page<EvalRun>> {
         let s = self.suite(who, project_id, suite)?;
         Ok(self.store().suite_runs(&s.id, page)?.map(wire))
+    }
+
+    /// Extension `GET eval-runs`: every run of the project (native, ingested, scheduled),
+    /// newest first, so a dashboard needs one request instead of one per suite.
+    pub fn project_runs(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalRun>> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
+        Ok(self.store().project_runs(project_id, page)?.map(wire))
     }
 
     /// `GET eval-runs/{runId}/iterations`, in plan order.
@@ -124,6 +141,9 @@ impl Service {
     ) -> Result<Value> {
         let run = self.stored_run(who, project_id, run_id)?;
         let it = self.store().iteration(&run.id, iteration_id)?;
+        if run.source == super::ingest::SOURCE {
+            return super::ingest::trace_view(&run, it);
+        }
         let (Some(t), Some(g)) = (it.transcript, it.grade) else {
             return Err(Error::new(
                 Code::NotFound,
@@ -193,6 +213,10 @@ impl Service {
                 run.status
             )));
         }
+        if run.source == super::ingest::SOURCE {
+            self.cancel_ingested(&run.id)?;
+            return self.run(who, project_id, run_id);
+        }
         self.store().request_cancel(&run.id)?;
         if let Some(t) = self.runs().token(&run.id) {
             t.cancel();
@@ -215,6 +239,12 @@ impl Service {
     /// Extension: grades every stored transcript again, calling nothing; terminal runs only.
     pub fn regrade_run(&self, who: &Principal, project_id: &str, run_id: &str) -> Result<EvalRun> {
         let run = self.stored_run(who, project_id, run_id)?;
+        if run.source == super::ingest::SOURCE {
+            return Err(Error::conflict(
+                "an ingested run carries its reporter's verdicts: there are no transcripts to grade again",
+            )
+            .with_reason("NOT_REGRADABLE"));
+        }
         if !run.is_terminal() {
             return Err(Error::conflict(
                 "the run is still in progress; regrade it once it finishes",

@@ -1,10 +1,11 @@
-//! The runner: one tokio task per run, driving its pending iterations in plan order, with a
-//! heartbeat so a restart can tell abandoned runs from live ones.
+//! The runner: one tokio task per run, driving its pending iterations (several at once,
+//! started in plan order), with a heartbeat so a restart can tell abandoned runs from live ones.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -40,6 +41,15 @@ pub struct Timing {
     pub wall_ms: f64,
     pub model_ms: f64,
     pub tool_ms: f64,
+}
+
+impl Timing {
+    pub fn add(&mut self, o: &Timing) {
+        self.iterations += o.iterations;
+        self.wall_ms += o.wall_ms;
+        self.model_ms += o.model_ms;
+        self.tool_ms += o.tool_ms;
+    }
 }
 
 /// The run's immutable launch snapshot and its mutable results, stored as `eval_runs.body`.
@@ -312,58 +322,103 @@ impl Service {
             .into_iter()
             .filter(|i| i.status == "pending" || i.status == "running")
             .collect();
+        // Iterations are independent: several run at once (`RunOptions::iteration_concurrency`),
+        // started in plan order; each is saved as soon as it is graded.
         let mut timing = body.timing.clone();
-        for mut it in pending {
-            if token.is_cancelled() {
-                return self.finish(run_id, true);
-            }
-            let Some(case) = body.case(&it.case_id).cloned() else {
-                continue;
-            };
-            let mut info: EvalIteration = serde_json::from_value(it.body.clone())
-                .map_err(|e| Error::internal(format!("corrupt iteration: {e}")))?;
-            let model = info.model.as_ref().and_then(|m| models.get(m)).cloned();
-            let started_at = now_ms();
-            let t0 = Instant::now();
-            let run_it = self.execute(&ctx, &case, model, judge.clone());
-            let transcript = tokio::select! {
-                t = run_it => t,
-                _ = token.cancelled() => return self.finish(run_id, true),
-            };
-            let g = grade::grade(
-                &case,
-                &body.standard_checks,
-                &transcript,
-                Some(&ctx.declarations),
-            );
-            apply_grade(&mut info, &transcript, &g);
-            info.started_at = Some(started_at);
-            timing.iterations += 1;
-            timing.model_ms += transcript
-                .spans
-                .iter()
-                .filter(|s| s.name.starts_with("model"))
-                .map(|s| s.duration_ms)
-                .sum::<f64>();
-            timing.tool_ms += transcript
-                .spans
-                .iter()
-                .filter(|s| s.name.starts_with("tool"))
-                .map(|s| s.duration_ms)
-                .sum::<f64>();
-            it.status = info.status.clone();
-            it.result = info.result.clone();
-            it.body = serde_json::to_value(&info).expect("serializes");
-            it.transcript = Some(serde_json::to_value(&transcript).expect("serializes"));
-            it.grade = Some(serde_json::to_value(&g).expect("serializes"));
-            self.store().save_iteration(run_id, &it)?;
-            timing.wall_ms += t0.elapsed().as_secs_f64() * 1000.0;
+        let parallel = self.config().runs.iteration_concurrency.max(1);
+        let all = futures::stream::iter(pending)
+            .map(|it| self.iteration(run_id, &body, &ctx, &models, &judge, it))
+            .buffer_unordered(parallel)
+            .collect::<Vec<_>>();
+        let outcomes = tokio::select! {
+            o = all => o,
+            _ = token.cancelled() => return self.finish(run_id, true),
+        };
+        for t in outcomes {
+            timing.add(&t?);
         }
         let mut latest = body_of(&self.store().run(None, run_id)?)?;
         latest.timing = timing;
         self.store()
             .set_run_body(run_id, &serde_json::to_value(&latest).expect("serializes"))?;
         self.finish(run_id, false)
+    }
+
+    /// Runs, grades and saves one iteration; returns where its time went.
+    async fn iteration(
+        &self,
+        run_id: &str,
+        body: &RunBody,
+        ctx: &Arc<Ctx>,
+        models: &HashMap<String, Arc<dyn Model>>,
+        judge: &Option<Arc<dyn Model>>,
+        mut it: StoredIteration,
+    ) -> Result<Timing> {
+        let Some(case) = body.case(&it.case_id).cloned() else {
+            return Ok(Timing::default());
+        };
+        let mut info: EvalIteration = serde_json::from_value(it.body.clone())
+            .map_err(|e| Error::internal(format!("corrupt iteration: {e}")))?;
+        let model = info.model.as_ref().and_then(|m| models.get(m)).cloned();
+        let started_at = now_ms();
+        let t0 = Instant::now();
+        let paid = self.paid_model(body, info.model.as_deref());
+        let transcript = if paid && self.store().org(&ctx.who.org_id)?.credits <= 0 {
+            Transcript {
+                error: Some("the organization has no credits left for hosted models; an operator grants credits with `evaldeck credits grant`".into()),
+                ..Transcript::default()
+            }
+        } else {
+            self.execute(ctx, &case, model, judge.clone()).await
+        };
+        if paid {
+            let per_1k = self.config().runs.credits_per_1k_tokens;
+            let cost = transcript.usage.total_tokens.div_ceil(1000) as i64 * per_1k;
+            let note = format!(
+                "{} · {}",
+                info.model.as_deref().unwrap_or_default(),
+                case.title
+            );
+            self.store()
+                .debit_usage(&ctx.who.org_id, cost, "run", Some(run_id), &note)?;
+        }
+        let g = grade::grade(
+            &case,
+            &body.standard_checks,
+            &transcript,
+            Some(&ctx.declarations),
+        );
+        apply_grade(&mut info, &transcript, &g);
+        info.started_at = Some(started_at);
+        let spent = |prefix: &str| {
+            transcript
+                .spans
+                .iter()
+                .filter(|s| s.name.starts_with(prefix))
+                .map(|s| s.duration_ms)
+                .sum::<f64>()
+        };
+        let mut timing = Timing {
+            iterations: 1,
+            wall_ms: 0.0,
+            model_ms: spent("model"),
+            tool_ms: spent("tool"),
+        };
+        it.status = info.status.clone();
+        it.result = info.result.clone();
+        it.body = serde_json::to_value(&info).expect("serializes");
+        it.transcript = Some(serde_json::to_value(&transcript).expect("serializes"));
+        it.grade = Some(serde_json::to_value(&g).expect("serializes"));
+        self.store().save_iteration(run_id, &it)?;
+        timing.wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
+        Ok(timing)
+    }
+
+    /// Whether iterations on `model` spend the organization's credits.
+    fn paid_model(&self, body: &RunBody, model: Option<&str>) -> bool {
+        model
+            .and_then(|m| body.models.get(m))
+            .is_some_and(|m| self.config().models.bills_credits(&m.provider, m.hosted))
     }
 
     /// Computes the summary and records the terminal state.

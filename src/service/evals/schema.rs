@@ -1,169 +1,29 @@
-//! A small JSON Schema checker for `toolResultMatchesSchema`, `argumentsMatchToolSchema` and
-//! `toolInputSchemasWellFormed`. It covers the keywords tool schemas use: `type` (one or a
-//! list), `properties`, `required`, `additionalProperties: false` or a schema, `items`,
-//! `enum`, `const`, `minimum`/`maximum` (and the exclusive forms), `minLength`/`maxLength`,
-//! `minItems`/`maxItems`, `allOf`/`anyOf`/`oneOf`/`not`. Other keywords (`$ref`, `format`,
-//! `pattern`, …) are accepted without checking: a false alarm costs more than a miss here.
+//! JSON Schema checks for `toolResultMatchesSchema`, `argumentsMatchToolSchema` and
+//! `toolInputSchemasWellFormed`, through the `jsonschema` crate (every draft it knows,
+//! detected from `$schema`, 2020-12 by default). Remote `$ref`s are not fetched: a schema
+//! that needs one is reported as not compilable rather than half checked.
 
 use serde_json::Value;
 
-fn type_ok(t: &str, v: &Value) -> bool {
-    match t {
-        "object" => v.is_object(),
-        "array" => v.is_array(),
-        "string" => v.is_string(),
-        "number" => v.is_number(),
-        "integer" => v.as_f64().is_some_and(|f| f.fract() == 0.0),
-        "boolean" => v.is_boolean(),
-        "null" => v.is_null(),
-        _ => true,
-    }
-}
+/// At most this many violations are reported per check; the first ones say enough.
+const MAX_VIOLATIONS: usize = 10;
 
-fn num_eq(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) if a.is_number() && b.is_number() => x == y,
-        _ => a == b,
-    }
-}
-
-/// The first violations of `schema` by `v`, with JSON Pointer paths (empty = valid).
+/// The first violations of `schema` by `v`, each `pointer: message` (empty = valid). A
+/// schema that cannot be compiled is itself reported as the one violation.
 pub fn validate(schema: &Value, v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    check(schema, v, "", &mut out);
-    out
-}
-
-fn check(schema: &Value, v: &Value, path: &str, out: &mut Vec<String>) {
-    if out.len() >= 10 {
-        return;
-    }
-    let Some(s) = schema.as_object() else {
-        if schema == &Value::Bool(false) {
-            out.push(format!("{path}: no value is allowed"));
-        }
-        return;
+    let validator = match jsonschema::validator_for(schema) {
+        Ok(validator) => validator,
+        Err(e) => return vec![format!("the schema cannot be used: {e}")],
     };
-    let at = if path.is_empty() { "/" } else { path };
-    match s.get("type") {
-        Some(Value::String(t)) if !type_ok(t, v) => {
-            out.push(format!("{at}: expected {t}"));
-            return;
-        }
-        Some(Value::Array(ts)) if !ts.iter().filter_map(Value::as_str).any(|t| type_ok(t, v)) => {
-            out.push(format!(
-                "{at}: expected one of {}",
-                Value::Array(ts.clone())
-            ));
-            return;
-        }
-        _ => {}
-    }
-    if let Some(e) = s.get("enum").and_then(Value::as_array)
-        && !e.iter().any(|x| num_eq(x, v))
-    {
-        out.push(format!("{at}: not one of the allowed values"));
-    }
-    if let Some(c) = s.get("const")
-        && !num_eq(c, v)
-    {
-        out.push(format!("{at}: must equal {c}"));
-    }
-    if let Some(x) = v.as_f64().filter(|_| v.is_number()) {
-        let bound = |k: &str| s.get(k).and_then(Value::as_f64);
-        if bound("minimum").is_some_and(|m| x < m)
-            || bound("maximum").is_some_and(|m| x > m)
-            || bound("exclusiveMinimum").is_some_and(|m| x <= m)
-            || bound("exclusiveMaximum").is_some_and(|m| x >= m)
-        {
-            out.push(format!("{at}: {x} is out of range"));
-        }
-    }
-    if let Some(st) = v.as_str() {
-        let n = st.chars().count() as u64;
-        if s.get("minLength")
-            .and_then(Value::as_u64)
-            .is_some_and(|m| n < m)
-            || s.get("maxLength")
-                .and_then(Value::as_u64)
-                .is_some_and(|m| n > m)
-        {
-            out.push(format!("{at}: length {n} is out of range"));
-        }
-    }
-    if let Some(obj) = v.as_object() {
-        let props = s.get("properties").and_then(Value::as_object);
-        for r in s
-            .get("required")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(k) = r.as_str()
-                && !obj.contains_key(k)
-            {
-                out.push(format!("{path}/{k}: is required"));
-            }
-        }
-        for (k, val) in obj {
-            let p = format!("{path}/{k}");
-            match props.and_then(|p| p.get(k)) {
-                Some(ps) => check(ps, val, &p, out),
-                None => match s.get("additionalProperties") {
-                    Some(Value::Bool(false)) => out.push(format!("{p}: is not allowed")),
-                    Some(extra @ Value::Object(_)) => check(extra, val, &p, out),
-                    _ => {}
-                },
-            }
-        }
-    }
-    if let Some(arr) = v.as_array() {
-        let n = arr.len() as u64;
-        if s.get("minItems")
-            .and_then(Value::as_u64)
-            .is_some_and(|m| n < m)
-            || s.get("maxItems")
-                .and_then(Value::as_u64)
-                .is_some_and(|m| n > m)
-        {
-            out.push(format!("{at}: {n} items is out of range"));
-        }
-        if let Some(items) = s.get("items").filter(|i| i.is_object()) {
-            for (i, x) in arr.iter().enumerate() {
-                check(items, x, &format!("{path}/{i}"), out);
-            }
-        }
-    }
-    if let Some(all) = s.get("allOf").and_then(Value::as_array) {
-        for sub in all {
-            check(sub, v, path, out);
-        }
-    }
-    if let Some(any) = s.get("anyOf").and_then(Value::as_array)
-        && !any.iter().any(|sub| validate_at(sub, v, path).is_empty())
-    {
-        out.push(format!("{at}: matches none of anyOf"));
-    }
-    if let Some(one) = s.get("oneOf").and_then(Value::as_array)
-        && one
-            .iter()
-            .filter(|sub| validate_at(sub, v, path).is_empty())
-            .count()
-            != 1
-    {
-        out.push(format!("{at}: must match exactly one of oneOf"));
-    }
-    if let Some(not) = s.get("not")
-        && validate_at(not, v, path).is_empty()
-    {
-        out.push(format!("{at}: must not match `not`"));
-    }
-}
-
-fn validate_at(schema: &Value, v: &Value, path: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    check(schema, v, path, &mut out);
-    out
+    validator
+        .iter_errors(v)
+        .take(MAX_VIOLATIONS)
+        .map(|e| {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() { "/".to_string() } else { at };
+            format!("{at}: {e}")
+        })
+        .collect()
 }
 
 /// Why an input schema is not a well-formed MCP tool input schema (empty = fine): an
@@ -202,6 +62,11 @@ pub fn input_schema_problems(schema: Option<&Value>) -> Vec<String> {
         }
         Some(_) => out.push("`required` is not an array".into()),
     }
+    if out.is_empty()
+        && let Err(e) = jsonschema::validator_for(&Value::Object(s.clone()))
+    {
+        out.push(format!("not a valid JSON Schema: {e}"));
+    }
     out
 }
 
@@ -236,5 +101,30 @@ mod tests {
             1
         );
         assert_eq!(input_schema_problems(None).len(), 1);
+        let bad = json!({"type": "object", "properties": {"a": {"type": "colour"}}});
+        assert_eq!(input_schema_problems(Some(&bad)).len(), 1, "{bad}");
+    }
+
+    #[test]
+    fn reports_paths_and_keywords_the_old_subset_missed() {
+        let s = json!({"type": "object", "properties": {
+            "email": {"type": "string", "pattern": "^[^@]+@[^@]+$"},
+            "tags": {"type": "array", "uniqueItems": true},
+            "n": {"$ref": "#/$defs/positive"}},
+            "$defs": {"positive": {"type": "integer", "exclusiveMinimum": 0}}});
+        assert!(validate(&s, &json!({"email": "a@b", "tags": [1, 2], "n": 3})).is_empty());
+        let v = validate(&s, &json!({"email": "nope", "tags": [1, 1], "n": 0}));
+        assert_eq!(v.len(), 3, "{v:?}");
+        assert!(v.iter().any(|e| e.starts_with("/email: ")), "{v:?}");
+        assert!(v.iter().any(|e| e.starts_with("/n: ")), "{v:?}");
+        let whole = validate(&json!({"type": "object"}), &json!(3));
+        assert!(whole[0].starts_with("/: "), "{whole:?}");
+    }
+
+    #[test]
+    fn an_unusable_schema_is_one_clear_violation() {
+        let v = validate(&json!({"type": 12}), &json!({}));
+        assert_eq!(v.len(), 1);
+        assert!(v[0].starts_with("the schema cannot be used"), "{v:?}");
     }
 }

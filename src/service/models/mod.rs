@@ -276,6 +276,17 @@ impl ModelCatalog {
         self.providers.iter().find(|p| p.name == name)
     }
 
+    /// Whether a model spends the organization's credits: hosted ids that run on the
+    /// operator's key do. The built-in models and keyless local providers cost nothing, and
+    /// provider-native ids run on the caller's own `modelApiKeys`.
+    pub fn bills_credits(&self, provider: &str, hosted: bool) -> bool {
+        hosted
+            && self
+                .providers
+                .iter()
+                .any(|p| p.name == provider && p.kind != ProviderKind::Builtin && !p.open)
+    }
+
     /// Runnable hosted ids, of one provider or of all.
     pub fn hosted_ids(&self, provider: Option<&str>) -> Vec<String> {
         self.providers

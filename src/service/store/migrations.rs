@@ -301,12 +301,80 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_age ON idempotency_keys(created_at);
 "#;
 
+/// Result ingestion: the reporter's run id (unique per project) and iteration ids (unique
+/// per run) that make retries idempotent, and the single-use upload URLs (only a hash of the
+/// token is kept) with the artifact each one received.
+const V5_INGEST: &str = r#"
+ALTER TABLE eval_runs ADD COLUMN external_run_id TEXT;
+CREATE UNIQUE INDEX eval_runs_external ON eval_runs(project_id, external_run_id)
+  WHERE external_run_id IS NOT NULL;
+ALTER TABLE eval_iterations ADD COLUMN external_id TEXT;
+CREATE UNIQUE INDEX eval_iterations_external ON eval_iterations(run_id, external_id)
+  WHERE external_id IS NOT NULL;
+CREATE TABLE ingest_uploads (
+  id TEXT PRIMARY KEY,
+  token_hash TEXT NOT NULL UNIQUE,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  org_role TEXT NOT NULL,
+  request TEXT NOT NULL,
+  expires_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  used_at INTEGER,
+  kind TEXT,
+  size INTEGER,
+  sha256 TEXT,
+  content BLOB,
+  run_id TEXT
+);
+"#;
+
+/// Scheduled runs: one schedule per suite (with the member whose access the firings use)
+/// and the firing log. `next_run_at` is the compare-and-set token a firing claims.
+const V6_SCHEDULES: &str = r#"
+CREATE TABLE eval_schedules (
+  suite_id TEXT PRIMARY KEY REFERENCES eval_suites(id) ON DELETE CASCADE,
+  project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+  org_id TEXT NOT NULL REFERENCES organizations(id) ON DELETE CASCADE,
+  user_id TEXT NOT NULL,
+  enabled INTEGER NOT NULL,
+  interval_minutes INTEGER,
+  environment_id TEXT,
+  next_run_at INTEGER,
+  last_fired_at INTEGER,
+  last_run_id TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE INDEX eval_schedules_due ON eval_schedules(next_run_at) WHERE enabled = 1;
+CREATE TABLE eval_schedule_firings (
+  id TEXT PRIMARY KEY,
+  suite_id TEXT NOT NULL REFERENCES eval_schedules(suite_id) ON DELETE CASCADE,
+  due_at INTEGER NOT NULL,
+  fired_at INTEGER NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('pending', 'launched', 'skipped')),
+  reason TEXT,
+  message TEXT,
+  run_id TEXT
+);
+CREATE INDEX eval_schedule_firings_suite ON eval_schedule_firings(suite_id, fired_at DESC, id);
+"#;
+
+/// The project-wide runs list (`GET /projects/{p}/eval-runs`), newest first.
+const V7_PROJECT_RUNS: &str = r#"
+CREATE INDEX eval_runs_project ON eval_runs(project_id, created_at DESC, id DESC);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
         M::up(V2_AUTHORING),
         M::up(V3_RUNS),
         M::up(V4_IDEMPOTENCY),
+        M::up(V5_INGEST),
+        M::up(V6_SCHEDULES),
+        M::up(V7_PROJECT_RUNS),
     ])
 }
 

@@ -7,13 +7,16 @@
 
 pub mod authoring;
 pub mod chat;
+pub mod credits;
 pub mod environments;
 pub mod hosts;
 pub mod idempotency;
 pub mod identity;
+pub mod ingest;
 mod migrations;
 pub mod projects;
 pub mod runs;
+pub mod schedules;
 pub mod seed;
 pub mod servers;
 pub mod suites;

@@ -10,7 +10,8 @@ use super::{Keyset, Store, from_json, now_ms, to_json};
 use crate::spec::page::{Page, PageRequest};
 use crate::spec::{Error, Result};
 
-/// Statuses that hold a concurrency slot.
+/// Statuses that hold a concurrency slot (ingested runs, `source = 'sdk'`, never do: no
+/// runner drives them, and the cap does not apply to ingestion).
 pub const ACTIVE: &str = "('pending', 'running')";
 
 /// A run row.
@@ -143,7 +144,7 @@ impl Store {
         let now = now_ms();
         self.write(|tx| {
             let active: i64 = tx.query_row(
-                &format!("SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {ACTIVE}"),
+                &format!("SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {ACTIVE} AND source != 'sdk'"),
                 [new.org_id],
                 |r| r.get(0),
             )?;
@@ -219,6 +220,31 @@ impl Store {
             let rows = st
                 .query_map(
                     params![suite_id, first, ks.after_ts, ks.after_id, ks.fetch()],
+                    run_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        let rows = rows
+            .into_iter()
+            .map(finish_run)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ks.page(rows, |r| (r.created_at, r.id.clone())))
+    }
+
+    /// A project's runs, every suite and source, newest first.
+    pub fn project_runs(&self, project_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
+        let ks = Keyset::new(page)?;
+        let first = page.cursor.is_none();
+        let rows = self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {RUN_COLS} FROM eval_runs WHERE project_id = ?1
+                 AND (?2 OR (created_at, id) < (?3, ?4))
+                 ORDER BY created_at DESC, id DESC LIMIT ?5"
+            ))?;
+            let rows = st
+                .query_map(
+                    params![project_id, first, ks.after_ts, ks.after_id, ks.fetch()],
                     run_row,
                 )?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
@@ -373,7 +399,7 @@ impl Store {
         self.write(|tx| {
             let ids: Vec<String> = tx
                 .prepare(&format!(
-                    "SELECT id FROM eval_runs WHERE status IN {ACTIVE} AND COALESCE(heartbeat_at, 0) <= ?1 ORDER BY created_at"
+                    "SELECT id FROM eval_runs WHERE status IN {ACTIVE} AND source != 'sdk' AND COALESCE(heartbeat_at, 0) <= ?1 ORDER BY created_at"
                 ))?
                 .query_map([stale_before], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;

@@ -1,0 +1,47 @@
+//! Debits for usage that already happened (eval iterations on hosted models, agent turns):
+//! the tokens are spent, so a short balance is emptied rather than refused, and the debit
+//! and its ledger entry land in one transaction.
+
+use rusqlite::params;
+
+use super::{Store, new_id, now_ms};
+use crate::spec::Result;
+
+impl Store {
+    /// Debits up to `cost` credits from `org_id` with a ledger entry of `kind` tied to
+    /// `reference` (a run or job id); returns what was debited.
+    pub fn debit_usage(
+        &self,
+        org_id: &str,
+        cost: i64,
+        kind: &str,
+        reference: Option<&str>,
+        note: &str,
+    ) -> Result<i64> {
+        if cost <= 0 {
+            return Ok(0);
+        }
+        self.write(|tx| {
+            let balance: i64 = tx.query_row(
+                "SELECT credits FROM organizations WHERE id = ?1",
+                [org_id],
+                |r| r.get(0),
+            )?;
+            let debit = cost.min(balance.max(0));
+            if debit == 0 {
+                return Ok(0);
+            }
+            let now = now_ms();
+            tx.execute(
+                "UPDATE organizations SET credits = credits - ?2, updated_at = ?3 WHERE id = ?1",
+                params![org_id, debit, now],
+            )?;
+            tx.execute(
+                "INSERT INTO credit_ledger (id, org_id, delta, balance, kind, job_id, note, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                params![new_id("led"), org_id, -debit, balance - debit, kind, reference, note, now],
+            )?;
+            Ok(debit)
+        })
+    }
+}
