@@ -358,9 +358,8 @@ pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) ->
 /// Asks on the terminal; without one, `--yes` is required.
 fn confirm(n: usize, suite: &str) -> Result<()> {
     if !std::io::stdin().is_terminal() {
-        return Err(Error::invalid(
-            "",
-            "confirm",
+        return Err(Error::new(
+            Code::ValidationError,
             "stdin is not a terminal: pass --yes to apply, or --dry-run to only see the diff",
         ));
     }
@@ -488,6 +487,11 @@ fn print_plan(doc: &SuiteDoc, plan: &Plan, live: Option<&Live>) {
     }
     if plan.is_empty() {
         println!("no changes");
+        if plan.order_differs {
+            println!(
+                "  note: the suite's case order differs from the file's (apply cannot reorder cases)"
+            );
+        }
         return;
     }
     let (mut added, mut changed, mut replaced, mut removed, mut settings) = (0, 0, 0, 0, 0);
@@ -535,7 +539,7 @@ fn print_plan(doc: &SuiteDoc, plan: &Plan, live: Option<&Live>) {
     }
     let mut parts = Vec::new();
     for (n, what) in [
-        (settings, "setting"),
+        (settings, if settings == 1 { "setting" } else { "settings" }),
         (added, "added"),
         (changed, "changed"),
         (replaced, "replaced"),

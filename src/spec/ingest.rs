@@ -227,7 +227,11 @@ pub struct IngestResult {
 
 impl IngestResult {
     /// A passing result with only the required fields.
-    pub fn new(case_title: impl Into<String>, passed: bool, external_id: impl Into<String>) -> Self {
+    pub fn new(
+        case_title: impl Into<String>,
+        passed: bool,
+        external_id: impl Into<String>,
+    ) -> Self {
         IngestResult {
             case_title: case_title.into(),
             query: None,
@@ -621,8 +625,7 @@ impl UploadUrlRequest {
         if let Some(e) = &self.external_run_id {
             c.length("/externalRunId", e, 1, Some(MAX_EXTERNAL_ID));
         }
-        if self.run_id.is_some() && (self.suite_name.is_some() || self.external_run_id.is_some())
-        {
+        if self.run_id.is_some() && (self.suite_name.is_some() || self.external_run_id.is_some()) {
             c.fail(
                 "/runId",
                 "oneOf",
@@ -834,7 +837,10 @@ mod tests {
         assert!(UploadUrlRequest::parse(b"").is_ok());
         let e = UploadUrlRequest::parse(br#"{"kind": "trx"}"#).unwrap_err();
         assert_eq!(
-            (e.violations()[0].path.as_str(), e.violations()[0].rule.as_str()),
+            (
+                e.violations()[0].path.as_str(),
+                e.violations()[0].rule.as_str()
+            ),
             ("/kind", "enum")
         );
         let e = UploadUrlRequest::parse(br#"{"runId": "r", "suiteName": "s"}"#).unwrap_err();

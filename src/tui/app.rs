@@ -503,6 +503,27 @@ impl App {
                 self.notify(format!("cancelled run {}", r.id));
                 self.reload(Section::Runs);
             }
+            Reply::RunRegraded(r) => {
+                let s = r.summary.clone().unwrap_or_default();
+                self.notify(format!(
+                    "regraded run #{}: {}/{} iterations passed",
+                    r.run_number.unwrap_or_default(),
+                    s.passed,
+                    s.total
+                ));
+                if let Some(project) = self.nav.active.clone() {
+                    self.dispatch(Request::Run {
+                        project,
+                        run: r.id.clone(),
+                        delay_ms: 0,
+                    });
+                }
+                self.reload(Section::Runs);
+            }
+            Reply::Compared(c) => {
+                self.runs.set_comparison(c);
+                self.focus = Focus::Detail;
+            }
             Reply::Validated { server, result } => {
                 self.notify(format!("validated: {}", result.status));
                 self.servers.mcp_mut(&server).validated = Some(result);

@@ -51,6 +51,12 @@ pub enum Action {
     StartRun,
     /// Cancel what is running (a run, a job).
     Cancel,
+    /// Mark the selected run as the base of a comparison.
+    Mark,
+    /// Compare the selected run with the marked one.
+    Compare,
+    /// Grade a finished run's stored transcripts again.
+    Regrade,
     Goto(Section),
 }
 
@@ -90,6 +96,9 @@ impl Action {
             Action::Import => "import",
             Action::StartRun => "start a run",
             Action::Cancel => "cancel",
+            Action::Mark => "mark",
+            Action::Compare => "compare",
+            Action::Regrade => "regrade",
             Action::Goto(s) => s.goto_label(),
         }
     }
@@ -248,6 +257,9 @@ impl Default for Keymap {
             (Key::ch('i'), Import),
             (Key::ch('s'), StartRun),
             (Key::ch('X'), Cancel),
+            (Key::ch('m'), Mark),
+            (Key::ch('C'), Compare),
+            (Key::ch('E'), Regrade),
             (Key::ch('1'), Goto(Section::Projects)),
             (Key::ch('2'), Goto(Section::Servers)),
             (Key::ch('3'), Goto(Section::Environments)),

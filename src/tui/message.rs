@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::client::compare::{Comparison, compare};
 use crate::client::{Backend, collect_all};
 use crate::spec::Result;
 use crate::spec::authoring::{AuthoringDraft, CommitRequest, DraftQuery, DraftState};
@@ -194,6 +195,17 @@ pub enum Request {
         project: String,
         run: String,
     },
+    /// Grades a finished run's stored transcripts again.
+    RegradeRun {
+        project: String,
+        run: String,
+    },
+    /// Reads two runs' iterations and compares them case by case.
+    CompareRuns {
+        project: String,
+        base: String,
+        head: String,
+    },
 }
 
 /// Where a reply lands. A newer request for the same slot makes older replies stale.
@@ -227,6 +239,7 @@ pub enum Slot {
     RunDetail,
     Trace,
     RunWrite,
+    Compare,
 }
 
 impl Request {
@@ -267,7 +280,10 @@ impl Request {
             Request::Runs { .. } => Slot::Runs,
             Request::Run { .. } => Slot::RunDetail,
             Request::Trace { .. } => Slot::Trace,
-            Request::CreateRun { .. } | Request::CancelRun { .. } => Slot::RunWrite,
+            Request::CreateRun { .. } | Request::CancelRun { .. } | Request::RegradeRun { .. } => {
+                Slot::RunWrite
+            }
+            Request::CompareRuns { .. } => Slot::Compare,
         }
     }
 
@@ -312,6 +328,8 @@ impl Request {
             Request::Trace { iteration, .. } => format!("load the trace of {iteration}"),
             Request::CreateRun { .. } => "start a run".into(),
             Request::CancelRun { run, .. } => format!("cancel run {run}"),
+            Request::RegradeRun { run, .. } => format!("regrade run {run}"),
+            Request::CompareRuns { base, head, .. } => format!("compare {base} with {head}"),
         }
     }
 }
@@ -397,6 +415,8 @@ pub enum Reply {
     },
     RunCreated(RunCreated),
     RunCancelled(EvalRun),
+    RunRegraded(EvalRun),
+    Compared(Comparison),
 }
 
 /// A reply on its way to the controller.
@@ -636,6 +656,23 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         }
         Request::CancelRun { project, run } => {
             Reply::RunCancelled(b.cancel_run(project, run).await?)
+        }
+        Request::RegradeRun { project, run } => {
+            Reply::RunRegraded(b.regrade_run(project, run).await?)
+        }
+        Request::CompareRuns {
+            project,
+            base,
+            head,
+        } => {
+            let all = |run: &str| {
+                let run = run.to_string();
+                async move {
+                    let run = run.as_str();
+                    collect_all(|p| async move { b.iterations(project, run, &p).await }).await
+                }
+            };
+            Reply::Compared(compare(base, &all(base).await?, head, &all(head).await?))
         }
     })
 }

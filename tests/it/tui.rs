@@ -1061,3 +1061,96 @@ async fn the_new_screens_fit_in_80_by_24() {
     fits(&mut h);
     snapshot("tui_trace_80x24", h.screen());
 }
+
+/// Starts a run of `suite` through the backend and waits for its verdict.
+async fn run_to_end(b: &dyn Backend, project: &str, suite: &str) -> evaldeck::spec::run::EvalRun {
+    let body: evaldeck::spec::run::RunCreate =
+        serde_json::from_value(serde_json::json!({"suiteId": suite})).unwrap();
+    let id = b.create_run(project, &body).await.expect("started").run_id;
+    for _ in 0..400 {
+        let r = b.run(project, &id).await.expect("read");
+        if r.is_terminal() {
+            return r;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("run {id} did not finish");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_runs_are_compared_and_a_run_is_regraded() {
+    use serde_json::json;
+    let (mut h, b, _dir) = app(120, 30).await;
+    let project = demo_project(&b).await;
+    let tests = json!([
+        {"title": "echo says hello", "steps": [
+            {"id": "p1", "kind": "prompt", "prompt": "Use echo to say 'hello evals'"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "responseContains", "needle": "hello evals"}}]},
+        {"title": "sum of two", "steps": [
+            {"id": "p1", "kind": "prompt", "prompt": "Use get-sum to add 2 and 3"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "responseContains", "needle": "5"}}]}
+    ]);
+    let created = b
+        .create_suite(
+            &project,
+            &serde_json::from_value(json!({"name": "Compare", "serverIds": ["demo"],
+                "model": "builtin/baseline", "tests": tests}))
+            .unwrap(),
+        )
+        .await
+        .expect("suite");
+    let first = run_to_end(b.as_ref(), &project, &created.suite_id).await;
+    assert_eq!(first.result.as_deref(), Some("passed"), "{first:?}");
+    // The echo case now expects what the server never says: the next run regresses on it.
+    let case = b
+        .cases(&project, &created.suite_id)
+        .await
+        .unwrap()
+        .items
+        .into_iter()
+        .find(|c| c.title == "echo says hello")
+        .unwrap();
+    let edit: evaldeck::spec::case::EvalCaseUpdate = serde_json::from_value(json!({"steps": [
+        {"id": "p1", "kind": "prompt", "prompt": "Use echo to say 'hello evals'"},
+        {"id": "a1", "kind": "assert", "assertion": {"type": "responseContains", "needle": "goodbye"}}]}))
+    .unwrap();
+    b.update_case(&project, &created.suite_id, &case.id, &edit)
+        .await
+        .expect("edited");
+    let second = run_to_end(b.as_ref(), &project, &created.suite_id).await;
+    assert_eq!(second.result.as_deref(), Some("failed"));
+
+    h.press("6");
+    h.press("r");
+    h.drain().await;
+    assert!(h.shows("Runs (2)"), "{}", h.screen());
+    // Newest first: the first run is the second row. Mark it, go up, compare.
+    h.press("j");
+    h.press("m");
+    assert!(h.shows("marked run #1"), "{}", h.screen());
+    assert!(h.shows("◆"), "{}", h.screen());
+    h.press("k");
+    h.press("C");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Compare runs"), "{screen}");
+    assert!(screen.contains("#1 → #2"), "{screen}");
+    assert!(screen.contains("1 regressed · 0 fixed"), "{screen}");
+    assert!(
+        screen.contains("▼ regressed  echo says hello  1/1 → 0/1"),
+        "{screen}"
+    );
+    assert!(screen.contains("= unchanged  sum of two"), "{screen}");
+    snapshot("tui_runs_compare", screen);
+    // Esc leaves the comparison; E grades the newest run again.
+    h.press("Esc");
+    assert!(!h.shows("Compare runs"), "{}", h.screen());
+    h.press("Tab");
+    h.press("E");
+    h.drain().await;
+    assert!(
+        h.shows("regraded run #2: 1/2 iterations passed"),
+        "{}",
+        h.screen()
+    );
+}

@@ -117,9 +117,11 @@ pub fn begin(tx: &Transaction, new: &NewIngestRun<'_>) -> Result<Begun> {
 /// `(inserted, skipped)`. The run must still be `running`.
 pub fn append(tx: &Transaction, run_id: &str, items: &[NewIngestIteration]) -> Result<(i64, i64)> {
     let status: String = tx
-        .query_row("SELECT status FROM eval_runs WHERE id = ?1", [run_id], |r| {
-            r.get(0)
-        })
+        .query_row(
+            "SELECT status FROM eval_runs WHERE id = ?1",
+            [run_id],
+            |r| r.get(0),
+        )
         .optional()?
         .ok_or_else(|| Error::not_found("eval run", run_id))?;
     if status != "running" {

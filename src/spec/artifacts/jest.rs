@@ -67,7 +67,11 @@ pub fn parse(text: &str, kind: ArtifactKind) -> Result<ParsedArtifact, Error> {
         .ok_or_else(|| {
             invalid(format!(
                 "JSON but not a {} report: no `testResults` array",
-                if kind == ArtifactKind::Jest { "Jest" } else { "Vitest" }
+                if kind == ArtifactKind::Jest {
+                    "Jest"
+                } else {
+                    "Vitest"
+                }
             ))
         })?;
     let names: Vec<&str> = files.iter().filter_map(|f| str_of(f, "name")).collect();
@@ -207,10 +211,7 @@ mod tests {
         let a = parse(VITEST, ArtifactKind::Vitest).unwrap();
         assert_eq!((a.results.len(), a.not_run, a.failed()), (5, 1, 1));
         assert_eq!(a.results[0].duration_ms, Some(241.83));
-        assert_eq!(
-            a.results[0].metadata.as_ref().unwrap()["format"],
-            "vitest"
-        );
+        assert_eq!(a.results[0].metadata.as_ref().unwrap()["format"], "vitest");
     }
 
     #[test]
@@ -220,7 +221,13 @@ mod tests {
         let a = parse(text, ArtifactKind::Vitest).unwrap();
         assert_eq!(a.results.len(), 1);
         assert!(!a.results[0].passed);
-        assert!(a.results[0].error.as_deref().unwrap().contains("SyntaxError"));
+        assert!(
+            a.results[0]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("SyntaxError")
+        );
     }
 
     #[test]

@@ -66,7 +66,11 @@ fn get(m: &Map<String, Value>, k: &str) -> Option<String> {
 /// The 1-based line of byte `offset` in `text`.
 fn line_of(text: &str, offset: u64) -> usize {
     let end = (offset as usize).min(text.len());
-    text.as_bytes()[..end].iter().filter(|b| **b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
 }
 
 struct Reading {
@@ -149,9 +153,7 @@ impl Reading {
                 self.suites.pop();
             }
             "testcase" => self.close_case(),
-            "failure" | "error" | "skipped" | "system-out" | "system-err" => {
-                self.close_child()
-            }
+            "failure" | "error" | "skipped" | "system-out" | "system-err" => self.close_child(),
             _ => {}
         }
     }
@@ -202,7 +204,11 @@ impl Reading {
         } else {
             format!("{}::{}", case.classname, case.name)
         };
-        let parts = [case.suite.as_str(), case.classname.as_str(), case.name.as_str()];
+        let parts = [
+            case.suite.as_str(),
+            case.classname.as_str(),
+            case.name.as_str(),
+        ];
         let n = self.seen.next(&parts);
         let mut r = IngestResult::new(
             title(&full),
@@ -210,7 +216,9 @@ impl Reading {
             external_id(ArtifactKind::Junit, &parts, n),
         );
         r.external_case_id = Some(external_id(ArtifactKind::Junit, &parts, 0));
-        r.duration_ms = case.time.map(|t| (t * 1000.0).min(crate::spec::ingest::MAX_DURATION_MS));
+        r.duration_ms = case
+            .time
+            .map(|t| (t * 1000.0).min(crate::spec::ingest::MAX_DURATION_MS));
         if !case.problem.is_empty() {
             r.error = Some(error_text(&case.problem.join("\n\n")));
         }
@@ -323,22 +331,53 @@ mod tests {
         );
         assert!(first.passed);
         assert_eq!(first.duration_ms, Some(412.0));
-        assert_eq!(first.metadata.as_ref().unwrap()["file"], "tests/test_mcp_tools.py");
+        assert_eq!(
+            first.metadata.as_ref().unwrap()["file"],
+            "tests/test_mcp_tools.py"
+        );
         let out = &a.results[1];
-        assert!(out.trace.as_ref().unwrap().as_str().unwrap().contains("get-sum"));
+        assert!(
+            out.trace
+                .as_ref()
+                .unwrap()
+                .as_str()
+                .unwrap()
+                .contains("get-sum")
+        );
         let failed = &a.results[2];
         assert!(!failed.passed);
         let err = failed.error.as_deref().unwrap();
-        assert!(err.starts_with("AssertionError: expected isError=True"), "{err}");
-        assert!(err.contains("> ") || err.contains(">       assert"), "{err}");
+        assert!(
+            err.starts_with("AssertionError: expected isError=True"),
+            "{err}"
+        );
+        assert!(
+            err.contains("> ") || err.contains(">       assert"),
+            "{err}"
+        );
         let trace = failed.trace.as_ref().unwrap().as_str().unwrap();
-        assert!(trace.contains("[stderr]") && trace.contains("WARNING"), "{trace}");
+        assert!(
+            trace.contains("[stderr]") && trace.contains("WARNING"),
+            "{trace}"
+        );
         assert!(a.results[4].case_title.ends_with("[héllo wörld]"));
         let cdata = &a.results[5];
-        assert!(cdata.error.as_deref().unwrap().contains("E         + \"hello\""));
+        assert!(
+            cdata
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("E         + \"hello\"")
+        );
         let error = &a.results[6];
         assert_eq!(error.metadata.as_ref().unwrap()["outcome"], "error");
-        assert!(error.error.as_deref().unwrap().contains("\"ConnectionRefusedError"));
+        assert!(
+            error
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("\"ConnectionRefusedError")
+        );
         let ids: std::collections::HashSet<_> =
             a.results.iter().map(|r| &r.external_iteration_id).collect();
         assert_eq!(ids.len(), 7, "ids are distinct");
@@ -359,10 +398,7 @@ mod tests {
             a.results[0].external_iteration_id,
             a.results[1].external_iteration_id
         );
-        assert_eq!(
-            a.results[0].external_case_id,
-            a.results[1].external_case_id
-        );
+        assert_eq!(a.results[0].external_case_id, a.results[1].external_case_id);
         assert_eq!(a.results[2].case_title, "bare");
         assert_eq!(a.results[2].error.as_deref(), Some("test failure"));
         let single = parse(r#"<testsuite name="solo"><testcase name="a"/></testsuite>"#).unwrap();
@@ -372,7 +408,8 @@ mod tests {
 
     #[test]
     fn malformed_xml_is_a_clear_error() {
-        let e = parse("<testsuites>\n<testsuite name=\"x\">\n<testcase name=\"a\"></testsuite>").unwrap_err();
+        let e = parse("<testsuites>\n<testsuite name=\"x\">\n<testcase name=\"a\"></testsuite>")
+            .unwrap_err();
         assert!(e.message.contains("line 3"), "{}", e.message);
         let e = parse("<html><body>hello</body></html>").unwrap_err();
         assert!(e.message.contains("not a JUnit report"), "{}", e.message);

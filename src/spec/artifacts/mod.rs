@@ -23,7 +23,8 @@ use super::ingest::{ArtifactKind, IngestResult, MAX_CASE_TITLE, MAX_ERROR, MAX_E
 pub const MAX_CASES: usize = 10_000;
 
 /// What the accepted formats are, for error messages.
-pub const ACCEPTED: &str = "JUnit XML, Jest JSON (`jest --json`) or Vitest JSON (`vitest --reporter=json`)";
+pub const ACCEPTED: &str =
+    "JUnit XML, Jest JSON (`jest --json`) or Vitest JSON (`vitest --reporter=json`)";
 
 /// An artifact read into results.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +76,8 @@ pub fn parse(kind: Option<ArtifactKind>, bytes: &[u8]) -> Result<ParsedArtifact,
         .map_err(|e| invalid(format!("the file is not UTF-8 text ({e})")))?;
     let kind = match kind {
         Some(k) => k,
-        None => sniff(bytes).ok_or_else(|| invalid("the file is not a test report this service reads"))?,
+        None => sniff(bytes)
+            .ok_or_else(|| invalid("the file is not a test report this service reads"))?,
     };
     let parsed = match kind {
         ArtifactKind::Junit => junit::parse(text)?,
@@ -106,7 +108,11 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
 
 pub(crate) fn title(s: &str) -> String {
     let t = clip(s.trim(), MAX_CASE_TITLE);
-    if t.is_empty() { "(unnamed test)".into() } else { t }
+    if t.is_empty() {
+        "(unnamed test)".into()
+    } else {
+        t
+    }
 }
 
 pub(crate) fn error_text(s: &str) -> String {

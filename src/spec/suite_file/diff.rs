@@ -1,8 +1,8 @@
 //! What applying a suite file changes: the diff against the live suite ([`plan`]), the
 //! settings patch ([`settings_patch`]) and the create request for a new suite ([`creation`]).
 //!
-//! Matching: a file case with `id` is that live case (an unknown id is an error, so applying
-//! the same file twice never adds twice). Otherwise its key is its `declaredId`, or its
+//! Matching: a file case with `id` is that live case (an unknown id is an error, also when
+//! the suite is to be created, so applying the same file twice never adds twice). Otherwise its key is its `declaredId`, or its
 //! `title` when it has none, and the n-th file case with a key matches the n-th unmatched
 //! live case with the same key. A matched case whose `declaredId` or `source` differs is
 //! replaced (deleted and added again: the API does not edit them); other differences are one
@@ -60,7 +60,7 @@ pub enum Change {
         id: String,
         title: String,
         fields: Vec<String>,
-        update: EvalCaseUpdate,
+        update: Box<EvalCaseUpdate>,
     },
     /// The live case `id` is deleted and the file's added, since `fields` are not editable.
     ReplaceCase {
@@ -244,6 +244,27 @@ fn edit_for(want: &EvalCase, fields: &[String], editable: &[String]) -> Option<E
 /// Violations name file ids that are not cases of the live suite.
 pub fn plan(doc: &SuiteDoc, target: &Target, live: Option<&Live>) -> Result<Plan, Vec<Violation>> {
     let Some(live) = live else {
+        let errors: Vec<Violation> = doc
+            .cases
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let id = c.id.as_ref()?;
+                Some(Violation {
+                    path: join(&join("/cases", i), "id"),
+                    rule: "exists".into(),
+                    message: format!(
+                        "the suite `{}` does not exist yet, so it has no case `{id}`; \
+                         a file with case ids applies only to the suite it came from \
+                         (remove the ids to create a suite from it)",
+                        doc.name
+                    ),
+                })
+            })
+            .collect();
+        if !errors.is_empty() {
+            return Err(errors);
+        }
         let mut changes = vec![Change::CreateSuite {
             name: doc.name.clone(),
         }];
@@ -336,7 +357,7 @@ pub fn plan(doc: &SuiteDoc, target: &Target, live: Option<&Live>) -> Result<Plan
                     id: have.id.clone(),
                     title,
                     fields,
-                    update,
+                    update: Box::new(update),
                 });
             }
             None => appended.push(Change::ReplaceCase {

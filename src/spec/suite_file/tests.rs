@@ -543,3 +543,14 @@ fn creating_writes_exact_leading_cases_through_the_request() {
     assert!(matches!(p.changes[0], Change::CreateSuite { .. }));
     assert!(matches!(p.changes[1], Change::AddCase { index: 0, .. }));
 }
+
+#[test]
+fn a_file_with_ids_does_not_create_a_suite() {
+    let mut d = doc(vec![plain_case("A")]);
+    d.cases[0].id = Some("case_1".into());
+    let errs = plan(&d, &target(), None).unwrap_err();
+    assert_eq!(
+        (errs[0].path.as_str(), errs[0].rule.as_str()),
+        ("/cases/0/id", "exists")
+    );
+}

@@ -47,10 +47,11 @@ impl Positions {
     pub fn locate(&self, pointer: &str, key: bool) -> Pos {
         let mut p = pointer;
         loop {
-            if key && p == pointer {
-                if let Some(pos) = self.keys.get(p) {
-                    return *pos;
-                }
+            if key
+                && p == pointer
+                && let Some(pos) = self.keys.get(p)
+            {
+                return *pos;
             }
             if let Some(pos) = self.values.get(p) {
                 return *pos;

@@ -17,6 +17,7 @@ use super::{
     Command, Cx, DetailView, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading, pad,
     pane_block, split, time,
 };
+use crate::client::compare::{Change, Comparison};
 use crate::spec::run::{EvalIteration, EvalRun};
 use crate::tui::keymap::Action;
 use crate::tui::message::{Request, Slot};
@@ -45,6 +46,22 @@ pub struct RunsPane {
     by_case: Vec<(String, usize, usize)>,
     /// Iteration latencies of the opened run, in order.
     latencies: Vec<f64>,
+    /// The run marked (`m`) as the base of a comparison.
+    marked: Option<String>,
+    /// The comparison shown in the detail, until Esc or another run is opened.
+    comparison: Option<Comparison>,
+}
+
+/// Where a run came from, in a few letters: `ui`, `api`, `sched` (a schedule fired it) or
+/// `ingst` (reported by an external runner).
+pub fn origin(r: &EvalRun) -> &'static str {
+    match (r.trigger.as_deref(), r.source.as_str()) {
+        (Some("schedule"), _) => "sched",
+        (Some("ingest"), _) | (_, "sdk") => "ingst",
+        (_, "ui") => "ui",
+        (_, "api") => "api",
+        _ => "?",
+    }
 }
 
 fn mark(result: Option<&str>, status: &str, theme: &Theme) -> Span<'static> {
@@ -168,6 +185,75 @@ impl RunsPane {
         }
         self.want = Some(id.to_string());
         self.select_id(id);
+    }
+
+    pub fn set_comparison(&mut self, c: Comparison) {
+        self.comparison = Some(c);
+        self.detail.top();
+    }
+
+    fn run_label(&self, id: &str) -> String {
+        match self.items.iter().find(|r| r.id == id) {
+            Some(r) => format!("#{}", r.run_number.unwrap_or_default()),
+            None => id.to_string(),
+        }
+    }
+
+    fn comparison_lines(&self, c: &Comparison, theme: &Theme) -> Vec<Line<'static>> {
+        let mut lines = vec![
+            heading(
+                &format!(
+                    "{} → {}",
+                    self.run_label(&c.base_run_id),
+                    self.run_label(&c.head_run_id)
+                ),
+                theme,
+            ),
+            Line::from(vec![
+                Span::styled(
+                    format!("{} regressed", c.count(Change::Regressed)),
+                    theme.error,
+                ),
+                Span::raw(" · "),
+                Span::styled(format!("{} fixed", c.count(Change::Fixed)), theme.ok),
+                Span::styled(
+                    format!(
+                        " · {} added · {} removed · {} unchanged",
+                        c.count(Change::Added),
+                        c.count(Change::Removed),
+                        c.count(Change::Unchanged)
+                    ),
+                    theme.dim,
+                ),
+            ]),
+            Line::from(""),
+        ];
+        let tally = |t: Option<crate::client::compare::Tally>| {
+            t.map(|t| t.to_string()).unwrap_or_else(|| "–".into())
+        };
+        for d in &c.cases {
+            let (sign, style) = match d.change {
+                Change::Regressed => ("▼", theme.error),
+                Change::Fixed => ("▲", theme.ok),
+                Change::Added => ("+", theme.accent),
+                Change::Removed => ("−", theme.warn),
+                Change::Unchanged => ("=", theme.dim),
+            };
+            let model = d
+                .model
+                .as_deref()
+                .map(|m| format!("  {m}"))
+                .unwrap_or_default();
+            lines.push(Line::from(vec![
+                Span::styled(format!("{sign} {:<10} ", d.change.as_str()), style),
+                Span::raw(d.title.clone()),
+                Span::styled(
+                    format!("  {} → {}{model}", tally(d.base), tally(d.head)),
+                    theme.dim,
+                ),
+            ]));
+        }
+        lines
     }
 
     pub fn set_trace(&mut self, iteration: String, value: Value) {
@@ -548,13 +634,16 @@ impl Pane for RunsPane {
     fn commands(&self) -> Vec<Command> {
         vec![
             Command::new(Action::Open, "open the run"),
+            Command::new(Action::Mark, "mark as compare base"),
+            Command::new(Action::Compare, "compare with the marked run"),
+            Command::new(Action::Regrade, "regrade the run"),
             Command::new(Action::Cancel, "cancel the run"),
             Command::new(Action::Refresh, "refresh"),
         ]
     }
 
     fn detail_commands(&self) -> Vec<Command> {
-        if self.trace.is_some() {
+        if self.trace.is_some() || self.comparison.is_some() {
             Vec::new()
         } else {
             vec![Command::new(Action::Open, "trace")]
@@ -581,6 +670,7 @@ impl Pane for RunsPane {
         });
         self.open_id(&id);
         self.trace = None;
+        self.comparison = None;
         true
     }
 
@@ -600,11 +690,83 @@ impl Pane for RunsPane {
                 }
                 true
             }
+            Action::Mark => {
+                let Some(r) = self.selected() else {
+                    return true;
+                };
+                let (id, label) = (r.id.clone(), self.run_label(&r.id));
+                if self.marked.as_deref() == Some(id.as_str()) {
+                    self.marked = None;
+                    cx.notify(format!("unmarked run {label}"));
+                } else {
+                    self.marked = Some(id);
+                    cx.notify(format!(
+                        "marked run {label}: select another and press C to compare"
+                    ));
+                }
+                true
+            }
+            Action::Compare => {
+                let (Some(project), Some(r)) = (cx.project, self.selected()) else {
+                    return true;
+                };
+                match self.marked.clone() {
+                    None => cx.notify("mark a base run first (m), then compare another with it"),
+                    Some(base) if base == r.id => {
+                        cx.notify("select a different run to compare with the marked one")
+                    }
+                    Some(base) => {
+                        // The older run is the base, whichever was marked.
+                        let marked_first = self
+                            .items
+                            .iter()
+                            .find(|x| x.id == base)
+                            .is_none_or(|b| b.created_at <= r.created_at);
+                        let (base, head) = if marked_first {
+                            (base, r.id.clone())
+                        } else {
+                            (r.id.clone(), base)
+                        };
+                        cx.fetch(Request::CompareRuns {
+                            project: project.to_string(),
+                            base,
+                            head,
+                        });
+                    }
+                }
+                true
+            }
+            Action::Regrade => {
+                let (Some(project), Some(r)) = (cx.project, self.selected()) else {
+                    return true;
+                };
+                if r.is_terminal() && r.source != "sdk" {
+                    cx.fetch(Request::RegradeRun {
+                        project: project.to_string(),
+                        run: r.id.clone(),
+                    });
+                } else if r.source == "sdk" {
+                    cx.notify("an ingested run has no transcripts of ours to grade again");
+                } else {
+                    cx.notify(format!(
+                        "the run is {}; regrade it once it finishes",
+                        r.status
+                    ));
+                }
+                true
+            }
             _ => false,
         }
     }
 
     fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.comparison.is_some() {
+            if action == Action::Back {
+                self.comparison = None;
+                return true;
+            }
+            return false;
+        }
         if self.trace.is_some() {
             if action == Action::Back {
                 self.trace = None;
@@ -641,6 +803,7 @@ impl Pane for RunsPane {
         let (list_area, detail_area) = split(area);
         let items = &self.items;
         let names = &self.suite_names;
+        let marked = self.marked.as_deref();
         let w = list_area.width.saturating_sub(2) as usize;
         self.list.render(
             f,
@@ -653,20 +816,38 @@ impl Pane for RunsPane {
                 let r = &items[i];
                 let s = r.summary.clone().unwrap_or_default();
                 let suite = names.get(&r.suite_id).map(String::as_str).unwrap_or("?");
-                let suite_w = w.saturating_sub(30).clamp(6, 24);
+                let suite_w = w.saturating_sub(31).clamp(6, 24);
+                let base = if marked == Some(r.id.as_str()) {
+                    "◆"
+                } else {
+                    " "
+                };
                 Line::from(vec![
                     mark(r.result.as_deref(), &r.status, theme),
+                    Span::styled(base, theme.accent),
                     Span::styled(
                         format!(" #{:<3} ", r.run_number.unwrap_or_default()),
                         theme.dim,
                     ),
                     Span::raw(pad(suite, suite_w)),
-                    Span::styled(format!(" {:<4}", clip(&r.source, 4)), theme.accent),
+                    Span::styled(format!(" {:<5}", origin(r)), theme.accent),
                     Span::raw(format!(" {:>5}", pct(s.pass_rate))),
                     Span::styled(format!(" {}/{}", s.passed, s.total), theme.dim),
                 ])
             },
         );
+        if let Some(c) = &self.comparison {
+            let lines = self.comparison_lines(c, theme);
+            self.detail.render(
+                f,
+                detail_area,
+                Line::from("Compare runs"),
+                lines,
+                rcx.focus == PaneFocus::Detail,
+                theme,
+            );
+            return;
+        }
         let opened_matches = match (self.selected(), self.opened.as_ref()) {
             (Some(s), Some((o, _))) => s.id == o.id,
             _ => false,
@@ -699,7 +880,14 @@ impl Pane for RunsPane {
                 r.result.clone().unwrap_or_else(|| "–".into()),
                 theme,
             ),
-            field("source", r.source.clone(), theme),
+            field(
+                "source",
+                match r.trigger.as_deref() {
+                    Some(t) if t != "manual" => format!("{} · {t}", r.source),
+                    _ => r.source.clone(),
+                },
+                theme,
+            ),
             field(
                 "model",
                 r.model.clone().unwrap_or_else(|| "–".into()),
