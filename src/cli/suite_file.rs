@@ -280,7 +280,10 @@ fn fingerprint(suite: &EvalSuite, cases: &[EvalCase]) -> (i64, Vec<(String, Opti
 
 /// `evaldeck suite apply`.
 pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) -> Result<()> {
-    let label = a.file.display().to_string();
+    let label = match a.file.as_os_str() == "-" {
+        true => "<stdin>".to_string(),
+        false => a.file.display().to_string(),
+    };
     let text = read_text(&a.file)?;
     let parsed = suite_file::parse(&text).map_err(|errs| file_error(&label, &errs))?;
     let doc = &parsed.doc;

@@ -726,8 +726,12 @@ impl Backend for Remote {
         project: &str,
         body: &crate::spec::ingest::IngestReport,
     ) -> Result<crate::spec::ingest::IngestRun> {
-        self.send(Method::POST, &["projects", project, "eval-ingest", "report"], body)
-            .await
+        self.send(
+            Method::POST,
+            &["projects", project, "eval-ingest", "report"],
+            body,
+        )
+        .await
     }
     async fn ingest_start(
         &self,
@@ -772,7 +776,13 @@ impl Backend for Remote {
     ) -> Result<crate::spec::ingest::UploadUrl> {
         self.send(
             Method::POST,
-            &["projects", project, "eval-ingest", "artifacts", "upload-url"],
+            &[
+                "projects",
+                project,
+                "eval-ingest",
+                "artifacts",
+                "upload-url",
+            ],
             body,
         )
         .await

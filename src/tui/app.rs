@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::keymap::{Action, Keymap};
-use super::message::{Envelope, Reply, Request, Slot, execute};
+use super::message::{Envelope, Reply, Request, Slot, SuiteThen, execute};
 use super::nav::{Nav, NavRow, Section};
 use super::panes::call_form::{CallForm, CallOutcome};
 use super::panes::cases::{edit_value, parse_update, validate_update};
@@ -83,6 +83,8 @@ enum Overlay {
 /// What an editor's document is saved as.
 enum EditTarget {
     Case { suite: String, case: String },
+    Suite { id: String },
+    Schedule { suite: String },
     NewEnvironment,
     Environment { id: String },
     Server { id: String },
@@ -431,6 +433,65 @@ impl App {
                 self.notify(format!("saved case {}", c.title));
                 self.suites.upsert_case(c);
             }
+            Reply::CaseDeleted { suite, case } => {
+                self.notify("deleted the case".into());
+                self.suites.remove_case(&suite, &case);
+                self.cases_changed();
+            }
+            Reply::Suite { suite, then } => {
+                use super::panes::suite_edit as se;
+                let editor = match then {
+                    SuiteThen::Show => None,
+                    SuiteThen::EditSettings => Some((
+                        EditTarget::Suite {
+                            id: suite.id.clone(),
+                        },
+                        JsonEditor::new(
+                            format!("Edit suite “{}”", suite.name),
+                            &se::settings_value(&suite),
+                            se::validate_settings,
+                        ),
+                    )),
+                    SuiteThen::EditSchedule => Some((
+                        EditTarget::Schedule {
+                            suite: suite.id.clone(),
+                        },
+                        JsonEditor::new(
+                            format!(
+                                "Schedule runs of “{}” (intervalMinutes 5–10080; environmentId pins one)",
+                                suite.name
+                            ),
+                            &se::schedule_value(suite.schedule.as_ref()),
+                            se::validate_schedule,
+                        ),
+                    )),
+                };
+                if let Some((target, editor)) = editor {
+                    self.overlay = Some(Overlay::Editor {
+                        target,
+                        editor: Box::new(editor),
+                    });
+                }
+                self.suites.set_detail(suite);
+            }
+            Reply::SuiteSaved(s) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!("saved suite {}", s.name));
+                self.suites.set_detail(s);
+                self.reload(Section::Suites);
+            }
+            Reply::ScheduleSaved(s) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!(
+                    "schedule saved: {}",
+                    super::panes::suite_edit::schedule_summary(&s)
+                ));
+                self.suites.set_schedule(s);
+            }
             Reply::Import(r) => {
                 let next = self.import_screen().and_then(|s| s.on_response(r));
                 if let Some(req) = next {
@@ -588,6 +649,8 @@ impl App {
             ) => s.on_failed(&e),
             (
                 Request::UpdateCase { .. }
+                | Request::UpdateSuite { .. }
+                | Request::SetSchedule { .. }
                 | Request::UpdateServer { .. }
                 | Request::CreateEnvironment { .. }
                 | Request::UpdateEnvironment { .. },
@@ -1132,6 +1195,20 @@ impl App {
                                 case: case.clone(),
                                 body: parse_update(v),
                             }),
+                            EditTarget::Suite { id } => {
+                                decode(v).ok().map(|body| Request::UpdateSuite {
+                                    project,
+                                    suite: id.clone(),
+                                    body,
+                                })
+                            }
+                            EditTarget::Schedule { suite } => {
+                                decode(v).ok().map(|body| Request::SetSchedule {
+                                    project,
+                                    suite: suite.clone(),
+                                    body,
+                                })
+                            }
                             EditTarget::NewEnvironment => decode(v)
                                 .ok()
                                 .map(|body| Request::CreateEnvironment { project, body }),
@@ -1357,7 +1434,10 @@ impl App {
             }
             Action::Refresh => self.refresh(),
             other => {
-                if !self.with_pane(|p, cx| p.on_action(other, cx)) {
+                // The detail's own commands (delete a case) come before the pane's.
+                let in_detail = self.focus == Focus::Detail
+                    && self.with_pane(|p, cx| p.detail_action(other, cx));
+                if !in_detail && !self.with_pane(|p, cx| p.on_action(other, cx)) {
                     let key = self.keymap.key_for(other).unwrap_or_default();
                     self.notify(format!("{key}: nothing to {} here", other.label()));
                 }

@@ -57,6 +57,8 @@ pub enum Action {
     Compare,
     /// Grade a finished run's stored transcripts again.
     Regrade,
+    /// Edit a suite's scheduled runs.
+    Schedule,
     Goto(Section),
 }
 
@@ -99,6 +101,7 @@ impl Action {
             Action::Mark => "mark",
             Action::Compare => "compare",
             Action::Regrade => "regrade",
+            Action::Schedule => "schedule",
             Action::Goto(s) => s.goto_label(),
         }
     }
@@ -260,6 +263,7 @@ impl Default for Keymap {
             (Key::ch('m'), Mark),
             (Key::ch('C'), Compare),
             (Key::ch('E'), Regrade),
+            (Key::ch('S'), Schedule),
             (Key::ch('1'), Goto(Section::Projects)),
             (Key::ch('2'), Goto(Section::Servers)),
             (Key::ch('3'), Goto(Section::Environments)),

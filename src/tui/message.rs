@@ -21,7 +21,9 @@ use crate::spec::primitives::{
     ResourceReadRequest, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
+use crate::spec::schedule::{SchedulePatch, SuiteSchedule};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
+use crate::spec::suite::{EvalSuite, SuitePatch};
 use serde_json::Value;
 
 /// One backend operation, with everything needed to send it again (a 429 retry does).
@@ -129,6 +131,27 @@ pub enum Request {
         /// What the file held that could not be mapped, to report with the result.
         notes: Vec<String>,
     },
+    /// One suite in full (settings, schedule), then what to do with it.
+    Suite {
+        project: String,
+        suite: String,
+        then: SuiteThen,
+    },
+    UpdateSuite {
+        project: String,
+        suite: String,
+        body: SuitePatch,
+    },
+    SetSchedule {
+        project: String,
+        suite: String,
+        body: SchedulePatch,
+    },
+    DeleteCase {
+        project: String,
+        suite: String,
+        case: String,
+    },
     /// A suite's cases.
     Cases {
         project: String,
@@ -208,6 +231,15 @@ pub enum Request {
     },
 }
 
+/// What a suite read is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SuiteThen {
+    /// Show its settings and schedule in the detail.
+    Show,
+    EditSettings,
+    EditSchedule,
+}
+
 /// Where a reply lands. A newer request for the same slot makes older replies stale.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Slot {
@@ -231,6 +263,8 @@ pub enum Slot {
     ServerCall,
     Cases,
     CaseWrite,
+    SuiteDetail,
+    SuiteWrite,
     /// The import request, its polls, commit and cancel.
     Import,
     Drafts,
@@ -270,6 +304,9 @@ impl Request {
             }
             Request::ImportServers { .. } | Request::UpdateServer { .. } => Slot::ServerWrite,
             Request::Cases { .. } => Slot::Cases,
+            Request::Suite { .. } => Slot::SuiteDetail,
+            Request::UpdateSuite { .. } | Request::SetSchedule { .. } => Slot::SuiteWrite,
+            Request::DeleteCase { .. } => Slot::CaseWrite,
             Request::UpdateCase { .. } => Slot::CaseWrite,
             Request::ImportCases { .. }
             | Request::PollJob { .. }
@@ -316,6 +353,10 @@ impl Request {
             Request::UpdateServer { id, .. } => format!("save server {id}"),
             Request::ImportServers { bodies, .. } => format!("save {} server(s)", bodies.len()),
             Request::Cases { .. } => "list cases".into(),
+            Request::Suite { suite, .. } => format!("load suite {suite}"),
+            Request::UpdateSuite { suite, .. } => format!("save suite {suite}"),
+            Request::SetSchedule { suite, .. } => format!("save the schedule of {suite}"),
+            Request::DeleteCase { case, .. } => format!("delete case {case}"),
             Request::UpdateCase { case, .. } => format!("save case {case}"),
             Request::ImportCases { .. } => "import the document".into(),
             Request::PollJob { job, .. } => format!("poll job {job}"),
@@ -392,6 +433,16 @@ pub enum Reply {
         items: Vec<EvalCase>,
     },
     CaseUpdated(EvalCase),
+    CaseDeleted {
+        suite: String,
+        case: String,
+    },
+    Suite {
+        suite: EvalSuite,
+        then: SuiteThen,
+    },
+    SuiteSaved(EvalSuite),
+    ScheduleSaved(SuiteSchedule),
     /// The import's answer, a poll or a cancel: done, or the job's state.
     Import(ImportResponse),
     /// A commit's result.
@@ -623,6 +674,35 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
             draft: draft.clone(),
             case: b.finish_draft(project, job, draft, edit).await?,
         },
+        Request::Suite {
+            project,
+            suite,
+            then,
+        } => Reply::Suite {
+            suite: b.suite(project, suite).await?,
+            then: *then,
+        },
+        Request::UpdateSuite {
+            project,
+            suite,
+            body,
+        } => Reply::SuiteSaved(b.update_suite(project, suite, body).await?),
+        Request::SetSchedule {
+            project,
+            suite,
+            body,
+        } => Reply::ScheduleSaved(b.set_schedule(project, suite, body).await?),
+        Request::DeleteCase {
+            project,
+            suite,
+            case,
+        } => {
+            b.delete_case(project, suite, case).await?;
+            Reply::CaseDeleted {
+                suite: suite.clone(),
+                case: case.clone(),
+            }
+        }
         Request::Runs { project } => {
             let page = crate::spec::page::PageRequest {
                 cursor: None,

@@ -1154,3 +1154,69 @@ async fn two_runs_are_compared_and_a_run_is_regraded() {
         h.screen()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_suite_is_scheduled_edited_and_loses_a_case() {
+    use serde_json::json;
+    let (mut h, b, _dir) = app(120, 30).await;
+    let project = demo_project(&b).await;
+    let smoke = b.suite(&project, "Smoke").await.expect("the demo suite");
+    b.create_case(
+        &project,
+        &smoke.id,
+        &json!({"title": "echo once", "steps": [
+            {"id": "p1", "kind": "prompt", "prompt": "Use echo to say hi"}]}),
+    )
+    .await
+    .expect("a case");
+    h.press("5");
+    h.press("r");
+    h.drain().await;
+    // S: the schedule, starting from a disabled hourly one; a bound is checked as you type.
+    h.press("S");
+    h.drain().await;
+    assert!(h.shows("Schedule runs of “Smoke”"), "{}", h.screen());
+    h.keys(&["Down", "Down", "End", "Left", "Backspace", "Backspace"]);
+    h.type_text("4");
+    assert!(h.shows("/intervalMinutes"), "{}", h.screen());
+    h.press("Backspace");
+    h.type_text("90");
+    h.keys(&["Up", "End"]);
+    for _ in 0.."false,".len() {
+        h.press("Backspace");
+    }
+    h.type_text("true,");
+    assert!(h.shows("✓ valid"), "{}", h.screen());
+    h.press("C-s");
+    h.drain().await;
+    assert!(
+        h.shows("schedule saved: every 90 min · next"),
+        "{}",
+        h.screen()
+    );
+    let saved = b.schedule(&project, &smoke.id).await.unwrap();
+    assert!(saved.enabled);
+    assert_eq!(saved.interval_minutes, Some(90));
+    // c: the suite's settings; the new name is saved.
+    h.press("c");
+    h.drain().await;
+    assert!(h.shows("Edit suite “Smoke”"), "{}", h.screen());
+    h.keys(&["Down", "End", "Left", "Left"]);
+    h.type_text(" nightly");
+    h.press("C-s");
+    h.drain().await;
+    assert!(h.shows("saved suite Smoke nightly"), "{}", h.screen());
+    // The suite's detail says when it runs.
+    assert!(h.shows("every 90 min"), "{}", h.screen());
+    // Enter opens the cases; D deletes one after asking.
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("echo once"), "{}", h.screen());
+    h.press("D");
+    assert!(h.shows("Delete case “echo once”"), "{}", h.screen());
+    h.press("y");
+    h.drain().await;
+    assert!(h.shows("deleted the case"), "{}", h.screen());
+    let left = b.cases(&project, &smoke.id).await.unwrap().items;
+    assert!(left.is_empty(), "{left:?}");
+}

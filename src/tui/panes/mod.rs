@@ -12,6 +12,7 @@ pub mod run_picker;
 pub mod runs;
 pub mod server_form;
 pub mod servers;
+pub mod suite_edit;
 pub mod suites;
 
 use ratatui::Frame;

@@ -13,8 +13,9 @@ use super::{
 };
 use crate::spec::case::EvalCase;
 use crate::spec::catalog::EvalSuiteSummary;
+use crate::spec::suite::EvalSuite;
 use crate::tui::keymap::Action;
-use crate::tui::message::{Request, Slot};
+use crate::tui::message::{Request, Slot, SuiteThen};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::list::ListView;
 
@@ -37,6 +38,8 @@ pub struct SuitesPane {
     /// The suite whose cases `sub` holds.
     sub_for: Option<String>,
     detail: DetailView,
+    /// Suites read in full (settings, schedule), by id.
+    details: HashMap<String, EvalSuite>,
 }
 
 fn name(s: &EvalSuiteSummary) -> &str {
@@ -118,6 +121,28 @@ impl SuitesPane {
     }
 
     /// Replaces one case after an edit.
+    /// A suite read in full: its settings and schedule show in the detail.
+    pub fn set_detail(&mut self, suite: EvalSuite) {
+        self.details.insert(suite.id.clone(), suite);
+    }
+
+    pub fn detail_of(&self, id: &str) -> Option<&EvalSuite> {
+        self.details.get(id)
+    }
+
+    pub fn set_schedule(&mut self, schedule: crate::spec::schedule::SuiteSchedule) {
+        if let Some(s) = self.details.get_mut(&schedule.suite_id) {
+            s.schedule = Some(schedule);
+        }
+    }
+
+    pub fn remove_case(&mut self, suite: &str, case: &str) {
+        if let Some(list) = self.cases.get_mut(suite) {
+            list.retain(|c| c.id != case);
+        }
+        self.sync_sub();
+    }
+
     pub fn upsert_case(&mut self, case: EvalCase) {
         for cases in self.cases.values_mut() {
             if let Some(c) = cases.iter_mut().find(|c| c.id == case.id) {
@@ -216,6 +241,8 @@ impl Pane for SuitesPane {
             Command::new(Action::Open, "cases"),
             Command::new(Action::Import, "import a plan"),
             Command::new(Action::StartRun, "start a run"),
+            Command::new(Action::Config, "edit settings"),
+            Command::new(Action::Schedule, "schedule runs"),
             Command::new(Action::Edit, "edit the case"),
             Command::new(Action::Refresh, "refresh"),
         ]
@@ -225,6 +252,7 @@ impl Pane for SuitesPane {
         if self.view == View::Cases {
             vec![
                 Command::new(Action::Edit, "edit case"),
+                Command::new(Action::Delete, "delete case"),
                 Command::new(Action::Import, "import"),
                 Command::new(Action::StartRun, "run"),
             ]
@@ -248,6 +276,11 @@ impl Pane for SuitesPane {
         cx.fetch(Request::Cases {
             project: project.to_string(),
             suite: s.id.clone(),
+        });
+        cx.fetch(Request::Suite {
+            project: project.to_string(),
+            suite: s.id.clone(),
+            then: SuiteThen::Show,
         });
         self.view = View::Cases;
         self.sync_sub();
@@ -277,16 +310,48 @@ impl Pane for SuitesPane {
                 }),
                 _ => cx.notify("open the suite's cases (Enter) and pick one to edit"),
             },
+            Action::Config | Action::Schedule => {
+                if let Some(project) = cx.project {
+                    cx.fetch(Request::Suite {
+                        project: project.to_string(),
+                        suite,
+                        then: if action == Action::Config {
+                            SuiteThen::EditSettings
+                        } else {
+                            SuiteThen::EditSchedule
+                        },
+                    });
+                }
+            }
             _ => return false,
         }
         true
     }
 
-    fn detail_action(&mut self, action: Action, _cx: &mut Cx) -> bool {
+    fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if self.view != View::Cases {
             return false;
         }
         match action {
+            Action::Delete => {
+                if let (Some(project), Some(s), Some(c)) =
+                    (cx.project, self.selected(), self.selected_case())
+                {
+                    cx.effects.push(Effect::Confirm {
+                        prompt: format!(
+                            "Delete case “{}” from “{}”? Runs already made keep their copy.",
+                            c.title,
+                            name(s)
+                        ),
+                        request: Request::DeleteCase {
+                            project: project.to_string(),
+                            suite: s.id.clone(),
+                            case: c.id.clone(),
+                        },
+                    });
+                }
+                return true;
+            }
             Action::Up => self.sub.up(),
             Action::Down => self.sub.down(),
             Action::Top => self.sub.top(),
@@ -376,6 +441,28 @@ impl Pane for SuitesPane {
                 Span::styled(format!("{:<14}", "trend"), theme.dim),
                 Span::styled(sparkline(&s.pass_rate_trend), theme.accent),
             ]));
+        }
+        if let Some(d) = self.details.get(&s.id) {
+            lines.push(field("model", d.settings.model.clone(), theme));
+            lines.push(field(
+                "schedule",
+                d.schedule
+                    .as_ref()
+                    .map(super::suite_edit::schedule_summary)
+                    .unwrap_or_else(|| "off".into()),
+                theme,
+            ));
+            if let Some(f) = d.schedule.as_ref().and_then(|s| s.recent_firings.first()) {
+                let what = match &f.reason {
+                    Some(r) => format!("{} ({r})", f.outcome.as_str()),
+                    None => f.outcome.as_str().to_string(),
+                };
+                lines.push(field(
+                    "last firing",
+                    format!("{what} · {}", time(f.fired_at)),
+                    theme,
+                ));
+            }
         }
         lines.push(field("id", s.id.clone(), theme));
         if let Some(t) = s.updated_at {
