@@ -2,6 +2,7 @@
 //! per-key auth and rate limits, and an OpenAPI document built from the route table.
 
 pub mod auth;
+mod deprecation;
 mod error;
 pub mod extract;
 pub mod idempotency;
@@ -12,8 +13,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::http::{Method, StatusCode};
-use axum::routing::{MethodFilter, on};
+use axum::routing::{MethodFilter, MethodRouter, on};
 use schemars::JsonSchema;
+use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -57,6 +59,9 @@ pub(crate) struct Routes {
     router: Router<State>,
     doc: openapi::Doc,
     extension: bool,
+    /// Each registered route's handler, so an alias serves exactly the same one.
+    handlers: HashMap<(Method, &'static str), MethodRouter<State>>,
+    aliases: Vec<deprecation::Alias>,
 }
 
 impl Routes {
@@ -65,7 +70,51 @@ impl Routes {
             router: Router::new(),
             doc: openapi::Doc::default(),
             extension: false,
+            handlers: HashMap::new(),
+            aliases: Vec::new(),
         }
+    }
+
+    /// Serves the older path `old` as a deprecated alias of the route already registered as
+    /// `method current`: the same handler behind the same layers, answering with
+    /// `Deprecation: true` and a `Link` to the current path, and documented as deprecated.
+    /// Panics (at startup, so in every test) on an alias of an unknown route or one whose
+    /// path parameters differ from the current path's.
+    pub(crate) fn alias(
+        mut self,
+        method: Method,
+        old: &'static str,
+        current: &'static str,
+    ) -> Self {
+        let handler = self
+            .handlers
+            .get(&(method.clone(), current))
+            .unwrap_or_else(|| panic!("alias {old} of an unregistered route {method} {current}"))
+            .clone();
+        let mut a = deprecation::params(old);
+        let mut c = deprecation::params(current);
+        a.sort_unstable();
+        c.sort_unstable();
+        assert_eq!(a, c, "alias {old} must name the parameters of {current}");
+        let op = self
+            .doc
+            .operations
+            .iter()
+            .find(|o| o.method == openapi::method_name(&method) && o.path == current)
+            .expect("a registered route is documented");
+        let doc = openapi::Operation {
+            path: old,
+            successor: Some(current),
+            ..op.clone()
+        };
+        self.doc.operations.push(doc);
+        self.router = self.router.route(old, handler);
+        self.aliases.push(deprecation::Alias {
+            method,
+            old,
+            current,
+        });
+        self
     }
 
     /// Routes registered after this call are marked as extensions to the published spec.
@@ -90,14 +139,7 @@ impl Routes {
     {
         let filter = MethodFilter::try_from(method.clone()).expect("a routable method");
         self.doc.operations.push(openapi::Operation {
-            method: match method {
-                Method::GET => "get",
-                Method::POST => "post",
-                Method::PATCH => "patch",
-                Method::DELETE => "delete",
-                Method::PUT => "put",
-                _ => unreachable!("methods the API serves"),
-            },
+            method: openapi::method_name(&method),
             path,
             summary,
             request,
@@ -105,8 +147,11 @@ impl Routes {
             status: status.as_u16(),
             extension: self.extension,
             public: false,
+            successor: None,
         });
-        self.router = self.router.route(path, on(filter, handler));
+        let handler = on(filter, handler);
+        self.handlers.insert((method, path), handler.clone());
+        self.router = self.router.route(path, handler);
         self
     }
 
@@ -169,7 +214,8 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         service,
         config,
     });
-    let routes = routes::table(Routes::new());
+    let routes = routes::aliases(routes::table(Routes::new()));
+    let aliases = Arc::new(deprecation::Aliases::new("/api/v1", routes.aliases));
     let mut doc = routes.doc;
     // Upload URLs carry their own authorization: served outside the API-key layer.
     let upload_response = doc.schema::<crate::spec::ingest::ArtifactIngested>();
@@ -182,13 +228,15 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         status: 200,
         extension: false,
         public: true,
+        successor: None,
     });
     let spec = Arc::new(doc.render("/api/v1"));
     let authed = routes
         .router
         .fallback(routes::not_found)
         .method_not_allowed_fallback(routes::method_not_allowed)
-        // Layers run outermost-last-added: authenticate, then idempotency.
+        // Layers run outermost-last-added: mark deprecated aliases (on every answer,
+        // 401, 429 and replays included), authenticate, then idempotency.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             idempotency::layer,
@@ -196,6 +244,10 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            aliases,
+            deprecation::mark,
         ));
     let v1 = Router::new()
         .route(

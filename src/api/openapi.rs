@@ -6,6 +6,7 @@ use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
 /// One documented operation.
+#[derive(Clone)]
 pub struct Operation {
     pub method: &'static str,
     pub path: &'static str,
@@ -16,6 +17,20 @@ pub struct Operation {
     pub extension: bool,
     /// Authorized by something other than the API key (an upload URL's token).
     pub public: bool,
+    /// Set on a deprecated alias: the current path that replaces it.
+    pub successor: Option<&'static str>,
+}
+
+/// The lowercase method name OpenAPI keys operations by.
+pub fn method_name(method: &axum::http::Method) -> &'static str {
+    match method.as_str() {
+        "GET" => "get",
+        "POST" => "post",
+        "PATCH" => "patch",
+        "DELETE" => "delete",
+        "PUT" => "put",
+        _ => unreachable!("methods the API serves"),
+    }
 }
 
 /// Collects schemas into `components/schemas` as operations are registered.
@@ -65,6 +80,13 @@ impl Doc {
             });
             if op.extension {
                 o["x-evaldeck-extension"] = json!(true);
+            }
+            if let Some(current) = op.successor {
+                o["deprecated"] = json!(true);
+                o["description"] = json!(format!(
+                    "Deprecated alias of `{} {current}`, kept for older clients; new integrations use that path. Answers carry `Deprecation: true` and `Link: <{current}>; rel=\"successor-version\"`.",
+                    op.method.to_uppercase()
+                ));
             }
             if let Some(req) = &op.request {
                 o["requestBody"] =

@@ -116,6 +116,21 @@ pub(super) fn table(r: Routes) -> Routes {
         .delete::<Deleted, _, _>("/api-keys/{key_id}", "Key management is not available over the API (403)", keys_forbidden)
 }
 
+/// Older paths kept as deprecated aliases (spec "Versioning" rule 5): the MCP method names
+/// earlier clients posted to (`tools/list`, `resources/templates/list`), the verb-first
+/// names (`call-tool`, `get-prompt`, `read-resource`) and `evals/suites`.
+#[rustfmt::skip]
+pub(super) fn aliases(r: Routes) -> Routes {
+    r.alias(Method::POST, "/projects/{project_id}/servers/{server_id}/tools/list", "/projects/{project_id}/servers/{server_id}/tools")
+        .alias(Method::POST, "/projects/{project_id}/servers/{server_id}/call-tool", "/projects/{project_id}/servers/{server_id}/tools/call")
+        .alias(Method::POST, "/projects/{project_id}/servers/{server_id}/prompts/list", "/projects/{project_id}/servers/{server_id}/prompts")
+        .alias(Method::POST, "/projects/{project_id}/servers/{server_id}/get-prompt", "/projects/{project_id}/servers/{server_id}/prompts/get")
+        .alias(Method::POST, "/projects/{project_id}/servers/{server_id}/resources/list", "/projects/{project_id}/servers/{server_id}/resources")
+        .alias(Method::POST, "/projects/{project_id}/servers/{server_id}/read-resource", "/projects/{project_id}/servers/{server_id}/resources/read")
+        .alias(Method::POST, "/projects/{project_id}/servers/{server_id}/resources/templates/list", "/projects/{project_id}/servers/{server_id}/resources/templates")
+        .alias(Method::GET, "/projects/{project_id}/evals/suites", "/projects/{project_id}/eval-suites")
+}
+
 pub(super) async fn not_found(method: Method, OriginalUri(uri): OriginalUri) -> Error {
     Error::new(
         crate::spec::Code::NotFound,

@@ -27,18 +27,13 @@ use crate::spec::{Error, Result};
 const REFRESH_SKEW_MS: i64 = 30_000;
 
 impl Service {
-    /// The saved server behind `server` (id or name) after an access check.
+    /// The saved server behind `server` (id or name) after an access check: read once per
+    /// call and handed to [`Service::on_saved`], so callers that also write its status
+    /// (validate, doctor) need no second lookup.
     fn saved_server(&self, who: &Principal, project_id: &str, server: &str) -> Result<Server> {
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
-        let s = self.store().server(project_id, server)?;
-        if !s.enabled {
-            return Err(Error::conflict(format!(
-                "the server `{}` is disabled; enable it to connect",
-                s.name
-            )));
-        }
-        Ok(s)
+        self.store().server(project_id, server)
     }
 
     fn target(&self, s: &Server, tokens: Option<&StoredTokens>) -> Target {
@@ -92,6 +87,22 @@ impl Service {
         Fut: Future<Output = Result<T>>,
     {
         let s = self.saved_server(who, project_id, server)?;
+        self.on_saved(&s, op).await
+    }
+
+    /// Runs one MCP operation against a server already read by [`Service::saved_server`]:
+    /// refuses a disabled one, refreshes expiring tokens first and a rejected token once.
+    async fn on_saved<T, F, Fut>(&self, s: &Server, op: F) -> Result<T>
+    where
+        F: Fn(Target) -> Fut,
+        Fut: Future<Output = Result<T>>,
+    {
+        if !s.enabled {
+            return Err(Error::conflict(format!(
+                "the server `{}` is disabled; enable it to connect",
+                s.name
+            )));
+        }
         let mut tokens = self.store().tokens(&s.id)?;
         if let Some(t) = tokens.as_ref().filter(|t| t.refresh_token.is_some()) {
             let current = OAuthTokens {
@@ -100,15 +111,15 @@ impl Service {
                 expires_at: t.expires_at,
             };
             if current.is_expired(now_ms(), REFRESH_SKEW_MS) {
-                tokens = Some(self.refresh_tokens(&s, t).await?);
+                tokens = Some(self.refresh_tokens(s, t).await?);
             }
         }
-        match op(self.target(&s, tokens.as_ref())).await {
+        match op(self.target(s, tokens.as_ref())).await {
             Err(e) if needs_refresh(&e) => {
                 match tokens.as_ref().filter(|t| t.refresh_token.is_some()) {
                     Some(t) => {
-                        let fresh = self.refresh_tokens(&s, t).await?;
-                        op(self.target(&s, Some(&fresh))).await
+                        let fresh = self.refresh_tokens(s, t).await?;
+                        op(self.target(s, Some(&fresh))).await
                     }
                     None => Err(e),
                 }
@@ -123,27 +134,23 @@ impl Service {
         project_id: &str,
         server: &str,
     ) -> Result<ValidateResult> {
-        let id = self.store().server(project_id, server).map(|s| s.id).ok();
+        let s = self.saved_server(who, project_id, server)?;
         let r = self
-            .with_server(who, project_id, server, |t| async move {
-                self.mcp().validate(&t).await
-            })
+            .on_saved(&s, |t| async move { self.mcp().validate(&t).await })
             .await;
-        if let Some(id) = id {
-            match &r {
-                Ok(v) => self.store().set_server_status(
-                    &id,
-                    "connected",
-                    serde_json::to_value(v).ok().as_ref(),
-                )?,
-                Err(e)
-                    if e.code != crate::spec::Code::Forbidden
-                        && e.code != crate::spec::Code::NotFound =>
-                {
-                    self.store().set_server_status(&id, "error", None)?
-                }
-                Err(_) => {}
+        match &r {
+            Ok(v) => self.store().set_server_status(
+                &s.id,
+                "connected",
+                serde_json::to_value(v).ok().as_ref(),
+            )?,
+            Err(e)
+                if e.code != crate::spec::Code::Forbidden
+                    && e.code != crate::spec::Code::NotFound =>
+            {
+                self.store().set_server_status(&s.id, "error", None)?
             }
+            Err(_) => {}
         }
         r
     }
@@ -154,10 +161,9 @@ impl Service {
         project_id: &str,
         server: &str,
     ) -> Result<DoctorReport> {
+        let s = self.saved_server(who, project_id, server)?;
         let report = self
-            .with_server(who, project_id, server, |t| async move {
-                Ok(self.mcp().doctor(&t).await)
-            })
+            .on_saved(&s, |t| async move { Ok(self.mcp().doctor(&t).await) })
             .await?;
         let status = match report.status {
             DoctorStatus::Ready => "connected",
@@ -165,8 +171,7 @@ impl Service {
             DoctorStatus::Partial => "partial",
             DoctorStatus::Error => "error",
         };
-        let id = self.store().server(project_id, server)?.id;
-        self.store().set_server_status(&id, status, None)?;
+        self.store().set_server_status(&s.id, status, None)?;
         Ok(report)
     }
 

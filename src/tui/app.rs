@@ -23,6 +23,7 @@ use tokio::time::Instant;
 use super::keymap::{Action, Keymap};
 use super::message::{Envelope, Reply, Request, Slot, SuiteThen, execute};
 use super::nav::{Nav, NavRow, Section};
+use super::panes::agent::{AgentChat, AgentOutcome};
 use super::panes::call_form::{CallForm, CallOutcome};
 use super::panes::cases::{edit_value, parse_update, validate_update};
 use super::panes::environments::EnvironmentsPane;
@@ -73,6 +74,8 @@ enum Overlay {
         target: EditTarget,
         editor: Box<JsonEditor>,
     },
+    /// The conversation with the project's agent (kept in `App::agent` while closed).
+    Agent,
     /// Asks for a file path (an `mcp.json` to import).
     Path {
         input: super::widgets::input::LineInput,
@@ -125,6 +128,8 @@ pub struct App {
     runs_read: Option<Instant>,
     /// An import closed before it was submitted: its text comes back with the next `i`.
     kept_import: Option<Box<ImportScreen>>,
+    /// The conversation with the agent, kept while its overlay is closed.
+    agent: AgentChat,
 }
 
 impl App {
@@ -176,6 +181,7 @@ impl App {
             prefer_project: None,
             runs_read: None,
             kept_import: None,
+            agent: AgentChat::default(),
         };
         app.dispatch(Request::Me);
         app.dispatch(Request::Projects);
@@ -581,6 +587,15 @@ impl App {
                 }
                 self.reload(Section::Runs);
             }
+            Reply::AgentReplied(r) => {
+                if r.created_resources.iter().any(|c| c.kind == "eval_suite") {
+                    self.reload(Section::Suites);
+                }
+                if !matches!(self.overlay, Some(Overlay::Agent)) {
+                    self.notify("the agent replied: A shows it".into());
+                }
+                self.agent.on_reply(r);
+            }
             Reply::Compared(c) => {
                 self.runs.set_comparison(c);
                 self.focus = Focus::Detail;
@@ -640,6 +655,12 @@ impl App {
             (&request, self.overlay.as_mut())
             && s.on_finish_failed(&e)
         {
+            return;
+        }
+        if let Request::AgentTurn { .. } = &request
+            && e.code != Code::RateLimited
+        {
+            self.agent.on_failed(e);
             return;
         }
         match (&request, self.overlay.as_mut()) {
@@ -1071,6 +1092,7 @@ impl App {
             Some(Overlay::Import(s)) => s.paste(text),
             Some(Overlay::RunPicker(p)) => p.paste(text),
             Some(Overlay::Editor { editor, .. }) => editor.paste(text),
+            Some(Overlay::Agent) => self.agent.paste(text),
             Some(Overlay::Path { input, .. }) => {
                 input.insert_str(text.lines().next().unwrap_or(""))
             }
@@ -1171,6 +1193,17 @@ impl App {
                     self.dispatch(req);
                 }
             },
+            Overlay::Agent => {
+                let project = self.nav.active.clone().unwrap_or_default();
+                match self.agent.handle_key(key, &project) {
+                    AgentOutcome::Keep => self.overlay = Some(Overlay::Agent),
+                    AgentOutcome::Close => {}
+                    AgentOutcome::Send(req) => {
+                        self.overlay = Some(Overlay::Agent);
+                        self.dispatch(*req);
+                    }
+                }
+            }
             Overlay::RunPicker(mut p) => {
                 let project = self.nav.active.clone().unwrap_or_default();
                 match p.handle_key(key, &project) {
@@ -1372,6 +1405,13 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.overlay = Some(Overlay::Help(self.help())),
+            Action::Agent => {
+                if self.nav.active.is_some() {
+                    self.overlay = Some(Overlay::Agent);
+                } else {
+                    self.notify("open a project first: the agent works in one".into());
+                }
+            }
             Action::Palette => {
                 self.overlay = Some(Overlay::Palette(Palette::new(self.palette_entries())))
             }
@@ -1509,6 +1549,7 @@ impl App {
             Command::new(Action::Open, "open"),
             Command::new(Action::Back, "back / clear filter"),
             Command::new(Action::Refresh, "reload everything"),
+            Command::new(Action::Agent, "talk to the project's agent"),
             Command::new(Action::Quit, "quit"),
         ]
     }
@@ -1708,6 +1749,10 @@ impl App {
             Some(Overlay::RunPicker(p)) => p.render(f, area, &theme),
             Some(Overlay::Path { input, error }) => {
                 render_path_prompt(f, area, &theme, input, error.as_deref())
+            }
+            Some(Overlay::Agent) => {
+                self.agent
+                    .render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])
             }
             Some(Overlay::Editor { editor, .. }) => {
                 let r = super::widgets::modal::centered(

@@ -59,6 +59,8 @@ pub enum Action {
     Regrade,
     /// Edit a suite's scheduled runs.
     Schedule,
+    /// Talk to the project's agent.
+    Agent,
     Goto(Section),
 }
 
@@ -102,6 +104,7 @@ impl Action {
             Action::Compare => "compare",
             Action::Regrade => "regrade",
             Action::Schedule => "schedule",
+            Action::Agent => "agent",
             Action::Goto(s) => s.goto_label(),
         }
     }
@@ -264,6 +267,7 @@ impl Default for Keymap {
             (Key::ch('C'), Compare),
             (Key::ch('E'), Regrade),
             (Key::ch('S'), Schedule),
+            (Key::ch('A'), Agent),
             (Key::ch('1'), Goto(Section::Projects)),
             (Key::ch('2'), Goto(Section::Servers)),
             (Key::ch('3'), Goto(Section::Environments)),

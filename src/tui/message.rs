@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::client::compare::{Comparison, compare};
 use crate::client::{Backend, collect_all};
 use crate::spec::Result;
+use crate::spec::agent::{AgentTurnRequest, AgentTurnResponse};
 use crate::spec::authoring::{AuthoringDraft, CommitRequest, DraftQuery, DraftState};
 use crate::spec::case::{EvalCase, EvalCaseUpdate};
 use crate::spec::catalog::{Deleted, EvalSuiteSummary, Me, Project, ProjectQuery};
@@ -223,6 +224,11 @@ pub enum Request {
         project: String,
         run: String,
     },
+    /// One agent turn over the conversation so far.
+    AgentTurn {
+        project: String,
+        body: AgentTurnRequest,
+    },
     /// Reads two runs' iterations and compares them case by case.
     CompareRuns {
         project: String,
@@ -274,6 +280,7 @@ pub enum Slot {
     Trace,
     RunWrite,
     Compare,
+    Agent,
 }
 
 impl Request {
@@ -321,6 +328,7 @@ impl Request {
                 Slot::RunWrite
             }
             Request::CompareRuns { .. } => Slot::Compare,
+            Request::AgentTurn { .. } => Slot::Agent,
         }
     }
 
@@ -370,6 +378,7 @@ impl Request {
             Request::CreateRun { .. } => "start a run".into(),
             Request::CancelRun { run, .. } => format!("cancel run {run}"),
             Request::RegradeRun { run, .. } => format!("regrade run {run}"),
+            Request::AgentTurn { .. } => "ask the agent".into(),
             Request::CompareRuns { base, head, .. } => format!("compare {base} with {head}"),
         }
     }
@@ -467,6 +476,7 @@ pub enum Reply {
     RunCreated(RunCreated),
     RunCancelled(EvalRun),
     RunRegraded(EvalRun),
+    AgentReplied(AgentTurnResponse),
     Compared(Comparison),
 }
 
@@ -736,6 +746,9 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         }
         Request::CancelRun { project, run } => {
             Reply::RunCancelled(b.cancel_run(project, run).await?)
+        }
+        Request::AgentTurn { project, body } => {
+            Reply::AgentReplied(b.agent_turn(project, body).await?)
         }
         Request::RegradeRun { project, run } => {
             Reply::RunRegraded(b.regrade_run(project, run).await?)

@@ -1220,3 +1220,75 @@ async fn a_suite_is_scheduled_edited_and_loses_a_case() {
     let left = b.cases(&project, &smoke.id).await.unwrap().items;
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_converses_creates_a_suite_and_explains_a_missing_model() {
+    use crate::scripted_model::{model_server, script};
+    use evaldeck::service::models::{ModelCatalog, ProviderConfig};
+    use serde_json::json;
+    let s = script(0, "unused");
+    s.tools(&[("list_servers", json!({}))])
+        .text("You have one saved server, demo.")
+        .tools(&[(
+            "create_eval_suite",
+            json!({"name": "Agent smoke", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
+                {"title": "echo", "steps": [{"id": "p1", "kind": "prompt", "prompt": "Use echo to say hi"}]}]}),
+        )])
+        .text("Created “Agent smoke”.");
+    let base = model_server(s.clone()).await;
+    let mut p = ProviderConfig::openai_compatible("scripted", &base);
+    p.hosted = vec!["agent-1".into()];
+    p.api_key = Some("sk-test".into());
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = Config {
+        demo_command: demo_command(dir.path()),
+        models: ModelCatalog::builtin_only().with_provider(p),
+        ..Config::default()
+    };
+    config.agent.model = Some("scripted/agent-1".into());
+    let b = embedded_with(dir.path(), config);
+    let mut h = Harness::new(b.clone() as Arc<dyn Backend>, 120, 30).await;
+    h.press("A");
+    assert!(h.shows("Agent — this project"), "{}", h.screen());
+    h.type_text("Which servers do I have?");
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("✓ list_servers"), "{screen}");
+    assert!(
+        screen.contains("You have one saved server, demo."),
+        "{screen}"
+    );
+    // The second turn carries the first exchange.
+    h.type_text("Make a smoke suite");
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("+ created eval_suite Agent smoke"),
+        "{screen}"
+    );
+    let sent = s.received();
+    let last = sent.last().unwrap()["messages"].as_array().unwrap().clone();
+    assert!(
+        last.iter()
+            .any(|m| m["content"] == "You have one saved server, demo."),
+        "{last:?}"
+    );
+    // Esc keeps the conversation; A brings it back; the new suite is listed.
+    h.press("Esc");
+    h.press("5");
+    h.drain().await;
+    assert!(h.shows("Agent smoke"), "{}", h.screen());
+    h.press("A");
+    assert!(h.shows("Which servers do I have?"), "{}", h.screen());
+
+    // Without a model, the turn's error says how to configure one.
+    let (mut h, _b, _dir) = app(120, 30).await;
+    h.press("A");
+    h.type_text("hello");
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("FEATURE_NOT_SUPPORTED"), "{}", h.screen());
+    assert!(h.shows("EVALDECK_AGENT_MODEL"), "{}", h.screen());
+}

@@ -2,6 +2,7 @@
 //! turns actions into [`Effect`]s (never calling the backend itself) and lists its own
 //! [`Command`]s, from which the footer, the help overlay and the palette are built.
 
+pub mod agent;
 pub mod call_form;
 pub mod cases;
 pub mod environments;
