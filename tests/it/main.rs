@@ -1,5 +1,6 @@
 //! The one integration test binary: a module per capability.
 mod agent;
+mod aliases;
 mod common;
 mod contract;
 mod idempotency;
