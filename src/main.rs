@@ -1,6 +1,7 @@
 //! `evaldeck`: the workbench by default; `serve`, `demo-server`, key management and the CLI.
 
-use clap::{Args, Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::IsTerminal;
 use std::net::SocketAddr;
 
@@ -92,9 +93,52 @@ fn init_logs(to_stderr: bool) {
         .init();
 }
 
+/// Where a backend value came from: the command line or its environment variable.
+fn source(m: &ArgMatches, id: &str) -> Option<cli::Source> {
+    match m.value_source(id) {
+        Some(ValueSource::CommandLine) => Some(cli::Source::Flag),
+        Some(ValueSource::EnvVariable) => Some(cli::Source::Env),
+        _ => None,
+    }
+}
+
+/// The target of the workbench and the CLI, its backend settled: flags, then environment
+/// variables, then the settings file's `backend`, then the embedded default. (`serve` and
+/// `keys` act on the local store only.)
+fn settled(target: Target, sources: cli::Sources) -> evaldeck::spec::Result<Target> {
+    use evaldeck::tui::settings::Settings;
+    target.settle(
+        sources,
+        || {
+            Ok(Settings::default_backend()?.map(|b| cli::DefaultBackend {
+                url: b.url,
+                api_key_env: b.api_key_env,
+            }))
+        },
+        |var| std::env::var(var).ok(),
+    )
+}
+
+/// `evaldeck runs list | head` should stop quietly when the reader goes away, as Unix tools
+/// do, instead of panicking on the broken pipe: restore the default SIGPIPE action, which
+/// Rust's runtime sets to "ignore".
+fn exit_quietly_on_closed_stdout() {
+    // SAFETY: called once at start-up before any other thread writes to stdout; setting a
+    // signal's disposition to its default has no other effect on this process's state.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 #[tokio::main]
 async fn main() {
-    let args = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let args = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let sources = cli::Sources {
+        db: source(&matches, "db"),
+        base_url: source(&matches, "base_url"),
+        api_key: source(&matches, "api_key"),
+    };
     let code = match args.command {
         Some(Command::DemoServer(a)) => match evaldeck::demo::run(a).await {
             Ok(()) => 0,
@@ -113,23 +157,28 @@ async fn main() {
         }
         Some(Command::Cli(c)) => {
             init_logs(false);
-            cli::run(&args.target, c).await
+            exit_quietly_on_closed_stdout();
+            let json = args.target.json;
+            match settled(args.target, sources) {
+                Ok(target) => cli::run(&target, c).await,
+                Err(e) => cli::fail(json, &e),
+            }
         }
-        Some(Command::Open { url }) => workbench(&args.target, Some(&url)).await,
-        None => workbench(&args.target, None).await,
+        Some(Command::Open { url }) => workbench(args.target, sources, Some(&url)).await,
+        None => workbench(args.target, sources, None).await,
     };
     std::process::exit(code);
 }
 
 /// The workbench, optionally opened on a review link.
-async fn workbench(target: &Target, url: Option<&str>) -> i32 {
+async fn workbench(target: Target, sources: cli::Sources, url: Option<&str>) -> i32 {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
             "evaldeck: the workbench needs a terminal; run `evaldeck --help` for the commands"
         );
         return 2;
     }
-    match target.backend() {
+    match settled(target, sources).and_then(|t| t.backend()) {
         Ok(backend) => {
             // The embedded core fires scheduled runs while the workbench is open.
             backend.start_scheduler();

@@ -2,6 +2,7 @@
 //! Human-readable output by default, `--json` for programs, and exit codes by error kind.
 
 mod agent;
+mod backend_choice;
 mod import;
 mod ingest;
 mod output;
@@ -9,6 +10,7 @@ mod run;
 mod schedule;
 mod suite_file;
 
+pub use backend_choice::{DefaultBackend, Source, Sources, fail};
 pub use output::table;
 
 use clap::{Args, Subcommand};
@@ -44,6 +46,9 @@ pub struct Target {
     /// Print JSON instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Set when the settings file chose the remote: the variable its key is read from.
+    #[arg(skip)]
+    pub api_key_env: Option<String>,
 }
 
 impl Target {
@@ -55,10 +60,13 @@ impl Target {
     pub fn backend(&self) -> Result<Arc<dyn Backend>> {
         match &self.base_url {
             Some(url) => {
-                let key = self.api_key.clone().ok_or_else(|| {
-                    Error::unauthorized(
+                let key = self.api_key.clone().ok_or_else(|| match &self.api_key_env {
+                    Some(var) => Error::unauthorized(format!(
+                        "the settings file's backend {url} needs an API key: set {var} (or pass --api-key)"
+                    )),
+                    None => Error::unauthorized(
                         "--base-url needs an API key: pass --api-key or set EVALDECK_API_KEY",
-                    )
+                    ),
                 })?;
                 Ok(Arc::new(Remote::new(url, &key)?))
             }

@@ -42,6 +42,13 @@ pub fn table(header: &[&str], rows: Vec<Vec<String>>) {
     }
 }
 
+/// Epoch milliseconds as UTC for tables (`2026-11-22 14:03:07`); JSON output keeps the number.
+pub fn when(ms: i64) -> String {
+    chrono::DateTime::from_timestamp_millis(ms)
+        .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
+        .unwrap_or_else(|| ms.to_string())
+}
+
 fn or_dash(s: Option<impl ToString>) -> String {
     s.map(|s| s.to_string()).unwrap_or_else(|| "—".into())
 }

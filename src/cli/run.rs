@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
-use super::output::Out;
+use super::output::{Out, when};
 use super::{Exit, Target, project_id, table};
 use crate::client::compare::{Change, Tally, compare};
 use crate::client::{Backend, collect_all};
@@ -286,7 +286,7 @@ pub(super) async fn execute(
                     "result",
                     "pass rate",
                     "source",
-                    "created",
+                    "created (UTC)",
                 ],
                 runs.iter()
                     .map(|r| {
@@ -297,7 +297,7 @@ pub(super) async fn execute(
                             r.result.clone().unwrap_or_else(|| "-".into()),
                             pct(r.summary.as_ref().and_then(|s| s.pass_rate)),
                             source(r),
-                            r.created_at.to_string(),
+                            when(r.created_at),
                         ]
                     })
                     .collect(),

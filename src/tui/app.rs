@@ -464,7 +464,7 @@ impl App {
                         },
                         JsonEditor::new(
                             format!(
-                                "Schedule runs of “{}” (intervalMinutes 5–10080; environmentId pins one)",
+                                "Schedule runs of “{}” (every 5–10080 min)",
                                 suite.name
                             ),
                             &se::schedule_value(suite.schedule.as_ref()),

@@ -3,6 +3,7 @@ mod agent;
 mod aliases;
 mod common;
 mod contract;
+mod default_backend;
 mod idempotency;
 mod import;
 mod ingest;
