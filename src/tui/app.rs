@@ -463,10 +463,7 @@ impl App {
                             suite: suite.id.clone(),
                         },
                         JsonEditor::new(
-                            format!(
-                                "Schedule runs of “{}” (every 5–10080 min)",
-                                suite.name
-                            ),
+                            format!("Schedule runs of “{}” (every 5–10080 min)", suite.name),
                             &se::schedule_value(suite.schedule.as_ref()),
                             se::validate_schedule,
                         ),
