@@ -53,8 +53,9 @@ pub struct BackendSetting {
     /// The environment variable holding the API key.
     #[serde(default = "default_api_key_env", deserialize_with = "env_name")]
     pub api_key_env: String,
+    /// Never set: present only so that an `apiKey` in the file gets its own explanation.
     #[serde(default, rename = "apiKey", deserialize_with = "no_key")]
-    _api_key: (),
+    refused_api_key: (),
 }
 
 fn default_api_key_env() -> String {

@@ -796,3 +796,84 @@ async fn the_cli_runs_a_demo_suite_and_writes_junit() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A scripted Anthropic messages server: the first turn asks for `echo` with a `tool_use`
+/// block, the next answers from the `tool_result` it was sent. It checks what the API
+/// requires: the version and key headers, `max_tokens`, tools with `input_schema`, and the
+/// tool result in a user turn that follows the assistant's `tool_use`.
+async fn scripted_anthropic() -> String {
+    async fn messages(headers: axum::http::HeaderMap, Json(body): Json<Value>) -> Json<Value> {
+        assert_eq!(headers["anthropic-version"], "2023-06-01");
+        assert_eq!(headers["x-api-key"], "sk-ant-test");
+        assert!(body["max_tokens"].as_u64().unwrap() > 0);
+        assert!(
+            body["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t["name"] == "echo" && t["input_schema"]["type"] == "object")
+        );
+        let msgs = body["messages"].as_array().unwrap();
+        let result = msgs.iter().rev().find_map(|m| {
+            m["content"].as_array().and_then(|blocks| {
+                blocks
+                    .iter()
+                    .find(|b| b["type"] == "tool_result" && b["tool_use_id"] == "toolu_1")
+                    .cloned()
+            })
+        });
+        match result {
+            Some(r) => {
+                let echoed = r["content"].to_string();
+                Json(
+                    json!({"content": [{"type": "text", "text": format!("Anthropic saw {echoed}")}],
+                    "stop_reason": "end_turn", "usage": {"input_tokens": 40, "output_tokens": 9}}),
+                )
+            }
+            None => Json(json!({"content": [
+                    {"type": "text", "text": "Calling echo."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "echo", "input": {"message": "from claude"}}],
+                "stop_reason": "tool_use", "usage": {"input_tokens": 30, "output_tokens": 6}})),
+        }
+    }
+    let app = axum::Router::new().route("/v1/messages", post(messages));
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_loop_against_a_scripted_anthropic_server() {
+    let base = scripted_anthropic().await;
+    let mut catalog = ModelCatalog::builtin_only();
+    let p = catalog
+        .providers
+        .iter_mut()
+        .find(|p| p.name == "anthropic")
+        .unwrap();
+    p.base_url = base;
+    p.api_key = Some("sk-ant-test".into());
+    p.hosted = vec!["claude-test".into()];
+    let h = Harness::with_config(Config {
+        models: catalog,
+        ..demo_config()
+    })
+    .await;
+    let suite = create_suite(&h, "Claude", json!([{"title": "echo", "model": "anthropic/claude-test", "steps": [
+        prompt("p1", "Say from claude"),
+        check("a1", json!({"type": "toolCalledWith", "toolName": "echo", "args": {"args": {"message": "from claude"}, "argumentMatching": "exact"}})),
+        check("a2", json!({"type": "responseContains", "needle": "from claude"}))
+    ]}])).await;
+    let id = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let run = wait(&h, &id).await;
+    assert_eq!(run["result"], "passed", "{run}");
+    let its = iterations(&h, &id).await;
+    assert_eq!(its[0]["model"], "anthropic/claude-test");
+    assert_eq!(its[0]["usage"]["totalTokens"], 85);
+    assert_eq!(its[0]["actualToolCalls"][0]["toolName"], "echo");
+    h.service.shutdown().await;
+}

@@ -428,3 +428,57 @@ impl WithMessage for Error {
         self
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Code;
+
+    /// Rule 7: the launch resolved an environment revision; if another write moved it before
+    /// the run is inserted, the insert is refused in the same transaction and nothing is
+    /// written.
+    #[test]
+    fn a_pin_to_a_revision_that_moved_is_a_conflict_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let local = store.ensure_seeded("evaldeck").unwrap();
+        let project = store.default_project(&local.org_id).unwrap().unwrap();
+        let env = &store
+            .environments(&project, &Default::default())
+            .unwrap()
+            .items[0];
+        let suite = &store
+            .suite_summaries(&project, &PageRequest::default())
+            .unwrap()
+            .items[0];
+        let body = serde_json::json!({});
+        let insert = |id: &str, rev: i64| {
+            store.insert_run(
+                &NewRun {
+                    id,
+                    suite_id: &suite.id,
+                    project_id: &project,
+                    org_id: &local.org_id,
+                    source: "api",
+                    body: &body,
+                    environment: None,
+                    owner: "test",
+                    cap: (10, 1),
+                    pin: Some((&env.id, rev)),
+                },
+                &[("it_1".into(), "case_1".into(), serde_json::json!({}))],
+            )
+        };
+        let stale = insert("run_stale", env.revision + 1).unwrap_err();
+        assert_eq!(stale.code, Code::Conflict);
+        assert_eq!(
+            stale.details.as_ref().unwrap()["revision"],
+            serde_json::json!(env.revision)
+        );
+        assert_eq!(
+            store.run(None, "run_stale").unwrap_err().code,
+            Code::NotFound
+        );
+        assert_eq!(insert("run_ok", env.revision).unwrap(), 1);
+    }
+}
