@@ -118,7 +118,7 @@ pub struct LedgerEntry {
     pub delta: i64,
     /// The balance right after.
     pub balance: i64,
-    /// `grant` or `authoring`.
+    /// `grant`, `authoring`, `run` (iterations on paid hosted models) or `agent`.
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job_id: Option<String>,

@@ -26,6 +26,7 @@ use super::nav::{Nav, NavRow, Section};
 use super::panes::agent::{AgentChat, AgentOutcome};
 use super::panes::call_form::{CallForm, CallOutcome};
 use super::panes::cases::{edit_value, parse_update, validate_update};
+use super::panes::credits::CreditsView;
 use super::panes::environments::EnvironmentsPane;
 use super::panes::hosts::HostsPane;
 use super::panes::import::{ImportScreen, Outcome as ImportOutcome, Target};
@@ -76,6 +77,7 @@ enum Overlay {
     },
     /// The conversation with the project's agent (kept in `App::agent` while closed).
     Agent,
+    Credits(CreditsView),
     /// Asks for a file path (an `mcp.json` to import).
     Path {
         input: super::widgets::input::LineInput,
@@ -583,6 +585,11 @@ impl App {
                     });
                 }
                 self.reload(Section::Runs);
+            }
+            Reply::Credits(c) => {
+                if let Some(Overlay::Credits(v)) = self.overlay.as_mut() {
+                    v.credits = Some(c);
+                }
             }
             Reply::AgentReplied(r) => {
                 if r.created_resources.iter().any(|c| c.kind == "eval_suite") {
@@ -1190,6 +1197,11 @@ impl App {
                     self.dispatch(req);
                 }
             },
+            Overlay::Credits(mut v) => {
+                if v.handle_key(key) {
+                    self.overlay = Some(Overlay::Credits(v));
+                }
+            }
             Overlay::Agent => {
                 let project = self.nav.active.clone().unwrap_or_default();
                 match self.agent.handle_key(key, &project) {
@@ -1402,6 +1414,11 @@ impl App {
         match action {
             Action::Quit => self.quit = true,
             Action::Help => self.overlay = Some(Overlay::Help(self.help())),
+            Action::Credits => {
+                self.overlay = Some(Overlay::Credits(CreditsView::default()));
+                self.dispatch(Request::Credits);
+                self.dispatch(Request::Me);
+            }
             Action::Agent => {
                 if self.nav.active.is_some() {
                     self.overlay = Some(Overlay::Agent);
@@ -1547,6 +1564,7 @@ impl App {
             Command::new(Action::Back, "back / clear filter"),
             Command::new(Action::Refresh, "reload everything"),
             Command::new(Action::Agent, "talk to the project's agent"),
+            Command::new(Action::Credits, "credits and their ledger"),
             Command::new(Action::Quit, "quit"),
         ]
     }
@@ -1747,6 +1765,7 @@ impl App {
             Some(Overlay::Path { input, error }) => {
                 render_path_prompt(f, area, &theme, input, error.as_deref())
             }
+            Some(Overlay::Credits(v)) => v.render(f, main_area, &theme),
             Some(Overlay::Agent) => {
                 self.agent
                     .render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])

@@ -61,6 +61,8 @@ pub enum Action {
     Schedule,
     /// Talk to the project's agent.
     Agent,
+    /// The organization's credit balance and ledger.
+    Credits,
     Goto(Section),
 }
 
@@ -105,6 +107,7 @@ impl Action {
             Action::Regrade => "regrade",
             Action::Schedule => "schedule",
             Action::Agent => "agent",
+            Action::Credits => "credits",
             Action::Goto(s) => s.goto_label(),
         }
     }
@@ -268,6 +271,7 @@ impl Default for Keymap {
             (Key::ch('E'), Regrade),
             (Key::ch('S'), Schedule),
             (Key::ch('A'), Agent),
+            (Key::ch('$'), Credits),
             (Key::ch('1'), Goto(Section::Projects)),
             (Key::ch('2'), Goto(Section::Servers)),
             (Key::ch('3'), Goto(Section::Environments)),

@@ -31,6 +31,8 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     Me,
+    /// The organization's balance and ledger.
+    Credits,
     Projects,
     Servers {
         project: String,
@@ -250,6 +252,7 @@ pub enum SuiteThen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Slot {
     Me,
+    Credits,
     Projects,
     Servers,
     ServerDetail,
@@ -287,6 +290,7 @@ impl Request {
     pub fn slot(&self) -> Slot {
         match self {
             Request::Me => Slot::Me,
+            Request::Credits => Slot::Credits,
             Request::Projects => Slot::Projects,
             Request::Servers { .. } => Slot::Servers,
             Request::Server { .. } => Slot::ServerDetail,
@@ -336,6 +340,7 @@ impl Request {
     pub fn describe(&self) -> String {
         match self {
             Request::Me => "load the account".into(),
+            Request::Credits => "load the credit ledger".into(),
             Request::Projects => "list projects".into(),
             Request::Servers { .. } => "list servers".into(),
             Request::Server { id, .. } => format!("load server {id}"),
@@ -389,6 +394,7 @@ impl Request {
 #[derive(Debug, Clone)]
 pub enum Reply {
     Me(Me),
+    Credits(crate::spec::authoring::Credits),
     Projects(Vec<Project>),
     Servers(Vec<Server>),
     Server(Server),
@@ -495,6 +501,7 @@ pub struct Envelope {
 pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
     Ok(match req {
         Request::Me => Reply::Me(b.me().await?),
+        Request::Credits => Reply::Credits(b.credits().await?),
         Request::Projects => Reply::Projects(
             collect_all(|p| async move { b.projects(&ProjectQuery::default(), &p).await }).await?,
         ),

@@ -45,17 +45,36 @@ pub const DEFAULT_API_KEY_ENV: &str = "EVALDECK_API_KEY";
 /// A remote backend to use by default. The key stays in the environment: files get
 /// committed, copied and shared, so `apiKey` is refused outright.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(from = "BackendFields")]
 pub struct BackendSetting {
     /// An `evaldeck serve` (or any `/api/v1`) base URL.
-    #[serde(deserialize_with = "http_url")]
     pub url: String,
     /// The environment variable holding the API key.
-    #[serde(default = "default_api_key_env", deserialize_with = "env_name")]
     pub api_key_env: String,
-    /// Never set: present only so that an `apiKey` in the file gets its own explanation.
-    #[serde(default, rename = "apiKey", deserialize_with = "no_key")]
-    refused_api_key: (),
+}
+
+/// The `backend` section as written, validated field by field (so errors keep their line).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct BackendFields {
+    #[serde(deserialize_with = "http_url")]
+    url: String,
+    #[serde(default = "default_api_key_env", deserialize_with = "env_name")]
+    api_key_env: String,
+    /// Never set: present only so that an `apiKey` gets its own explanation.
+    #[serde(default, deserialize_with = "no_key")]
+    api_key: (),
+}
+
+impl From<BackendFields> for BackendSetting {
+    fn from(f: BackendFields) -> Self {
+        let BackendFields {
+            url,
+            api_key_env,
+            api_key: (),
+        } = f;
+        BackendSetting { url, api_key_env }
+    }
 }
 
 fn default_api_key_env() -> String {

@@ -1292,3 +1292,24 @@ async fn the_agent_converses_creates_a_suite_and_explains_a_missing_model() {
     assert!(h.shows("FEATURE_NOT_SUPPORTED"), "{}", h.screen());
     assert!(h.shows("EVALDECK_AGENT_MODEL"), "{}", h.screen());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_credit_ledger_shows_what_authoring_spent() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = authoring_config();
+    config.demo_command = demo_command(dir.path());
+    let b = embedded_with(dir.path(), config);
+    let project = demo_project(&b).await;
+    seed_plan(b.as_ref(), &project).await;
+    let balance = b.credits().await.unwrap().balance;
+    assert!(balance < 1000, "authoring spent credits: {balance}");
+    let mut h = Harness::new(b.clone() as Arc<dyn Backend>, 120, 30).await;
+    h.press("$");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Credits"), "{screen}");
+    assert!(screen.contains(&format!("{balance} credits")), "{screen}");
+    assert!(screen.contains("authoring"), "{screen}");
+    h.press("Esc");
+    assert!(!h.shows("Credits — Esc close"), "{}", h.screen());
+}

@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod call_form;
 pub mod cases;
+pub mod credits;
 pub mod environments;
 pub mod hosts;
 pub mod import;
