@@ -124,7 +124,10 @@ pub async fn run(target: &Target, b: &dyn Backend, a: AgentArgs, out: &Out) -> R
     };
     messages.push(AgentMessage::user(a.message));
     let project = project_id(b, target.project.as_deref()).await?;
-    let req = AgentTurnRequest { messages };
+    let req = AgentTurnRequest {
+        messages,
+        session_id: None,
+    };
     let r = match b.agent_turn(&project, &req).await {
         Ok(r) => r,
         Err(e) => {

@@ -78,6 +78,10 @@ impl AgentMessage {
 pub struct AgentTurnRequest {
     /// 1 to 50 messages, oldest first, ending with the user's.
     pub messages: Vec<AgentMessage>,
+    /// Additive: the chat session this turn continues (the `sessionId` of an earlier
+    /// answer); absent starts a new session titled after the first message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 impl AgentTurnRequest {
@@ -219,6 +223,10 @@ pub struct AgentTurnResponse {
     /// Credits debited from the organization for this turn (additive).
     #[serde(default)]
     pub credits_charged: i64,
+    /// Additive: the chat session the turn was recorded in (listed by `GET /chat-sessions`);
+    /// send it back to continue the conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
 }
 
 #[cfg(test)]

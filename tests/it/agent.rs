@@ -164,6 +164,7 @@ async fn a_turn_creates_a_suite_through_both_backends() {
         .text("Created the suite. Start a run with `evaldeck run` when you are ready.");
         let req = AgentTurnRequest {
             messages: vec![AgentMessage::user("Create a smoke suite for demo")],
+            session_id: None,
         };
         let r = b.agent_turn(&h.project, &req).await.unwrap();
         assert_eq!(r.steps, 3, "{label}");
@@ -430,6 +431,7 @@ async fn without_a_usable_model_the_error_says_how_to_configure_one() {
             &h.project,
             &AgentTurnRequest {
                 messages: vec![AgentMessage::user("hello")],
+                session_id: None,
             },
         )
         .await
@@ -576,4 +578,48 @@ async fn the_cli_asks_and_keeps_a_history() {
     .await;
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("chat.json"));
+}
+
+#[tokio::test]
+async fn turns_are_recorded_as_a_chat_session_the_catalog_lists() {
+    let s = script(0, "Noted.");
+    let h = served(&s, |_| {}).await;
+    let first = turn(&h, ask("Plan   a smoke suite\nfor the demo server")).await;
+    let session = first.ok(200)["sessionId"].as_str().unwrap().to_string();
+    assert!(session.starts_with("chs_"), "{session}");
+    let list = h
+        .get(
+            &format!("/chat-sessions?projectId={}", h.project),
+            &h.owner_key,
+        )
+        .await;
+    let items = list.ok(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1, "{items:?}");
+    assert_eq!(items[0]["id"], session.as_str());
+    assert_eq!(items[0]["title"], "Plan a smoke suite for the demo server");
+    let before = items[0]["lastActivityAt"].as_i64().unwrap();
+    // Continuing names the session; no second one appears.
+    let body = json!({"sessionId": session, "messages": [
+        {"role": "user", "content": "Plan a smoke suite"},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": "And a negative case"}]});
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let again = turn(&h, body).await;
+    assert_eq!(again.ok(200)["sessionId"], session.as_str());
+    let list = h
+        .get(
+            &format!("/chat-sessions?projectId={}", h.project),
+            &h.owner_key,
+        )
+        .await;
+    let items = list.ok(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1);
+    assert!(items[0]["lastActivityAt"].as_i64().unwrap() > before);
+    // A session of another project, or none at all, is 404.
+    turn(
+        &h,
+        json!({"sessionId": "chs_nope", "messages": [{"role": "user", "content": "hi"}]}),
+    )
+    .await
+    .err(404, "NOT_FOUND");
 }

@@ -40,6 +40,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::models::{Message, Model, ModelRequest, ProviderKind, Role};
+use super::store::now_ms;
 use super::store::projects::ProjectRole;
 use super::{Principal, Service};
 use crate::spec::agent::{
@@ -278,6 +279,7 @@ impl Service {
                 );
                 e
             })?;
+        let session = self.agent_session(who, project_id, req)?;
         let mut progress = Progress::default();
         let outcome = tokio::time::timeout(
             cfg.timeout,
@@ -285,6 +287,9 @@ impl Service {
         )
         .await;
         let charged = self.bill_agent_turn(who, project_id, &progress);
+        if let Err(e) = self.store().touch_chat_session(&session, now_ms()) {
+            tracing::warn!(%session, error = %e.message, "could not record the chat session's activity");
+        }
         match outcome {
             Ok(Ok((reply, stop))) => Ok(AgentTurnResponse {
                 reply,
@@ -295,6 +300,7 @@ impl Service {
                 steps: progress.steps,
                 stop_reason: Some(stop),
                 credits_charged: charged,
+                session_id: Some(session),
             }),
             Ok(Err(e)) => Err(progress.annotate(e)),
             Err(_) => Err(progress.annotate(Error::new(
@@ -305,6 +311,34 @@ impl Service {
                 ),
             ))),
         }
+    }
+
+    /// The chat session the turn belongs to: the one named (it must be in this project),
+    /// else a new one titled after the conversation's first message.
+    fn agent_session(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        req: &AgentTurnRequest,
+    ) -> Result<String> {
+        if let Some(id) = &req.session_id {
+            return match self.store().chat_session_project(id)? {
+                Some(p) if p == project_id => Ok(id.clone()),
+                _ => Err(Error::not_found("chat session", id)),
+            };
+        }
+        let first = req
+            .messages
+            .first()
+            .map(|m| m.content.as_str())
+            .unwrap_or("");
+        let title: String = first.split_whitespace().collect::<Vec<_>>().join(" ");
+        let title = match title.char_indices().nth(80) {
+            Some((i, _)) => format!("{}…", &title[..i]),
+            None => title,
+        };
+        self.store()
+            .create_chat_session(project_id, Some(&who.user_id), &title, now_ms())
     }
 
     async fn agent_loop(

@@ -166,6 +166,30 @@ impl Store {
         Ok(id)
     }
 
+    /// The project a chat session belongs to, if it exists.
+    pub fn chat_session_project(&self, id: &str) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT project_id FROM chat_sessions WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+    }
+
+    /// Records activity on a chat session now.
+    pub fn touch_chat_session(&self, id: &str, at: i64) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE chat_sessions SET last_activity_at = MAX(last_activity_at, ?2) WHERE id = ?1",
+                params![id, at],
+            )?;
+            Ok(())
+        })
+    }
+
     /// Chat sessions in `project_ids`, most recent activity first; `before` bounds
     /// `lastActivityAt` (exclusive), `cursor` continues a previous page.
     pub fn chat_sessions(

@@ -27,6 +27,8 @@ pub struct AgentChat {
     input: LineInput,
     /// Lines scrolled up from the bottom of the conversation.
     scroll: u16,
+    /// The chat session the conversation is recorded in, once the first turn answered.
+    session: Option<String>,
 }
 
 pub enum AgentOutcome {
@@ -62,6 +64,7 @@ impl AgentChat {
                 if !self.waiting() {
                     self.turns.clear();
                     self.scroll = 0;
+                    self.session = None;
                 }
             }
             KeyCode::Enter => {
@@ -75,7 +78,10 @@ impl AgentChat {
                 self.scroll = 0;
                 return AgentOutcome::Send(Box::new(Request::AgentTurn {
                     project: project.to_string(),
-                    body: AgentTurnRequest { messages },
+                    body: AgentTurnRequest {
+                        messages,
+                        session_id: self.session.clone(),
+                    },
                 }));
             }
             _ => {
@@ -90,6 +96,9 @@ impl AgentChat {
     }
 
     pub fn on_reply(&mut self, r: AgentTurnResponse) {
+        if r.session_id.is_some() {
+            self.session = r.session_id.clone();
+        }
         if let Some(t) = self.turns.iter_mut().rev().find(|t| t.answer.is_none()) {
             t.answer = Some(Ok(r));
         }
