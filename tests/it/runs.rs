@@ -877,3 +877,44 @@ async fn the_model_loop_against_a_scripted_anthropic_server() {
     assert_eq!(its[0]["actualToolCalls"][0]["toolName"], "echo");
     h.service.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_project_lists_every_run_newest_first_across_suites_and_sources() {
+    let h = Harness::with_config(demo_config()).await;
+    let a = create_suite(&h, "First", demo_tests()).await;
+    let run_a = start(&h, json!({"suiteId": a})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    wait(&h, &run_a).await;
+    let ingested = h
+        .call(
+            Method::POST,
+            &format!("/projects/{}/eval-ingest/report", h.project),
+            Some(&h.owner_key),
+            Some(
+                json!({"suiteName": "From CI", "externalRunId": "ci-1", "results": [
+                {"caseTitle": "adds", "passed": true, "externalIterationId": "1"}]}),
+            ),
+        )
+        .await;
+    let run_b = ingested.ok(200)["runId"].as_str().unwrap().to_string();
+    let path = format!("/projects/{}/eval-runs?limit=1", h.project);
+    let first = h.get(&path, &h.owner_key).await;
+    let page = first.ok(200);
+    assert_eq!(page["items"][0]["id"], run_b.as_str());
+    assert_eq!(page["items"][0]["source"], "sdk");
+    let cursor = page["nextCursor"].as_str().expect("a second page");
+    let second = h
+        .get(&format!("{path}&cursor={cursor}"), &h.owner_key)
+        .await;
+    let page = second.ok(200);
+    assert_eq!(page["items"][0]["id"], run_a.as_str());
+    assert_eq!(page["items"][0]["trigger"], "manual");
+    assert!(page.get("nextCursor").is_none(), "{page}");
+    // Another organization cannot list them.
+    let (_, key, _) = h.other_org();
+    h.get(&format!("/projects/{}/eval-runs", h.project), &key)
+        .await
+        .err(403, "FORBIDDEN");
+}

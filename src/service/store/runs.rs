@@ -52,6 +52,13 @@ pub struct StoredIteration {
     pub grade: Option<Value>,
 }
 
+/// Which runs a list holds (each has its index: `eval_runs_suite`, `eval_runs_project`).
+#[derive(Clone, Copy)]
+enum Scope {
+    Suite,
+    Project,
+}
+
 /// What launch writes.
 pub struct NewRun<'a> {
     pub id: &'a str,
@@ -209,42 +216,30 @@ impl Store {
 
     /// A suite's runs, newest first (keyset over `created_at DESC, id DESC`).
     pub fn suite_runs(&self, suite_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
-        let ks = Keyset::new(page)?;
-        let first = page.cursor.is_none();
-        let rows = self.read(|c| {
-            let mut st = c.prepare_cached(&format!(
-                "SELECT {RUN_COLS} FROM eval_runs WHERE suite_id = ?1
-                 AND (?2 OR (created_at, id) < (?3, ?4))
-                 ORDER BY created_at DESC, id DESC LIMIT ?5"
-            ))?;
-            let rows = st
-                .query_map(
-                    params![suite_id, first, ks.after_ts, ks.after_id, ks.fetch()],
-                    run_row,
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows)
-        })?;
-        let rows = rows
-            .into_iter()
-            .map(finish_run)
-            .collect::<Result<Vec<_>>>()?;
-        Ok(ks.page(rows, |r| (r.created_at, r.id.clone())))
+        self.runs_by(Scope::Suite, suite_id, page)
     }
 
     /// A project's runs, every suite and source, newest first.
     pub fn project_runs(&self, project_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
+        self.runs_by(Scope::Project, project_id, page)
+    }
+
+    fn runs_by(&self, scope: Scope, id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
         let ks = Keyset::new(page)?;
         let first = page.cursor.is_none();
+        let column = match scope {
+            Scope::Suite => "suite_id",
+            Scope::Project => "project_id",
+        };
         let rows = self.read(|c| {
             let mut st = c.prepare_cached(&format!(
-                "SELECT {RUN_COLS} FROM eval_runs WHERE project_id = ?1
+                "SELECT {RUN_COLS} FROM eval_runs WHERE {column} = ?1
                  AND (?2 OR (created_at, id) < (?3, ?4))
                  ORDER BY created_at DESC, id DESC LIMIT ?5"
             ))?;
             let rows = st
                 .query_map(
-                    params![project_id, first, ks.after_ts, ks.after_id, ks.fetch()],
+                    params![id, first, ks.after_ts, ks.after_id, ks.fetch()],
                     run_row,
                 )?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
