@@ -172,9 +172,17 @@ fn eval_run_50_cases_by_10_iterations() {
         .enable_all()
         .build()
         .unwrap();
-    rt.block_on(async {
+    // One iteration at a time gives the runner's own overhead; the default runs several
+    // at once and gives the wall time a user sees.
+    println!(
+        "| concurrency | iterations | whole run | tool ms/iteration | model ms/iteration | runner overhead ms/iteration |\n|---|---|---|---|---|---|"
+    );
+    for concurrency in [1, 4] {
+        rt.block_on(async {
         use serde_json::json;
-        let h = Harness::with_config(crate::common::demo_config()).await;
+        let mut config = crate::common::demo_config();
+        config.runs.iteration_concurrency = concurrency;
+        let h = Harness::with_config(config).await;
         let tests: Vec<serde_json::Value> = (0..50)
             .map(|i| {
                 json!({"title": format!("case {i}"), "runs": 10, "steps": [
@@ -221,16 +229,19 @@ fn eval_run_50_cases_by_10_iterations() {
             - timing["modelMs"].as_f64().unwrap()
             - timing["toolMs"].as_f64().unwrap())
             / n;
-        println!("| measure | value |\n|---|---|");
-        println!("| iterations | {n} |");
-        println!("| whole run (launch to completed, polled) | {} |", ms(elapsed));
-        println!("| tool time per iteration (demo server, stdio) | {:.3} ms |", timing["toolMs"].as_f64().unwrap() / n);
-        println!("| model time per iteration (baseline) | {:.3} ms |", timing["modelMs"].as_f64().unwrap() / n);
-        println!("| runner overhead per iteration | {overhead:.3} ms |");
+        println!(
+            "| {concurrency} | {n} | {} | {:.3} | {:.3} | {overhead:.3} |",
+            ms(elapsed),
+            timing["toolMs"].as_f64().unwrap() / n,
+            timing["modelMs"].as_f64().unwrap() / n
+        );
         assert!(elapsed < Duration::from_secs(5), "50 × 10 took {elapsed:?}");
-        assert!(overhead < 1.0, "runner overhead {overhead} ms per iteration");
+        if concurrency == 1 {
+            assert!(overhead < 1.0, "runner overhead {overhead} ms per iteration");
+        }
         h.service.shutdown().await;
     });
+    }
 }
 
 /// A Markdown QA plan of `n` headed cases (fields, a table of quick checks every 50).
