@@ -1765,10 +1765,10 @@ impl App {
             Some(Overlay::Path { input, error }) => {
                 render_path_prompt(f, area, &theme, input, error.as_deref())
             }
-            Some(Overlay::Credits(v)) => v.render(f, main_area, &theme),
+            Some(Overlay::Credits(v)) => v.render(f, area, &theme),
             Some(Overlay::Agent) => {
                 self.agent
-                    .render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])
+                    .render(f, area, &theme, SPINNER[self.frame % SPINNER.len()])
             }
             Some(Overlay::Editor { editor, .. }) => {
                 let r = super::widgets::modal::centered(

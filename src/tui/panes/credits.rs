@@ -58,7 +58,7 @@ impl CreditsView {
         if c.ledger.is_empty() {
             out.push(Line::styled("no entries yet", theme.dim));
         }
-        let note_w = width.saturating_sub(46).max(10);
+        let note_w = width.saturating_sub(47).max(8);
         for e in &c.ledger {
             let style = if e.delta < 0 { theme.warn } else { theme.ok };
             let note = e
