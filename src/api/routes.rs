@@ -748,8 +748,8 @@ async fn agent_turn(
 // Result ingestion.
 
 use crate::spec::ingest::{
-    ArtifactIngested, IngestBatch, IngestFinalize, IngestIterations, IngestReport, IngestRun,
-    RunFields, UploadUrl, UploadUrlRequest,
+    ArtifactIngested, IngestBatch, IngestBody, IngestFinalize, IngestIterations, IngestReport,
+    IngestRun, RunFields, UploadUrl, UploadUrlRequest,
 };
 
 async fn ingest_report(
@@ -758,7 +758,7 @@ async fn ingest_report(
     Path(p): Path<String>,
     Body(b): Body<serde_json::Value>,
 ) -> R<IngestRun> {
-    let b = IngestReport::from_json(b)?;
+    let b = IngestReport::decode(b)?;
     s.service.ingest_report(&who, &p, &b).map(Json)
 }
 
@@ -768,7 +768,7 @@ async fn ingest_start(
     Path(p): Path<String>,
     Body(b): Body<serde_json::Value>,
 ) -> R<IngestRun> {
-    let b = RunFields::from_json(b)?;
+    let b = RunFields::decode(b)?;
     s.service.ingest_start(&who, &p, &b).map(Json)
 }
 
@@ -778,7 +778,7 @@ async fn ingest_iterations(
     Path(p): Path<String>,
     Body(b): Body<serde_json::Value>,
 ) -> R<IngestBatch> {
-    let b = IngestIterations::from_json(b)?;
+    let b = IngestIterations::decode(b)?;
     s.service.ingest_iterations(&who, &p, &b).map(Json)
 }
 
@@ -788,7 +788,7 @@ async fn ingest_finalize(
     Path(p): Path<String>,
     Body(b): Body<serde_json::Value>,
 ) -> R<IngestRun> {
-    let b = IngestFinalize::from_json(b)?;
+    let b = IngestFinalize::decode(b)?;
     s.service.ingest_finalize(&who, &p, &b).map(Json)
 }
 
@@ -800,7 +800,7 @@ async fn ingest_upload_url(
     headers: axum::http::HeaderMap,
     Body(b): Body<serde_json::Value>,
 ) -> R<UploadUrl> {
-    let b = UploadUrlRequest::from_json(b)?;
+    let b = UploadUrlRequest::decode(b)?;
     let origin = s.config.public_url.clone().or_else(|| {
         headers
             .get(axum::http::header::HOST)

@@ -20,8 +20,8 @@ use crate::client::Backend;
 use crate::spec::artifacts::{self, ParsedArtifact, clip};
 use crate::spec::case::sha256_hex;
 use crate::spec::ingest::{
-    ArtifactKind, CiInfo, DEFAULT_PROJECT, IngestFinalize, IngestIterations, IngestReport,
-    IngestRun, MAX_CI_FIELD, MAX_RESULTS, MAX_URL, RunFields,
+    ArtifactKind, CiInfo, DEFAULT_PROJECT, IngestBody, IngestFinalize, IngestIterations,
+    IngestReport, IngestRun, MAX_CI_FIELD, MAX_RESULTS, MAX_URL, RunFields,
 };
 use crate::spec::suite::PassCriteria;
 use crate::spec::{Error, Result};

@@ -296,7 +296,7 @@ pub(super) async fn execute(
                             r.status.clone(),
                             r.result.clone().unwrap_or_else(|| "-".into()),
                             pct(r.summary.as_ref().and_then(|s| s.pass_rate)),
-                            source(r),
+                            r.source_label(),
                             when(r.created_at),
                         ]
                     })
@@ -358,14 +358,6 @@ pub(super) async fn execute(
             let its = all_iterations(b, p, &r.id).await?;
             show(out, &r, &its)
         }
-    }
-}
-
-/// `source`, with what started it when that says more (`api·schedule`, `sdk·ingest`).
-fn source(r: &EvalRun) -> String {
-    match r.trigger.as_deref() {
-        Some(t) if t != "manual" => format!("{}·{t}", r.source),
-        _ => r.source.clone(),
     }
 }
 

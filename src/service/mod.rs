@@ -117,6 +117,22 @@ impl Service {
         Ok(service)
     }
 
+    /// Refuses work the organization cannot pay for before any of it starts: 403
+    /// `FORBIDDEN` with reason `INSUFFICIENT_CREDITS`, the balance and what `what` needs.
+    pub(crate) fn require_credits(&self, org_id: &str, required: i64, what: &str) -> Result<()> {
+        if required <= 0 {
+            return Ok(());
+        }
+        let balance = self.store().org(org_id)?.credits;
+        if balance >= required {
+            return Ok(());
+        }
+        Err(crate::spec::Error::forbidden(format!(
+            "the organization has {balance} credit(s); {what} needs at least {required}. An operator grants credits with `evaldeck credits grant`"
+        ))
+        .with_details(serde_json::json!({"reason": "INSUFFICIENT_CREDITS", "balance": balance, "required": required})))
+    }
+
     pub fn store(&self) -> &Store {
         &self.inner.store
     }

@@ -374,6 +374,27 @@ fn object(v: &Value) -> Result<(), Error> {
     }
 }
 
+/// An ingestion request body. `decode` only reads the shape (naming the faulty path); the
+/// service runs `check` on whatever a backend hands it, so an HTTP request is checked once.
+pub trait IngestBody: Sized {
+    /// Reads a JSON object into the type.
+    fn decode_object(v: Value) -> Result<Self, Error>;
+    /// Every bound the body breaks, at once.
+    fn check(&self) -> Result<(), Error>;
+
+    fn decode(v: Value) -> Result<Self, Error> {
+        object(&v)?;
+        Self::decode_object(v)
+    }
+
+    /// Decodes and checks raw bytes.
+    fn parse(body: &[u8]) -> Result<Self, Error> {
+        let r = Self::decode(parse_body(body)?)?;
+        r.check()?;
+        Ok(r)
+    }
+}
+
 /// Body of `report`: the run fields and its finished results.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -384,23 +405,16 @@ pub struct IngestReport {
     pub results: Vec<IngestResult>,
 }
 
-impl IngestReport {
-    pub fn parse(body: &[u8]) -> Result<Self, Error> {
-        Self::from_json(parse_body(body)?)
-    }
-
-    pub fn from_json(v: Value) -> Result<Self, Error> {
-        object(&v)?;
+impl IngestBody for IngestReport {
+    fn decode_object(v: Value) -> Result<Self, Error> {
         let results = decode_results(&v)?;
-        let r = IngestReport {
+        Ok(IngestReport {
             run: from_value(v)?,
             results,
-        };
-        r.validate()?;
-        Ok(r)
+        })
     }
 
-    pub fn validate(&self) -> Result<(), Error> {
+    fn check(&self) -> Result<(), Error> {
         let mut c = Checker::new();
         self.run.validate(&mut c);
         validate_results(&self.results, &mut c);
@@ -411,19 +425,12 @@ impl IngestReport {
 /// Body of `runs/start`: the run fields alone.
 pub type IngestStart = RunFields;
 
-impl RunFields {
-    pub fn parse(body: &[u8]) -> Result<Self, Error> {
-        Self::from_json(parse_body(body)?)
+impl IngestBody for RunFields {
+    fn decode_object(v: Value) -> Result<Self, Error> {
+        from_value(v)
     }
 
-    pub fn from_json(v: Value) -> Result<Self, Error> {
-        object(&v)?;
-        let r: RunFields = from_value(v)?;
-        r.check()?;
-        Ok(r)
-    }
-
-    pub fn check(&self) -> Result<(), Error> {
+    fn check(&self) -> Result<(), Error> {
         let mut c = Checker::new();
         self.validate(&mut c);
         c.finish()
@@ -439,25 +446,18 @@ pub struct IngestIterations {
     pub results: Vec<IngestResult>,
 }
 
-impl IngestIterations {
-    pub fn parse(body: &[u8]) -> Result<Self, Error> {
-        Self::from_json(parse_body(body)?)
-    }
-
-    pub fn from_json(v: Value) -> Result<Self, Error> {
-        object(&v)?;
+impl IngestBody for IngestIterations {
+    fn decode_object(v: Value) -> Result<Self, Error> {
         let results = decode_results(&v)?;
         let run_id = match v.get("runId") {
             Some(Value::String(s)) => s.clone(),
             Some(_) => return Err(Error::invalid("/runId", "type", "must be a string")),
             None => return Err(Error::invalid("/runId", "required", "`runId` is required")),
         };
-        let r = IngestIterations { run_id, results };
-        r.validate()?;
-        Ok(r)
+        Ok(IngestIterations { run_id, results })
     }
 
-    pub fn validate(&self) -> Result<(), Error> {
+    fn check(&self) -> Result<(), Error> {
         let mut c = Checker::new();
         c.length("/runId", &self.run_id, 1, Some(MAX_EXTERNAL_ID));
         validate_results(&self.results, &mut c);
@@ -474,19 +474,12 @@ pub struct IngestFinalize {
     pub external_run_id: Option<String>,
 }
 
-impl IngestFinalize {
-    pub fn parse(body: &[u8]) -> Result<Self, Error> {
-        Self::from_json(parse_body(body)?)
+impl IngestBody for IngestFinalize {
+    fn decode_object(v: Value) -> Result<Self, Error> {
+        from_value(v)
     }
 
-    pub fn from_json(v: Value) -> Result<Self, Error> {
-        object(&v)?;
-        let r: Self = from_value(v)?;
-        r.validate()?;
-        Ok(r)
-    }
-
-    pub fn validate(&self) -> Result<(), Error> {
+    fn check(&self) -> Result<(), Error> {
         let mut c = Checker::new();
         c.length("/runId", &self.run_id, 1, Some(MAX_EXTERNAL_ID));
         if let Some(e) = &self.external_run_id {
@@ -602,19 +595,12 @@ pub struct UploadUrlRequest {
     pub external_run_id: Option<String>,
 }
 
-impl UploadUrlRequest {
-    pub fn parse(body: &[u8]) -> Result<Self, Error> {
-        Self::from_json(parse_body(body)?)
+impl IngestBody for UploadUrlRequest {
+    fn decode_object(v: Value) -> Result<Self, Error> {
+        from_value(v)
     }
 
-    pub fn from_json(v: Value) -> Result<Self, Error> {
-        object(&v)?;
-        let r: Self = from_value(v)?;
-        r.validate()?;
-        Ok(r)
-    }
-
-    pub fn validate(&self) -> Result<(), Error> {
+    fn check(&self) -> Result<(), Error> {
         let mut c = Checker::new();
         if let Some(r) = &self.run_id {
             c.length("/runId", r, 1, Some(MAX_EXTERNAL_ID));

@@ -323,6 +323,14 @@ pub struct EvalRun {
 }
 
 impl EvalRun {
+    /// `source`, with what started the run when that says more (`api · schedule`).
+    pub fn source_label(&self) -> String {
+        match self.trigger.as_deref() {
+            Some(t) if t != "manual" => format!("{} · {t}", self.source),
+            _ => self.source.clone(),
+        }
+    }
+
     pub fn is_terminal(&self) -> bool {
         matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
     }

@@ -765,14 +765,10 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
             base,
             head,
         } => {
-            let all = |run: &str| {
-                let run = run.to_string();
-                async move {
-                    let run = run.as_str();
-                    collect_all(|p| async move { b.iterations(project, run, &p).await }).await
-                }
-            };
-            Reply::Compared(compare(base, &all(base).await?, head, &all(head).await?))
+            let before = collect_all(|p| async move { b.iterations(project, base, &p).await });
+            let after = collect_all(|p| async move { b.iterations(project, head, &p).await });
+            let (before, after) = futures::try_join!(before, after)?;
+            Reply::Compared(compare(base, &before, head, &after))
         }
     })
 }

@@ -419,3 +419,22 @@ impl Harness {
         Resp::from(rb.send().await.expect("the server answers")).await
     }
 }
+
+/// A database for tests that run the CLI binary: the first-run seed plus `suites` (bodies of
+/// `POST eval-suites`) in the default project. The service is closed before it returns.
+pub fn cli_db(dir: &std::path::Path, suites: &[Value]) -> std::path::PathBuf {
+    let db = dir.join("cli.sqlite3");
+    let service = Service::open(&db, demo_config()).unwrap();
+    let who = service.local_principal().unwrap();
+    let project = service
+        .store()
+        .default_project(&who.org_id)
+        .unwrap()
+        .unwrap();
+    for body in suites {
+        let body: evaldeck::spec::suite::SuiteCreate =
+            serde_json::from_value(body.clone()).expect("a suite body");
+        service.create_suite(&who, &project, &body).unwrap();
+    }
+    db
+}

@@ -682,23 +682,14 @@ async fn the_model_loop_against_a_scripted_openai_compatible_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_runs_a_demo_suite_and_writes_junit() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.sqlite3");
-    {
-        let service = Service::open(&db, demo_config()).unwrap();
-        let who = service.local_principal().unwrap();
-        let project = service
-            .store()
-            .default_project(&who.org_id)
-            .unwrap()
-            .unwrap();
-        let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
-            "name": "CLI demo", "serverIds": ["demo"], "model": "builtin/baseline", "tests": demo_tests()})).unwrap();
-        service.create_suite(&who, &project, &body).unwrap();
-        let failing: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
-            "name": "CLI failing", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
-                {"title": "wrong", "steps": [prompt("p1", "Use echo to say 'a'"), check("a1", json!({"type": "toolNeverCalled", "toolName": "echo"}))]}]})).unwrap();
-        service.create_suite(&who, &project, &failing).unwrap();
-    }
+    let db = crate::common::cli_db(
+        dir.path(),
+        &[
+            json!({"name": "CLI demo", "serverIds": ["demo"], "model": "builtin/baseline", "tests": demo_tests()}),
+            json!({"name": "CLI failing", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
+                {"title": "wrong", "steps": [prompt("p1", "Use echo to say 'a'"), check("a1", json!({"type": "toolNeverCalled", "toolName": "echo"}))]}]}),
+        ],
+    );
     let bin = env!("CARGO_BIN_EXE_evaldeck");
     let junit = dir.path().join("junit.xml");
     let out = tokio::process::Command::new(bin)

@@ -634,21 +634,12 @@ async fn a_firing_at_the_concurrency_cap_is_skipped_and_the_schedule_moves_on() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_shows_sets_and_disables_a_schedule() {
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("cli.sqlite3");
-    {
-        let service = Service::open(&db, demo_config()).unwrap();
-        let who = service.local_principal().unwrap();
-        let project = service
-            .store()
-            .default_project(&who.org_id)
-            .unwrap()
-            .unwrap();
-        let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+    let db = crate::common::cli_db(
+        dir.path(),
+        &[json!({
             "name": "Cron", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
-                {"title": "echo", "steps": [{"id": "t1", "kind": "toolCall", "toolName": "echo", "arguments": {"message": "x"}}]}]}))
-        .unwrap();
-        service.create_suite(&who, &project, &body).unwrap();
-    }
+                {"title": "echo", "steps": [{"id": "t1", "kind": "toolCall", "toolName": "echo", "arguments": {"message": "x"}}]}]})],
+    );
     let cli = |args: &[&str]| {
         let mut all = vec!["--db", db.to_str().unwrap(), "suite", "schedule", "Cron"];
         all.extend_from_slice(args);

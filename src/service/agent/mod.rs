@@ -258,16 +258,7 @@ impl Service {
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
         let model = self.agent_model()?;
-        let rate = cfg.credits_per_1k_tokens;
-        if rate > 0 {
-            let balance = self.store().org(&who.org_id)?.credits;
-            if balance < rate {
-                return Err(Error::forbidden(format!(
-                    "the organization has {balance} credit(s); an agent turn needs at least {rate}. An operator grants credits with `evaldeck credits grant`"
-                ))
-                .with_details(json!({"reason": "INSUFFICIENT_CREDITS", "balance": balance, "required": rate})));
-            }
-        }
+        self.require_credits(&who.org_id, cfg.credits_per_1k_tokens, "an agent turn")?;
         let _slot = self
             .agent_turns()
             .try_acquire(&who.org_id, cfg.max_concurrent_per_org)

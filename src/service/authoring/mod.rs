@@ -258,16 +258,7 @@ impl Service {
             return self.replay(job, &fingerprint).await;
         }
         let cfg = &self.config().authoring;
-        if cfg.credits_per_draft > 0 {
-            let balance = self.store().org(&who.org_id)?.credits;
-            if balance < cfg.credits_per_draft {
-                return Err(Error::forbidden(format!(
-                    "the organization has {balance} credit(s); authoring needs at least {} per draft. An operator grants credits with `evaldeck credits grant`",
-                    cfg.credits_per_draft
-                ))
-                .with_details(json!({"reason": "INSUFFICIENT_CREDITS", "balance": balance, "required": cfg.credits_per_draft})));
-            }
-        }
+        self.require_credits(&who.org_id, cfg.credits_per_draft, "authoring (per draft)")?;
         let targets: Vec<(String, String)> = if let Some(ids) = &req.servers {
             self.resolve_servers(project_id, "/servers", ids)?
                 .into_iter()

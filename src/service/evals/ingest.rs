@@ -46,8 +46,8 @@ use crate::service::store::runs::StoredRun;
 use crate::service::{Principal, Service};
 use crate::spec::case::sha256_hex;
 use crate::spec::ingest::{
-    DEFAULT_PROJECT, IngestBatch, IngestFinalize, IngestIterations, IngestReport, IngestResult,
-    IngestRun, IngestSummary, RunFields,
+    DEFAULT_PROJECT, IngestBatch, IngestBody, IngestFinalize, IngestIterations, IngestReport,
+    IngestResult, IngestRun, IngestSummary, RunFields,
 };
 use crate::spec::run::{EvalIteration, RunSummary, ToolCallSummary, Usage};
 use crate::spec::suite::{PassCriteria, SuiteServerRef, SuiteSettings};
@@ -338,7 +338,7 @@ impl Service {
         project: &str,
         body: &IngestReport,
     ) -> Result<IngestRun> {
-        body.validate()?;
+        body.check()?;
         let project = self.ingest_project(who, project)?;
         let run_body = self.ingest_body(who, &project, &body.run);
         let items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
@@ -385,7 +385,7 @@ impl Service {
         project: &str,
         body: &IngestIterations,
     ) -> Result<IngestBatch> {
-        body.validate()?;
+        body.check()?;
         let project = self.ingest_project(who, project)?;
         let run = self.ingested_run(&project, &body.run_id)?;
         let items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
@@ -408,7 +408,7 @@ impl Service {
         project: &str,
         body: &IngestFinalize,
     ) -> Result<IngestRun> {
-        body.validate()?;
+        body.check()?;
         let project = self.ingest_project(who, project)?;
         let run = self.ingested_run(&project, &body.run_id)?;
         if let Some(ext) = &body.external_run_id

@@ -377,13 +377,7 @@ impl Service {
             .values()
             .any(|m| self.config().models.bills_credits(&m.provider, m.hosted))
         {
-            let balance = self.store().org(&who.org_id)?.credits;
-            if balance <= 0 {
-                return Err(Error::forbidden(format!(
-                    "the organization has {balance} credit(s); hosted models run on credits. An operator grants credits with `evaldeck credits grant`"
-                ))
-                .with_details(json!({"reason": "INSUFFICIENT_CREDITS", "balance": balance})));
-            }
+            self.require_credits(&who.org_id, 1, "a run on hosted models")?;
         }
         let run_id = new_id("run");
         let run_body = RunBody {

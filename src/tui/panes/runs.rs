@@ -52,14 +52,6 @@ pub struct RunsPane {
     comparison: Option<Comparison>,
 }
 
-/// `source`, with what started the run when that says more (`api · schedule`).
-fn source_label(r: &EvalRun) -> String {
-    match r.trigger.as_deref() {
-        Some(t) if t != "manual" => format!("{} · {t}", r.source),
-        _ => r.source.clone(),
-    }
-}
-
 /// Where a run came from, in a few letters: `ui`, `api`, `sched` (a schedule fired it) or
 /// `ingst` (reported by an external runner).
 pub fn origin(r: &EvalRun) -> &'static str {
@@ -316,7 +308,7 @@ impl RunsPane {
             Line::styled(
                 format!(
                     "source {} · started {} · {} tokens{}",
-                    source_label(run),
+                    run.source_label(),
                     time(run.created_at),
                     s.tokens.total_tokens,
                     run.error
@@ -888,7 +880,7 @@ impl Pane for RunsPane {
                 r.result.clone().unwrap_or_else(|| "–".into()),
                 theme,
             ),
-            field("source", source_label(r), theme),
+            field("source", r.source_label(), theme),
             field(
                 "model",
                 r.model.clone().unwrap_or_else(|| "–".into()),

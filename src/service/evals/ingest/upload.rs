@@ -24,7 +24,9 @@ use crate::service::store::projects::ProjectRole;
 use crate::service::{Principal, Service};
 use crate::spec::artifacts;
 use crate::spec::case::sha256_hex;
-use crate::spec::ingest::{ArtifactIngested, ArtifactKind, RunFields, UploadUrl, UploadUrlRequest};
+use crate::spec::ingest::{
+    ArtifactIngested, ArtifactKind, IngestBody, RunFields, UploadUrl, UploadUrlRequest,
+};
 use crate::spec::{Code, Error, Result};
 
 /// The path an upload URL points at, under the origin (`{token}` appended).
@@ -53,7 +55,7 @@ impl Service {
         body: &UploadUrlRequest,
         origin: Option<&str>,
     ) -> Result<UploadUrl> {
-        body.validate()?;
+        body.check()?;
         let project = self.ingest_project(who, project)?;
         if let Some(run_id) = &body.run_id {
             let run = self.ingested_run(&project, run_id)?;
