@@ -420,17 +420,23 @@ impl Harness {
     }
 }
 
-/// A database for tests that run the CLI binary: the first-run seed plus `suites` (bodies of
-/// `POST eval-suites`) in the default project. The service is closed before it returns.
-pub fn cli_db(dir: &std::path::Path, suites: &[Value]) -> std::path::PathBuf {
-    let db = dir.join("cli.sqlite3");
-    let service = Service::open(&db, demo_config()).unwrap();
+/// The first-run owner and the organization's default project of a service.
+pub fn local_project(service: &Service) -> (Principal, String) {
     let who = service.local_principal().unwrap();
     let project = service
         .store()
         .default_project(&who.org_id)
         .unwrap()
         .unwrap();
+    (who, project)
+}
+
+/// A database for tests that run the CLI binary: the first-run seed plus `suites` (bodies of
+/// `POST eval-suites`) in the default project. The service is closed before it returns.
+pub fn cli_db(dir: &std::path::Path, suites: &[Value]) -> std::path::PathBuf {
+    let db = dir.join("cli.sqlite3");
+    let service = Service::open(&db, demo_config()).unwrap();
+    let (who, project) = local_project(&service);
     for body in suites {
         let body: evaldeck::spec::suite::SuiteCreate =
             serde_json::from_value(body.clone()).expect("a suite body");

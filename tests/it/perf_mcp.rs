@@ -47,12 +47,7 @@ async fn warm_tool_call_through_the_service() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("db.sqlite3"), config).unwrap();
-    let who = service.local_principal().unwrap();
-    let project = service
-        .store()
-        .default_project(&who.org_id)
-        .unwrap()
-        .unwrap();
+    let (who, project) = crate::common::local_project(&service);
     let req = ToolCallRequest {
         tool_name: "echo".into(),
         parameters: serde_json::json!({"message": "hello"}).as_object().cloned(),

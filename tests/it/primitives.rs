@@ -299,12 +299,7 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("a.sqlite3"), no_stdio).unwrap();
-    let who = service.local_principal().unwrap();
-    let project = service
-        .store()
-        .default_project(&who.org_id)
-        .unwrap()
-        .unwrap();
+    let (who, project) = crate::common::local_project(&service);
     let stdio = |cmd: &str| {
         ServerCreate::new(
             "x",
@@ -330,12 +325,7 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("b.sqlite3"), listed).unwrap();
-    let who = service.local_principal().unwrap();
-    let project = service
-        .store()
-        .default_project(&who.org_id)
-        .unwrap()
-        .unwrap();
+    let (who, project) = crate::common::local_project(&service);
     let e = service
         .create_server(&who, &project, &stdio("npx"))
         .unwrap_err();

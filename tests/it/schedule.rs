@@ -689,12 +689,7 @@ async fn the_cli_shows_sets_and_disables_a_schedule() {
 
     // Stored: off, with the interval kept and nothing fired (CLI commands never fire).
     let service = Service::open(&db, demo_config()).unwrap();
-    let who = service.local_principal().unwrap();
-    let project = service
-        .store()
-        .default_project(&who.org_id)
-        .unwrap()
-        .unwrap();
+    let (who, project) = crate::common::local_project(&service);
     let suite = service.suite(&who, &project, "Cron").unwrap();
     let s = suite.schedule.unwrap();
     assert!(!s.enabled);
