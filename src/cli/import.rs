@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::output::{Out, table};
-use super::{Exit, Target, project_id};
+use super::{Failure, Outcome, Target, project_id};
 use crate::client::Backend;
 use crate::spec::authoring::CommitRequest;
 use crate::spec::case::ClaimStatus;
@@ -102,7 +102,7 @@ fn read_document(file: &str) -> Result<(String, Option<String>)> {
     Ok((text, name))
 }
 
-pub async fn run_import(target: &Target, b: &dyn Backend, a: ImportArgs, out: &Out) -> Result<()> {
+pub async fn run_import(target: &Target, b: &dyn Backend, a: ImportArgs, out: &Out) -> Outcome {
     let project = project_id(b, target.project.as_deref()).await?;
     let (content, name) = read_document(&a.file)?;
     let mut req = EvalCaseImportRequest::new(content);
@@ -127,12 +127,12 @@ pub async fn run_import(target: &Target, b: &dyn Backend, a: ImportArgs, out: &O
                 if spin {
                     eprint!("\r\x1b[2K");
                 }
-                return report(&done, out);
+                return Ok(report(&done, out)?);
             }
             ImportResponse::Job(job) => match job.status {
                 JobStatus::Pending if a.no_wait => {
                     if out.json {
-                        return out.value(&job);
+                        return Ok(out.value(&job)?);
                     }
                     println!(
                         "authoring job {} is pending; poll it with the API or re-run with --key to replay",
@@ -175,7 +175,7 @@ pub async fn run_import(target: &Target, b: &dyn Backend, a: ImportArgs, out: &O
                             job.error.as_deref().unwrap_or("no cases were written")
                         );
                     }
-                    return Err(Exit(3).into());
+                    return Err(Failure::Exit(3));
                 }
             },
         }

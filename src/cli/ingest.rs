@@ -15,7 +15,7 @@ use clap::{Args, Subcommand};
 use serde_json::json;
 
 use super::output::Out;
-use super::{Exit, Target, project_id};
+use super::{Failure, Outcome, Target, project_id};
 use crate::client::Backend;
 use crate::spec::artifacts::{self, ParsedArtifact, clip};
 use crate::spec::case::sha256_hex;
@@ -132,7 +132,7 @@ async fn send(
     .await
 }
 
-pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: IngestCmd, out: &Out) -> Result<()> {
+pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: IngestCmd, out: &Out) -> Outcome {
     let (kind, a) = match cmd {
         IngestCmd::Junit(a) => (ArtifactKind::Junit, a),
         IngestCmd::Jest(a) => (ArtifactKind::Jest, a),
@@ -194,6 +194,6 @@ pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: IngestCmd, out: &
     }
     match run.result.as_deref() {
         Some("passed") => Ok(()),
-        _ => Err(Exit(1).into()),
+        _ => Err(Failure::Exit(1)),
     }
 }

@@ -353,14 +353,22 @@ impl AddServer {
     }
 }
 
-/// A command that printed its own outcome and only needs a non-zero exit code.
-struct Exit(i32);
+/// How a command ended short of success: an error still to print, or an outcome the
+/// command already printed that only sets the exit code (a failed verdict, a tool's error
+/// result, a declined prompt).
+pub(crate) enum Failure {
+    Error(Error),
+    Exit(i32),
+}
 
-impl From<Exit> for Error {
-    fn from(e: Exit) -> Error {
-        Error::new(Code::Other(format!("EXIT_{}", e.0)), String::new())
+impl From<Error> for Failure {
+    fn from(e: Error) -> Failure {
+        Failure::Error(e)
     }
 }
+
+/// What a command that can end with its own exit code returns.
+pub(crate) type Outcome = std::result::Result<(), Failure>;
 
 /// Reads every page of an MCP list (the server's own cursor).
 async fn collect_mcp<T, F, Fut>(mut fetch: F) -> Result<Vec<T>>
@@ -386,18 +394,15 @@ pub async fn run(target: &Target, cmd: Command) -> i32 {
     let out = Out { json: target.json };
     let (code, backend) = match target.backend() {
         Ok(b) => (execute(target, b.clone(), cmd, &out).await, Some(b)),
-        Err(e) => (Err(e), None),
+        Err(e) => (Err(e.into()), None),
     };
     if let Some(b) = backend {
         b.close().await;
     }
     match code {
         Ok(()) => 0,
-        Err(Error {
-            code: Code::Other(c),
-            ..
-        }) if c.starts_with("EXIT_") => c[5..].parse().unwrap_or(1),
-        Err(e) => {
+        Err(Failure::Exit(code)) => code,
+        Err(Failure::Error(e)) => {
             out.error(&e);
             exit_code(&e.code)
         }
@@ -417,7 +422,49 @@ pub fn exit_code(code: &Code) -> i32 {
     }
 }
 
-async fn execute(
+/// Commands that can end with an exit code of their own; the rest only fail with an error.
+async fn execute(target: &Target, backend: Arc<dyn Backend>, cmd: Command, out: &Out) -> Outcome {
+    let b = backend.as_ref();
+    match cmd {
+        Command::Import(a) => import::run_import(target, b, *a, out).await,
+        Command::Evals(c) => run::execute(target, b, c, out).await,
+        Command::Ingest(c) => ingest::run(target, b, c, out).await,
+        Command::Suite(SuiteCmd::Apply(a)) => suite_file::apply(target, b, a, out).await,
+        Command::Doctor { server } => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let report = b.doctor(&p, &server).await?;
+            out.doctor(&report)?;
+            if report.status == crate::spec::primitives::DoctorStatus::Ready {
+                Ok(())
+            } else {
+                Err(Failure::Exit(1))
+            }
+        }
+        Command::Tools(ToolsCmd::Call {
+            server,
+            tool,
+            args,
+            arg,
+        }) => {
+            let p = project_id(b, target.project.as_deref()).await?;
+            let parameters = tool_arguments(args.as_deref(), &arg)?;
+            let req = ToolCallRequest {
+                tool_name: tool,
+                parameters: Some(parameters),
+            };
+            let started = std::time::Instant::now();
+            let result = b.call_tool(&p, &server, &req).await?;
+            out.tool_result(&result, started.elapsed())?;
+            if result.get("isError").and_then(serde_json::Value::as_bool) == Some(true) {
+                return Err(Failure::Exit(3));
+            }
+            Ok(())
+        }
+        other => Ok(execute_plain(target, backend, other, out).await?),
+    }
+}
+
+async fn execute_plain(
     target: &Target,
     backend: Arc<dyn Backend>,
     cmd: Command,
@@ -425,8 +472,13 @@ async fn execute(
 ) -> Result<()> {
     let b = backend.as_ref();
     match cmd {
+        Command::Import(_)
+        | Command::Evals(_)
+        | Command::Ingest(_)
+        | Command::Suite(SuiteCmd::Apply(_))
+        | Command::Doctor { .. }
+        | Command::Tools(ToolsCmd::Call { .. }) => unreachable!("dispatched by `execute`"),
         Command::Me => out.me(&b.me().await?, &b.describe()),
-        Command::Import(a) => import::run_import(target, b, *a, out).await,
         Command::Agent(a) => agent::run(target, b, *a, out).await,
         Command::Credits { cmd } => import::credits(target, b, cmd, out).await,
         Command::Projects => {
@@ -529,16 +581,6 @@ async fn execute(
                 }
             }
         }
-        Command::Doctor { server } => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let report = b.doctor(&p, &server).await?;
-            out.doctor(&report)?;
-            if report.status == crate::spec::primitives::DoctorStatus::Ready {
-                Ok(())
-            } else {
-                Err(Exit(1).into())
-            }
-        }
         Command::Validate { server } => {
             let p = project_id(b, target.project.as_deref()).await?;
             out.value(&b.validate_server(&p, &server).await?)
@@ -552,26 +594,6 @@ async fn execute(
                 )
                 .await?;
             out.tools(&items)
-        }
-        Command::Tools(ToolsCmd::Call {
-            server,
-            tool,
-            args,
-            arg,
-        }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let parameters = tool_arguments(args.as_deref(), &arg)?;
-            let req = ToolCallRequest {
-                tool_name: tool,
-                parameters: Some(parameters),
-            };
-            let started = std::time::Instant::now();
-            let result = b.call_tool(&p, &server, &req).await?;
-            out.tool_result(&result, started.elapsed())?;
-            if result.get("isError").and_then(serde_json::Value::as_bool) == Some(true) {
-                return Err(Exit(3).into());
-            }
-            Ok(())
         }
         Command::Prompts(PromptsCmd::List { server }) => {
             let p = project_id(b, target.project.as_deref()).await?;
@@ -627,10 +649,7 @@ async fn execute(
             let p = project_id(b, target.project.as_deref()).await?;
             out.value(&b.export(&p, &server).await?)
         }
-        Command::Evals(c) => run::execute(target, b, c, out).await,
-        Command::Ingest(c) => ingest::run(target, b, c, out).await,
         Command::Suite(SuiteCmd::Export(a)) => suite_file::export(target, b, a, out).await,
-        Command::Suite(SuiteCmd::Apply(a)) => suite_file::apply(target, b, a, out).await,
         Command::Suite(SuiteCmd::Schedule(a)) => schedule::run(target, b, a, out).await,
         Command::Suites => {
             let project = project_id(b, target.project.as_deref()).await?;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 
 use super::output::{Out, when};
-use super::{Exit, Target, project_id, table};
+use super::{Failure, Outcome, Target, project_id, table};
 use crate::client::compare::{Change, Tally, compare};
 use crate::client::{Backend, collect_all};
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate};
@@ -176,12 +176,7 @@ fn progress(run: &EvalRun, tty: bool, last: &mut String) {
     }
 }
 
-pub(super) async fn execute(
-    target: &Target,
-    b: &dyn Backend,
-    cmd: EvalCmd,
-    out: &Out,
-) -> Result<()> {
+pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out: &Out) -> Outcome {
     let project = project_id(b, target.project.as_deref()).await?;
     let p = project.as_str();
     match cmd {
@@ -232,7 +227,7 @@ pub(super) async fn execute(
             };
             let created = b.create_run(p, &body).await?;
             if a.no_wait {
-                return out.value(&created);
+                return Ok(out.value(&created)?);
             }
             let tty = std::io::stderr().is_terminal() && !out.json;
             let mut last = String::new();
@@ -262,8 +257,8 @@ pub(super) async fn execute(
             show(out, &run, &its)?;
             match (run.status.as_str(), run.result.as_deref()) {
                 ("completed", Some("passed")) => Ok(()),
-                ("completed", _) => Err(Exit(1).into()),
-                _ => Err(Exit(9).into()),
+                ("completed", _) => Err(Failure::Exit(1)),
+                _ => Err(Failure::Exit(9)),
             }
         }
         EvalCmd::Runs(RunsCmd::List { suite }) => {
@@ -276,7 +271,7 @@ pub(super) async fn execute(
                 None => collect_all(|pg| async move { b.project_runs(p, &pg).await }).await?,
             };
             if out.json {
-                return out.value(&runs);
+                return Ok(out.value(&runs)?);
             }
             table(
                 &[
@@ -307,7 +302,7 @@ pub(super) async fn execute(
         EvalCmd::Runs(RunsCmd::Show { run }) => {
             let r = b.run(p, &run).await?;
             let its = all_iterations(b, p, &r.id).await?;
-            show(out, &r, &its)
+            Ok(show(out, &r, &its)?)
         }
         EvalCmd::Runs(RunsCmd::Compare { base, head }) => {
             let (base, head) = (b.run(p, &base).await?, b.run(p, &head).await?);
@@ -348,15 +343,15 @@ pub(super) async fn execute(
                 );
             }
             if c.count(Change::Regressed) > 0 {
-                return Err(Exit(1).into());
+                return Err(Failure::Exit(1));
             }
             Ok(())
         }
-        EvalCmd::Trace { run, iteration } => out.value(&b.trace(p, &run, &iteration).await?),
+        EvalCmd::Trace { run, iteration } => Ok(out.value(&b.trace(p, &run, &iteration).await?)?),
         EvalCmd::Regrade { run } => {
             let r = b.regrade_run(p, &run).await?;
             let its = all_iterations(b, p, &r.id).await?;
-            show(out, &r, &its)
+            Ok(show(out, &r, &its)?)
         }
     }
 }

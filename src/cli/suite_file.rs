@@ -18,7 +18,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::output::Out;
-use super::{Exit, Target, project_id};
+use super::{Failure, Outcome, Target, project_id};
 use crate::client::{Backend, collect_all};
 use crate::spec::case::EvalCase;
 use crate::spec::environment::{Environment, EnvironmentQuery};
@@ -279,7 +279,7 @@ fn fingerprint(suite: &EvalSuite, cases: &[EvalCase]) -> (i64, Vec<(String, Opti
 }
 
 /// `evaldeck suite apply`.
-pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) -> Result<()> {
+pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) -> Outcome {
     let label = match a.file.as_os_str() == "-" {
         true => "<stdin>".to_string(),
         false => a.file.display().to_string(),
@@ -293,7 +293,7 @@ pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) ->
     let live = match load(b, &p, &wanted, false).await {
         Ok(live) => Some(live),
         Err(e) if e.code == Code::NotFound && a.suite.is_none() => None,
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     if live.is_none() && doc.servers.is_empty() {
         errs.push(Violation {
@@ -303,7 +303,7 @@ pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) ->
         });
     }
     if !errs.is_empty() {
-        return Err(file_error(&label, &parsed.locate(errs)));
+        return Err(file_error(&label, &parsed.locate(errs)).into());
     }
     let plan = suite_file::plan(doc, &ids, live.as_ref())
         .map_err(|vs| file_error(&label, &parsed.locate(vs)))?;
@@ -338,7 +338,8 @@ pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) ->
                 return Err(Error::conflict(format!(
                     "suite `{}` changed while the diff was shown; nothing was applied — run apply again",
                     suite.name
-                )));
+                ))
+                .into());
             }
             update(b, &p, doc, &plan, &suite.id).await?;
             suite.id
@@ -359,12 +360,13 @@ pub async fn apply(target: &Target, b: &dyn Backend, a: ApplyArgs, out: &Out) ->
 }
 
 /// Asks on the terminal; without one, `--yes` is required.
-fn confirm(n: usize, suite: &str) -> Result<()> {
+fn confirm(n: usize, suite: &str) -> Outcome {
     if !std::io::stdin().is_terminal() {
         return Err(Error::new(
             Code::ValidationError,
             "stdin is not a terminal: pass --yes to apply, or --dry-run to only see the diff",
-        ));
+        )
+        .into());
     }
     eprint!(
         "Apply {n} change{} to suite `{suite}`? [y/N] ",
@@ -377,7 +379,7 @@ fn confirm(n: usize, suite: &str) -> Result<()> {
         Ok(())
     } else {
         eprintln!("nothing applied");
-        Err(Exit(1).into())
+        Err(Failure::Exit(1))
     }
 }
 
