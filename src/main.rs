@@ -120,14 +120,24 @@ fn settled(target: Target, sources: cli::Sources) -> evaldeck::spec::Result<Targ
 }
 
 /// `evaldeck runs list | head` should stop quietly when the reader goes away, as Unix tools
-/// do, instead of panicking on the broken pipe: restore the default SIGPIPE action, which
-/// Rust's runtime sets to "ignore".
+/// do. SIGPIPE stays ignored (Rust's default): a stdio MCP server that exits early must give
+/// the CLI an error on the child's stdin, not kill it. A write to a closed stdout makes
+/// `println!` panic instead; that panic ends the process quietly with the shell's status for
+/// SIGPIPE (141).
 fn exit_quietly_on_closed_stdout() {
-    // SAFETY: called once at start-up before any other thread writes to stdout; setting a
-    // signal's disposition to its default has no other effect on this process's state.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        report(info)
+    }));
 }
 
 #[tokio::main]

@@ -1,5 +1,6 @@
 //! The one integration test binary: a module per capability.
 mod agent;
+mod cli_process;
 mod aliases;
 mod common;
 mod contract;
