@@ -32,7 +32,13 @@ enum Command {
     },
     /// Manage API keys for `serve` (local only: keys cannot manage keys over the API).
     #[command(subcommand)]
-    Keys(KeysCmd),
+    Keys(cli::operator::KeysCmd),
+    /// Organizations in this store (local only).
+    #[command(subcommand)]
+    Orgs(cli::operator::OrgsCmd),
+    /// Members of an organization and their roles (local only).
+    #[command(subcommand)]
+    Members(cli::operator::MembersCmd),
     #[command(flatten)]
     Cli(cli::Command),
 }
@@ -61,25 +67,6 @@ struct ServeArgs {
     /// (e.g. https://evals.example.com) [default for upload URLs: http://LISTEN-ADDRESS].
     #[arg(long)]
     public_url: Option<String>,
-}
-
-#[derive(Subcommand)]
-enum KeysCmd {
-    /// Mint a key; its secret is printed once.
-    Create {
-        /// Organization id or name [default: the local organization].
-        #[arg(long)]
-        org: Option<String>,
-        #[arg(long)]
-        name: String,
-        /// Email of the member the key acts as [default: the organization's owner].
-        #[arg(long)]
-        user: Option<String>,
-    },
-    /// List keys (never their secrets).
-    List,
-    /// Revoke a key by id or prefix, effective immediately.
-    Revoke { key: String },
 }
 
 fn init_logs(to_stderr: bool) {
@@ -163,7 +150,21 @@ async fn main() {
         }
         Some(Command::Keys(k)) => {
             init_logs(false);
-            keys(&args.target, k)
+            cli::operator::run(&args.target, |out| {
+                cli::operator::keys(&args.target, k, out)
+            })
+        }
+        Some(Command::Orgs(c)) => {
+            init_logs(false);
+            cli::operator::run(&args.target, |out| {
+                cli::operator::orgs(&args.target, c, out)
+            })
+        }
+        Some(Command::Members(c)) => {
+            init_logs(false);
+            cli::operator::run(&args.target, |out| {
+                cli::operator::members(&args.target, c, out)
+            })
         }
         Some(Command::Cli(c)) => {
             init_logs(false);
@@ -261,81 +262,6 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
         Err(e) => {
             eprintln!("evaldeck serve: {e}");
             1
-        }
-    }
-}
-
-fn keys(target: &Target, k: KeysCmd) -> i32 {
-    let result = (|| -> evaldeck::spec::Result<()> {
-        let service = Service::open(&target.db_path(), Config::default())?;
-        let store = service.store();
-        match k {
-            KeysCmd::Create { org, name, user } => {
-                let local = service.local_principal()?;
-                let org = match org {
-                    Some(o) => store.find_org(&o)?,
-                    None => store.org(&local.org_id)?,
-                };
-                let user_id = match user {
-                    Some(email) => store
-                        .find_user_by_email(&email)?
-                        .ok_or_else(|| evaldeck::spec::Error::not_found("user", &email))?,
-                    None => local.user_id,
-                };
-                let created = store.create_key(&org.id, &user_id, &name)?;
-                if target.json {
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&created).expect("serializes")
-                    );
-                } else {
-                    println!("{}", created.key);
-                    eprintln!(
-                        "key {} for organization {} — shown once; store it now",
-                        created.info.id, org.name
-                    );
-                }
-            }
-            KeysCmd::List => {
-                let keys = store.keys()?;
-                if target.json {
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&keys).expect("serializes")
-                    );
-                } else {
-                    cli::table(
-                        &["id", "prefix", "name", "organization", "state"],
-                        keys.into_iter()
-                            .map(|k| {
-                                vec![
-                                    k.id,
-                                    format!("{}…", k.prefix),
-                                    k.name,
-                                    k.organization_id.unwrap_or_else(|| "(orphaned)".into()),
-                                    if k.revoked_at.is_some() {
-                                        "revoked".into()
-                                    } else {
-                                        "active".into()
-                                    },
-                                ]
-                            })
-                            .collect(),
-                    );
-                }
-            }
-            KeysCmd::Revoke { key } => {
-                let k = store.revoke_key(&key)?;
-                println!("revoked {}", k.id);
-            }
-        }
-        Ok(())
-    })();
-    match result {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("error: {} ({})", e.message, e.code);
-            cli::exit_code(&e.code)
         }
     }
 }

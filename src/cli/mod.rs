@@ -5,9 +5,11 @@ mod agent;
 mod backend_choice;
 mod import;
 mod ingest;
+pub mod operator;
 mod output;
 mod run;
 mod schedule;
+mod server_view;
 mod suite_file;
 
 pub use backend_choice::{DefaultBackend, Source, Sources, fail};
@@ -101,8 +103,11 @@ pub async fn project_id(backend: &dyn Backend, wanted: Option<&str>) -> Result<S
 pub enum Command {
     /// The account behind the backend: user, organization, credits.
     Me,
-    /// Projects you can reach.
-    Projects,
+    /// Projects you can reach; `create` and `grant` are the operator's (local only).
+    Projects {
+        #[command(subcommand)]
+        cmd: Option<operator::ProjectsAdmin>,
+    },
     /// Saved MCP servers.
     #[command(subcommand)]
     Servers(Box<ServersCmd>),
@@ -391,6 +396,9 @@ where
 
 /// Runs one command and returns the process exit code.
 pub async fn run(target: &Target, cmd: Command) -> i32 {
+    if let Command::Projects { cmd: Some(admin) } = cmd {
+        return operator::run(target, |out| operator::projects(target, admin, out));
+    }
     let out = Out { json: target.json };
     let (code, backend) = match target.backend() {
         Ok(b) => (execute(target, b.clone(), cmd, &out).await, Some(b)),
@@ -481,7 +489,8 @@ async fn execute_plain(
         Command::Me => out.me(&b.me().await?, &b.describe()),
         Command::Agent(a) => agent::run(target, b, *a, out).await,
         Command::Credits { cmd } => import::credits(target, b, cmd, out).await,
-        Command::Projects => {
+        Command::Projects { cmd: Some(_) } => unreachable!("run by the operator"),
+        Command::Projects { cmd: None } => {
             let items =
                 collect_all(|p| async move { b.projects(&ProjectQuery::default(), &p).await })
                     .await?;
@@ -496,11 +505,13 @@ async fn execute_plain(
                     let items = collect_all(|pg| async move { b.servers(p, &pg).await }).await?;
                     out.servers(&items)
                 }
-                ServersCmd::Show { server } => out.value(&b.server(p, &server).await?),
-                ServersCmd::Add(a) => out.value(&b.create_server(p, &a.to_body()?).await?),
+                ServersCmd::Show { server } => server_view::server(out, &b.server(p, &server).await?),
+                ServersCmd::Add(a) => {
+                    server_view::server(out, &b.create_server(p, &a.to_body()?).await?)
+                }
                 ServersCmd::Remove { server } => {
                     let s = b.server(p, &server).await?;
-                    out.value(&b.delete_server(p, &s.id).await?)
+                    server_view::deleted(out, &s.name, &b.delete_server(p, &s.id).await?)
                 }
                 ServersCmd::Import { file } => {
                     let text = std::fs::read_to_string(&file).map_err(|e| {

@@ -84,3 +84,103 @@ fn a_closed_stdout_ends_the_cli_quietly() {
     assert_eq!(out.status.code(), Some(141));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+/// The operator sets up an organization, a member, a project and a key on the machine that
+/// holds the store; `serve` on that store honours each step at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_operator_grants_access_that_serve_honours() {
+    let h = crate::common::Harness::start().await;
+    let db = h.db_path();
+    let op = |args: &[&str]| {
+        let mut all = vec!["--json"];
+        all.extend_from_slice(args);
+        cli(&db, &all)
+    };
+    json(&op(&["orgs", "create", "Acme", "--owner", "ceo@acme.test"]));
+    json(&op(&[
+        "members",
+        "add",
+        "dev@acme.test",
+        "--role",
+        "member",
+        "--org",
+        "Acme",
+    ]));
+    let project = json(&op(&["projects", "create", "Staging", "--org", "Acme"]));
+    let key = json(&op(&[
+        "keys",
+        "create",
+        "--org",
+        "Acme",
+        "--user",
+        "dev@acme.test",
+        "--name",
+        "ci",
+    ]))["key"]
+        .as_str()
+        .expect("the secret, once")
+        .to_string();
+
+    let listed = h.get("/projects", &key).await;
+    assert_eq!(
+        listed.ok(200)["items"],
+        serde_json::json!([]),
+        "a member sees no project until granted one"
+    );
+
+    json(&op(&[
+        "projects",
+        "grant",
+        "Staging",
+        "dev@acme.test",
+        "--role",
+        "member",
+        "--org",
+        "Acme",
+    ]));
+    let listed = h.get("/projects", &key).await;
+    let items = listed.ok(200)["items"].as_array().unwrap().clone();
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0]["id"], project["id"]);
+    assert_eq!(items[0]["name"], "Staging");
+
+    let again = op(&["projects", "create", "Staging", "--org", "Acme"]);
+    assert_eq!(
+        again.status.code(),
+        Some(6),
+        "a taken project name is a conflict"
+    );
+    let last_owner = op(&["members", "remove", "ceo@acme.test", "--org", "Acme"]);
+    assert_eq!(last_owner.status.code(), Some(6), "the last owner stays");
+
+    json(&op(&[
+        "members",
+        "remove",
+        "dev@acme.test",
+        "--org",
+        "Acme",
+    ]));
+    let me = h.get("/me", &key).await;
+    me.err(401, "UNAUTHORIZED");
+    assert_eq!(me.reason(), Some("ORPHANED_KEY"));
+
+    let remote = cli(
+        &db,
+        &["--base-url", &h.base, "projects", "create", "Elsewhere"],
+    );
+    assert_eq!(
+        remote.status.code(),
+        Some(4),
+        "access is never granted over the API"
+    );
+}

@@ -65,6 +65,16 @@ pub struct Organization {
     pub credits: i64,
 }
 
+/// A user's membership of an organization.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub user_id: String,
+    pub email: String,
+    pub name: String,
+    pub role: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct User {
@@ -213,6 +223,74 @@ impl Store {
                 "INSERT INTO members (org_id, user_id, role) VALUES (?1, ?2, ?3)
                  ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role",
                 params![org_id, user_id, role],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// The user with this email, created (named `name`, or the email) when there is none.
+    pub fn ensure_user(&self, email: &str, name: Option<&str>) -> Result<String> {
+        match self.find_user_by_email(email)? {
+            Some(id) => Ok(id),
+            None => Ok(self.create_user(email, name.unwrap_or(email))?.id),
+        }
+    }
+
+    /// The organization's members, owners first.
+    pub fn members(&self, org_id: &str) -> Result<Vec<Member>> {
+        self.read(|c| {
+            let mut st = c.prepare(
+                "SELECT u.id, u.email, u.name, m.role FROM members m JOIN users u ON u.id = m.user_id
+                 WHERE m.org_id = ?1
+                 ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, u.email",
+            )?;
+            let rows = st.query_map([org_id], |r| {
+                Ok(Member {
+                    user_id: r.get(0)?,
+                    email: r.get(1)?,
+                    name: r.get(2)?,
+                    role: r.get(3)?,
+                })
+            })?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// Removes a member and their project roles in the organization, in one transaction.
+    /// Their keys for it stop working at once (401 `ORPHANED_KEY`). The last owner stays.
+    pub fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()> {
+        self.write(|tx| {
+            let role: Option<String> = tx
+                .query_row(
+                    "SELECT role FROM members WHERE org_id = ?1 AND user_id = ?2",
+                    params![org_id, user_id],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            match role.as_deref() {
+                None => return Err(Error::not_found("member", user_id)),
+                Some("owner") => {
+                    let owners: i64 = tx.query_row(
+                        "SELECT COUNT(*) FROM members WHERE org_id = ?1 AND role = 'owner'",
+                        [org_id],
+                        |r| r.get(0),
+                    )?;
+                    if owners == 1 {
+                        return Err(Error::conflict(
+                            "an organization keeps at least one owner: make another member owner first",
+                        ));
+                    }
+                }
+                Some(_) => {}
+            }
+            tx.execute(
+                "DELETE FROM project_members WHERE user_id = ?2
+                 AND project_id IN (SELECT id FROM projects WHERE org_id = ?1)",
+                params![org_id, user_id],
+            )?;
+            tx.execute(
+                "DELETE FROM members WHERE org_id = ?1 AND user_id = ?2",
+                params![org_id, user_id],
             )?;
             Ok(())
         })

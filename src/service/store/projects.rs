@@ -45,6 +45,16 @@ impl Store {
         let now = now_ms();
         let id = new_id("prj");
         self.write(|tx| {
+            let taken: bool = tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM projects WHERE org_id = ?1 AND name = ?2)",
+                params![org_id, name],
+                |r| r.get(0),
+            )?;
+            if taken {
+                return Err(Error::conflict(format!(
+                    "the organization already has a project named `{name}`"
+                )));
+            }
             tx.execute(
                 "INSERT INTO projects (id, org_id, name, description, created_at, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
@@ -76,6 +86,31 @@ impl Store {
                 params![project_id, user_id, role.as_str()],
             )?;
             Ok(())
+        })
+    }
+
+    /// Takes away a user's own role on a project (the organization role still applies).
+    pub fn remove_project_member(&self, project_id: &str, user_id: &str) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "DELETE FROM project_members WHERE project_id = ?1 AND user_id = ?2",
+                params![project_id, user_id],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Finds a project of the organization by id or exact name.
+    pub fn find_project(&self, org_id: &str, id_or_name: &str) -> Result<String> {
+        self.read(|c| {
+            c.query_row(
+                "SELECT id FROM projects WHERE org_id = ?1 AND (id = ?2 OR name = ?2)
+                 ORDER BY id = ?2 DESC, created_at LIMIT 1",
+                params![org_id, id_or_name],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| Error::not_found("project", id_or_name))
         })
     }
 

@@ -35,6 +35,7 @@ impl Store {
                 )
                 .optional()?;
             if let Some((user_id, org_id)) = existing {
+                repoint_demo_servers(tx, &org_id, demo_command)?;
                 return Ok(Local { user_id, org_id });
             }
             let now = now_ms();
@@ -101,6 +102,47 @@ impl Store {
     }
 }
 
+/// The seeded demo server runs this binary by its absolute path. When that file is gone (a
+/// rebuild elsewhere, `cargo install`, a moved checkout), the saved server would no longer
+/// start: point it at the binary running now. A path that still exists is left alone, so
+/// two builds sharing one database do not take turns rewriting it.
+fn repoint_demo_servers(
+    tx: &rusqlite::Transaction,
+    org_id: &str,
+    demo_command: &str,
+) -> Result<()> {
+    let mut stmt = tx.prepare(
+        "SELECT s.id, s.config FROM servers s JOIN projects p ON p.id = s.project_id WHERE p.org_id = ?1",
+    )?;
+    let stale: Vec<(String, ServerConfig)> = stmt
+        .query_map([org_id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?
+        .filter_map(|row| row.ok())
+        .filter_map(|(id, json)| Some((id, serde_json::from_str::<ServerConfig>(&json).ok()?)))
+        .filter(|(_, config)| match &config.transport {
+            Transport::Stdio { command, args, .. } => {
+                args.as_slice() == ["demo-server"]
+                    && command != demo_command
+                    && std::path::Path::new(command).is_absolute()
+                    && !std::path::Path::new(command).exists()
+            }
+            _ => false,
+        })
+        .collect();
+    for (id, mut config) in stale {
+        if let Transport::Stdio { command, .. } = &mut config.transport {
+            tracing::info!(server = %id, from = %command, to = %demo_command, "the demo server's binary is gone; pointing it at this one");
+            *command = demo_command.to_string();
+        }
+        tx.execute(
+            "UPDATE servers SET config = ?2, revision = revision + 1, updated_at = ?3 WHERE id = ?1",
+            params![id, to_json(&config), now_ms()],
+        )?;
+    }
+    Ok(())
+}
+
 fn whoami() -> String {
     std::env::var("USER")
         .ok()
@@ -143,5 +185,42 @@ mod tests {
         let envs = store.environments(&project, &Default::default()).unwrap();
         assert_eq!(envs.items[0].revision, 1);
         assert_eq!(store.orgs().unwrap().len(), 1);
+    }
+
+    fn demo_command(store: &Store, local: &Local) -> String {
+        let project = store.default_project(&local.org_id).unwrap().unwrap();
+        let server = store
+            .servers(&project, &PageRequest::default())
+            .unwrap()
+            .items
+            .remove(0);
+        match server.config.expect("a stored config").transport {
+            Transport::Stdio { command, .. } => command,
+            other => panic!("the demo server is stdio, not {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_demo_server_whose_binary_is_gone_follows_this_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("db.sqlite3")).unwrap();
+        let gone = dir.path().join("moved-away/evaldeck");
+        let local = store.ensure_seeded(gone.to_str().unwrap()).unwrap();
+        let here = std::env::current_exe().unwrap();
+        let here = here.to_str().unwrap();
+
+        store.ensure_seeded(here).unwrap();
+        assert_eq!(
+            demo_command(&store, &local),
+            here,
+            "a missing binary is replaced"
+        );
+
+        store.ensure_seeded("/elsewhere/evaldeck").unwrap();
+        assert_eq!(
+            demo_command(&store, &local),
+            here,
+            "a binary that still exists is left alone"
+        );
     }
 }
