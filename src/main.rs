@@ -67,6 +67,15 @@ struct ServeArgs {
     /// (e.g. https://evals.example.com) [default for upload URLs: http://LISTEN-ADDRESS].
     #[arg(long)]
     public_url: Option<String>,
+    /// Seconds a `cases/import` request waits for its authoring job before answering 202.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=300))]
+    import_wait: u64,
+    /// Credits one authored draft costs (the built-in extractor).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(0..))]
+    credits_per_draft: i64,
+    /// Credits per started 1,000 model tokens (model authoring, hosted runs, agent turns).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(0..))]
+    credits_per_1k_tokens: i64,
 }
 
 fn init_logs(to_stderr: bool) {
@@ -216,6 +225,11 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
     };
     // Links the service hands out (an import's `reviewUrl`) use the public origin.
     config.authoring.public_url = a.public_url.clone();
+    config.authoring.wait = std::time::Duration::from_secs(a.import_wait);
+    config.authoring.credits_per_draft = a.credits_per_draft;
+    config.authoring.credits_per_1k_tokens = a.credits_per_1k_tokens;
+    config.runs.credits_per_1k_tokens = a.credits_per_1k_tokens;
+    config.agent.credits_per_1k_tokens = a.credits_per_1k_tokens;
     // Bound first, so upload URLs can default to the address actually listened on.
     let listener = match tokio::net::TcpListener::bind(a.listen).await {
         Ok(l) => l,
