@@ -2,12 +2,14 @@
 //! JSON Pointer, instead of the framework's default 413/415/422 plain-text answers.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
+use super::State;
 use crate::service::Principal;
+use crate::service::store::projects::ProjectRole;
 use crate::spec::Error;
 use crate::spec::validate::parse_body;
 
@@ -46,6 +48,36 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
             }
         })?;
         Ok(Body(parse_body(&bytes)?))
+    }
+}
+
+/// A JSON body read only once the caller is known to administer the project of the path's
+/// `{project_id}`: a caller who may not write there gets 403 (404 for no such project),
+/// never a 400 that tells what the body got wrong. The service checks access again (one
+/// indexed read); this only fixes the order over HTTP, where the body is parsed before the
+/// handler runs.
+pub struct AdminBody<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<State> for AdminBody<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &State) -> Result<Self, Error> {
+        let (mut parts, body) = req.into_parts();
+        let who = Principal::from_request_parts(&mut parts, state).await?;
+        let params = RawPathParams::from_request_parts(&mut parts, state)
+            .await
+            .map_err(|e| Error::invalid("", "path", e.body_text()))?;
+        let project = params
+            .iter()
+            .find(|(name, _)| *name == "project_id")
+            .map(|(_, v)| v.to_string())
+            .ok_or_else(|| Error::internal("a project admin body on a route without a project"))?;
+        state
+            .service
+            .store()
+            .project_access(&who, &project, ProjectRole::Admin)?;
+        let Body(b) = Body::<T>::from_request(Request::from_parts(parts, body), state).await?;
+        Ok(AdminBody(b))
     }
 }
 

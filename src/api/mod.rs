@@ -7,6 +7,7 @@ mod error;
 pub mod extract;
 pub mod idempotency;
 mod openapi;
+mod params;
 mod routes;
 
 use axum::Router;
@@ -123,6 +124,8 @@ impl Routes {
         self
     }
 
+    /// Registers `handler` and documents it; its query parameters come from the handler's
+    /// own `Query<T>` extractors ([`params::DocParams`]).
     fn add<H, T>(
         mut self,
         method: Method,
@@ -135,16 +138,17 @@ impl Routes {
     ) -> Self
     where
         H: Handler<T, State>,
-        T: 'static,
+        T: params::DocParams + 'static,
     {
         let filter = MethodFilter::try_from(method.clone()).expect("a routable method");
+        let query = T::query(&mut self.doc);
         self.doc.operations.push(openapi::Operation {
             method: openapi::method_name(&method),
             path,
             summary,
             request,
-            response,
-            status: status.as_u16(),
+            query,
+            answers: vec![openapi::Answer::success(status.as_u16(), response)],
             extension: self.extension,
             public: false,
             successor: None,
@@ -155,7 +159,65 @@ impl Routes {
         self
     }
 
-    pub(crate) fn get<Resp: JsonSchema, H: Handler<T, State>, T: 'static>(
+    /// Documents another success answer of the route registered last (the import's 202).
+    pub(crate) fn responds<Resp: JsonSchema>(
+        mut self,
+        status: StatusCode,
+        description: &'static str,
+    ) -> Self {
+        let schema = self.doc.schema::<Resp>();
+        let op = self
+            .doc
+            .operations
+            .last_mut()
+            .expect("responds() follows a route");
+        op.answers.push(openapi::Answer {
+            status: status.as_u16(),
+            description,
+            schema,
+        });
+        self
+    }
+
+    /// A path that answers every method with `handler`'s error (403 for key management),
+    /// documented under `documented` for the usual methods with that error as its only
+    /// answer. `route` may end in a `{*rest}` wildcard.
+    pub(crate) fn refused<H, T>(
+        mut self,
+        route: &'static str,
+        documented: &'static str,
+        summary: &'static str,
+        status: StatusCode,
+        handler: H,
+    ) -> Self
+    where
+        H: Handler<T, State>,
+        T: 'static,
+    {
+        for method in [
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ] {
+            self.doc.operations.push(openapi::Operation {
+                method: openapi::method_name(&method),
+                path: documented,
+                summary,
+                request: None,
+                query: Vec::new(),
+                answers: vec![openapi::Answer::error(status.as_u16(), summary)],
+                extension: self.extension,
+                public: false,
+                successor: None,
+            });
+        }
+        self.router = self.router.route(route, axum::routing::any(handler));
+        self
+    }
+
+    pub(crate) fn get<Resp: JsonSchema, H: Handler<T, State>, T: params::DocParams + 'static>(
         mut self,
         path: &'static str,
         summary: &'static str,
@@ -165,7 +227,12 @@ impl Routes {
         self.add(Method::GET, path, summary, None, resp, StatusCode::OK, h)
     }
 
-    pub(crate) fn post<Req: JsonSchema, Resp: JsonSchema, H: Handler<T, State>, T: 'static>(
+    pub(crate) fn post<
+        Req: JsonSchema,
+        Resp: JsonSchema,
+        H: Handler<T, State>,
+        T: params::DocParams + 'static,
+    >(
         mut self,
         path: &'static str,
         summary: &'static str,
@@ -177,7 +244,12 @@ impl Routes {
         self.add(Method::POST, path, summary, Some(req), resp, status, h)
     }
 
-    pub(crate) fn patch<Req: JsonSchema, Resp: JsonSchema, H: Handler<T, State>, T: 'static>(
+    pub(crate) fn patch<
+        Req: JsonSchema,
+        Resp: JsonSchema,
+        H: Handler<T, State>,
+        T: params::DocParams + 'static,
+    >(
         mut self,
         path: &'static str,
         summary: &'static str,
@@ -196,7 +268,7 @@ impl Routes {
         )
     }
 
-    pub(crate) fn delete<Resp: JsonSchema, H: Handler<T, State>, T: 'static>(
+    pub(crate) fn delete<Resp: JsonSchema, H: Handler<T, State>, T: params::DocParams + 'static>(
         mut self,
         path: &'static str,
         summary: &'static str,
@@ -224,8 +296,8 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         path: "/eval-ingest/uploads/{token}",
         summary: "Upload a JUnit XML, Jest JSON or Vitest JSON artifact to a URL minted by artifacts/upload-url (raw file body, no Authorization header; single use)",
         request: None,
-        response: upload_response,
-        status: 200,
+        query: Vec::new(),
+        answers: vec![openapi::Answer::success(200, upload_response)],
         extension: false,
         public: true,
         successor: None,

@@ -5,6 +5,33 @@
 use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
+/// One documented answer of an operation.
+#[derive(Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub description: &'static str,
+    pub schema: Value,
+}
+
+impl Answer {
+    pub fn success(status: u16, schema: Value) -> Answer {
+        Answer {
+            status,
+            description: "success",
+            schema,
+        }
+    }
+
+    /// A status answered with the spec's error body.
+    pub fn error(status: u16, description: &'static str) -> Answer {
+        Answer {
+            status,
+            description,
+            schema: json!({"$ref": "#/components/schemas/Error"}),
+        }
+    }
+}
+
 /// One documented operation.
 #[derive(Clone)]
 pub struct Operation {
@@ -12,8 +39,10 @@ pub struct Operation {
     pub path: &'static str,
     pub summary: &'static str,
     pub request: Option<Value>,
-    pub response: Value,
-    pub status: u16,
+    /// Query parameters, generated from the handler's `Query<T>` extractors.
+    pub query: Vec<Value>,
+    /// Documented answers besides the error default, the success (if any) first.
+    pub answers: Vec<Answer>,
     pub extension: bool,
     /// Authorized by something other than the API key (an upload URL's token).
     pub public: bool,
@@ -31,6 +60,35 @@ pub fn method_name(method: &axum::http::Method) -> &'static str {
         "PUT" => "put",
         _ => unreachable!("methods the API serves"),
     }
+}
+
+/// A query parameter is present or absent, never `null`: drops the `null` alternative an
+/// `Option` field's schema carries.
+fn not_null(mut schema: Value) -> Value {
+    if let Some(types) = schema.get("type").and_then(Value::as_array) {
+        let rest: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        schema["type"] = match rest.as_slice() {
+            [one] => one.clone(),
+            _ => Value::Array(rest),
+        };
+    }
+    if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
+        let rest: Vec<&Value> = any.iter().filter(|s| s["type"] != "null").collect();
+        if let [one] = rest.as_slice() {
+            let one = (*one).clone();
+            let obj = schema
+                .as_object_mut()
+                .expect("a schema with anyOf is an object");
+            obj.remove("anyOf");
+            if let Value::Object(m) = one {
+                obj.extend(m);
+            }
+        }
+    }
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("nullable");
+    }
+    schema
 }
 
 /// Collects schemas into `components/schemas` as operations are registered.
@@ -56,27 +114,79 @@ impl Doc {
         self.generator.subschema_for::<T>().to_value()
     }
 
+    /// One `in: query` parameter per property of `T` (a flat query struct), with its
+    /// schema, description and whether it is required.
+    pub fn query_params<T: JsonSchema>(&mut self) -> Vec<Value> {
+        let schema = T::json_schema(&mut self.generator).to_value();
+        let required: Vec<&str> = schema["required"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(props) = schema["properties"].as_object() else {
+            return Vec::new();
+        };
+        props
+            .iter()
+            .map(|(name, prop)| {
+                let mut p = json!({
+                    "name": name,
+                    "in": "query",
+                    "required": required.contains(&name.as_str()),
+                    "schema": not_null(prop.clone()),
+                });
+                if let Some(d) = prop.get("description") {
+                    p["description"] = d.clone();
+                }
+                p
+            })
+            .collect()
+    }
+
     pub fn render(&mut self, base: &str) -> Value {
         let mut paths = Map::new();
         for op in &self.operations {
             let entry = paths
                 .entry(op.path.to_string())
                 .or_insert_with(|| json!({}));
-            let params: Vec<Value> = op
+            let mut params: Vec<Value> = op
                 .path
                 .split('/')
                 .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
                 .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
                 .collect();
+            params.extend(op.query.iter().cloned());
+            let mut responses = Map::new();
+            for a in &op.answers {
+                responses.insert(
+                    a.status.to_string(),
+                    json!({"description": a.description, "content": {"application/json": {"schema": a.schema}}}),
+                );
+            }
+            if !op.public {
+                // Every keyed request passes the per-key rate limit.
+                responses.insert(
+                    "429".into(),
+                    json!({
+                        "description": "RATE_LIMITED: the key's request rate is exhausted",
+                        "headers": {"Retry-After": {
+                            "description": "Whole seconds to wait before retrying",
+                            "required": true,
+                            "schema": {"type": "integer", "minimum": 1},
+                        }},
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+                    }),
+                );
+            }
+            responses.insert(
+                "default".into(),
+                json!({"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}),
+            );
             let mut o = json!({
                 "summary": op.summary,
                 "operationId": format!("{}{}", op.method, op.path.replace(['/', '{', '}', '-'], "_")),
                 "parameters": params,
                 "security": if op.public { json!([]) } else { json!([{"bearer": []}]) },
-                "responses": {
-                    op.status.to_string(): {"description": "success", "content": {"application/json": {"schema": op.response}}},
-                    "default": {"description": "error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-                },
+                "responses": responses,
             });
             if op.extension {
                 o["x-evaldeck-extension"] = json!(true);

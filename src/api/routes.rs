@@ -5,7 +5,7 @@ use axum::Json;
 use axum::extract::{OriginalUri, State as AxState};
 use axum::http::{Method, StatusCode};
 
-use super::extract::{Body, Path, Query};
+use super::extract::{AdminBody, Body, Path, Query};
 use super::{Routes, State};
 use crate::service::Principal;
 use crate::spec::case::{EvalCase, EvalCaseUpdate};
@@ -79,6 +79,7 @@ pub(super) fn table(r: Routes) -> Routes {
         .get::<Any, _, _>("/projects/{project_id}/eval-runs/{run_id}/iterations/{iteration_id}/trace", "Full trace: messages and expected-versus-actual analysis", trace)
         .get::<Page<EvalRun>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/runs", "Recent runs of a suite, newest first", suite_runs)
         .post::<EvalCaseImportRequest, ImportResponse, _, _>("/projects/{project_id}/eval-suites/{suite_id}/cases/import", "Author eval cases from a document: 200 committed (or finished uncommitted), 202 still authoring", StatusCode::OK, import_cases)
+        .responds::<EvalAuthoringJobAccepted>(StatusCode::ACCEPTED, "still authoring after the wait window: poll the job (jobId) under authoring-jobs")
         .post::<IngestReport, IngestRun, _, _>("/projects/{project_id}/eval-ingest/report", "One-shot: create a run from finished results (1 to 200) and finalize it; idempotent on externalRunId ({projectId} may be `default`)", StatusCode::OK, ingest_report)
         .post::<RunFields, IngestRun, _, _>("/projects/{project_id}/eval-ingest/runs/start", "Create, or idempotently reuse, a run by externalRunId", StatusCode::OK, ingest_start)
         .post::<IngestIterations, IngestBatch, _, _>("/projects/{project_id}/eval-ingest/runs/iterations", "Append an iteration batch (up to 200) to a started run; replayed externalIterationIds are skipped", StatusCode::OK, ingest_iterations)
@@ -111,9 +112,8 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<PluginVersionCreate, Created, _, _>("/projects/{project_id}/plugins", "Register a plugin version to pin", StatusCode::CREATED, create_plugin_version)
         .delete::<Deleted, _, _>("/projects/{project_id}/plugin-versions/{version_id}", "Delete a plugin version", delete_plugin_version)
         .post::<SkillCreate, Created, _, _>("/projects/{project_id}/skills", "Register a skill", StatusCode::CREATED, create_skill)
-        .get::<Deleted, _, _>("/api-keys", "Key management is not available over the API (403)", keys_forbidden)
-        .post::<Any, Deleted, _, _>("/api-keys", "Key management is not available over the API (403)", StatusCode::FORBIDDEN, keys_forbidden)
-        .delete::<Deleted, _, _>("/api-keys/{key_id}", "Key management is not available over the API (403)", keys_forbidden)
+        .refused("/api-keys", "/api-keys", "Key management is not available over the API: every method answers 403 FORBIDDEN (use `evaldeck keys` on the service's machine)", StatusCode::FORBIDDEN, keys_forbidden)
+        .refused("/api-keys/{*rest}", "/api-keys/{key_id}", "Key management is not available over the API: every method on every path below /api-keys answers 403 FORBIDDEN", StatusCode::FORBIDDEN, keys_forbidden)
 }
 
 /// Older paths kept as deprecated aliases (spec "Versioning" rule 5): the MCP method names
@@ -145,10 +145,10 @@ pub(super) async fn method_not_allowed(method: Method, OriginalUri(uri): Origina
     )
 }
 
-async fn keys_forbidden() -> Result<Json<Deleted>> {
-    Err(Error::forbidden(
+async fn keys_forbidden() -> Error {
+    Error::forbidden(
         "API keys cannot manage API keys; use `evaldeck keys` on the service's machine",
-    ))
+    )
 }
 
 async fn me(AxState(s): St, who: Principal) -> R<Me> {
@@ -235,7 +235,7 @@ async fn create_host(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<HostCreate>,
+    AdminBody(b): AdminBody<HostCreate>,
 ) -> RS<Host> {
     s.service
         .create_host(&who, &p, &b)
@@ -246,7 +246,7 @@ async fn update_host(
     AxState(s): St,
     who: Principal,
     Path((p, id)): Path<(String, String)>,
-    Body(b): Body<HostPatch>,
+    AdminBody(b): AdminBody<HostPatch>,
 ) -> R<Host> {
     s.service.update_host(&who, &p, &id, &b).map(Json)
 }
@@ -288,7 +288,7 @@ async fn create_environment(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<EnvironmentCreate>,
+    AdminBody(b): AdminBody<EnvironmentCreate>,
 ) -> RS<Environment> {
     s.service
         .create_environment(&who, &p, &b)
@@ -299,7 +299,7 @@ async fn update_environment(
     AxState(s): St,
     who: Principal,
     Path((p, id)): Path<(String, String)>,
-    Body(b): Body<EnvironmentPatch>,
+    AdminBody(b): AdminBody<EnvironmentPatch>,
 ) -> R<Environment> {
     s.service.update_environment(&who, &p, &id, &b).map(Json)
 }
@@ -316,7 +316,7 @@ async fn archive_environment(
     AxState(s): St,
     who: Principal,
     Path((p, id)): Path<(String, String)>,
-    Body(b): Body<RevisionGuard>,
+    AdminBody(b): AdminBody<RevisionGuard>,
 ) -> R<Environment> {
     s.service
         .archive_environment(&who, &p, &id, b.expected_revision)
@@ -327,7 +327,7 @@ async fn restore_environment(
     AxState(s): St,
     who: Principal,
     Path((p, id)): Path<(String, String)>,
-    Body(b): Body<RevisionGuard>,
+    AdminBody(b): AdminBody<RevisionGuard>,
 ) -> R<EnvironmentRestored> {
     s.service
         .restore_environment(&who, &p, &id, b.expected_revision)
@@ -355,7 +355,7 @@ async fn create_server_group(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<ServerGroupCreate>,
+    AdminBody(b): AdminBody<ServerGroupCreate>,
 ) -> RS<Created> {
     s.service
         .create_server_group(&who, &p, &b)
@@ -366,7 +366,7 @@ async fn create_plugin_version(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<PluginVersionCreate>,
+    AdminBody(b): AdminBody<PluginVersionCreate>,
 ) -> RS<Created> {
     s.service
         .create_plugin_version(&who, &p, &b)
@@ -385,7 +385,7 @@ async fn create_skill(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<SkillCreate>,
+    AdminBody(b): AdminBody<SkillCreate>,
 ) -> RS<Created> {
     s.service
         .create_skill(&who, &p, &b)

@@ -505,7 +505,9 @@ async fn execute_plain(
                     let items = collect_all(|pg| async move { b.servers(p, &pg).await }).await?;
                     out.servers(&items)
                 }
-                ServersCmd::Show { server } => server_view::server(out, &b.server(p, &server).await?),
+                ServersCmd::Show { server } => {
+                    server_view::server(out, &b.server(p, &server).await?)
+                }
                 ServersCmd::Add(a) => {
                     server_view::server(out, &b.create_server(p, &a.to_body()?).await?)
                 }

@@ -19,7 +19,7 @@ fn rows(s: &Server) -> Vec<(&'static str, String)> {
             "status",
             s.last_status
                 .clone()
-                .unwrap_or_else(|| "not checked yet (evaldeck doctor NAME)".into()),
+                .unwrap_or_else(|| format!("not checked yet (evaldeck doctor {})", s.name)),
         ),
     ];
     let masked = |m: &std::collections::BTreeMap<String, String>| {

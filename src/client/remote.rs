@@ -1,5 +1,6 @@
 //! `/api/v1` over HTTP. Error bodies map back to the same [`Error`]; 429 is retried after
 //! `Retry-After` with jitter; nothing else is retried (an unknown code is not retryable).
+//! Every exchange has an overall timeout ([`Remote::DEFAULT_TIMEOUT`], configurable).
 
 use async_trait::async_trait;
 use rand::Rng;
@@ -50,17 +51,57 @@ impl Default for RetryPolicy {
     }
 }
 
+const DEFAULT_TIMEOUT: Duration = Remote::DEFAULT_TIMEOUT;
+const TIMEOUT_ENV: &str = Remote::TIMEOUT_ENV;
+
 pub struct Remote {
     http: reqwest::Client,
     base: Url,
     key: String,
     retry: RetryPolicy,
+    timeout: Duration,
+}
+
+/// The timeout `EVALDECK_REQUEST_TIMEOUT` asks for, or the default; a value that is not a
+/// positive whole number of seconds is refused rather than ignored.
+fn timeout_from_env() -> Result<Duration> {
+    match std::env::var(TIMEOUT_ENV) {
+        Err(_) => Ok(DEFAULT_TIMEOUT),
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Ok(Duration::from_secs(n)),
+            _ => Err(Error::invalid(
+                &format!("/{TIMEOUT_ENV}"),
+                "range",
+                format!("{TIMEOUT_ENV} must be a whole number of seconds above 0 (got `{v}`)"),
+            )),
+        },
+    }
+}
+
+fn client(timeout: Duration) -> Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .user_agent(concat!("evaldeck/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(Duration::from_secs(10).min(timeout))
+        .timeout(timeout)
+        .build()
+        .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))
 }
 
 const NO_QUERY: Option<&()> = None;
 const NO_BODY: Option<&()> = None;
 
 impl Remote {
+    /// The overall limit on one HTTP exchange (connect, send, the server's work, the
+    /// answer) unless `EVALDECK_REQUEST_TIMEOUT` (seconds) or [`Remote::with_timeout`] sets
+    /// another. Longer than anything the service holds a request open for on purpose — one
+    /// MCP request (capped at 600 s however much progress it reports), an agent turn (90 s),
+    /// the import's wait window (10 s) — so the server's own `TIMEOUT` answer arrives
+    /// first, while a server that stopped answering cannot hang a script forever.
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(660);
+
+    /// The environment variable that overrides [`Remote::DEFAULT_TIMEOUT`], in seconds.
+    pub const TIMEOUT_ENV: &'static str = "EVALDECK_REQUEST_TIMEOUT";
+
     /// `base` is the API base ending in `/api/v1` (added if missing).
     pub fn new(base: &str, key: &str) -> Result<Remote> {
         let mut base = Url::parse(base.trim_end_matches('/'))
@@ -69,22 +110,30 @@ impl Remote {
             let p = format!("{}/api/v1", base.path().trim_end_matches('/'));
             base.set_path(&p);
         }
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("evaldeck/", env!("CARGO_PKG_VERSION")))
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| Error::internal(format!("cannot build the HTTP client: {e}")))?;
+        let timeout = timeout_from_env()?;
         Ok(Remote {
-            http,
+            http: client(timeout)?,
             base,
             key: key.to_string(),
             retry: RetryPolicy::default(),
+            timeout,
         })
     }
 
     pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
         self.retry = retry;
         self
+    }
+
+    /// Sets the overall limit on one HTTP exchange (each retry gets its own).
+    pub fn with_timeout(mut self, timeout: Duration) -> Result<Self> {
+        self.http = client(timeout)?;
+        self.timeout = timeout;
+        Ok(self)
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
     }
 
     fn url(&self, segments: &[&str]) -> Url {
@@ -118,12 +167,7 @@ impl Remote {
             if let Some(b) = body {
                 req = req.json(b);
             }
-            let res = req.send().await.map_err(|e| {
-                Error::new(
-                    Code::ServerUnreachable,
-                    format!("cannot reach {}: {e}", self.base),
-                )
-            })?;
+            let res = req.send().await.map_err(|e| self.transport_error(e))?;
             let status = res.status();
             let retry_after = res
                 .headers()
@@ -131,10 +175,14 @@ impl Remote {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok());
             let bytes = res.bytes().await.map_err(|e| {
-                Error::new(
-                    Code::ServerUnreachable,
-                    format!("the response was cut off: {e}"),
-                )
+                if e.is_timeout() {
+                    self.transport_error(e)
+                } else {
+                    Error::new(
+                        Code::ServerUnreachable,
+                        format!("the response was cut off: {e}"),
+                    )
+                }
             })?;
             if status.is_success() {
                 return serde_json::from_slice(&bytes)
@@ -168,6 +216,26 @@ impl Remote {
                 }
             }
             return Err(err);
+        }
+    }
+
+    /// A request that got no (whole) answer: `TIMEOUT` when the overall limit ran out
+    /// (never retried: the server may have acted on it), else `SERVER_UNREACHABLE`.
+    fn transport_error(&self, e: reqwest::Error) -> Error {
+        if e.is_timeout() {
+            Error::new(
+                Code::Timeout,
+                format!(
+                    "no answer from {} within {} s ({TIMEOUT_ENV} sets the limit)",
+                    self.base,
+                    self.timeout.as_secs_f64()
+                ),
+            )
+        } else {
+            Error::new(
+                Code::ServerUnreachable,
+                format!("cannot reach {}: {e}", self.base),
+            )
         }
     }
 

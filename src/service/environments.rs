@@ -1,6 +1,6 @@
 //! Environments exactly as the spec states them: revision-guarded writes, `null` clears,
 //! archive frees the name, restore re-checks it and drops dead plugin pins, and resolve
-//! previews what a launch would use.
+//! previews what a launch would use. Writes check project admin before the body.
 
 use serde_json::{Value, json};
 
@@ -39,9 +39,9 @@ impl Service {
         project_id: &str,
         body: &EnvironmentCreate,
     ) -> Result<Environment> {
-        body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        body.validate()?;
         self.store().create_environment(project_id, body)
     }
 
@@ -52,9 +52,9 @@ impl Service {
         id: &str,
         body: &EnvironmentPatch,
     ) -> Result<Environment> {
-        body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        body.validate()?;
         self.store().update_environment(project_id, id, body)
     }
 
@@ -172,6 +172,8 @@ impl Service {
         project_id: &str,
         body: &ServerGroupCreate,
     ) -> Result<Created> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Admin)?;
         let mut c = Checker::new();
         c.length("/name", &body.name, 1, Some(200));
         let mut seen = std::collections::HashSet::new();
@@ -185,8 +187,6 @@ impl Service {
             }
         }
         c.finish()?;
-        self.store()
-            .project_access(who, project_id, ProjectRole::Admin)?;
         let id = self
             .store()
             .create_server_group(project_id, &body.name, &body.server_ids)?;
@@ -196,24 +196,27 @@ impl Service {
         })
     }
 
-    /// Registers a plugin version (creating the plugin by name if needed).
+    /// Registers a plugin version, creating the plugin by name if needed, in one
+    /// transaction (a failed version insert leaves no orphan plugin behind).
     pub fn create_plugin_version(
         &self,
         who: &Principal,
         project_id: &str,
         body: &PluginVersionCreate,
     ) -> Result<Created> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Admin)?;
         let mut c = Checker::new();
         c.length("/name", &body.name, 1, Some(200));
         c.length("/version", &body.version, 1, Some(100));
         c.length("/bundleHash", &body.bundle_hash, 1, Some(200));
         c.finish()?;
-        self.store()
-            .project_access(who, project_id, ProjectRole::Admin)?;
-        let plugin = self.store().create_plugin(project_id, &body.name)?;
-        let id = self
-            .store()
-            .create_plugin_version(&plugin, &body.version, &body.bundle_hash)?;
+        let (plugin, id) = self.store().register_plugin_version(
+            project_id,
+            &body.name,
+            &body.version,
+            &body.bundle_hash,
+        )?;
         Ok(Created {
             id,
             parent_id: Some(plugin),
@@ -241,11 +244,11 @@ impl Service {
         project_id: &str,
         body: &SkillCreate,
     ) -> Result<Created> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Admin)?;
         let mut c = Checker::new();
         c.length("/name", &body.name, 1, Some(200));
         c.finish()?;
-        self.store()
-            .project_access(who, project_id, ProjectRole::Admin)?;
         Ok(Created {
             id: self.store().create_skill(project_id, &body.name)?,
             parent_id: None,

@@ -1,4 +1,7 @@
 //! Hosts: list, read, create from a template or a full config, edit, delete.
+//!
+//! Writes check access before the body, so a caller who may not write learns nothing from
+//! a 400. Host names are unique per project (409 `CONFLICT`), as environment names are.
 
 use super::store::projects::ProjectRole;
 use super::{Principal, Service};
@@ -33,9 +36,9 @@ impl Service {
         project_id: &str,
         body: &HostCreate,
     ) -> Result<Host> {
-        body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        body.validate()?;
         let config = match (&body.template, &body.config) {
             (Some(t), _) => Template::find(t).expect("validated").config(),
             (None, Some(c)) => {
@@ -55,9 +58,9 @@ impl Service {
         id: &str,
         body: &HostPatch,
     ) -> Result<Host> {
-        body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        body.validate()?;
         let config = body.config.clone().map(|mut c| {
             c.entry("hostConfigId").or_insert_with(|| "custom".into());
             c

@@ -12,11 +12,11 @@ use super::mcp::{
 };
 use super::store::now_ms;
 use super::store::projects::ProjectRole;
-use super::store::servers::StoredTokens;
+use super::store::servers::{Snapshot, StoredTokens};
 use super::{Principal, Service};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, DoctorStatus, ExportSnapshot, ImportTokensRequest,
-    ImportTokensResult, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
+    ImportTokensResult, InitInfo, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
     ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::server::Server;
@@ -25,6 +25,16 @@ use crate::spec::{Error, Result};
 
 /// Refresh a token this long before it expires rather than wait for a 401.
 const REFRESH_SKEW_MS: i64 = 30_000;
+
+/// The capability snapshot stored from a successful `initialize`.
+fn snapshot(info: &InitInfo) -> Snapshot {
+    Snapshot {
+        capabilities: info.capabilities.clone(),
+        protocol_version: Some(info.protocol_version.clone()),
+        server_info: info.server_info.clone(),
+        validated_at: now_ms(),
+    }
+}
 
 impl Service {
     /// The saved server behind `server` (id or name) after an access check: read once per
@@ -91,7 +101,9 @@ impl Service {
     }
 
     /// Runs one MCP operation against a server already read by [`Service::saved_server`]:
-    /// refuses a disabled one, refreshes expiring tokens first and a rejected token once.
+    /// refuses a disabled one and one serve mode no longer allows (`--no-stdio`,
+    /// `--allow-command`: the same 403 as on save), refreshes expiring tokens first and a
+    /// rejected token once. Every connection to a saved server passes here.
     async fn on_saved<T, F, Fut>(&self, s: &Server, op: F) -> Result<T>
     where
         F: Fn(Target) -> Fut,
@@ -103,6 +115,11 @@ impl Service {
                 s.name
             )));
         }
+        let config = s
+            .config
+            .as_ref()
+            .expect("stored servers carry their config");
+        self.check_transport_allowed(&config.transport)?;
         let mut tokens = self.store().tokens(&s.id)?;
         if let Some(t) = tokens.as_ref().filter(|t| t.refresh_token.is_some()) {
             let current = OAuthTokens {
@@ -142,7 +159,7 @@ impl Service {
             Ok(v) => self.store().set_server_status(
                 &s.id,
                 "connected",
-                serde_json::to_value(v).ok().as_ref(),
+                v.init_info.as_ref().map(snapshot).as_ref(),
             )?,
             Err(e)
                 if e.code != crate::spec::Code::Forbidden
@@ -171,7 +188,11 @@ impl Service {
             DoctorStatus::Partial => "partial",
             DoctorStatus::Error => "error",
         };
-        self.store().set_server_status(&s.id, status, None)?;
+        self.store().set_server_status(
+            &s.id,
+            status,
+            report.init_info.as_ref().map(snapshot).as_ref(),
+        )?;
         Ok(report)
     }
 

@@ -1,11 +1,19 @@
 //! Saved servers: the catalog read, and the extension endpoints that add, edit and remove
 //! them. A stdio server runs a command on the machine that serves the API, so only project
-//! admins may save one, and `serve` can refuse them or allow only listed commands.
+//! admins may save one, and `serve` can refuse them or allow only listed commands — checked
+//! on save and again on every connection, so a server saved before the policy changed does
+//! not slip through.
+//!
+//! Header and environment values are secrets (API keys, bearer tokens): project admins, who
+//! may edit the server anyway, read them; every other member reads [`REDACTED`] in their
+//! place. A PATCH that sends the marker back keeps the stored value.
 
 use super::store::projects::ProjectRole;
 use super::{Principal, Service};
 use crate::spec::catalog::Deleted;
 use crate::spec::page::{Page, PageRequest};
+#[cfg(doc)]
+use crate::spec::server::REDACTED;
 use crate::spec::server::{Server, ServerConfig, ServerCreate, ServerPatch, Transport};
 use crate::spec::{Error, Result};
 
@@ -16,27 +24,44 @@ impl Service {
         project_id: &str,
         page: &PageRequest,
     ) -> Result<Page<Server>> {
-        self.store()
+        let role = self
+            .store()
             .project_access(who, project_id, ProjectRole::Member)?;
         let mut page = self.store().servers(project_id, page)?;
         for s in &mut page.items {
-            s.has_client_secret = self.store().has_client_secret(&s.id)?;
+            self.present(s, role)?;
         }
         Ok(page)
     }
 
     /// A server by id or name.
     pub fn server(&self, who: &Principal, project_id: &str, id_or_name: &str) -> Result<Server> {
-        self.store()
+        let role = self
+            .store()
             .project_access(who, project_id, ProjectRole::Member)?;
         let mut s = self.store().server(project_id, id_or_name)?;
-        s.has_client_secret = self.store().has_client_secret(&s.id)?;
+        self.present(&mut s, role)?;
         Ok(s)
     }
 
-    /// Checks what serve mode allows: stdio at all, and which commands.
-    fn check_transport_allowed(&self, transport: &Transport) -> Result<()> {
-        let Transport::Stdio { command, .. } = transport else {
+    /// Fills what the stored row lacks and hides secrets from readers who are not admins.
+    fn present(&self, s: &mut Server, role: ProjectRole) -> Result<()> {
+        s.has_client_secret = self.store().has_client_secret(&s.id)?;
+        if role < ProjectRole::Admin {
+            s.redact_secrets();
+        }
+        Ok(())
+    }
+
+    /// Checks what serve mode allows: stdio at all, and which commands. Runs on save and
+    /// before every connection (primitives, doctor, validate, eval runs, authoring).
+    ///
+    /// The allow-list: an entry with a `/` is a path and admits exactly that command string;
+    /// a bare name admits exactly that bare command, which the child's `exec` finds on
+    /// `PATH` — so such a server may not set its own `PATH`, or a bare name could run any
+    /// file of that name.
+    pub(crate) fn check_transport_allowed(&self, transport: &Transport) -> Result<()> {
+        let Transport::Stdio { command, env, .. } = transport else {
             return Ok(());
         };
         if !self.config().allow_stdio {
@@ -46,14 +71,20 @@ impl Service {
             .with_reason("STDIO_DISABLED"));
         }
         if let Some(allowed) = &self.config().allowed_commands {
-            let base = std::path::Path::new(command)
-                .file_name()
-                .and_then(|f| f.to_str())
-                .unwrap_or(command);
-            if !allowed.iter().any(|a| a == command || a == base) {
-                return Err(Error::forbidden(format!("the command `{command}` is not on this service's allow-list"))
+            let refuse = |why: String| {
+                Err(Error::forbidden(why)
                     .with_reason("COMMAND_NOT_ALLOWED")
-                    .with_details(serde_json::json!({ "reason": "COMMAND_NOT_ALLOWED", "allowedCommands": allowed })));
+                    .with_details(serde_json::json!({ "reason": "COMMAND_NOT_ALLOWED", "allowedCommands": allowed })))
+            };
+            if !allowed.iter().any(|a| a == command) {
+                return refuse(format!(
+                    "the command `{command}` is not on this service's allow-list (bare names match bare commands only, paths match exactly)"
+                ));
+            }
+            if !command.contains('/') && env.contains_key("PATH") {
+                return refuse(format!(
+                    "the command `{command}` is allowed by name, so the server may not set its own PATH"
+                ));
             }
         }
         Ok(())
@@ -69,8 +100,11 @@ impl Service {
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
         self.check_transport_allowed(&body.transport)?;
-        self.store()
-            .create_server(project_id, &body.name, body.enabled, &body.config())
+        let mut s =
+            self.store()
+                .create_server(project_id, &body.name, body.enabled, &body.config())?;
+        self.present(&mut s, ProjectRole::Admin)?;
+        Ok(s)
     }
 
     pub fn update_server(
@@ -90,8 +124,14 @@ impl Service {
             .expect("stored servers carry their config");
         body.apply(&mut name, &mut enabled, &mut config)?;
         self.check_transport_allowed(&config.transport)?;
-        self.store()
-            .update_server(project_id, &cur.id, &name, enabled, &config)
+        let mut s = self
+            .store()
+            .update_server(project_id, &cur.id, &name, enabled, &config)?;
+        // The live session runs the old config (or the server is now disabled): close it
+        // and reap its process now rather than at the next call.
+        self.mcp().evict_soon(&s.id);
+        self.present(&mut s, ProjectRole::Admin)?;
+        Ok(s)
     }
 
     pub fn delete_server(&self, who: &Principal, project_id: &str, id: &str) -> Result<Deleted> {
@@ -99,6 +139,7 @@ impl Service {
             .project_access(who, project_id, ProjectRole::Admin)?;
         let cur = self.store().server(project_id, id)?;
         self.store().delete_server(project_id, &cur.id)?;
+        self.mcp().evict_soon(&cur.id);
         Ok(Deleted {
             id: cur.id,
             deleted: true,

@@ -103,6 +103,14 @@ impl<T: Serialize> Serialize for Patch<T> {
     }
 }
 
+/// A field that cannot be cleared: omitted keeps it, `null` is a type violation naming the
+/// field (not a silent "keep"), a value sets it. Use with `#[serde(default)]`.
+pub(crate) fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
 impl<T: schemars::JsonSchema> schemars::JsonSchema for Patch<T> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         format!("Nullable_{}", T::schema_name()).into()
@@ -113,16 +121,28 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for Patch<T> {
 }
 
 /// `PATCH /projects/{p}/environments/{e}`: `expectedRevision` plus at least one field;
-/// `null` clears `serverAttachmentId`, `skillSelection` and `pluginVersionIds`.
+/// `null` clears `serverAttachmentId`, `skillSelection` and `pluginVersionIds` (and the
+/// optional `description` and `modelId`); `null` for `name` or `hostId`, which an
+/// environment always has, is a type violation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct EnvironmentPatch {
     pub expected_revision: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub description: Patch<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
     pub host_id: Option<String>,
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub server_attachment_id: Patch<String>,
@@ -339,6 +359,57 @@ mod tests {
         assert_eq!(p.skill_selection, Patch::Keep);
         assert_eq!(p.plugin_version_ids, Patch::Set(vec!["pv_1".into()]));
         assert!(p.validate().is_ok());
+    }
+
+    /// `null` clears only what may be absent; on `name`, `hostId` or `expectedRevision` it
+    /// is a type violation at that field, never "give at least one field".
+    #[test]
+    fn null_only_clears_what_may_be_absent() {
+        let bad: &[(&str, &str)] = &[
+            (r#"{"expectedRevision":1,"name":null}"#, "/name"),
+            (r#"{"expectedRevision":1,"hostId":null}"#, "/hostId"),
+            (
+                r#"{"expectedRevision":1,"name":"ok","hostId":null}"#,
+                "/hostId",
+            ),
+            (
+                r#"{"expectedRevision":null,"name":"x"}"#,
+                "/expectedRevision",
+            ),
+        ];
+        for (body, path) in bad {
+            let e = parse_body::<EnvironmentPatch>(body.as_bytes()).unwrap_err();
+            assert_eq!(e.code, crate::spec::Code::ValidationError, "{body}");
+            let v = e.violations();
+            assert_eq!(
+                (v[0].path.as_str(), v[0].rule.as_str()),
+                (*path, "type"),
+                "{body}"
+            );
+        }
+        type Check = fn(&EnvironmentPatch) -> bool;
+        let good: &[(&str, Check)] = &[
+            (r#"{"expectedRevision":1,"description":null}"#, |p| {
+                p.description == Patch::Clear
+            }),
+            (r#"{"expectedRevision":1,"modelId":null}"#, |p| {
+                p.model_id == Patch::Clear
+            }),
+            (r#"{"expectedRevision":1,"skillSelection":null}"#, |p| {
+                p.skill_selection == Patch::Clear
+            }),
+            (r#"{"expectedRevision":1,"pluginVersionIds":null}"#, |p| {
+                p.plugin_version_ids == Patch::Clear
+            }),
+            (r#"{"expectedRevision":1,"name":"n","hostId":"h"}"#, |p| {
+                p.name.as_deref() == Some("n") && p.host_id.as_deref() == Some("h")
+            }),
+        ];
+        for (body, check) in good {
+            let p: EnvironmentPatch = parse_body(body.as_bytes()).unwrap();
+            assert!(check(&p), "{body}");
+            assert!(p.validate().is_ok(), "{body}");
+        }
     }
 
     #[test]

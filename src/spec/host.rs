@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::catalog::Object;
+use super::environment::present;
 use super::error::Error;
 use super::validate::Checker;
 
@@ -39,13 +40,24 @@ pub struct HostCreate {
     pub config: Option<Object>,
 }
 
-/// `PATCH /projects/{p}/hosts/{h}`: at least one field.
+/// `PATCH /projects/{p}/hosts/{h}`: at least one field. A host always has a name and a
+/// config, so `null` for either is a type violation, not a silent "keep".
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct HostPatch {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "String")]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Object")]
     pub config: Option<Object>,
 }
 
@@ -317,6 +329,32 @@ mod tests {
             .validate()
             .is_ok()
         );
+    }
+
+    /// `null` cannot clear a host's name or config: a type violation at the field.
+    #[test]
+    fn host_patch_null_is_a_type_error() {
+        use crate::spec::validate::parse_body;
+        let rows: &[(&str, Option<(&str, &str)>)] = &[
+            (r#"{"name":null}"#, Some(("/name", "type"))),
+            (r#"{"config":null}"#, Some(("/config", "type"))),
+            (r#"{"name":"ok","config":null}"#, Some(("/config", "type"))),
+            (r#"{"name":5}"#, Some(("/name", "type"))),
+            (r#"{}"#, Some(("", "minProperties"))),
+            (r#"{"name":""}"#, Some(("/name", "minLength"))),
+            (r#"{"config":{}}"#, Some(("/config/modelId", "required"))),
+            (r#"{"name":"ok"}"#, None),
+            (r#"{"config":{"modelId":"openai/gpt-5"}}"#, None),
+        ];
+        for (body, want) in rows {
+            let got = parse_body::<HostPatch>(body.as_bytes()).and_then(|p| p.validate());
+            let got = got.err().map(|e| {
+                let v = &e.violations()[0];
+                (v.path.clone(), v.rule.clone())
+            });
+            let want = want.map(|(p, r)| (p.to_string(), r.to_string()));
+            assert_eq!(got, want, "{body}");
+        }
     }
 
     #[test]

@@ -2,6 +2,9 @@
 //! Cursor: `{"mcpServers": {…}}`; VS Code: `{"servers": {…}, "inputs": […]}`) into servers
 //! to save, with a note for everything that cannot be mapped. Pure: the CLI and the
 //! workbench both call it and then save through their backend.
+//!
+//! VS Code (and Cursor) keep these files as JSONC: `//` and `/* */` comments and trailing
+//! commas are accepted and dropped before parsing.
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -140,11 +143,69 @@ fn map_one(name: &str, v: &Map<String, Value>) -> Result<ServerCreate, String> {
     Ok(s)
 }
 
-/// Maps a config file's text. A file that is not JSON, or has no server table, is an error
-/// message for the user; individual servers that cannot be mapped are reported in `skipped`.
+/// JSONC to JSON: drops `//` and `/* */` comments and commas that only precede `}` or `]`,
+/// leaving string contents (and so URLs with `//`) untouched. Comments become spaces and
+/// newlines are kept, so a parse error's line and column still point into the user's file.
+/// An unterminated block comment is left for the JSON parser to reject.
+pub fn strip_jsonc(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out: Vec<u8> = Vec::with_capacity(b.len());
+    // Where a comma was copied, while only whitespace and comments follow it.
+    let mut pending_comma: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                pending_comma = None;
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                out.extend_from_slice(&b[start..i]);
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    out.push(b' ');
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let Some(end) = text[i + 2..].find("*/") else {
+                    out.extend_from_slice(&b[i..]);
+                    break;
+                };
+                for &c in &b[i..i + 2 + end + 2] {
+                    out.push(if c == b'\n' { b'\n' } else { b' ' });
+                }
+                i += 2 + end + 2;
+                continue;
+            }
+            b',' => pending_comma = Some(out.len()),
+            b'}' | b']' => {
+                if let Some(at) = pending_comma.take() {
+                    out[at] = b' ';
+                }
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => pending_comma = None,
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    // Only ASCII bytes were replaced, by ASCII, outside multi-byte sequences.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// Maps a config file's text (JSON or JSONC). A file that is not JSON, or has no server
+/// table, is an error message for the user; individual servers that cannot be mapped are
+/// reported in `skipped`.
 pub fn map_config(text: &str) -> Result<Mapped, String> {
-    let text = text.trim_start_matches('\u{feff}');
-    let root: Value = serde_json::from_str(text).map_err(|e| format!("not a JSON file: {e}"))?;
+    let text = strip_jsonc(text.trim_start_matches('\u{feff}'));
+    let root: Value = serde_json::from_str(&text).map_err(|e| format!("not a JSON file: {e}"))?;
     let table = ["mcpServers", "servers", "mcp_servers"]
         .iter()
         .find_map(|k| root.get(k).and_then(Value::as_object))
@@ -239,5 +300,61 @@ mod tests {
     fn not_a_config() {
         assert!(map_config("nope").unwrap_err().contains("not a JSON"));
         assert!(map_config("{}").unwrap_err().contains("mcpServers"));
+    }
+
+    #[test]
+    fn vscode_jsonc_with_comments_and_trailing_commas() {
+        // As VS Code writes `.vscode/mcp.json`.
+        let text = r#"{
+    // Servers for this workspace. See https://code.visualstudio.com/docs/copilot/mcp
+    "inputs": [
+        {
+            "type": "promptString",
+            "id": "github-token",
+            "description": "GitHub personal access token", // asked once
+            "password": true,
+        },
+    ],
+    "servers": {
+        /* The hosted GitHub server */
+        "github": {
+            "type": "http",
+            "url": "https://api.githubcopilot.com/mcp/",
+            "headers": { "Authorization": "Bearer ${input:github-token}" },
+        },
+        "fetch": {
+            "type": "stdio",
+            "command": "uvx",
+            "args": ["mcp-server-fetch", "--user-agent", "a // b /* c */ d,]"], // not a comment
+            "env": { "QUOTE": "say \"hi\", // still a string" },
+        },
+    },
+}
+"#;
+        let m = map_config(text).unwrap();
+        assert_eq!(m.servers.len(), 2, "{m:?}");
+        assert!(m.skipped.is_empty(), "{m:?}");
+        let Transport::Stdio { args, env, .. } = &m.servers[1].transport else {
+            panic!("{m:?}")
+        };
+        assert_eq!(args[2], "a // b /* c */ d,]");
+        assert_eq!(env["QUOTE"], "say \"hi\", // still a string");
+        assert!(
+            matches!(&m.servers[0].transport, Transport::Http { url, .. } if url == "https://api.githubcopilot.com/mcp/")
+        );
+        assert!(m.warnings[0].contains("${input:github-token}"));
+    }
+
+    #[test]
+    fn jsonc_stripping_keeps_positions_and_rejects_what_json_rejects() {
+        assert_eq!(strip_jsonc("[1, /* x */ 2,]"), "[1,         2 ]");
+        assert_eq!(strip_jsonc("{\"a\": 1 // c\n}"), "{\"a\": 1     \n}");
+        assert_eq!(strip_jsonc("{\"é\": \"ü,\",}"), "{\"é\": \"ü,\" }");
+        // A comma before a value is not trailing; a lone comma is still an error.
+        assert!(serde_json::from_str::<Value>(&strip_jsonc("[1,,]")).is_err());
+        assert!(map_config("{\"servers\": {} /* open").is_err());
+        // Line numbers in errors point into the original file.
+        let e = map_config("{\n// c\n\"servers\": {\"a\": }\n}").unwrap_err();
+        assert!(e.contains("line 3"), "{e}");
     }
 }

@@ -6,8 +6,13 @@ use std::collections::BTreeMap;
 use super::error::Error;
 use super::validate::{Checker, join};
 
-/// How the service reaches an MCP server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+/// Stands in for the value of every HTTP header and environment variable of a saved server
+/// when the reader is not a project admin. Sent back in a PATCH, it keeps the stored value.
+pub const REDACTED: &str = "********";
+
+/// How the service reaches an MCP server. `Debug` prints header and environment names
+/// only, so a config never leaks its secrets into a log line.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 pub enum Transport {
     /// A child process speaking MCP on stdin/stdout.
@@ -16,7 +21,8 @@ pub enum Transport {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         args: Vec<String>,
         /// The child's whole environment: nothing else of the service's is passed on
-        /// except `PATH` and `HOME` when they are not set here.
+        /// except `PATH` and `HOME` when they are not set here. Values are secrets: only
+        /// project admins read them.
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         env: BTreeMap<String, String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -25,6 +31,7 @@ pub enum Transport {
     /// Streamable HTTP (MCP 2025-03-26 and later).
     Http {
         url: String,
+        /// Sent on every request. Values are secrets: only project admins read them.
         #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
         headers: BTreeMap<String, String>,
     },
@@ -50,6 +57,95 @@ impl Transport {
         match self {
             Transport::Stdio { .. } => None,
             Transport::Http { url, .. } | Transport::Sse { url, .. } => Some(url),
+        }
+    }
+
+    /// The secret-bearing map: stdio `env`, or HTTP/SSE `headers`.
+    fn secrets(&self) -> &BTreeMap<String, String> {
+        match self {
+            Transport::Stdio { env, .. } => env,
+            Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+        }
+    }
+
+    fn secrets_mut(&mut self) -> &mut BTreeMap<String, String> {
+        match self {
+            Transport::Stdio { env, .. } => env,
+            Transport::Http { headers, .. } | Transport::Sse { headers, .. } => headers,
+        }
+    }
+
+    /// The same transport with every header and environment value replaced by [`REDACTED`].
+    pub fn redacted(&self) -> Transport {
+        let mut t = self.clone();
+        for v in t.secrets_mut().values_mut() {
+            *v = REDACTED.to_string();
+        }
+        t
+    }
+
+    /// Replaces each [`REDACTED`] value by the value `stored` has for the same name (header
+    /// names compare case-insensitively), so a client that round-trips a redacted config
+    /// loses nothing. A marker with nothing to stand for is a violation: saving the marker
+    /// itself would break the server silently.
+    fn restore_redacted(&mut self, stored: Option<&Transport>, path: &str, c: &mut Checker) {
+        let (field, headers) = match self {
+            Transport::Stdio { .. } => ("env", false),
+            _ => ("headers", true),
+        };
+        // Stdio env and HTTP headers never stand in for each other.
+        let stored = stored.filter(|s| matches!(s, Transport::Stdio { .. }) != headers);
+        for (k, v) in self.secrets_mut().iter_mut() {
+            if v != REDACTED {
+                continue;
+            }
+            let found = stored.and_then(|s| {
+                let m = s.secrets();
+                m.get(k).or_else(|| {
+                    headers
+                        .then(|| m.iter().find(|(n, _)| n.eq_ignore_ascii_case(k)))
+                        .flatten()
+                        .map(|(_, v)| v)
+                })
+            });
+            match found {
+                Some(old) => *v = old.clone(),
+                None => c.fail(
+                    join(&join(path, field), k),
+                    "redacted",
+                    format!("`{REDACTED}` stands for a stored value, and none is stored under this name; give the real value"),
+                ),
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
+        match self {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env_names", &names(env))
+                .field("cwd", cwd)
+                .finish(),
+            Transport::Http { url, headers } => f
+                .debug_struct("Http")
+                .field("url", url)
+                .field("header_names", &names(headers))
+                .finish(),
+            Transport::Sse { url, headers } => f
+                .debug_struct("Sse")
+                .field("url", url)
+                .field("header_names", &names(headers))
+                .finish(),
         }
     }
 }
@@ -115,6 +211,19 @@ pub struct Server {
     /// Outcome of the last validate or doctor: `connected`, `error`, or absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_status: Option<String>,
+    /// Extension: what the server advertised at its last successful `initialize` (validate
+    /// or doctor) under the current config; absent before the first one and after an edit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<serde_json::Value>,
+    /// Extension: the protocol version that `initialize` settled on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    /// Extension: the server's own `serverInfo` (`name`, `version`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<serde_json::Value>,
+    /// Extension: when that snapshot was taken, epoch milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_validated_at: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created_at: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -253,10 +362,23 @@ pub fn check_server_name(c: &mut Checker, name: &str) {
     }
 }
 
+impl Server {
+    /// Hides header and environment values (for readers who are not project admins).
+    pub fn redact_secrets(&mut self) {
+        if let Some(c) = &mut self.config {
+            c.transport = c.transport.redacted();
+        }
+    }
+}
+
 impl ServerCreate {
     pub fn validate(&self) -> Result<(), Error> {
         let mut c = Checker::new();
         check_server_name(&mut c, &self.name);
+        // A new server has nothing stored for the marker to stand for.
+        self.transport
+            .clone()
+            .restore_redacted(None, "/transport", &mut c);
         self.config().validate(&mut c);
         c.finish()
     }
@@ -282,7 +404,9 @@ impl ServerPatch {
             *enabled = e;
         }
         if let Some(t) = &self.transport {
-            config.transport = t.clone();
+            let mut t = t.clone();
+            t.restore_redacted(Some(&config.transport), "/transport", &mut c);
+            config.transport = t;
         }
         if let Some(t) = self.connect_timeout_ms {
             config.connect_timeout_ms = t;
@@ -389,6 +513,69 @@ mod tests {
             ServerPatch::default()
                 .apply(&mut name, &mut enabled, &mut cfg)
                 .is_err()
+        );
+    }
+
+    #[test]
+    fn redaction_hides_values_and_a_patch_that_sends_the_marker_keeps_them() {
+        let stored = Transport::Http {
+            url: "https://h.example/mcp".into(),
+            headers: [("Authorization".to_string(), "Bearer s3cret".to_string())].into(),
+        };
+        let shown = stored.redacted();
+        let text = serde_json::to_string(&shown).unwrap();
+        assert!(
+            text.contains(REDACTED) && !text.contains("s3cret"),
+            "{text}"
+        );
+        assert!(
+            !format!("{stored:?}").contains("s3cret"),
+            "Debug hides values"
+        );
+
+        let mut cfg = ServerConfig::new(stored.clone());
+        let (mut name, mut enabled) = ("a".to_string(), true);
+        // Round-trip of the redacted transport, plus a new header with a real value.
+        let mut sent = shown.clone();
+        if let Transport::Http { headers, .. } = &mut sent {
+            headers.insert("X-New".into(), "v".into());
+        }
+        let p = ServerPatch {
+            transport: Some(sent),
+            ..Default::default()
+        };
+        p.apply(&mut name, &mut enabled, &mut cfg).unwrap();
+        let Transport::Http { headers, .. } = &cfg.transport else {
+            panic!()
+        };
+        assert_eq!(headers["Authorization"], "Bearer s3cret");
+        assert_eq!(headers["X-New"], "v");
+
+        // The marker for a name nothing is stored under is refused, as is switching kinds.
+        for t in [
+            Transport::Http {
+                url: "https://h.example/mcp".into(),
+                headers: [("X-Other".to_string(), REDACTED.to_string())].into(),
+            },
+            Transport::Stdio {
+                command: "x".into(),
+                args: vec![],
+                env: [("Authorization".to_string(), REDACTED.to_string())].into(),
+                cwd: None,
+            },
+        ] {
+            let p = ServerPatch {
+                transport: Some(t),
+                ..Default::default()
+            };
+            let e = p.apply(&mut name, &mut enabled, &mut cfg).unwrap_err();
+            assert_eq!(e.violations()[0].rule, "redacted");
+        }
+        assert_eq!(
+            first(&format!(
+                r#"{{"name":"a","transport":{{"type":"stdio","command":"x","env":{{"K":"{REDACTED}"}}}}}}"#
+            )),
+            Some(("/transport/env/K".to_string(), "redacted".to_string()))
         );
     }
 }

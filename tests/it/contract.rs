@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use evaldeck::api::RateLimit;
-use evaldeck::client::Backend;
+use evaldeck::client::{Backend, Remote, RetryPolicy};
 use evaldeck::service::store::projects::ProjectRole;
 use evaldeck::spec::Code;
 use evaldeck::spec::catalog::{ChatSessionQuery, ProjectQuery};
@@ -200,6 +200,41 @@ async fn key_management_is_forbidden_to_every_key() {
         h.call(Method::DELETE, &format!("/api-keys/{id}"), Some(key), None)
             .await
             .err(403, "FORBIDDEN");
+        // Every method on /api-keys and on every path below it, bodies or not.
+        let below = [
+            format!("/api-keys/{id}"),
+            "/api-keys/x".to_string(),
+            format!("/api-keys/{id}/revoke"),
+            "/api-keys/a/b/c".to_string(),
+        ];
+        for path in std::iter::once("/api-keys").chain(below.iter().map(String::as_str)) {
+            for m in [
+                Method::GET,
+                Method::POST,
+                Method::PUT,
+                Method::PATCH,
+                Method::DELETE,
+            ] {
+                let body = (m != Method::GET).then(|| json!({"name": "x", "revoked": true}));
+                h.call(m.clone(), path, Some(key), body)
+                    .await
+                    .err(403, "FORBIDDEN");
+            }
+            for m in [Method::HEAD, Method::OPTIONS] {
+                let r = h.call(m.clone(), path, Some(key), None).await;
+                assert_eq!(r.status.as_u16(), 403, "{m} {path}");
+            }
+        }
+        // Not even a malformed body gets past the refusal.
+        h.raw(
+            Method::PATCH,
+            &format!("/api-keys/{id}"),
+            Some(key),
+            Some("application/json"),
+            b"{not json".to_vec(),
+        )
+        .await
+        .err(403, "FORBIDDEN");
     }
     // Nothing was revoked or minted.
     let keys = h.service.store().keys().unwrap();
@@ -1564,6 +1599,97 @@ async fn openapi_document_lists_every_served_path() {
     }
     assert!(doc["components"]["schemas"]["Error"].is_object());
 
+    // Query parameters come from the handlers' query types.
+    let query = |path: &str, method: &str| -> Vec<String> {
+        doc["paths"][path][method]["parameters"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{method} {path} has parameters"))
+            .iter()
+            .filter(|p| p["in"] == "query")
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let has = |path: &str, method: &str, names: &[&str]| {
+        let got = query(path, method);
+        for n in names {
+            assert!(
+                got.iter().any(|g| g == n),
+                "{method} {path}: {n} in {got:?}"
+            );
+        }
+    };
+    has(
+        "/projects/{project_id}/environments",
+        "get",
+        &["includeArchived", "cursor", "limit"],
+    );
+    has("/projects", "get", &["organizationId", "cursor", "limit"]);
+    has(
+        "/chat-sessions",
+        "get",
+        &["projectId", "status", "limit", "before", "cursor"],
+    );
+    has("/projects/{project_id}/hosts", "get", &["cursor", "limit"]);
+    has(
+        "/projects/{project_id}/eval-suites",
+        "get",
+        &["cursor", "limit"],
+    );
+    assert_eq!(query("/me", "get"), Vec::<String>::new());
+    assert_eq!(
+        query("/projects/{project_id}/hosts", "post"),
+        Vec::<String>::new(),
+        "a POST list reads its cursor from the body"
+    );
+    let limit = doc["paths"]["/chat-sessions"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "limit")
+        .unwrap();
+    assert_eq!(limit["required"], false);
+    assert_eq!(limit["schema"]["type"], "integer", "never null: {limit}");
+    let archived = doc["paths"]["/projects/{project_id}/environments"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "includeArchived")
+        .unwrap();
+    assert_eq!(archived["schema"]["type"], "boolean", "{archived}");
+
+    // 429 with its Retry-After header on keyed operations; not on the upload URL.
+    let retry = &doc["paths"]["/me"]["get"]["responses"]["429"];
+    assert_eq!(
+        retry["headers"]["Retry-After"]["schema"]["type"], "integer",
+        "{retry}"
+    );
+    assert!(
+        doc["paths"]["/eval-ingest/uploads/{token}"]["post"]["responses"]["429"].is_null(),
+        "upload URLs are not rate limited per key"
+    );
+
+    // The import documents both its 200 and its 202.
+    let import = &doc["paths"]["/projects/{project_id}/eval-suites/{suite_id}/cases/import"]["post"]
+        ["responses"];
+    assert!(
+        import["200"].is_object() && import["202"].is_object(),
+        "{import}"
+    );
+
+    // Key management documents its refusal, not a success.
+    for path in ["/api-keys", "/api-keys/{key_id}"] {
+        for m in ["get", "post", "put", "patch", "delete"] {
+            let responses = doc["paths"][path][m]["responses"]
+                .as_object()
+                .unwrap_or_else(|| panic!("{m} {path} is documented"));
+            assert!(responses.contains_key("403"), "{m} {path}");
+            assert!(
+                !responses.keys().any(|k| k.starts_with('2')),
+                "{m} {path} documents no success: {responses:?}"
+            );
+        }
+    }
+
     // Every documented operation is routed: with placeholder ids it reaches a handler
     // (which answers 2xx, 400, 403 or 404 for the unknown project), never the fallback.
     for (path, ops) in paths {
@@ -1591,4 +1717,628 @@ async fn openapi_document_lists_every_served_path() {
             assert!(r.status.as_u16() < 500, "{method} {path}: {}", r.text);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// `null` on fields a PATCH cannot clear
+
+#[tokio::test]
+async fn null_on_a_field_that_cannot_be_cleared_is_a_type_error() {
+    let h = Harness::start().await;
+    let p = &h.project;
+    let k = Some(h.owner_key.as_str());
+    let env = h
+        .get(&format!("/projects/{p}/environments"), &h.owner_key)
+        .await;
+    let env = env.ok(200)["items"][0].clone();
+    let env_path = format!("/projects/{p}/environments/{}", env["id"].as_str().unwrap());
+    let rev = env["revision"].clone();
+    let host_id = env["hostId"].as_str().unwrap().to_string();
+    let host_path = format!("/projects/{p}/hosts/{host_id}");
+    // (path, body, the field named)
+    let rows = [
+        (
+            &env_path,
+            json!({"expectedRevision": rev, "name": null}),
+            "/name",
+        ),
+        (
+            &env_path,
+            json!({"expectedRevision": rev, "hostId": null}),
+            "/hostId",
+        ),
+        (
+            &env_path,
+            json!({"expectedRevision": rev, "name": "fine", "hostId": null}),
+            "/hostId",
+        ),
+        (
+            &env_path,
+            json!({"expectedRevision": null, "name": "x"}),
+            "/expectedRevision",
+        ),
+        (&host_path, json!({"name": null}), "/name"),
+        (&host_path, json!({"config": null}), "/config"),
+        (
+            &host_path,
+            json!({"name": "fine", "config": null}),
+            "/config",
+        ),
+    ];
+    for (path, body, field) in &rows {
+        let r = h.call(Method::PATCH, path, k, Some(body.clone())).await;
+        r.invalid(field, "type");
+        assert!(
+            !r.violations()
+                .iter()
+                .any(|(_, rule)| rule == "minProperties"),
+            "{body}: {}",
+            r.text
+        );
+    }
+    // Nothing changed.
+    let after = h.get(&env_path, &h.owner_key).await.ok(200).clone();
+    assert_eq!(after["revision"], rev);
+    assert_eq!(after["name"], env["name"]);
+    // `null` still clears what may be absent.
+    let r = h
+        .call(
+            Method::PATCH,
+            &env_path,
+            k,
+            Some(json!({"expectedRevision": rev, "serverAttachmentId": null, "description": null})),
+        )
+        .await;
+    let body = r.ok(200);
+    assert!(body.get("serverAttachmentId").is_none(), "{body}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Access before the body
+
+#[tokio::test]
+async fn access_is_checked_before_the_body() {
+    let h = Harness::start().await;
+    let p = h.project.clone();
+    let (outsider, outsider_key) = h.member("member", None);
+    let (reader, reader_key) = h.member("member", Some((&p, ProjectRole::Member)));
+    let (_, other_org_key, _) = h.other_org();
+    let env = h
+        .get(&format!("/projects/{p}/environments"), &h.owner_key)
+        .await;
+    let env_id = env.ok(200)["items"][0]["id"].as_str().unwrap().to_string();
+    let host = h.get(&format!("/projects/{p}/hosts"), &h.owner_key).await;
+    let host_id = host.ok(200)["items"][0]["id"].as_str().unwrap().to_string();
+    let writes = [
+        (Method::POST, format!("/projects/{p}/hosts")),
+        (Method::PATCH, format!("/projects/{p}/hosts/{host_id}")),
+        (Method::POST, format!("/projects/{p}/environments")),
+        (
+            Method::PATCH,
+            format!("/projects/{p}/environments/{env_id}"),
+        ),
+        (
+            Method::POST,
+            format!("/projects/{p}/environments/{env_id}/archive"),
+        ),
+        (
+            Method::POST,
+            format!("/projects/{p}/environments/{env_id}/restore"),
+        ),
+        (Method::POST, format!("/projects/{p}/server-groups")),
+        (Method::POST, format!("/projects/{p}/plugins")),
+        (Method::POST, format!("/projects/{p}/skills")),
+    ];
+    // Bodies that break a rule, have the wrong types, or are not JSON at all.
+    let bad: [(&str, &[u8]); 4] = [
+        ("application/json", br#"{}"#),
+        (
+            "application/json",
+            br#"{"name": "", "template": "netscape", "expectedRevision": 0}"#,
+        ),
+        (
+            "application/json",
+            br#"{"name": 5, "expectedRevision": "one"}"#,
+        ),
+        ("text/plain", b"not json"),
+    ];
+    for key in [&outsider_key, &reader_key, &other_org_key] {
+        for (m, path) in &writes {
+            for (ct, body) in bad {
+                let r = h
+                    .raw(m.clone(), path, Some(key), Some(ct), body.to_vec())
+                    .await;
+                assert_eq!(r.status.as_u16(), 403, "{m} {path} {body:?}: {}", r.text);
+                r.err(403, "FORBIDDEN");
+            }
+        }
+    }
+    // A project that does not exist is 404, whatever the body.
+    h.raw(
+        Method::POST,
+        "/projects/prj_nope/hosts",
+        Some(&h.owner_key),
+        Some("application/json"),
+        b"{}".to_vec(),
+    )
+    .await
+    .err(404, "NOT_FOUND");
+    // An admin still gets the body's 400.
+    h.call(
+        Method::POST,
+        &format!("/projects/{p}/hosts"),
+        Some(&h.owner_key),
+        Some(json!({"name": 5})),
+    )
+    .await
+    .invalid("/name", "type");
+
+    // The same order in-process: an invalid body from a non-admin is 403.
+    for (who, key) in [(&outsider, &outsider_key), (&reader, &reader_key)] {
+        for (name, b) in h.backends(who, key) {
+            let e = b
+                .create_host(&p, &HostCreate::default())
+                .await
+                .expect_err(name);
+            assert_eq!(e.code, Code::Forbidden, "{name}: {e}");
+            let e = b
+                .update_environment(&p, &env_id, &EnvironmentPatch::default())
+                .await
+                .expect_err(name);
+            assert_eq!(e.code, Code::Forbidden, "{name}: {e}");
+            let e = b
+                .create_plugin_version(
+                    &p,
+                    &PluginVersionCreate {
+                        name: String::new(),
+                        version: String::new(),
+                        bundle_hash: String::new(),
+                    },
+                )
+                .await
+                .expect_err(name);
+            assert_eq!(e.code, Code::Forbidden, "{name}: {e}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Host names are unique per project
+
+async fn host_names_are_unique(b: &dyn Backend, project: &str, other_project: &str) {
+    let create = |name: &str| HostCreate {
+        name: name.into(),
+        template: Some("cursor".into()),
+        config: None,
+    };
+    let first = b.create_host(project, &create("ci")).await.unwrap();
+    let e = b.create_host(project, &create("ci")).await.unwrap_err();
+    assert_eq!(e.code, Code::Conflict, "{e}");
+    assert_eq!(e.details.as_ref().unwrap()["field"], "name");
+    // Names are compared exactly: another spelling is another name.
+    let second = b.create_host(project, &create("CI")).await.unwrap();
+    // Renaming onto a taken name is a conflict too, and changes nothing.
+    let e = b
+        .update_host(
+            project,
+            &second.id,
+            &HostPatch {
+                name: Some("ci".into()),
+                config: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::Conflict, "{e}");
+    assert_eq!(b.host(project, &second.id).await.unwrap().name, "CI");
+    // Keeping one's own name is no conflict.
+    b.update_host(
+        project,
+        &first.id,
+        &HostPatch {
+            name: Some("ci".into()),
+            config: None,
+        },
+    )
+    .await
+    .unwrap();
+    // Another project may use the name; a deleted host frees it.
+    b.create_host(other_project, &create("ci")).await.unwrap();
+    b.delete_host(project, &first.id).await.unwrap();
+    b.create_host(project, &create("ci")).await.unwrap();
+}
+
+#[tokio::test]
+async fn host_names_are_unique_per_project_through_both_backends() {
+    let h = Harness::start().await;
+    for (name, b) in h.backends(&h.owner, &h.owner_key) {
+        let project = h.new_project(&format!("unique hosts via {name}"));
+        let other = h.new_project(&format!("other hosts via {name}"));
+        host_names_are_unique(b.as_ref(), &project, &other).await;
+    }
+    // Over HTTP: the spec's error body.
+    let path = format!("/projects/{}/hosts", h.project);
+    let k = Some(h.owner_key.as_str());
+    let body = json!({"name": "twice", "template": "claude"});
+    h.call(Method::POST, &path, k, Some(body.clone()))
+        .await
+        .ok(201);
+    let r = h.call(Method::POST, &path, k, Some(body)).await;
+    r.err(409, "CONFLICT");
+    assert_eq!(r.body["details"]["field"], "name");
+}
+
+#[tokio::test]
+async fn plugin_versions_of_one_name_share_one_plugin() {
+    let h = Harness::start().await;
+    for (name, b) in h.backends(&h.owner, &h.owner_key) {
+        let project = h.new_project(&format!("plugins via {name}"));
+        let pv = |version: &str| PluginVersionCreate {
+            name: "lint".into(),
+            version: version.into(),
+            bundle_hash: format!("sha256:{version}"),
+        };
+        let a = b
+            .create_plugin_version(&project, &pv("1.0.0"))
+            .await
+            .unwrap();
+        let c = b
+            .create_plugin_version(&project, &pv("1.1.0"))
+            .await
+            .unwrap();
+        assert_ne!(a.id, c.id, "{name}");
+        assert!(a.parent_id.is_some(), "{name}");
+        assert_eq!(a.parent_id, c.parent_id, "{name}: one plugin, two versions");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Chat sessions: pagination, `before`, cursors
+
+#[tokio::test]
+async fn chat_sessions_paginate_newest_first_and_honour_before() {
+    let h = Harness::start().await;
+    let project = h.new_project("chats");
+    let store = h.service.store();
+    // Activity times with a tie (two at 5000) so the id breaks it.
+    let times = [1000, 2000, 3000, 4000, 5000, 5000, 6000, 7000];
+    let mut created = Vec::new();
+    for (i, at) in times.iter().enumerate() {
+        let id = store
+            .create_chat_session(&project, Some(&h.owner.user_id), &format!("chat {i}"), *at)
+            .unwrap();
+        created.push((*at, id));
+    }
+    // Newest activity first; ties by id, descending.
+    let mut expected = created.clone();
+    expected.sort_by(|a, b| b.cmp(a));
+    let expected: Vec<String> = expected.into_iter().map(|(_, id)| id).collect();
+
+    for (name, b) in h.backends(&h.owner, &h.owner_key) {
+        let mut q = ChatSessionQuery {
+            project_id: Some(project.clone()),
+            limit: Some(3),
+            ..Default::default()
+        };
+        let mut got = Vec::new();
+        let mut pages = 0;
+        loop {
+            let page = b.chat_sessions(&q).await.expect(name);
+            pages += 1;
+            assert!(page.items.len() <= 3, "{name}");
+            for s in &page.items {
+                assert_eq!(s.project_id.as_deref(), Some(project.as_str()), "{name}");
+            }
+            got.extend(page.items.into_iter().map(|s| s.id));
+            match page.next_cursor {
+                Some(c) => q.cursor = Some(c),
+                None => break,
+            }
+            assert!(pages < 10, "{name}: runaway pagination");
+        }
+        assert_eq!(pages, 3, "{name}");
+        assert_eq!(got, expected, "{name}: every session once, newest first");
+
+        // `before` is an exclusive bound on lastActivityAt, and pages within it.
+        let mut q = ChatSessionQuery {
+            project_id: Some(project.clone()),
+            before: Some(5000),
+            limit: Some(2),
+            ..Default::default()
+        };
+        let mut got = Vec::new();
+        loop {
+            let page = b.chat_sessions(&q).await.expect(name);
+            for s in &page.items {
+                assert!(s.last_activity_at.unwrap() < 5000, "{name}: {s:?}");
+            }
+            got.extend(page.items.into_iter().map(|s| s.id));
+            match page.next_cursor {
+                Some(c) => q.cursor = Some(c),
+                None => break,
+            }
+        }
+        let older: Vec<String> = expected[4..].to_vec();
+        assert_eq!(got, older, "{name}");
+
+        // Cursors the service never issued are refused, not read as "from the top".
+        for bad in ["garbage", "eyJrZXkiOiJ4IiwiaWQiOiJ5In0"] {
+            let e = b
+                .chat_sessions(&ChatSessionQuery {
+                    project_id: Some(project.clone()),
+                    cursor: Some(bad.into()),
+                    ..Default::default()
+                })
+                .await
+                .expect_err(name);
+            assert_eq!(e.code, Code::ValidationError, "{name}: {bad}");
+            assert_eq!(e.violations()[0].path, "/cursor", "{name}");
+        }
+        let e = b
+            .chat_sessions(&ChatSessionQuery {
+                limit: Some(0),
+                ..Default::default()
+            })
+            .await
+            .expect_err(name);
+        assert_eq!(e.violations()[0].path, "/limit", "{name}");
+    }
+
+    // Over HTTP, the wire shape and the query parameters by name.
+    let r = h
+        .get(
+            &format!("/chat-sessions?projectId={project}&before=7000&limit=1"),
+            &h.owner_key,
+        )
+        .await;
+    let body = r.ok(200).clone();
+    let item = &body["items"][0];
+    assert_eq!(item["id"], json!(expected[1]));
+    for f in [
+        "id",
+        "title",
+        "status",
+        "projectId",
+        "lastActivityAt",
+        "createdAt",
+    ] {
+        assert!(item.get(f).is_some(), "{f} in {item}");
+    }
+    assert!(body["nextCursor"].is_string());
+    h.get(
+        &format!("/chat-sessions?projectId={project}&cursor=eyJrZXkiOiJ4IiwiaWQiOiJ5In0"),
+        &h.owner_key,
+    )
+    .await
+    .invalid("/cursor", "cursor");
+    h.get("/chat-sessions?before=yesterday", &h.owner_key)
+        .await
+        .invalid("/before", "query");
+}
+
+// ---------------------------------------------------------------------------------------
+// Chatboxes (read-only)
+
+#[tokio::test]
+async fn chatbox_reads_list_and_detail_through_both_backends() {
+    use evaldeck::service::store::chat::NewChatbox;
+    let h = Harness::start().await;
+    let p = h.project.clone();
+    let store = h.service.store();
+    let hosts = h.get(&format!("/projects/{p}/hosts"), &h.owner_key).await;
+    let host = hosts.ok(200)["items"][0].clone();
+    let servers = h.get(&format!("/projects/{p}/servers"), &h.owner_key).await;
+    let demo = servers.ok(200)["items"][0].clone();
+    let shared = store
+        .create_chatbox(
+            &p,
+            &NewChatbox {
+                name: "Support bot".into(),
+                description: Some("Answers with the demo tools".into()),
+                mode: "anyone_with_link".into(),
+                host_id: host["id"].as_str().map(str::to_string),
+                model_id: Some("builtin/baseline".into()),
+                system_prompt: Some("Be brief.".into()),
+                temperature: Some(0.25),
+                require_tool_approval: true,
+                // A server deleted since is left out, not an error.
+                server_ids: vec![demo["id"].as_str().unwrap().into(), "srv_gone".into()],
+            },
+        )
+        .unwrap();
+    let private = store
+        .create_chatbox(
+            &p,
+            &NewChatbox {
+                name: "Team only".into(),
+                mode: "project_members".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let elsewhere = h.new_project("elsewhere");
+    let foreign = store
+        .create_chatbox(
+            &elsewhere,
+            &NewChatbox {
+                name: "Not here".into(),
+                mode: "invited_only".into(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+
+    // The wire shapes (wire-shapes.md), optional fields omitted rather than null.
+    let list = h
+        .get(&format!("/projects/{p}/chatboxes"), &h.owner_key)
+        .await
+        .ok(200)
+        .clone();
+    let items = list["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "{list}");
+    assert!(list.get("nextCursor").is_none());
+    let a = &items[0];
+    assert_eq!(a["id"], json!(shared));
+    assert_eq!(a["name"], "Support bot");
+    assert_eq!(a["description"], "Answers with the demo tools");
+    assert_eq!(a["mode"], "anyone_with_link");
+    assert_eq!(a["hostId"], host["id"]);
+    assert_eq!(a["hostName"], host["name"]);
+    assert_eq!(a["serverCount"], 1);
+    assert_eq!(a["serverNames"], json!([demo["name"]]));
+    assert_eq!(
+        a["link"]["path"],
+        json!(format!("/projects/{p}/chatboxes/{shared}"))
+    );
+    assert!(a["link"]["url"].is_string());
+    let b = &items[1];
+    assert_eq!(b["id"], json!(private));
+    assert_eq!(b["mode"], "project_members");
+    assert_eq!(b["serverCount"], 0);
+    assert_eq!(b["serverNames"], json!([]));
+    for absent in ["description", "hostId", "hostName", "link"] {
+        assert!(b.get(absent).is_none(), "{absent} omitted in {b}");
+    }
+
+    let detail = h
+        .get(&format!("/projects/{p}/chatboxes/{shared}"), &h.owner_key)
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(detail["id"], json!(shared));
+    assert_eq!(detail["serverCount"], 1);
+    assert_eq!(detail["modelId"], "builtin/baseline");
+    assert_eq!(detail["systemPrompt"], "Be brief.");
+    assert_eq!(detail["temperature"], 0.25);
+    assert_eq!(detail["requireToolApproval"], true);
+    let servers = detail["servers"].as_array().unwrap();
+    assert_eq!(servers.len(), 1);
+    assert_eq!(servers[0]["id"], demo["id"]);
+    assert_eq!(servers[0]["name"], demo["name"]);
+    assert_eq!(servers[0]["useOAuth"], false);
+    let detail = h
+        .get(&format!("/projects/{p}/chatboxes/{private}"), &h.owner_key)
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(detail["requireToolApproval"], false);
+    assert_eq!(detail["servers"], json!([]));
+    for absent in ["modelId", "systemPrompt", "temperature"] {
+        assert!(detail.get(absent).is_none(), "{absent} omitted in {detail}");
+    }
+    // Unknown, or of another project: 404.
+    for id in ["cbx_nope", foreign.as_str()] {
+        h.get(&format!("/projects/{p}/chatboxes/{id}"), &h.owner_key)
+            .await
+            .err(404, "NOT_FOUND");
+    }
+    // A paged walk.
+    let first = h
+        .get(&format!("/projects/{p}/chatboxes?limit=1"), &h.owner_key)
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(first["items"][0]["id"], json!(shared));
+    let c = first["nextCursor"].as_str().unwrap();
+    let second = h
+        .get(
+            &format!("/projects/{p}/chatboxes?limit=1&cursor={c}"),
+            &h.owner_key,
+        )
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(second["items"][0]["id"], json!(private));
+    assert!(second.get("nextCursor").is_none());
+
+    // The same through both backends, and the same answer from each.
+    let mut seen = Vec::new();
+    for (name, b) in h.backends(&h.owner, &h.owner_key) {
+        let list = b.chatboxes(&p, &PageRequest::default()).await.expect(name);
+        let ids: Vec<&str> = list.items.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, [shared.as_str(), private.as_str()], "{name}");
+        let d = b.chatbox(&p, &shared).await.expect(name);
+        assert_eq!(
+            d.chatbox, list.items[0],
+            "{name}: detail carries the list item"
+        );
+        assert_eq!(d.temperature, Some(0.25));
+        assert!(d.require_tool_approval);
+        let e = b.chatbox(&p, &foreign).await.expect_err(name);
+        assert_eq!(e.code, Code::NotFound, "{name}");
+        seen.push((list, d));
+    }
+    assert_eq!(seen[0], seen[1], "embedded and remote agree");
+    // Reads need membership.
+    let (who, key) = h.member("member", None);
+    for (name, b) in h.backends(&who, &key) {
+        let e = b
+            .chatboxes(&p, &PageRequest::default())
+            .await
+            .expect_err(name);
+        assert_eq!(e.code, Code::Forbidden, "{name}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The Remote client: Retry-After and the overall timeout
+
+#[tokio::test]
+async fn remote_retries_a_429_after_retry_after_then_succeeds() {
+    // One request per 3 s with no burst: a loaded machine cannot refill it between the
+    // request that drains it and the next, yet the retry's wait stays short.
+    let h = Harness::with_rate_limit(Some(RateLimit {
+        replenish: Duration::from_secs(3),
+        burst: 1,
+    }))
+    .await;
+    // Drain the allowance until the service says 429.
+    let mut drained = false;
+    for _ in 0..5 {
+        if h.get("/me", &h.owner_key).await.status.as_u16() == 429 {
+            drained = true;
+            break;
+        }
+    }
+    assert!(drained, "the limiter answers 429");
+    // Without retries: the 429 itself, with its wait.
+    let e = h.remote(&h.owner_key).me().await.unwrap_err();
+    assert_eq!(e.code, Code::RateLimited);
+    let wait = e.retry_after().expect("retryAfterSeconds");
+    assert!((1..=3).contains(&wait), "{wait}");
+    // With one retry: it waits Retry-After (plus jitter) and then succeeds.
+    let remote = h.remote(&h.owner_key).with_retry(RetryPolicy {
+        retries: 1,
+        max_wait: Duration::from_secs(10),
+    });
+    let t0 = std::time::Instant::now();
+    let me = remote.me().await.expect("the retry succeeds");
+    let took = t0.elapsed();
+    assert_eq!(me.id, h.owner.user_id);
+    assert!(took >= Duration::from_millis(900), "it waited: {took:?}");
+    assert!(took < Duration::from_secs(8), "bounded: {took:?}");
+}
+
+#[tokio::test]
+async fn remote_gives_up_after_its_overall_timeout() {
+    // A server that accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let hold = tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((sock, _)) = listener.accept().await {
+            open.push(sock);
+        }
+    });
+    let remote = Remote::new(&format!("http://{addr}"), "sk_whatever").unwrap();
+    assert_eq!(remote.timeout(), Remote::DEFAULT_TIMEOUT);
+    assert!(remote.timeout() > Duration::from_secs(600));
+    let remote = remote.with_timeout(Duration::from_millis(300)).unwrap();
+    let t0 = std::time::Instant::now();
+    let e = remote.me().await.unwrap_err();
+    let took = t0.elapsed();
+    assert_eq!(e.code, Code::Timeout, "{e}");
+    assert!(e.message.contains("EVALDECK_REQUEST_TIMEOUT"), "{e}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    hold.abort();
 }

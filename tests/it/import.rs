@@ -733,15 +733,22 @@ async fn slow_model_answers_202_then_poll_and_commit() {
     let base = model_server(s.clone()).await;
     let h = Harness::with_config(model_config(&base, 100)).await;
     let before = h.service.store().org(&h.owner.org_id).unwrap().credits;
-    let r = import(
-        &h,
-        json!({"content": DOC, "caseModels": [{"model": "gpt-4o", "provider": "openai"}]}),
-    )
-    .await;
+    let body = json!({"content": DOC, "caseModels": [{"model": "gpt-4o", "provider": "openai"}]});
+    let keyed = [("Idempotency-Key", "slow-plan-1")];
+    let r = h
+        .post_with(&import_path(&h), &h.owner_key, &keyed, body.clone())
+        .await;
     let b = r.ok(202).clone();
     assert_eq!(b["status"], "pending");
     assert_eq!(b["created"], json!([]));
     let job = b["jobId"].as_str().unwrap().to_string();
+    // A replay while the job is still authoring: 202 again, the same job, no new authoring.
+    let replay = h
+        .post_with(&import_path(&h), &h.owner_key, &keyed, body.clone())
+        .await;
+    let rb = replay.ok(202);
+    assert_eq!(rb["jobId"], job.as_str());
+    assert_eq!(rb["status"], "pending");
     let done = poll(&h, &job).await;
     // Finished after the window: completed, not committed; nothing written yet.
     assert_eq!(done["status"], "completed");
@@ -791,7 +798,17 @@ async fn slow_model_answers_202_then_poll_and_commit() {
         )
         .await;
     assert_eq!(again.ok(200)["created"], c["created"]);
+    // A replay after the commit answers the recorded result.
+    let replay = h
+        .post_with(&import_path(&h), &h.owner_key, &keyed, body)
+        .await;
+    assert_eq!(replay.ok(200)["created"], c["created"]);
     assert_eq!(s.calls.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        before - h.service.store().org(&h.owner.org_id).unwrap().credits,
+        4,
+        "replays are free"
+    );
 }
 
 #[tokio::test]
@@ -841,6 +858,10 @@ async fn cancel_and_failed_jobs() {
             .unwrap()
             .contains("invalid drafts twice"),
         "{b}"
+    );
+    assert_eq!(
+        b["generationModel"], "scripted-1",
+        "the failed job names its model"
     );
     assert_eq!(b["created"], json!([]));
     assert_eq!(s.calls.load(Ordering::SeqCst), 2, "retried once");
@@ -929,4 +950,905 @@ async fn a_pending_job_survives_a_restart() {
         other => panic!("{other:?}"),
     }
     fourth.shutdown().await;
+}
+
+// ---------------------------------------------------------------------------------------
+// One-line test cases, grounding of copied assertions, negatives from wording.
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn one_line_checklist_makes_one_case_per_item() {
+    let h = Harness::with_config(config()).await;
+    let content = plan("regression-checklist.md");
+    let body = import(
+        &h,
+        json!({"content": content, "fileName": "regression-checklist.md"}),
+    )
+    .await
+    .ok(200)
+    .clone();
+    // Five one-line items, three reviewer's picks, one two-turn conversation; nothing
+    // from the preamble or the sign-off table.
+    assert_eq!(body["created"].as_array().unwrap().len(), 9, "{body:#}");
+    assert_eq!(body["counts"], json!({"normal": 7, "negative": 2}));
+    check_provenance(&body, &content, "regression-checklist.md");
+    for c in body["created"].as_array().unwrap() {
+        for s in c["steps"].as_array().unwrap() {
+            if let Some(p) = s["prompt"].as_str() {
+                assert!(
+                    !p.contains("Expected") && !p.contains("Tool:"),
+                    "a field label left in a prompt: {p:?}"
+                );
+            }
+        }
+    }
+
+    let four = by_title(&body, "What is 4 + 4?");
+    assert_eq!(span(four), (9, 9));
+    assert_eq!(
+        four["steps"][1]["assertion"],
+        json!({"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": 4, "b": 4}, "argumentMatching": "partial"}})
+    );
+    assert_eq!(four["import"]["status"], "approximated");
+
+    let echo = by_title(&body, "Echo the word pineapple");
+    assert_eq!(span(echo), (10, 10));
+    assert_eq!(echo["import"]["status"], "exact");
+    assert_eq!(
+        echo["steps"][1]["assertion"]["args"]["args"],
+        json!({"message": "pineapple"})
+    );
+
+    // `Expected: no tool` is a negative case, not an expected output.
+    let weekend = by_title(&body, "Tell me about your weekend");
+    assert_eq!(weekend["isNegative"], true);
+    assert!(weekend.get("expectedOutput").is_none(), "{weekend}");
+    assert_eq!(weekend["import"]["status"], "exact");
+    assert!(
+        weekend["import"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("`Expected` = `no tool` → isNegative")
+    );
+
+    // `list_items` is the live `list-items`: the assertion holds the live name.
+    let items = by_title(&body, "Show me the first 2 items of the catalogue");
+    assert_eq!(span(items), (12, 12));
+    assert_eq!(items["steps"][1]["assertion"]["toolName"], "list-items");
+    assert_eq!(items["import"]["status"], "approximated");
+    assert!(
+        items["import"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("`list_items` mapped to the live tool `list-items`")
+    );
+
+    // A bullet whose expectation is on the next line: two lines, prompt alone.
+    let add = by_title(&body, "Add 19 and 23 for me, please.");
+    assert_eq!(span(add), (17, 18));
+    assert_eq!(add["steps"][0]["prompt"], "Add 19 and 23 for me, please.");
+    assert_eq!(add["import"]["status"], "exact");
+    let reset = by_title(&body, "How do I reset my password?");
+    assert_eq!(span(reset), (19, 20));
+    assert_eq!(reset["isNegative"], true);
+    let hola = by_title(&body, "Repeat after me: ¡buenos días!");
+    assert_eq!(span(hola), (21, 23));
+
+    // The section that says "conversation" keeps its prompts as turns of one case.
+    let total = by_title(&body, "Conversation: running total");
+    let prompts: Vec<&str> = total["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["prompt"].as_str())
+        .collect();
+    assert_eq!(prompts, ["Add 2 and 3", "Now add 10 to that"]);
+    assert_eq!(span(total), (25, 29));
+}
+
+#[tokio::test]
+async fn copied_assertions_are_grounded_in_the_live_tools() {
+    let h = Harness::with_config(config()).await;
+    // This API's own suite JSON, written against tool names that have since changed.
+    let suite = json!({"tests": [
+        {"title": "Sum, old spelling", "steps": [
+            {"id": "p", "kind": "prompt", "prompt": "What is 2 + 3?"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledAtLeastOnce", "toolName": "get_sum"}},
+            {"id": "a2", "kind": "assert", "assertion": {"type": "onlyToolsCalled", "toolNames": ["get_sum"]}},
+            {"id": "a3", "kind": "assert", "assertion": {"type": "toolCalledBefore", "toolName": "list_items", "beforeToolName": "get_sum"}}]},
+        {"title": "Called with a parameter it lacks", "steps": [
+            {"id": "p", "kind": "prompt", "prompt": "Add 1 and 2"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledWith", "toolName": "get_sum", "args": {"args": {"x": 1}}}}]},
+        {"title": "Exact match needs every required argument", "steps": [
+            {"id": "p", "kind": "prompt", "prompt": "Add 1 and 2, exactly"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": 1}, "argumentMatching": "exact"}}}]},
+        {"title": "Renamed away", "steps": [
+            {"id": "p", "kind": "prompt", "prompt": "Sum 1 and 1"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "onlyToolsCalled", "toolNames": ["get-sum", "sum"]}}]},
+        {"title": "Spelled right", "steps": [
+            {"id": "p", "kind": "prompt", "prompt": "Echo hi"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledWith", "toolName": "echo", "args": {"args": {"message": "hi"}}}}]}
+    ]});
+    let content = serde_json::to_string_pretty(&suite).unwrap();
+    let body = import(&h, json!({"content": content, "fileName": "suite.json"}))
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(body["created"].as_array().unwrap().len(), 5, "{body:#}");
+    check_provenance(&body, &content, "suite.json");
+
+    let old = by_title(&body, "Sum, old spelling");
+    assert_eq!(old["import"]["status"], "approximated");
+    assert_eq!(old["steps"][1]["assertion"]["toolName"], "get-sum");
+    assert_eq!(
+        old["steps"][2]["assertion"]["toolNames"],
+        json!(["get-sum"])
+    );
+    assert_eq!(old["steps"][3]["assertion"]["toolName"], "list-items");
+    assert_eq!(old["steps"][3]["assertion"]["beforeToolName"], "get-sum");
+    let note = old["import"]["note"].as_str().unwrap();
+    assert!(
+        note.contains("`get_sum` mapped to the live tool `get-sum`"),
+        "{note}"
+    );
+
+    let lacks = by_title(&body, "Called with a parameter it lacks");
+    assert_eq!(lacks["import"]["status"], "unresolved");
+    assert!(
+        lacks["import"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("`x` is not a parameter of `get-sum`")
+    );
+    let exact = by_title(&body, "Exact match needs every required argument");
+    assert_eq!(exact["import"]["status"], "unresolved");
+    assert!(
+        exact["import"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("`get-sum` needs `b`")
+    );
+    let gone = by_title(&body, "Renamed away");
+    assert_eq!(gone["import"]["status"], "unresolved");
+    assert!(
+        gone["import"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("tool `sum` is not offered")
+    );
+    assert_eq!(
+        by_title(&body, "Spelled right")["import"]["status"],
+        "exact"
+    );
+}
+
+#[tokio::test]
+async fn no_tool_wordings_make_negative_cases() {
+    let h = Harness::with_config(config()).await;
+    let content = "# Small talk\n\n### ST-1: Weekend\n- **Prompt:** How was your weekend?\n- **Expected result:** no tool\n\n### ST-2: Greeting\n- **Prompt:** Hello there!\n- **Expected result:** Needs no tool; a friendly greeting.\n\n### ST-3: Thanks\n- **Prompt:** Thanks, that's all.\n- **Expected:** No tools should be called.\n\n### ST-4: Sum\n- **Prompt:** What is 2 + 3?\n- **Expected result:** Calls `get-sum`; no tool errors.\n";
+    let body = import(&h, json!({"content": content}))
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(
+        body["counts"],
+        json!({"normal": 1, "negative": 3}),
+        "{body:#}"
+    );
+    check_provenance(&body, content, "document");
+    let weekend = by_title(&body, "Weekend");
+    assert_eq!(weekend["isNegative"], true);
+    assert_eq!(weekend["import"]["status"], "exact");
+    assert!(weekend.get("expectedOutput").is_none());
+    for t in ["Greeting", "Thanks"] {
+        let c = by_title(&body, t);
+        assert_eq!(c["isNegative"], true, "{c}");
+        assert_eq!(c["import"]["status"], "approximated", "{c}");
+    }
+    let sum = by_title(&body, "Sum");
+    assert_eq!(sum["isNegative"], false);
+    assert_eq!(sum["steps"][1]["assertion"]["toolName"], "get-sum");
+}
+
+// ---------------------------------------------------------------------------------------
+// Discovery failures.
+// ---------------------------------------------------------------------------------------
+
+/// `evaldeck demo-server --http 127.0.0.1:0 ARGS`, killed on drop.
+async fn http_demo(args: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["demo-server", "--http", "127.0.0.1:0"])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line
+        .strip_prefix("listening on ")
+        .unwrap()
+        .trim()
+        .to_string();
+    (child, url)
+}
+
+#[tokio::test]
+async fn discovery_timeout_is_504_and_oauth_is_401() {
+    use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
+    let h = Harness::with_config(config()).await;
+    let before = h.service.store().org(&h.owner.org_id).unwrap().credits;
+    // A server that connects and never answers.
+    let mut c = ServerConfig::new(Transport::Stdio {
+        command: BIN.into(),
+        args: vec!["demo-server".into(), "--hang".into()],
+        env: Default::default(),
+        cwd: None,
+    });
+    c.connect_timeout_ms = 400;
+    h.service
+        .create_server(&h.owner, &h.project, &ServerCreate::new("hanging", c))
+        .unwrap();
+    let started = std::time::Instant::now();
+    import(&h, json!({"content": DOC, "servers": ["hanging"]}))
+        .await
+        .err(504, "TIMEOUT");
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    // A server that needs an OAuth grant.
+    let (_demo, url) = http_demo(&["--require-token", "good-token"]).await;
+    let mut c = ServerConfig::new(Transport::Http {
+        url,
+        headers: Default::default(),
+    });
+    c.use_oauth = true;
+    h.service
+        .create_server(&h.owner, &h.project, &ServerCreate::new("guarded", c))
+        .unwrap();
+    import(&h, json!({"content": DOC, "servers": ["guarded"]}))
+        .await
+        .err(401, "OAUTH_REQUIRED");
+
+    // Neither started a job nor spent a credit.
+    assert_eq!(
+        h.service.store().org(&h.owner.org_id).unwrap().credits,
+        before
+    );
+    assert!(h.service.store().pending_jobs().unwrap().is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// The model author: invalid drafts, Anthropic, several chunks.
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_draft_that_fails_validation_is_skipped_as_invalid() {
+    // The model gives a case with nothing to ask, and again when told so.
+    let reply = r#"{"cases": [{"title": "Sum", "prompts": ["What is 2 + 3?"], "negative": false, "expectedTools": [{"name": "get-sum", "arguments": {"a": 2, "b": 3}}], "startLine": 2, "endLine": 2}, {"title": "Nothing to ask", "prompts": [], "startLine": 3, "endLine": 3}]}"#;
+    let s = script(0, reply);
+    let base = model_server(s.clone()).await;
+    let h = Harness::with_config(model_config(&base, 5_000)).await;
+    let before = h.service.store().org(&h.owner.org_id).unwrap().credits;
+    let body = import(&h, json!({"content": DOC})).await.ok(200).clone();
+    assert_eq!(s.calls.load(Ordering::SeqCst), 2, "told once, then kept");
+    assert!(
+        s.received()[1]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|m| m["content"]
+                .as_str()
+                .is_some_and(|c| c.contains("cases[1] has no prompt"))),
+        "the retry lists the problem"
+    );
+    assert_eq!(body["created"].as_array().unwrap().len(), 1, "{body:#}");
+    let skipped = body["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1);
+    assert_eq!(skipped[0]["code"], "INVALID_DRAFT");
+    assert_eq!(skipped[0]["title"], "Nothing to ask");
+    assert!(
+        skipped[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not a valid case"),
+        "{}",
+        skipped[0]
+    );
+    let draft = skipped[0]["draftId"].as_str().unwrap();
+    let url = body["reviewUrl"].as_str().unwrap();
+    assert!(url.ends_with(&format!("?drafts={draft}")), "{url}");
+    // 2 drafts + 2 × 1500 tokens (3 started thousands).
+    let after = h.service.store().org(&h.owner.org_id).unwrap().credits;
+    assert_eq!(before - after, 5);
+
+    // Finished with a prompt, it is written, free of charge.
+    let job = body["jobId"].as_str().unwrap();
+    let finished = h
+        .post_with(
+            &format!(
+                "/projects/{}/authoring-jobs/{job}/drafts/{draft}/finish",
+                h.project
+            ),
+            &h.owner_key,
+            &[],
+            json!({"steps": [{"id": "p1", "kind": "prompt", "prompt": "How are you?"}]}),
+        )
+        .await;
+    assert_eq!(finished.ok(200)["title"], "Nothing to ask");
+    assert_eq!(
+        h.service.store().org(&h.owner.org_id).unwrap().credits,
+        after
+    );
+}
+
+/// What a scripted authoring model received: the user message of every request.
+#[derive(Default)]
+struct Seen {
+    requests: std::sync::Mutex<Vec<(axum::http::HeaderMap, Value)>>,
+}
+
+/// The numbered lines of a user message (`N| text`).
+fn numbered(user: &str) -> Vec<(usize, String)> {
+    user.lines()
+        .filter_map(|l| {
+            let (n, rest) = l.split_once("| ")?;
+            Some((n.trim().parse().ok()?, rest.to_string()))
+        })
+        .collect()
+}
+
+/// A scripted authoring model that reads the chunk it is sent and answers one case per
+/// line starting `- ask:` in it, with that line's number: OpenAI-compatible
+/// (`/v1/chat/completions`) or Anthropic (`/v1/messages`).
+async fn authoring_model(anthropic: bool) -> (String, Arc<Seen>) {
+    use axum::routing::post;
+    let seen = Arc::new(Seen::default());
+    let s = seen.clone();
+    let handler = move |headers: axum::http::HeaderMap, axum::Json(body): axum::Json<Value>| {
+        let s = s.clone();
+        async move {
+            s.requests.lock().unwrap().push((headers, body.clone()));
+            let user = body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .rev()
+                .find(|m| m["role"] == "user")
+                .and_then(|m| m["content"].as_str())
+                .unwrap_or_default()
+                .to_string();
+            let cases: Vec<Value> = numbered(&user)
+                .into_iter()
+                .filter_map(|(n, text)| {
+                    let p = text.strip_prefix("- ask: ")?;
+                    Some(
+                        json!({"title": format!("Line {n}"), "prompts": [p], "negative": false,
+                        "expectedTools": [{"name": "echo", "arguments": {"message": p}}],
+                        "startLine": n, "endLine": n}),
+                    )
+                })
+                .collect();
+            let text = json!({"cases": cases}).to_string();
+            axum::Json(if anthropic {
+                json!({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                       "usage": {"input_tokens": 700, "output_tokens": 100}})
+            } else {
+                json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+                       "usage": {"prompt_tokens": 700, "completion_tokens": 100}})
+            })
+        }
+    };
+    let path = if anthropic {
+        "/v1/messages"
+    } else {
+        "/v1/chat/completions"
+    };
+    let app = axum::Router::new().route(path, post(handler));
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        let _ = axum::serve(l, app).await;
+    });
+    (format!("http://{addr}/v1"), seen)
+}
+
+/// A plan of `n` one-line asks between filler lines, `size` bytes or more.
+fn long_plan(n: usize) -> String {
+    let mut s = String::from("# Echo checks\n\n");
+    for i in 0..n {
+        s.push_str(&format!("- ask: echo check number {i}\n"));
+        s.push_str("  Some context the reviewer wrote about why this check matters to us.\n");
+        s.push_str("  More of it, so that the document needs several chunks to send.\n\n");
+    }
+    s
+}
+
+#[tokio::test]
+async fn anthropic_messages_author() {
+    let (base, seen) = authoring_model(true).await;
+    let mut cfg = config();
+    cfg.authoring.author = AuthorConfig::Anthropic {
+        base_url: base,
+        api_key: Some("sk-ant-test".into()),
+        model: "claude-scripted".into(),
+    };
+    let h = Harness::with_config(cfg).await;
+    let before = h.service.store().org(&h.owner.org_id).unwrap().credits;
+    let content = long_plan(2);
+    let body = import(&h, json!({"content": content, "fileName": "echo.md"}))
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(body["generationModel"], "claude-scripted");
+    assert_eq!(body["created"].as_array().unwrap().len(), 2, "{body:#}");
+    let first = by_title(&body, "Line 3");
+    assert_eq!(span(first), (3, 3));
+    assert_eq!(first["source"]["excerpt"], "- ask: echo check number 0");
+    assert_eq!(first["source"]["fileHash"], sha256_hex(&content));
+    assert_eq!(
+        first["source"]["extractorVersion"],
+        "evaldeck-model-author/1 (claude-scripted)"
+    );
+    assert_eq!(first["import"]["status"], "approximated");
+    assert_eq!(first["steps"][1]["assertion"]["toolName"], "echo");
+    let reqs = seen.requests.lock().unwrap().clone();
+    assert_eq!(reqs.len(), 1);
+    let (headers, req) = &reqs[0];
+    assert_eq!(headers["x-api-key"], "sk-ant-test");
+    assert_eq!(headers["anthropic-version"], "2023-06-01");
+    assert_eq!(req["model"], "claude-scripted");
+    assert!(req["max_tokens"].as_u64().unwrap() > 0);
+    assert!(req["system"].as_str().unwrap().contains("ONE JSON object"));
+    assert!(
+        req["messages"][0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("\"get-sum\""),
+        "the discovered tools go in"
+    );
+    // 2 drafts + 800 tokens (1 started thousand).
+    assert_eq!(
+        before - h.service.store().org(&h.owner.org_id).unwrap().credits,
+        3
+    );
+}
+
+#[tokio::test]
+async fn a_long_document_is_authored_in_chunks() {
+    let (base, seen) = authoring_model(false).await;
+    let mut cfg = model_config(&base, 5_000);
+    cfg.authoring.chunk_chars = 1024;
+    let h = Harness::with_config(cfg).await;
+    let before = h.service.store().org(&h.owner.org_id).unwrap().credits;
+    let content = long_plan(30);
+    assert!(content.len() > 4 * 1024);
+    let body = import(&h, json!({"content": content}))
+        .await
+        .ok(200)
+        .clone();
+    let reqs = seen.requests.lock().unwrap().clone();
+    assert!(reqs.len() >= 4, "{} chunk(s)", reqs.len());
+    // The chunks cover every line once, in order, each at most the chunk size.
+    let mut next = 1;
+    for (_, r) in &reqs {
+        let user = r["messages"][1]["content"].as_str().unwrap();
+        let lines = numbered(user);
+        assert_eq!(lines[0].0, next, "chunks are contiguous");
+        let bytes: usize = lines.iter().map(|(_, t)| t.len() + 1).sum();
+        assert!(bytes <= 1024, "{bytes} bytes in a chunk");
+        next = lines.last().unwrap().0 + 1;
+    }
+    assert_eq!(next, content.lines().count() + 1, "every line was sent");
+    // One case per ask, wherever the chunk boundaries fell, each at its own line.
+    let created = body["created"].as_array().unwrap();
+    assert_eq!(created.len(), 30, "{body:#}");
+    for (i, c) in created.iter().enumerate() {
+        let line = 3 + 4 * i as i64;
+        assert_eq!(span(c), (line, line));
+        assert_eq!(
+            c["source"]["excerpt"],
+            format!("- ask: echo check number {i}")
+        );
+    }
+    // 30 drafts + 800 tokens per chunk, charged once.
+    let tokens = 800 * reqs.len() as i64;
+    assert_eq!(
+        before - h.service.store().org(&h.owner.org_id).unwrap().credits,
+        30 + (tokens + 999) / 1000
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// The CLI: `evaldeck import` against a served API, and `evaldeck credits`.
+// ---------------------------------------------------------------------------------------
+
+struct Cli {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the binary with `args` (and `stdin`), isolated from the caller's settings.
+async fn evaldeck(dir: &std::path::Path, args: &[&str], stdin: Option<&str>) -> Cli {
+    use tokio::io::AsyncWriteExt;
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.args(args)
+        .env("EVALDECK_CONFIG_DIR", dir)
+        .env("EVALDECK_LOG", "off")
+        .env_remove("EVALDECK_DB")
+        .env_remove("EVALDECK_BASE_URL")
+        .env_remove("EVALDECK_API_KEY")
+        .env_remove("EVALDECK_PROJECT")
+        .env_remove("EVALDECK_AUTHOR_PROVIDER")
+        .env_remove("EVALDECK_AUTHOR_BASE_URL")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().expect("run the CLI");
+    let mut input = child.stdin.take().unwrap();
+    if let Some(s) = stdin {
+        input.write_all(s.as_bytes()).await.unwrap();
+    }
+    drop(input);
+    let out = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .expect("the CLI finishes")
+        .unwrap();
+    Cli {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+impl Cli {
+    fn ok(&self) -> &Self {
+        assert_eq!(
+            self.code,
+            Some(0),
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout,
+            self.stderr
+        );
+        self
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
+    }
+}
+
+fn remote<'a>(h: &'a Harness, args: &[&'a str]) -> Vec<&'a str> {
+    let mut v = vec![
+        "--base-url",
+        h.base.as_str(),
+        "--api-key",
+        h.owner_key.as_str(),
+    ];
+    v.extend_from_slice(args);
+    v
+}
+
+fn plan_path(name: &str) -> String {
+    format!("{}/assets/plans/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
+    let h = Harness::with_config(config()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let qa = plan_path("qa-plan.md");
+    let first = evaldeck(
+        dir.path(),
+        &remote(&h, &["import", "--suite", "Smoke", &qa]),
+        None,
+    )
+    .await;
+    first.ok();
+    assert!(
+        first.stdout.contains(
+            "created 9 case(s) (7 normal, 2 negative) with evaldeck-extract/1; skipped 0"
+        ),
+        "{}",
+        first.stdout
+    );
+    assert!(first.stdout.contains("Add two numbers"), "{}", first.stdout);
+    assert!(!first.stdout.contains("review:"));
+
+    // Again: every draft duplicates a case; each is listed with its reason, then the link.
+    let again = evaldeck(
+        dir.path(),
+        &remote(&h, &["import", "--suite", "Smoke", &qa]),
+        None,
+    )
+    .await;
+    again.ok();
+    assert!(
+        again.stdout.contains("created 0 case(s)") && again.stdout.contains("skipped 9"),
+        "{}",
+        again.stdout
+    );
+    let skipped: Vec<&str> = again
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("skipped drf_"))
+        .collect();
+    assert_eq!(skipped.len(), 9, "{}", again.stdout);
+    assert!(
+        skipped
+            .iter()
+            .all(|l| l.contains("[DUPLICATE]") && l.contains("duplicates case `case_")),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped.iter().any(|l| l.contains("“Add two numbers”")),
+        "{skipped:?}"
+    );
+    let review = again
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("review: "))
+        .expect("a review link");
+    assert!(
+        review.starts_with(&format!("evaldeck://review/{}/job_", h.project))
+            && review.matches("drf_").count() == 9,
+        "{review}"
+    );
+
+    // `--json`, the document on standard input: the API's body, `fileName` defaulted.
+    let csv = plan("spreadsheet-export.csv");
+    let j = evaldeck(
+        dir.path(),
+        &remote(&h, &["--json", "import", "--suite", "Smoke", "-"]),
+        Some(&csv),
+    )
+    .await;
+    j.ok();
+    let v = j.json();
+    assert_eq!(v["created"].as_array().unwrap().len(), 5, "{v:#}");
+    assert_eq!(v["counts"], json!({"normal": 4, "negative": 1}));
+    assert_eq!(v["created"][0]["source"]["fileName"], "document");
+    assert_eq!(v["created"][0]["source"]["fileHash"], sha256_hex(&csv));
+    let j = evaldeck(
+        dir.path(),
+        &remote(&h, &["--json", "import", "--suite", "Smoke", "-"]),
+        Some(&csv),
+    )
+    .await;
+    let v = j.ok().json();
+    assert_eq!(v["skipped"].as_array().unwrap().len(), 5);
+    assert_eq!(v["skipped"][0]["code"], "DUPLICATE");
+    assert!(
+        v["reviewUrl"]
+            .as_str()
+            .unwrap()
+            .starts_with("evaldeck://review/")
+    );
+
+    // `--duplicate-policy warn` needs `--reason`; the API's rule comes back as exit 2.
+    let bad = evaldeck(
+        dir.path(),
+        &remote(
+            &h,
+            &[
+                "import",
+                "--suite",
+                "Smoke",
+                &qa,
+                "--duplicate-policy",
+                "warn",
+            ],
+        ),
+        None,
+    )
+    .await;
+    assert_eq!(bad.code, Some(2), "{}{}", bad.stdout, bad.stderr);
+    assert!(bad.stderr.contains("VALIDATION_ERROR"), "{}", bad.stderr);
+    let warned = evaldeck(
+        dir.path(),
+        &remote(
+            &h,
+            &[
+                "import",
+                "--suite",
+                "Smoke",
+                &qa,
+                "--duplicate-policy",
+                "warn",
+                "--reason",
+                "second pass",
+            ],
+        ),
+        None,
+    )
+    .await;
+    warned.ok();
+    assert_eq!(
+        warned
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("warning case_"))
+            .count(),
+        9,
+        "{}",
+        warned.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_import_polls_a_slow_model_and_exits_3_on_a_failed_job() {
+    let s = script(700, GOOD);
+    let base = model_server(s.clone()).await;
+    let h = Harness::with_config(model_config(&base, 100)).await;
+    let dir = tempfile::tempdir().unwrap();
+    let doc = dir.path().join("plan.md");
+    std::fs::write(&doc, DOC).unwrap();
+    let doc = doc.to_str().unwrap().to_string();
+
+    // The request answers 202; the CLI polls the job and commits it.
+    let done = evaldeck(
+        dir.path(),
+        &remote(&h, &["import", "--suite", "Smoke", &doc]),
+        None,
+    )
+    .await;
+    done.ok();
+    assert!(
+        done.stdout
+            .contains("created 2 case(s) (1 normal, 1 negative) with scripted-1; skipped 0"),
+        "{}",
+        done.stdout
+    );
+    let suite = h.service.suite(&h.owner, &h.project, "Smoke").unwrap();
+    assert_eq!(h.service.store().cases(&suite.id).unwrap().len(), 2);
+
+    // `--no-wait`: the job is left authoring; `--json` gives its body.
+    let other = dir.path().join("other.md");
+    std::fs::write(&other, "- ask it what 4 + 4 is; it should use get-sum\n").unwrap();
+    let nw = evaldeck(
+        dir.path(),
+        &remote(
+            &h,
+            &[
+                "--json",
+                "import",
+                "--suite",
+                "Smoke",
+                other.to_str().unwrap(),
+                "--no-wait",
+            ],
+        ),
+        None,
+    )
+    .await;
+    let v = nw.ok().json();
+    assert_eq!(v["status"], "pending");
+    let job = v["jobId"].as_str().unwrap().to_string();
+    assert!(job.starts_with("job_"));
+    let nw = evaldeck(
+        dir.path(),
+        &remote(
+            &h,
+            &[
+                "import",
+                "--suite",
+                "Smoke",
+                other.to_str().unwrap(),
+                "--no-wait",
+                "--key",
+                "cli-no-wait",
+            ],
+        ),
+        None,
+    )
+    .await;
+    nw.ok();
+    assert!(
+        nw.stdout.contains("authoring job job_") && nw.stdout.contains("is pending"),
+        "{}",
+        nw.stdout
+    );
+    assert_eq!(poll(&h, &job).await["status"], "completed");
+
+    // A model that never gives valid drafts: the job fails, the CLI exits 3 with the error.
+    let bad = script(0, "Sorry, I can't produce JSON today.");
+    let bad_base = model_server(bad).await;
+    let h2 = Harness::with_config(model_config(&bad_base, 5_000)).await;
+    let failed = evaldeck(
+        dir.path(),
+        &remote(&h2, &["import", "--suite", "Smoke", &doc]),
+        None,
+    )
+    .await;
+    assert_eq!(failed.code, Some(3), "{}{}", failed.stdout, failed.stderr);
+    assert!(
+        failed.stderr.contains("failed") && failed.stderr.contains("invalid drafts twice"),
+        "{}",
+        failed.stderr
+    );
+    let failed = evaldeck(
+        dir.path(),
+        &remote(&h2, &["--json", "import", "--suite", "Smoke", &doc]),
+        None,
+    )
+    .await;
+    assert_eq!(failed.code, Some(3));
+    let v = failed.json();
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["generationModel"], "scripted-1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cli_credits_show_the_ledger_and_grant_only_locally() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = crate::common::cli_db(dir.path(), &[]);
+    let db = db.to_str().unwrap().to_string();
+    let shown = evaldeck(dir.path(), &["--db", &db, "--json", "credits"], None).await;
+    let before = shown.ok().json()["balance"].as_i64().unwrap();
+
+    let granted = evaldeck(
+        dir.path(),
+        &["--db", &db, "credits", "grant", "25", "--note", "top-up"],
+        None,
+    )
+    .await;
+    granted.ok();
+    assert!(
+        granted.stdout.contains("granted 25 credit(s)"),
+        "{}",
+        granted.stdout
+    );
+    assert!(granted.stdout.contains(&format!("balance {}", before + 25)));
+    let v = evaldeck(dir.path(), &["--db", &db, "--json", "credits"], None)
+        .await
+        .ok()
+        .json();
+    assert_eq!(v["balance"], before + 25);
+    assert_eq!(v["ledger"][0]["kind"], "grant");
+    assert_eq!(v["ledger"][0]["delta"], 25);
+    assert_eq!(v["ledger"][0]["note"], "top-up");
+    let table = evaldeck(dir.path(), &["--db", &db, "credits"], None).await;
+    table.ok();
+    assert!(
+        table.stdout.contains(&format!("{} credit(s)", before + 25))
+            && table.stdout.contains("+25")
+            && table.stdout.contains("top-up"),
+        "{}",
+        table.stdout
+    );
+    let zero = evaldeck(dir.path(), &["--db", &db, "credits", "grant", "0"], None).await;
+    assert_eq!(zero.code, Some(2), "{}", zero.stderr);
+
+    // Over a remote API: the balance is shown, a grant is refused before any request.
+    let h = Harness::with_config(config()).await;
+    let v = evaldeck(dir.path(), &remote(&h, &["--json", "credits"]), None)
+        .await
+        .ok()
+        .json();
+    let remote_before = h.service.store().org(&h.owner.org_id).unwrap().credits;
+    assert_eq!(v["balance"], remote_before);
+    let refused = evaldeck(dir.path(), &remote(&h, &["credits", "grant", "5"]), None).await;
+    assert_eq!(
+        refused.code,
+        Some(4),
+        "{}{}",
+        refused.stdout,
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("without --base-url"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        h.service.store().org(&h.owner.org_id).unwrap().credits,
+        remote_before
+    );
 }

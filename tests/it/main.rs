@@ -1,7 +1,7 @@
 //! The one integration test binary: a module per capability.
 mod agent;
-mod cli_process;
 mod aliases;
+mod cli_process;
 mod common;
 mod contract;
 mod default_backend;

@@ -466,6 +466,24 @@ async fn a_server_that_never_answers_times_out() {
         let d = pool.doctor(&t).await;
         assert_eq!(d.status, DoctorStatus::Error);
         assert_eq!(d.error.as_ref().unwrap().code, Code::Timeout);
+        // Only a spawned process is a connection that then failed to initialize; an HTTP
+        // POST or SSE stream that never answers is not "connected".
+        let (conn, init) = (
+            d.checks.connection.as_ref().unwrap(),
+            d.checks.initialization.as_ref().unwrap(),
+        );
+        if matches!(t.config.transport, Transport::Stdio { .. }) {
+            assert_eq!(conn.status, CheckStatus::Ok, "{d:#?}");
+            assert_eq!(init.status, CheckStatus::Error, "{d:#?}");
+            assert_eq!(d.connection.status, "connected");
+        } else {
+            assert_eq!(conn.status, CheckStatus::Error, "{d:#?}");
+            assert!(conn.detail.contains("no answer"), "{d:#?}");
+            assert_eq!(init.status, CheckStatus::Skipped, "{d:#?}");
+            assert_eq!(d.connection.status, "error", "{d:#?}");
+            assert!(!d.connection.detail.contains("connected"), "{d:#?}");
+            assert_eq!(d.checks.probe.as_ref().unwrap().status, CheckStatus::Ok);
+        }
     }
     // The stdio child of the failed attempt was not left behind.
     assert_eq!(pool.stats().live, 0);
@@ -663,5 +681,108 @@ fn check_oauth_needs_no_connection() {
     assert_eq!(
         r,
         json!({"useOAuth": true, "serverUrl": "http://example.test/mcp"})
+    );
+}
+
+fn sh(script: &str) -> Target {
+    target(
+        "srv_sh",
+        config(Transport::Stdio {
+            command: "sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: BTreeMap::new(),
+            cwd: None,
+        }),
+    )
+}
+
+/// A child that complains and exits at once: its message is in `details.stderrTail` every
+/// time, not only when the stderr reader happens to win the race.
+#[tokio::test]
+async fn the_stderr_of_a_child_that_exits_at_once_is_in_the_error() {
+    let pool = pool();
+    let t = sh("echo boom >&2; exit 1");
+    for i in 0..10 {
+        let e = pool.list_tools(&t, None).await.unwrap_err();
+        assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+        assert_eq!(
+            e.details.as_ref().unwrap()["stderrTail"],
+            json!(["boom"]),
+            "attempt {i}: {e:?}"
+        );
+        let d = pool.doctor(&t).await;
+        assert_eq!(
+            d.error.as_ref().unwrap().details.as_ref().unwrap()["stderrTail"],
+            json!(["boom"]),
+            "doctor, attempt {i}"
+        );
+    }
+}
+
+/// Collects formatted log lines for one test (current-thread runtime: every task of the
+/// test runs on the thread the subscriber is set on).
+#[derive(Clone, Default)]
+struct Logs(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// A child's stderr reaches the log up to `stderr_log_cap` bytes, then one warning; the
+/// error still carries the newest lines.
+#[tokio::test]
+async fn a_childs_stderr_in_the_log_is_capped() {
+    let logs = Logs::default();
+    let sink = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || sink.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let cap = 2_000;
+    let pool = McpPool::new(PoolOptions {
+        stderr_log_cap: cap,
+        ..Default::default()
+    });
+    // 300 lines of 50 bytes: 15 000 bytes, well over the cap.
+    let t = sh(
+        "i=0; while [ $i -lt 300 ]; do printf 'line %03d %041d\\n' $i 0 >&2; i=$((i+1)); done; exit 1",
+    );
+    let e = pool.list_tools(&t, None).await.unwrap_err();
+    let tail = e.details.as_ref().unwrap()["stderrTail"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(
+        tail.last()
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .starts_with("line 299"),
+        "{tail:?}"
+    );
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    let logged: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("evaldeck::mcp::stderr") && l.contains(" line "))
+        .collect();
+    let bytes: usize = logged.len() * 50;
+    assert!(!logged.is_empty(), "{text}");
+    assert!(bytes <= cap + 50, "{} lines logged", logged.len());
+    assert!(logged.iter().any(|l| l.contains("line 000")));
+    assert!(
+        !text.contains("line 299"),
+        "lines past the cap are not logged"
+    );
+    assert!(
+        text.contains("stderr log cap of 2000 bytes reached"),
+        "{text}"
     );
 }

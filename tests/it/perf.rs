@@ -27,6 +27,83 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// Suites the throughput benchmark lists, and the runs each has: a full default page (50)
+/// whose every item carries a latest run, totals and a pass-rate trend.
+const SUITES: usize = 50;
+const RUNS_PER_SUITE: usize = 3;
+
+/// `EVALDECK_BENCH_SECS` (may be fractional) shortens the measured window, e.g. to check
+/// the setup in a debug build; the warm-up shrinks with it.
+fn window() -> (Duration, Duration) {
+    match std::env::var("EVALDECK_BENCH_SECS")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+    {
+        Some(s) if s > 0.0 => {
+            let m = Duration::from_secs_f64(s);
+            (WARM_UP.min(m / 5), m)
+        }
+        _ => (WARM_UP, MEASURE),
+    }
+}
+
+/// Seeds [`SUITES`] suites of two cases each, then [`RUNS_PER_SUITE`] finished runs per
+/// suite through `eval-ingest/report` (real rows, as an SDK would leave them), and checks
+/// that the first page really carries them.
+async fn seed_suites(h: &Harness) {
+    use serde_json::json;
+    for i in 0..SUITES {
+        let tests = [0, 1].map(|c| {
+            json!({"title": format!("case {c}"), "steps": [
+                {"id": "p1", "kind": "prompt", "prompt": format!("Use get-sum to add {c} and 1")},
+            ]})
+        });
+        let body = json!({
+            "name": format!("bench suite {i:02}"),
+            "serverIds": ["demo"],
+            "model": "builtin/baseline",
+            "tests": tests,
+        });
+        let body = serde_json::from_value(body).expect("a suite body");
+        h.service
+            .create_suite(&h.owner, &h.project, &body)
+            .expect("a suite");
+        for r in 0..RUNS_PER_SUITE {
+            let results: Vec<serde_json::Value> = [0, 1]
+                .map(|c| {
+                    json!({"caseTitle": format!("case {c}"), "passed": (i + r + c) % 3 != 0,
+                       "externalIterationId": format!("{i}-{r}-{c}"), "durationMs": 40})
+                })
+                .to_vec();
+            h.call(
+                reqwest::Method::POST,
+                &format!("/projects/{}/eval-ingest/report", h.project),
+                Some(&h.owner_key),
+                Some(json!({"suiteName": format!("bench suite {i:02}"),
+                    "externalRunId": format!("bench-{i}-{r}"), "results": results})),
+            )
+            .await
+            .ok(200);
+        }
+    }
+    let page = h
+        .get(
+            &format!("/projects/{}/eval-suites", h.project),
+            &h.owner_key,
+        )
+        .await;
+    let items = page.ok(200)["items"].as_array().unwrap();
+    assert_eq!(items.len(), 50, "a full default page");
+    let with_runs = items
+        .iter()
+        .filter(|s| s["totals"]["runs"] == RUNS_PER_SUITE && s["latestRun"]["id"].is_string())
+        .count();
+    assert!(
+        with_runs >= SUITES - 1,
+        "{with_runs} suites listed with their runs"
+    );
+}
+
 #[test]
 #[ignore = "benchmark: cargo test --release --test it perf:: -- --ignored --nocapture"]
 fn eval_suites_throughput() {
@@ -36,10 +113,12 @@ fn eval_suites_throughput() {
         .unwrap();
     rt.block_on(async {
         let h = Harness::start().await;
+        seed_suites(&h).await;
+        let (warm_up, measure) = window();
         let url = h.url(&format!("/projects/{}/eval-suites", h.project));
         let start = Instant::now();
-        let measure_from = start + WARM_UP;
-        let end = measure_from + MEASURE;
+        let measure_from = start + warm_up;
+        let end = measure_from + measure;
         let mut tasks = Vec::with_capacity(CONNECTIONS);
         for _ in 0..CONNECTIONS {
             // One client per task: each task holds exactly one keep-alive connection.
@@ -81,16 +160,17 @@ fn eval_suites_throughput() {
         }
         all.sort_unstable();
         let n = all.len();
-        let rps = n as f64 / MEASURE.as_secs_f64();
+        let rps = n as f64 / measure.as_secs_f64();
         let p50 = percentile(&all, 0.50);
         let p99 = percentile(&all, 0.99);
         let max = all.last().copied().unwrap_or_default();
         println!();
         println!(
-            "GET /projects/{{p}}/eval-suites, {CONNECTIONS} connections, {} s after {} s warm-up, \
+            "GET /projects/{{p}}/eval-suites ({SUITES} suites × {RUNS_PER_SUITE} runs, a full \
+             page of 50), {CONNECTIONS} connections, {:.1} s after {:.1} s warm-up, \
              rate limit off, client in the same process on {} cores",
-            MEASURE.as_secs(),
-            WARM_UP.as_secs(),
+            measure.as_secs_f64(),
+            warm_up.as_secs_f64(),
             std::thread::available_parallelism().map_or(0, |n| n.get())
         );
         println!(
@@ -116,7 +196,8 @@ fn eval_suites_throughput() {
 }
 
 /// Where one request's server-side time goes, without HTTP: the auth lookup, the project
-/// access check, the suite query and the JSON rendering, each timed in a tight loop.
+/// access check, the suite query and the JSON rendering of the same seeded page, each
+/// timed in a tight loop.
 #[test]
 #[ignore = "benchmark: cargo test --release --test it perf:: -- --ignored --nocapture"]
 fn eval_suites_breakdown() {
@@ -125,9 +206,10 @@ fn eval_suites_breakdown() {
         .build()
         .unwrap();
     let h = rt.block_on(Harness::start());
+    rt.block_on(seed_suites(&h));
     let store = h.service.store();
     let page = PageRequest::default();
-    const N: u32 = 20_000;
+    const N: u32 = 5_000;
     let time = |label: &str, f: &mut dyn FnMut()| {
         for _ in 0..1000 {
             f();
@@ -244,14 +326,15 @@ fn eval_run_50_cases_by_10_iterations() {
     }
 }
 
-/// A Markdown QA plan of `n` headed cases (fields, a table of quick checks every 50).
+/// A Markdown QA plan of `n` headed cases with bullet fields (300 make ~100 KiB, just under
+/// the import's 102400-character limit).
 fn big_plan(n: usize) -> String {
     let mut s = String::from(
         "# Generated QA plan\n\n| Field | Value |\n|---|---|\n| Version | 9 |\n\n## Cases\n\n",
     );
     for i in 0..n {
         s.push_str(&format!(
-            "### TC-{i:04}: Add {i} and {j}\n- **Priority:** Medium\n- **Type:** Functional\n- **Prompt:** \"What is {i} + {j}? Please use the calculator tool and explain the result briefly.\"\n- **Expected tool:** `get-sum` with `{{\"a\": {i}, \"b\": {j}}}`\n- **Expected result:** The reply contains \"{k}\" and says nothing else of note.\n\n",
+            "### TC-{i:04}: Add {i} and {j}\n- **Priority:** Medium\n- **Type:** Functional\n- **Owner:** QA guild (calc)\n- **Prompt:** \"What is {i} + {j}? Please use the calculator tool and explain the result briefly.\"\n- **Expected tool:** `get-sum` with `{{\"a\": {i}, \"b\": {j}}}`\n- **Expected result:** The reply contains \"{k}\" and says nothing else of note.\n\n",
             j = i * 2,
             k = i * 3
         ));

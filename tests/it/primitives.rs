@@ -326,16 +326,390 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
     };
     let service = Service::open(&dir.path().join("b.sqlite3"), listed).unwrap();
     let (who, project) = crate::common::local_project(&service);
-    let e = service
-        .create_server(&who, &project, &stdio("npx"))
-        .unwrap_err();
-    assert_eq!(
-        (e.code.clone(), e.reason()),
-        (Code::Forbidden, Some("COMMAND_NOT_ALLOWED"))
-    );
+    // A bare name admits the bare command only: a path to a file of that name is refused,
+    // and so is a server that brings its own PATH to look the name up on.
+    let mut own_path = stdio("uvx");
+    if let Transport::Stdio { env, .. } = &mut own_path.transport {
+        env.insert("PATH".into(), "/tmp".into());
+    }
+    for body in [
+        stdio("npx"),
+        stdio("/usr/bin/uvx"),
+        stdio("/tmp/uvx"),
+        own_path,
+    ] {
+        let e = service.create_server(&who, &project, &body).unwrap_err();
+        assert_eq!(
+            (e.code.clone(), e.reason()),
+            (Code::Forbidden, Some("COMMAND_NOT_ALLOWED")),
+            "{body:?}"
+        );
+    }
+    service
+        .create_server(&who, &project, &stdio("uvx"))
+        .expect("an allowed command");
+
+    // A path in the allow-list admits exactly that path.
+    let by_path = Config {
+        allowed_commands: Some(vec!["/usr/bin/uvx".into()]),
+        demo_command: BIN.into(),
+        ..Config::default()
+    };
+    let service = Service::open(&dir.path().join("c.sqlite3"), by_path).unwrap();
+    let (who, project) = crate::common::local_project(&service);
+    for cmd in ["uvx", "/usr/local/bin/uvx", "/usr/bin/../bin/uvx"] {
+        let e = service
+            .create_server(&who, &project, &stdio(cmd))
+            .unwrap_err();
+        assert_eq!(e.reason(), Some("COMMAND_NOT_ALLOWED"), "{cmd}");
+    }
     service
         .create_server(&who, &project, &stdio("/usr/bin/uvx"))
-        .expect("an allowed command");
+        .expect("the listed path");
+}
+
+/// `--no-stdio` and `--allow-command` also hold for servers saved before the policy: every
+/// connection (primitives, validate, doctor, eval runs) answers the 403 of the save path,
+/// and no process is spawned.
+#[tokio::test]
+async fn serve_mode_policy_is_checked_at_connect_time() {
+    for (config, reason) in [
+        (
+            Config {
+                allow_stdio: false,
+                ..crate::common::demo_config()
+            },
+            "STDIO_DISABLED",
+        ),
+        (
+            Config {
+                allowed_commands: Some(vec!["uvx".into()]),
+                ..crate::common::demo_config()
+            },
+            "COMMAND_NOT_ALLOWED",
+        ),
+    ] {
+        // The first-run seed saved the stdio `demo` server regardless.
+        let h = Harness::with_config(config).await;
+        for (op, body) in [
+            (
+                "tools/call",
+                json!({"toolName": "echo", "parameters": {"message": "x"}}),
+            ),
+            ("tools", json!({})),
+            ("prompts", json!({})),
+            ("resources/read", json!({"uri": "demo://readme"})),
+            ("export", json!({})),
+            ("validate", json!({})),
+            ("doctor", json!({})),
+        ] {
+            let r = post(&h, "demo", op, body).await;
+            r.err(403, "FORBIDDEN");
+            assert_eq!(r.reason(), Some(reason), "{op}: {}", r.text);
+        }
+        // Reading the config is still fine; only connecting is refused.
+        h.get(
+            &format!("/projects/{}/servers/demo", h.project),
+            &h.owner_key,
+        )
+        .await
+        .ok(200);
+        // An eval run that calls a tool of the server records the refusal.
+        let suite = h
+            .call(
+                Method::POST,
+                &format!("/projects/{}/eval-suites", h.project),
+                Some(&h.owner_key),
+                Some(
+                    json!({"name": "policy", "serverIds": ["demo"], "model": "builtin/baseline",
+                    "tests": [{"title": "echo", "steps": [{"id": "t1", "kind": "toolCall",
+                        "toolName": "echo", "arguments": {"message": "x"}}]}]}),
+                ),
+            )
+            .await;
+        let suite = suite.ok(201)["suiteId"].as_str().unwrap().to_string();
+        let run = h
+            .call(
+                Method::POST,
+                &format!("/projects/{}/eval-runs", h.project),
+                Some(&h.owner_key),
+                Some(json!({"suiteId": suite})),
+            )
+            .await;
+        let run = run.ok(202)["runId"].as_str().unwrap().to_string();
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let finished = loop {
+            let r = h
+                .get(
+                    &format!("/projects/{}/eval-runs/{run}", h.project),
+                    &h.owner_key,
+                )
+                .await;
+            if matches!(
+                r.ok(200)["status"].as_str(),
+                Some("completed" | "failed" | "cancelled")
+            ) {
+                break r.ok(200).clone();
+            }
+            assert!(std::time::Instant::now() < deadline, "{}", r.text);
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let why = if reason == "STDIO_DISABLED" {
+            "does not run stdio servers"
+        } else {
+            "allow-list"
+        };
+        assert_eq!(finished["status"], "failed", "{finished}");
+        assert!(
+            finished["error"].as_str().unwrap().contains(why),
+            "{finished}"
+        );
+        assert_eq!(h.service.mcp().stats().spawns, 0, "nothing was spawned");
+        h.service.shutdown().await;
+    }
+}
+
+/// A project member who is not an admin reads header and environment names with the
+/// values masked; admins read the values; a PATCH that sends the mask back keeps them.
+#[tokio::test]
+async fn server_secrets_are_read_by_project_admins_only() {
+    use evaldeck::service::store::projects::ProjectRole;
+    let h = Harness::start().await;
+    let servers = format!("/projects/{}/servers", h.project);
+    h.call(
+        Method::POST,
+        &servers,
+        Some(&h.owner_key),
+        Some(
+            json!({"name": "remote", "transport": {"type": "http", "url": "https://h.example/mcp",
+            "headers": {"Authorization": "Bearer s3cret-header", "X-Team": "blue"}}}),
+        ),
+    )
+    .await
+    .ok(201);
+    let created = h
+        .call(
+            Method::POST,
+            &servers,
+            Some(&h.owner_key),
+            Some(
+                json!({"name": "local", "transport": {"type": "stdio", "command": "npx",
+                "env": {"API_KEY": "s3cret-env"}}}),
+            ),
+        )
+        .await;
+    assert_eq!(
+        created.ok(201)["config"]["transport"]["env"]["API_KEY"],
+        "s3cret-env",
+        "the admin who saved it reads it back"
+    );
+
+    let (_, member) = h.member("member", Some((&h.project, ProjectRole::Member)));
+    let (_, project_admin) = h.member("member", Some((&h.project, ProjectRole::Admin)));
+    for path in [
+        servers.clone(),
+        format!("{servers}/remote"),
+        format!("{servers}/local"),
+    ] {
+        let r = h.get(&path, &member).await;
+        assert!(!r.text.contains("s3cret"), "{path}: {}", r.text);
+        assert!(r.text.contains("\"********\""), "{path}: {}", r.text);
+        for key in [&h.owner_key, &project_admin] {
+            let r = h.get(&path, key).await;
+            assert!(
+                r.ok(200).to_string().contains("s3cret"),
+                "{path}: {}",
+                r.text
+            );
+        }
+    }
+    let seen = h.get(&format!("{servers}/remote"), &member).await;
+    assert_eq!(
+        seen.ok(200)["config"]["transport"]["headers"],
+        json!({"Authorization": "********", "X-Team": "********"}),
+        "names stay visible"
+    );
+
+    // Members cannot edit; an admin round-trips the masked transport with one change.
+    let mut transport = seen.ok(200)["config"]["transport"].clone();
+    transport["url"] = json!("https://h2.example/mcp");
+    transport["headers"]["X-Team"] = json!("green");
+    h.call(
+        Method::PATCH,
+        &format!("{servers}/remote"),
+        Some(&member),
+        Some(json!({"transport": transport})),
+    )
+    .await
+    .err(403, "FORBIDDEN");
+    let patched = h
+        .call(
+            Method::PATCH,
+            &format!("{servers}/remote"),
+            Some(&project_admin),
+            Some(json!({"transport": transport})),
+        )
+        .await;
+    let headers = &patched.ok(200)["config"]["transport"]["headers"];
+    assert_eq!(
+        headers,
+        &json!({"Authorization": "Bearer s3cret-header", "X-Team": "green"})
+    );
+    assert_eq!(patched.ok(200)["url"], "https://h2.example/mcp");
+
+    // The mask where nothing is stored is refused, on edit and on save.
+    h.call(
+        Method::PATCH,
+        &format!("{servers}/remote"),
+        Some(&h.owner_key),
+        Some(
+            json!({"transport": {"type": "http", "url": "https://h.example/mcp",
+            "headers": {"X-Other": "********"}}}),
+        ),
+    )
+    .await
+    .invalid("/transport/headers/X-Other", "redacted");
+    h.call(
+        Method::POST,
+        &servers,
+        Some(&h.owner_key),
+        Some(
+            json!({"name": "copy", "transport": {"type": "stdio", "command": "npx",
+            "env": {"API_KEY": "********"}}}),
+        ),
+    )
+    .await
+    .invalid("/transport/env/API_KEY", "redacted");
+
+    // The embedded backend applies the same rule.
+    let (member_who, _) = h.member("member", Some((&h.project, ProjectRole::Member)));
+    let s = evaldeck::client::Backend::server(&h.embedded(&member_who), &h.project, "local")
+        .await
+        .unwrap();
+    assert!(!format!("{:?}", serde_json::to_value(&s).unwrap()).contains("s3cret"));
+    h.service.shutdown().await;
+}
+
+fn alive(pid: u64) -> bool {
+    // A reaped child leaves no /proc entry (a zombie would).
+    std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+async fn gone_soon(pid: u64) -> bool {
+    for _ in 0..100 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// Editing or deleting a saved server closes its pooled session and reaps its process at
+/// once, not at the next call or at shutdown.
+#[tokio::test]
+async fn editing_or_deleting_a_server_reaps_its_process() {
+    let h = Harness::start().await;
+    let pid = |r: &crate::common::Resp| r.ok(200)["structuredContent"]["pid"].as_u64().unwrap();
+    let info = json!({"toolName": "server-info"});
+    let first = pid(&post(&h, "demo", "tools/call", info.clone()).await);
+    assert!(alive(first));
+    h.call(
+        Method::PATCH,
+        &format!("/projects/{}/servers/demo", h.project),
+        Some(&h.owner_key),
+        Some(json!({"requestTimeoutMs": 20000})),
+    )
+    .await
+    .ok(200);
+    assert!(
+        gone_soon(first).await,
+        "the edited server's process is reaped"
+    );
+
+    let second = pid(&post(&h, "demo", "tools/call", info).await);
+    assert_ne!(first, second);
+    h.call(
+        Method::DELETE,
+        &format!("/projects/{}/servers/demo", h.project),
+        Some(&h.owner_key),
+        None,
+    )
+    .await
+    .ok(200);
+    assert!(
+        gone_soon(second).await,
+        "the deleted server's process is reaped"
+    );
+    assert_eq!(h.service.mcp().stats().live, 0);
+    h.service.shutdown().await;
+}
+
+/// What `initialize` advertised is kept from the last validate or doctor and shown on the
+/// server (an extension); an edit of the config drops it, a rename does not.
+#[tokio::test]
+async fn the_capability_snapshot_is_shown_on_the_server() {
+    let h = Harness::start().await;
+    let path = format!("/projects/{}/servers/demo", h.project);
+    let before = h.get(&path, &h.owner_key).await;
+    assert!(
+        before.ok(200).get("capabilities").is_none(),
+        "{}",
+        before.text
+    );
+    assert!(before.ok(200).get("lastValidatedAt").is_none());
+
+    let started = chrono::Utc::now().timestamp_millis();
+    post(&h, "demo", "validate", json!({})).await.ok(200);
+    let after = h.get(&path, &h.owner_key).await;
+    let s = after.ok(200);
+    assert!(s["capabilities"]["tools"].is_object(), "{s}");
+    assert!(s["capabilities"]["prompts"].is_object(), "{s}");
+    assert_eq!(s["serverInfo"]["name"], "evaldeck-demo");
+    assert!(s["protocolVersion"].is_string());
+    assert!(s["lastValidatedAt"].as_i64().unwrap() >= started);
+    let listed = h
+        .get(&format!("/projects/{}/servers", h.project), &h.owner_key)
+        .await;
+    assert!(listed.ok(200)["items"][0]["capabilities"]["tools"].is_object());
+
+    let renamed = h
+        .call(
+            Method::PATCH,
+            &path,
+            Some(&h.owner_key),
+            Some(json!({"name": "demo2"})),
+        )
+        .await;
+    assert!(
+        renamed.ok(200)["capabilities"].is_object(),
+        "a rename keeps it"
+    );
+    let edited = h
+        .call(
+            Method::PATCH,
+            &format!("/projects/{}/servers/demo2", h.project),
+            Some(&h.owner_key),
+            Some(json!({"requestTimeoutMs": 20000})),
+        )
+        .await;
+    assert!(
+        edited.ok(200).get("capabilities").is_none(),
+        "{}",
+        edited.text
+    );
+    assert!(edited.ok(200).get("lastValidatedAt").is_none());
+
+    // doctor takes the snapshot too.
+    post(&h, "demo2", "doctor", json!({})).await.ok(200);
+    let s = h
+        .get(
+            &format!("/projects/{}/servers/demo2", h.project),
+            &h.owner_key,
+        )
+        .await;
+    assert!(s.ok(200)["capabilities"]["tools"].is_object());
+    h.service.shutdown().await;
 }
 
 #[tokio::test]

@@ -303,6 +303,73 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
       | \bnot\s+call\s+any\s+tools?\b")
     .unwrap()
 });
+/// "no tool(s)" anywhere ("needs no tool", "Expected: no tool", "No tools; it answers
+/// from memory"), with the word after it: "no tool errors" or "no tools other than …"
+/// are not negatives (the `regex` crate has no look-ahead, so the word is checked in code).
+static NO_TOOL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bno\s+tools?(?:[\s-]+calls?)?\b(?:\s*[-:]?\s*([A-Za-z]+))?").unwrap()
+});
+/// Words that, right after "no tool(s)", make it something other than a negative.
+const NOT_NEGATIVE_AFTER: &[&str] = &[
+    "error",
+    "errors",
+    "failure",
+    "failures",
+    "failed",
+    "fails",
+    "result",
+    "results",
+    "output",
+    "outputs",
+    "schema",
+    "schemas",
+    "description",
+    "descriptions",
+    "annotation",
+    "annotations",
+    "crash",
+    "crashes",
+    "timeout",
+    "timeouts",
+    "problem",
+    "problems",
+    "issue",
+    "issues",
+    "other",
+    "others",
+    "besides",
+    "except",
+    "but",
+    "apart",
+    "beyond",
+    "than",
+    "latency",
+    "exception",
+    "exceptions",
+    "warning",
+    "warnings",
+    "name",
+    "names",
+];
+
+fn no_tool_phrase(text: &str) -> Option<String> {
+    NO_TOOL.captures_iter(text).find_map(|c| {
+        let after = c.get(1).map(|m| m.as_str().to_lowercase());
+        match after {
+            Some(w) if NOT_NEGATIVE_AFTER.contains(&w.as_str()) => None,
+            _ => {
+                let m = c.get(0).unwrap();
+                let end = c.get(1).map_or(m.end(), |w| w.start());
+                Some(
+                    text[m.start()..end]
+                        .trim_end_matches([' ', '-', ':'])
+                        .to_string(),
+                )
+            }
+        }
+    })
+}
+
 static NEVER_NAMED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:should|must|does|do|will)\s*(?:not|n't|never)\s+(?:call|use|invoke|trigger)\s+(?:the\s+)?`([A-Za-z0-9_][A-Za-z0-9_.:/-]*)`")
         .unwrap()
@@ -327,7 +394,14 @@ pub fn is_none_word(s: &str) -> bool {
     let t = s
         .trim()
         .trim_matches(|c: char| c == '`' || c == '*' || c == '_' || c == '(' || c == ')')
+        .trim_end_matches(['.', '!'])
         .to_lowercase();
+    // `none (small talk)`: a comment after the word does not change it.
+    if let Some((head, _)) = t.split_once(" (")
+        && !head.trim().is_empty()
+    {
+        return is_none_word(head);
+    }
     matches!(
         t.as_str(),
         "none"
@@ -340,7 +414,11 @@ pub fn is_none_word(s: &str) -> bool {
             | "no tools"
             | "no tool call"
             | "no tool calls"
+            | "no tool call expected"
+            | "no tool needed"
+            | "no tools needed"
             | "no call"
+            | "no calls"
             | "(none)"
             | "nothing"
             | "no"
@@ -348,6 +426,14 @@ pub fn is_none_word(s: &str) -> bool {
             | "∅"
             | "null"
     )
+}
+
+/// A none-word that speaks of tools or calls (`no tool`, `No tool calls.`): in an
+/// expectation field it makes the case negative, where a bare `none` could mean "no
+/// particular reply".
+pub fn is_no_tool_word(s: &str) -> bool {
+    let l = s.to_lowercase();
+    (l.contains("tool") || l.contains("call")) && is_none_word(s)
 }
 
 /// Cells that mean "nothing here" in any column.
@@ -562,6 +648,8 @@ pub fn read_wording(text: &str) -> Reading {
         && let Some(m) = NEGATIVE.find(text)
     {
         r.negative = Some(m.as_str().to_string());
+    } else if has("tool") {
+        r.negative = no_tool_phrase(text);
     }
     let mut never_spans = Vec::new();
     if has("not") || has("n't") || has("never") {
@@ -649,6 +737,190 @@ fn args_after(after: &str) -> Option<Map<String, Value>> {
     let c = WITH_ARGS.captures(after)?;
     let raw = c[1].replace(" and ", ", ");
     parse_args(raw.trim_end_matches([',', ' ']))
+}
+
+/// Roles a label written inside another field's value may have (`"What is 4 + 4?"
+/// Expected: …`): the expectation side of a case, never a title or a prompt, which prose
+/// inside a prompt names far more often than a second field does.
+fn splittable(role: Role) -> bool {
+    matches!(
+        role,
+        Role::Expected
+            | Role::Tool
+            | Role::Args
+            | Role::Contains
+            | Role::Pattern
+            | Role::Negative
+            | Role::ShouldCallTools
+            | Role::Forbidden
+    )
+}
+
+/// First words of labels strong enough to split a value without punctuation before them.
+const STRONG_LABEL_WORDS: &[&str] = &["Expected", "Expect", "Tool", "Tools", "Args", "Arguments"];
+
+/// Whether some colon could end a label: a letter or `)` before it (bold markers aside)
+/// and whitespace or the end after it. A cheap test before the real scan, which most
+/// values (`{"a": 2}`, times, URLs) never need.
+fn has_label_colon(value: &str) -> bool {
+    value.match_indices([':', '：']).any(|(i, c)| {
+        let before = value[..i].trim_end_matches(['*', '_']);
+        let after = value[i + c.len()..].trim_start_matches(['*', '_']);
+        before.ends_with(|ch: char| ch.is_ascii_alphabetic() || ch == ')')
+            && (after.is_empty() || after.starts_with(char::is_whitespace))
+    })
+}
+
+/// Byte ranges of `value` that are inside quotes or backticks.
+fn quoted_mask(value: &str) -> Vec<bool> {
+    let mut mask = vec![false; value.len()];
+    let mut straight = false;
+    let mut curly = 0i32;
+    let mut code = false;
+    for (i, c) in value.char_indices() {
+        let inside_before = straight || curly > 0 || code;
+        match c {
+            '`' => code = !code,
+            '"' if !code => straight = !straight,
+            '“' | '«' if !code => curly += 1,
+            '”' | '»' if !code => curly = (curly - 1).max(0),
+            _ => {}
+        }
+        let inside = inside_before || straight || curly > 0 || code;
+        for b in &mut mask[i..i + c.len_utf8()] {
+            *b = inside;
+        }
+    }
+    mask
+}
+
+/// Splits field labels written inline in a value: `"What is 4 + 4?" Expected: calls
+/// `get-sum` Tool: get-sum` → the head `"What is 4 + 4?"` and `[("Expected", "calls
+/// `get-sum`"), ("Tool", "get-sum")]`. A label counts when it is outside quotes, starts
+/// with a capital (or is bold), has an expectation role, is followed by whitespace, and
+/// follows punctuation that ends the previous part (a quote, `?`, `.`, `;`, `—`, `|`, …)
+/// or is a strong label (`Expected …`, `Tool`, `Args`).
+pub fn split_inline_fields(value: &str) -> (String, Vec<(String, String)>) {
+    if !has_label_colon(value) {
+        return (value.to_string(), Vec::new());
+    }
+    let mask = quoted_mask(value);
+    // (label start, value start, label)
+    let mut cuts: Vec<(usize, usize, String)> = Vec::new();
+    for (ci, c) in value.char_indices() {
+        if !(c == ':' || c == '：') || mask[ci] {
+            continue;
+        }
+        let after = &value[ci + c.len_utf8()..];
+        let after_trim = after.trim_start_matches(['*', '_']);
+        if !(after_trim.is_empty() || after_trim.starts_with(char::is_whitespace)) {
+            continue;
+        }
+        let before = &value[..ci];
+        let bare = before.trim_end_matches(['*', '_']);
+        let bold_close = bare.len() < before.len();
+        let found = label_before(bare);
+        let Some((start, label)) = found else {
+            continue;
+        };
+        let prev = bare[..start].trim_end();
+        let bold_open = prev.ends_with("**") || prev.ends_with("__");
+        let prev = prev.trim_end_matches(['*', '_']).trim_end();
+        if prev.is_empty() || mask.get(start).copied().unwrap_or(false) {
+            // A label at the very start is the field's own, not an inline one.
+            continue;
+        }
+        let capital = label.starts_with(|ch: char| ch.is_ascii_uppercase());
+        let bold = bold_open && bold_close;
+        let boundary = prev.ends_with([
+            '"', '”', '\'', '’', '»', '?', '.', '!', ';', ',', ')', '|', '—', '–', '-', '`',
+        ]);
+        let strong = STRONG_LABEL_WORDS.contains(&label.split(' ').next().unwrap_or_default());
+        if !(bold || (capital && (boundary || strong))) {
+            continue;
+        }
+        let label_start = before[..start].trim_end_matches(['*', '_']).len();
+        cuts.push((label_start, ci + c.len_utf8(), label.to_string()));
+    }
+    if cuts.is_empty() {
+        return (value.to_string(), Vec::new());
+    }
+    let clean = |s: &str| {
+        s.trim()
+            .trim_start_matches(['*', '_'])
+            .trim_end_matches(['*', '_', '—', '–', '|', ';', ','])
+            .trim()
+            .to_string()
+    };
+    let head = clean(&value[..cuts[0].0]);
+    let mut fields = Vec::new();
+    for (k, (_, vstart, label)) in cuts.iter().enumerate() {
+        let vend = cuts.get(k + 1).map_or(value.len(), |c| c.0);
+        fields.push((label.clone(), clean(&value[*vstart..vend])));
+    }
+    (head, fields)
+}
+
+/// The label ending `bare` (the text before a colon): the longest run of its last one to
+/// four words that has an expectation role, with its start.
+fn label_before(bare: &str) -> Option<(usize, &str)> {
+    let mut words: Vec<usize> = Vec::new();
+    let mut end = bare.len();
+    for _ in 0..4 {
+        let seg = &bare[..end];
+        let start = seg
+            .rfind(|ch: char| !(ch.is_ascii_alphabetic() || ch == '(' || ch == ')'))
+            .map_or(0, |p| p + seg[p..].chars().next().map_or(1, char::len_utf8));
+        if start == end {
+            break;
+        }
+        words.push(start);
+        if start == 0 || !bare[..start].ends_with(' ') {
+            break;
+        }
+        end = start - 1;
+    }
+    words
+        .iter()
+        .rev()
+        .map(|&start| (start, &bare[start..]))
+        .find(|(_, label)| splittable(role_of(label)))
+}
+
+/// A field label left inside a prompt (`… Expected: 8`, a line `**Expected tool:** …`),
+/// which means the reader did not find where the prompt ends.
+fn embedded_label(prompt: &str) -> Option<String> {
+    if let Some((label, _)) = split_inline_fields(prompt).1.into_iter().next() {
+        return Some(label);
+    }
+    // Looser than splitting: any `expected…:` outside quotes, in any case.
+    if !has_label_colon(prompt) {
+        return None;
+    }
+    let mask = quoted_mask(prompt);
+    for (ci, c) in prompt.char_indices() {
+        if !(c == ':' || c == '：') || mask[ci] {
+            continue;
+        }
+        let after = prompt[ci + c.len_utf8()..].trim_start_matches(['*', '_']);
+        if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
+            continue;
+        }
+        let bare = prompt[..ci].trim_end_matches(['*', '_']);
+        if let Some((_, label)) = label_before(bare)
+            && (label.starts_with(|ch: char| ch.is_ascii_uppercase())
+                || label.to_ascii_lowercase().starts_with("expect"))
+        {
+            return Some(label.to_string());
+        }
+    }
+    prompt.lines().skip(1).find_map(|l| {
+        let t = l.trim().trim_start_matches(['-', '*', '_', ' ']);
+        let (label, _) = t.split_once([':', '：'])?;
+        let label = label.trim_end_matches(['*', '_']).trim();
+        (label.split_whitespace().count() <= 4 && splittable(role_of(label)))
+            .then(|| label.to_string())
+    })
 }
 
 /// Collected `(label, value)` pairs of one candidate case, in document order.
@@ -796,6 +1068,13 @@ impl Fields {
                     },
                 },
                 Role::Expected => {
+                    if let Value::String(s) = value
+                        && is_no_tool_word(s)
+                    {
+                        d.negative = true;
+                        rules.push(format!("`{label}` = `{}` → isNegative", s.trim()));
+                        continue;
+                    }
                     let expected = match value {
                         Value::String(s) => s.trim().to_string(),
                         Value::Array(a) if a.iter().all(Value::is_string) => a
@@ -916,6 +1195,11 @@ impl Fields {
             // A call with nothing to ask: a model-free render-check.
             d.tool_call = d.expected_calls.pop();
             rules.push("no prompt: the call becomes a toolCall step".into());
+        }
+        if let Some(label) = d.prompts.iter().find_map(|p| embedded_label(p)) {
+            d.notes.push(format!(
+                "a prompt still holds the field label `{label}:`; check where the prompt ends"
+            ));
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
             rules.dedup();
@@ -1143,6 +1427,93 @@ mod tests {
         assert_eq!(r.calls[0].args.as_ref().unwrap()["pageSize"], json!(3));
         let r = read_wording("A friendly greeting.");
         assert!(r.negative.is_none() && r.calls.is_empty() && r.contains.is_empty());
+    }
+
+    #[test]
+    fn every_no_tool_phrasing_is_negative() {
+        for t in [
+            "no tool",
+            "No tool.",
+            "needs no tool",
+            "Small talk needs no tool; it just chats.",
+            "Expected result: no tool",
+            "no tools should be called",
+            "No tools should be called for this one.",
+            "no tool calls",
+            "Uses no tools and answers from memory.",
+            "The assistant should not call any tool.",
+            "must not use any tools",
+            "without calling any tool",
+            "requires no tool — a plain answer",
+            "no\u{a0}tool",
+        ] {
+            let r = read_wording(t);
+            assert!(r.negative.is_some(), "{t:?} is a negative");
+            assert!(r.calls.is_empty(), "{t:?}");
+        }
+        // Phrases about tools that are not negatives.
+        for (t, calls) in [
+            ("Calls `get-sum`; no tool errors.", 1),
+            ("Uses `echo` and no tools other than it.", 1),
+            (
+                "Calls `list-items` with pageSize=3 and reports no tool failures",
+                1,
+            ),
+            ("The reply names the tool it used.", 0),
+        ] {
+            let r = read_wording(t);
+            assert!(r.negative.is_none(), "{t:?} is not a negative");
+            assert_eq!(r.calls.len(), calls, "{t:?}");
+        }
+        for w in [
+            "no tool",
+            "No tools.",
+            "none (small talk)",
+            "—",
+            "no tool needed",
+            "`none`",
+        ] {
+            assert!(is_none_word(w), "{w:?}");
+        }
+        assert!(is_no_tool_word("No tool calls.") && !is_no_tool_word("none"));
+    }
+
+    #[test]
+    fn expectation_fields_saying_no_tool_make_negative_cases() {
+        for label in [
+            "Expected result",
+            "Expected",
+            "expected_output",
+            "Expected behaviour",
+        ] {
+            let mut f = Fields::new("markdown");
+            f.push("Prompt", "Tell me about your weekend");
+            f.push(label, "no tool");
+            let d = f.into_draft(1, 2);
+            assert!(d.negative, "{label}: {d:?}");
+            assert_eq!(d.expected_output, None, "{label}");
+            assert!(d.expected_calls.is_empty());
+            let rule = d.exact_rule.as_deref().unwrap_or_default();
+            assert!(rule.contains("= `no tool` → isNegative"), "{rule}");
+        }
+        // Wording that says so is read, and said to be read.
+        for text in [
+            "needs no tool",
+            "no tools should be called",
+            "No tool; it answers from memory.",
+        ] {
+            let mut f = Fields::new("markdown");
+            f.push("Prompt", "How are you?");
+            f.push("Expected result", text);
+            let d = f.into_draft(1, 2);
+            assert!(d.negative, "{text}");
+            assert!(d.exact_rule.is_none(), "{text}");
+        }
+        // A bare "none" as an expected reply is not a statement about tools.
+        let mut f = Fields::new("markdown");
+        f.push("Prompt", "Say nothing");
+        f.push("Expected result", "none");
+        assert!(!f.into_draft(1, 2).negative);
     }
 
     #[test]

@@ -3,12 +3,15 @@
 //! then the draft becomes a persisted-shape [`EvalCase`] with its claim and provenance.
 //!
 //! Claims, strongest finding first:
-//! - `unresolved`: a named tool (in a `toolCall` step or an expectation) is not offered by
-//!   the target, or its arguments name parameters the tool's schema lacks, have the wrong
-//!   JSON type, or (for a `toolCall` step, which must run as written) miss required ones.
+//! - `unresolved`: a named tool (in a `toolCall` step, an expectation, or any tool-naming
+//!   field of a copied assertion: `toolName`, `beforeToolName`, `toolNames`, …) is not
+//!   offered by the target, or its arguments name parameters the tool's schema lacks, have
+//!   the wrong JSON type, or (for a `toolCall` step, which must run as written, and a
+//!   `toolCalledWith` matched `exact`ly) miss required ones.
 //! - `unsupported`: the source states behaviour no step or assertion can express.
 //! - `approximated`: the author interpreted wording, or a tool name was mapped to the
-//!   live one by spelling (`get_sum` → `get-sum`, `demo.get-sum`, `mcp__demo__get-sum`).
+//!   live one by spelling (`get_sum` → `get-sum`, `demo.get-sum`, `mcp__demo__get-sum`);
+//!   the live name is then what the case's steps and assertions hold.
 //! - `exact`: every part came from a labelled field one-to-one; the note cites the rule.
 
 use serde::{Deserialize, Serialize};
@@ -146,6 +149,64 @@ fn assertion(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
 
+/// Whether an assertion key names one tool (`toolName`, `beforeToolName`, …).
+fn names_a_tool(key: &str) -> bool {
+    key == "toolName" || key.ends_with("ToolName")
+}
+
+/// Whether an assertion key names a list of tools (`toolNames`, …).
+fn names_tools(key: &str) -> bool {
+    key == "toolNames" || key.ends_with("ToolNames")
+}
+
+/// Grounds an assertion copied from the source: every tool it names is resolved against
+/// the live tools and the resolved name written back (so a case mapped from `get_sum` to
+/// `get-sum` can pass), and `toolCalledWith`-style expected arguments (`args.args`) are
+/// checked against the tool's input schema; with `argumentMatching: exact` the required
+/// parameters must be there too, since the call could never match otherwise.
+fn ground_assertion(
+    a: &mut Map<String, Value>,
+    resolve: &mut impl FnMut(&str, Option<&Map<String, Value>>, bool) -> (String, Option<String>),
+) {
+    let expected_args = a
+        .get("args")
+        .and_then(|v| v.get("args"))
+        .and_then(Value::as_object)
+        .cloned();
+    let exact = a
+        .get("args")
+        .and_then(|v| v.get("argumentMatching"))
+        .and_then(Value::as_str)
+        == Some("exact");
+    let keys: Vec<String> = a.keys().cloned().collect();
+    for k in keys {
+        if names_a_tool(&k) {
+            let Some(name) = a
+                .get(&k)
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+            else {
+                continue;
+            };
+            let args = (k == "toolName")
+                .then_some(expected_args.as_ref())
+                .flatten();
+            let (resolved, _) = resolve(&name, args, exact && args.is_some());
+            a.insert(k, Value::String(resolved));
+        } else if names_tools(&k)
+            && let Some(Value::Array(items)) = a.get_mut(&k)
+        {
+            for item in items.iter_mut() {
+                if let Some(name) = item.as_str().filter(|n| !n.is_empty()).map(str::to_string) {
+                    let (resolved, _) = resolve(&name, None, false);
+                    *item = Value::String(resolved);
+                }
+            }
+        }
+    }
+}
+
 /// Builds the case a draft describes, grounded in the discovered tools.
 pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
     let mut unresolved: Vec<String> = Vec::new();
@@ -156,11 +217,9 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
      -> (String, Option<String>) {
         match find(ctx.tools, name) {
             Found::Exact(t) | Found::Mapped(t) => {
-                if t.tool.name != name {
-                    mapped.push(format!(
-                        "`{name}` mapped to the live tool `{}`",
-                        t.tool.name
-                    ));
+                let note = format!("`{name}` mapped to the live tool `{}`", t.tool.name);
+                if t.tool.name != name && !mapped.contains(&note) {
+                    mapped.push(note);
                 }
                 if let Some(a) = args {
                     unresolved.extend(check_args(&t.tool, a, required));
@@ -171,14 +230,17 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
             }
             Found::Missing => {
                 let offered: Vec<&str> = ctx.tools.iter().map(|t| t.tool.name.as_str()).collect();
-                unresolved.push(format!(
+                let note = format!(
                     "tool `{name}` is not offered by the target ({})",
                     if offered.is_empty() {
                         "it lists no tools".to_string()
                     } else {
                         format!("tools: {}", offered.join(", "))
                     }
-                ));
+                );
+                if !unresolved.contains(&note) {
+                    unresolved.push(note);
+                }
                 (name.to_string(), None)
             }
         }
@@ -233,10 +295,9 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
         asserts.push(assertion(json!({"type": "responseMatches", "pattern": p})));
     }
     for raw in &d.assertions {
-        if let Some(name) = raw.get("toolName").and_then(Value::as_str) {
-            resolve(name, None, false);
-        }
-        asserts.push(assertion(raw.clone()));
+        let mut a = assertion(raw.clone());
+        ground_assertion(&mut a, &mut resolve);
+        asserts.push(a);
     }
     for (i, a) in asserts.into_iter().enumerate() {
         steps.push(EvalTestStep::new_assert(format!("assert-{}", i + 1), a));
@@ -303,5 +364,189 @@ fn truncate(s: &str, max: usize) -> String {
         let mut t: String = s.chars().take(max - 1).collect();
         t.push('…');
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::authoring::draft::ExpectedCall;
+
+    fn tool(name: &str, schema: Value) -> DiscoveredTool {
+        DiscoveredTool {
+            server_id: "srv_1".into(),
+            server_name: "demo".into(),
+            tool: serde_json::from_value(json!({"name": name, "inputSchema": schema})).unwrap(),
+        }
+    }
+
+    fn live() -> Vec<DiscoveredTool> {
+        vec![
+            tool(
+                "get-sum",
+                json!({"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "number"}}, "required": ["a", "b"]}),
+            ),
+            tool(
+                "echo",
+                json!({"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}),
+            ),
+            tool(
+                "list-items",
+                json!({"type": "object", "properties": {"pageSize": {"type": "integer"}}}),
+            ),
+        ]
+    }
+
+    fn built(d: &Draft) -> EvalCase {
+        let text = "line one\nline two\n";
+        let ix = LineIndex::new(text);
+        let tools = live();
+        let ctx = CaseContext {
+            file_name: "plan.json",
+            file_hash: "00",
+            ix: &ix,
+            extractor_version: "test/1",
+            models: &[],
+            tools: &tools,
+        };
+        build_case(d, "drf_1", &ctx)
+    }
+
+    fn draft(assertions: Vec<Value>) -> Draft {
+        Draft {
+            title: "t".into(),
+            prompts: vec!["What is 2 + 3?".into()],
+            assertions,
+            start_line: 1,
+            end_line: 2,
+            exact_rule: Some("json: evaldeck steps copied one-to-one".into()),
+            ..Draft::default()
+        }
+    }
+
+    fn asserted(c: &EvalCase) -> Vec<Value> {
+        c.steps
+            .iter()
+            .filter_map(|s| s.assertion.clone().map(Value::Object))
+            .collect()
+    }
+
+    fn claim(c: &EvalCase) -> (ClaimStatus, String) {
+        let i = c.import.as_ref().unwrap();
+        (i.status, i.note.clone().unwrap_or_default())
+    }
+
+    #[test]
+    fn mapped_names_are_written_into_every_tool_field() {
+        let c = built(&draft(vec![
+            json!({"type": "toolCalledAtLeastOnce", "toolName": "get_sum"}),
+            json!({"type": "toolCalledBefore", "toolName": "demo.list_items", "beforeToolName": "GET_SUM"}),
+            json!({"type": "onlyToolsCalled", "toolNames": ["get_sum", "mcp__demo__echo"]}),
+            json!({"type": "firstToolWas", "toolName": "get sum"}),
+            json!({"type": "toolNeverCalled", "toolName": "list_items"}),
+            json!({"type": "toolResultContains", "needle": "5", "toolName": "get_sum"}),
+            json!({"type": "toolCalledBefore", "toolName": "echo", "afterToolName": "list_items"}),
+            json!({"type": "responseContains", "needle": "5"}),
+        ]));
+        let a = asserted(&c);
+        assert_eq!(a[0]["toolName"], "get-sum");
+        assert_eq!(a[1]["toolName"], "list-items");
+        assert_eq!(a[1]["beforeToolName"], "get-sum");
+        assert_eq!(a[2]["toolNames"], json!(["get-sum", "echo"]));
+        assert_eq!(a[3]["toolName"], "get-sum");
+        assert_eq!(a[4]["toolName"], "list-items");
+        assert_eq!(a[5]["toolName"], "get-sum");
+        assert_eq!(a[6]["afterToolName"], "list-items");
+        assert_eq!(a[7], json!({"type": "responseContains", "needle": "5"}));
+        let (status, note) = claim(&c);
+        assert_eq!(status, ClaimStatus::Approximated, "{note}");
+        assert!(
+            note.contains("`get_sum` mapped to the live tool `get-sum`"),
+            "{note}"
+        );
+        // Each mapping is said once, however often the name occurs.
+        assert_eq!(note.matches("`get_sum` mapped").count(), 1, "{note}");
+    }
+
+    #[test]
+    fn exact_names_stay_exact() {
+        let c = built(&draft(vec![
+            json!({"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": 2, "b": 3}}}),
+            json!({"type": "onlyToolsCalled", "toolNames": ["get-sum"]}),
+        ]));
+        assert_eq!(claim(&c).0, ClaimStatus::Exact);
+    }
+
+    #[test]
+    fn an_unknown_name_in_any_tool_field_is_unresolved() {
+        for a in [
+            json!({"type": "toolCalledAtLeastOnce", "toolName": "sum"}),
+            json!({"type": "toolCalledBefore", "toolName": "get-sum", "beforeToolName": "sum"}),
+            json!({"type": "onlyToolsCalled", "toolNames": ["get-sum", "sum"]}),
+            json!({"type": "toolLatencyUnder", "ms": 100, "toolName": "sum"}),
+        ] {
+            let c = built(&draft(vec![a.clone()]));
+            let (status, note) = claim(&c);
+            assert_eq!(status, ClaimStatus::Unresolved, "{a}");
+            assert!(note.contains("tool `sum` is not offered"), "{note}");
+            // The name the source gave is kept when nothing resolves it.
+            assert!(asserted(&c)[0].to_string().contains("\"sum\""));
+        }
+    }
+
+    #[test]
+    fn called_with_arguments_are_checked_against_the_schema() {
+        // A parameter the tool lacks, and one of the wrong type.
+        for (args, want) in [
+            (
+                json!({"a": 2, "c": 3}),
+                "`c` is not a parameter of `get-sum`",
+            ),
+            (json!({"a": "two", "b": 3}), "`a` of `get-sum` must be"),
+        ] {
+            let c = built(&draft(vec![
+                json!({"type": "toolCalledWith", "toolName": "get_sum", "args": {"args": args}}),
+            ]));
+            let (status, note) = claim(&c);
+            assert_eq!(status, ClaimStatus::Unresolved);
+            assert!(note.contains(want), "{note}");
+            assert_eq!(asserted(&c)[0]["toolName"], "get-sum");
+        }
+        // Partial matching needs no required parameter; exact matching does.
+        let partial = built(&draft(vec![
+            json!({"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": 2}, "argumentMatching": "partial"}}),
+        ]));
+        assert_eq!(claim(&partial).0, ClaimStatus::Exact);
+        let exact = built(&draft(vec![
+            json!({"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": 2}, "argumentMatching": "exact"}}),
+        ]));
+        let (status, note) = claim(&exact);
+        assert_eq!(status, ClaimStatus::Unresolved);
+        assert!(note.contains("`get-sum` needs `b`"), "{note}");
+    }
+
+    #[test]
+    fn steps_and_expectations_carry_the_live_name() {
+        let mut d = draft(vec![]);
+        d.prompts.clear();
+        d.tool_call = Some(ExpectedCall {
+            tool: "ECHO".into(),
+            args: Some(json!({"message": "hi"}).as_object().unwrap().clone()),
+        });
+        let c = built(&d);
+        assert_eq!(c.steps[0].tool_name.as_deref(), Some("echo"));
+        assert_eq!(c.steps[0].server_name.as_deref(), Some("demo"));
+
+        let mut d = draft(vec![]);
+        d.expected_calls = vec![ExpectedCall {
+            tool: "get_sum".into(),
+            args: Some(json!({"a": 1}).as_object().unwrap().clone()),
+        }];
+        d.never_called = vec!["list_items".into()];
+        let c = built(&d);
+        let a = asserted(&c);
+        assert_eq!(a[0]["toolName"], "get-sum");
+        assert_eq!(a[1]["toolName"], "list-items");
+        assert_eq!(claim(&c).0, ClaimStatus::Approximated);
     }
 }

@@ -447,9 +447,16 @@ impl Service {
                     cfg.chunk_chars,
                     cfg.model_timeout,
                 )
-                .await
-                .map_err(|e| Error::new(e.code.clone(), e.message))?;
+                .await;
                 let name = m.model().unwrap_or_default().to_string();
+                let a = match a {
+                    Ok(a) => a,
+                    Err(e) => {
+                        // The failed job still says which model ran.
+                        self.store().fail_job(id, &e.message, Some(&name))?;
+                        return Err(Error::new(e.code.clone(), e.message));
+                    }
+                };
                 (
                     a.drafts,
                     name.clone(),

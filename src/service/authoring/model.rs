@@ -310,21 +310,33 @@ async fn chat(
         ));
     }
     let (text, tin, tout) = if anthropic {
+        // Every text block, in order (a reply may open with a thinking block).
+        let text: String = body
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n");
         (
-            body.pointer("/content/0/text").and_then(Value::as_str),
+            text,
             body.pointer("/usage/input_tokens"),
             body.pointer("/usage/output_tokens"),
         )
     } else {
         (
             body.pointer("/choices/0/message/content")
-                .and_then(Value::as_str),
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
             body.pointer("/usage/prompt_tokens"),
             body.pointer("/usage/completion_tokens"),
         )
     };
     Ok(Reply {
-        text: text.unwrap_or_default().to_string(),
+        text,
         tokens_in: tin.and_then(Value::as_i64).unwrap_or(0),
         tokens_out: tout.and_then(Value::as_i64).unwrap_or(0),
     })

@@ -107,6 +107,9 @@ pub(crate) struct ConnectTimings {
 #[derive(Default)]
 pub(crate) struct StderrTail {
     lines: Mutex<VecDeque<String>>,
+    /// Set when the pipe reached end of file: every line is in.
+    done: AtomicBool,
+    drained: tokio::sync::Notify,
 }
 
 const TAIL_LINES: usize = 20;
@@ -120,6 +123,27 @@ impl StderrTail {
         }
         l.push_back(line.chars().take(TAIL_LINE_CHARS).collect());
     }
+    fn finish(&self) {
+        self.done.store(true, Ordering::Release);
+        self.drained.notify_waiters();
+    }
+
+    /// Waits (at most `max`) until the drain task has read the pipe to its end, so a child
+    /// that wrote its complaint and exited at once has it in the tail. Bounded because a
+    /// grandchild may hold the pipe open after the child is gone.
+    pub async fn settle(&self, max: Duration) {
+        let wait = async {
+            loop {
+                let notified = self.drained.notified();
+                if self.done.load(Ordering::Acquire) {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        let _ = tokio::time::timeout(max, wait).await;
+    }
+
     pub fn snapshot(&self) -> Vec<String> {
         self.lines
             .lock()
@@ -135,6 +159,8 @@ pub(crate) struct ChildProc {
     child: tokio::sync::Mutex<tokio::process::Child>,
     pub pid: Option<u32>,
     pub stderr: Arc<StderrTail>,
+    /// How long an exited child's stderr may take to reach the tail ([`PoolOptions`]).
+    stderr_settle: Duration,
 }
 
 impl ChildProc {
@@ -218,6 +244,9 @@ impl Session {
         if let Some(c) = &self.child {
             if died {
                 ctx.exit_status = c.exit_status(Duration::from_millis(300)).await;
+                if ctx.exit_status.is_some() {
+                    c.stderr.settle(c.stderr_settle).await;
+                }
             }
             ctx.stderr_tail = c.stderr.snapshot();
         }
@@ -417,6 +446,7 @@ pub(crate) async fn connect(
                 child: tokio::sync::Mutex::new(child),
                 pid,
                 stderr: tail,
+                stderr_settle: opts.stderr_settle,
             });
             timings.connection_detail =
                 Some(format!("spawned `{command}` (pid {})", pid.unwrap_or(0)));
@@ -427,6 +457,9 @@ pub(crate) async fn connect(
                 Ok(Err(e)) => {
                     let mut ctx = Context::new("initialize", false);
                     ctx.exit_status = proc.exit_status(Duration::from_millis(300)).await;
+                    if ctx.exit_status.is_some() {
+                        proc.stderr.settle(proc.stderr_settle).await;
+                    }
                     ctx.stderr_tail = proc.stderr.snapshot();
                     proc.reap(Duration::from_millis(200)).await;
                     return Err(fail(Stage::Initialization, errors::from_init(&e, &ctx)));
@@ -476,13 +509,21 @@ pub(crate) async fn connect(
                     let ctx = Context::new("initialize", sent_token);
                     let stage = match e {
                         rmcp::service::ClientInitializeError::JsonRpcError(_) => {
+                            timings.connection_detail = Some(format!("POST {url} answered"));
                             Stage::Initialization
                         }
                         _ => Stage::Connection,
                     };
                     return Err(fail(stage, errors::from_init(&e, &ctx)));
                 }
-                Err(_) => return Err(fail(Stage::Initialization, timeout_err("initialize"))),
+                // Over streamable HTTP the initialize POST is the connection: without an
+                // answer nothing says an MCP endpoint is there, only that TCP connected.
+                Err(_) => {
+                    return Err(fail(
+                        Stage::Connection,
+                        timeout_err(&format!("POST {url} (initialize)")),
+                    ));
+                }
             };
             timings.connection_detail = Some(format!("POST {url} answered"));
             timings.initialize = Some(t2.elapsed());
@@ -576,7 +617,10 @@ async fn drain_stderr(
     loop {
         buf.clear();
         match reader.read_until(b'\n', &mut buf).await {
-            Ok(0) | Err(_) => return,
+            Ok(0) | Err(_) => {
+                tail.finish();
+                return;
+            }
             Ok(_) => {
                 let text = String::from_utf8_lossy(&buf);
                 let line = text.trim_end_matches(['\n', '\r']);

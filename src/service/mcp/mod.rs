@@ -76,8 +76,12 @@ pub struct PoolOptions {
     pub close_grace: Duration,
     /// Upper bound on one request however much progress it reports.
     pub max_total_timeout: Duration,
-    /// Bytes of a child's stderr forwarded to the log per session.
+    /// Bytes of a child's stderr forwarded to the log per session; later lines only reach
+    /// the in-memory tail that error details carry.
     pub stderr_log_cap: usize,
+    /// How long to wait for an exited child's last stderr lines before building the error
+    /// that carries them (`details.stderrTail`).
+    pub stderr_settle: Duration,
     /// Pages fetched at most when listing everything (doctor, export).
     pub max_pages: usize,
 }
@@ -90,6 +94,7 @@ impl Default for PoolOptions {
             close_grace: Duration::from_secs(2),
             max_total_timeout: Duration::from_secs(600),
             stderr_log_cap: 64 * 1024,
+            stderr_settle: Duration::from_millis(500),
             max_pages: 100,
         }
     }
@@ -452,6 +457,30 @@ impl McpPool {
             && let Some(s) = slot.lock().await.take()
         {
             s.close(self.inner.opts.close_grace).await;
+        }
+    }
+
+    /// Takes a server's session out of the pool at once (no later call can use it) and
+    /// closes it and reaps its process in the background, for callers that cannot wait
+    /// (editing or deleting a saved server). Without a runtime the session is dropped,
+    /// which kills the child.
+    pub fn evict_soon(&self, server_id: &str) {
+        let slot = self
+            .inner
+            .slots
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(server_id);
+        let Some(slot) = slot else { return };
+        let grace = self.inner.opts.close_grace;
+        let id = server_id.to_string();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Some(s) = slot.lock().await.take() {
+                    tracing::debug!(server = %id, "mcp: closing the session of an edited or deleted server");
+                    s.close(grace).await;
+                }
+            });
         }
     }
 

@@ -203,8 +203,15 @@ impl Store {
         };
         let limit = page.limit()?;
         let pos = page.position()?;
+        // A cursor from another list decodes but its key is not a timestamp: refuse it like
+        // every other list does, rather than silently starting over from the top.
         let (after_ts, after_id) = match pos {
-            Some(p) => (p.key.parse::<i64>().unwrap_or(i64::MAX), p.id),
+            Some(p) => (
+                p.key.parse::<i64>().map_err(|_| {
+                    Error::invalid("/cursor", "cursor", "not a cursor this service issued")
+                })?,
+                p.id,
+            ),
             None => (i64::MAX, String::new()),
         };
         let before = q.before.unwrap_or(i64::MAX);

@@ -66,6 +66,39 @@ fn name_taken(e: rusqlite::Error, name: &str) -> Error {
     }
 }
 
+fn plugin_by_name(tx: &Transaction, project_id: &str, name: &str) -> Result<String> {
+    let existing: Option<String> = tx
+        .query_row(
+            "SELECT id FROM plugins WHERE project_id = ?1 AND name = ?2 ORDER BY created_at LIMIT 1",
+            params![project_id, name],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(id) = existing {
+        return Ok(id);
+    }
+    let id = new_id("plg");
+    tx.execute(
+        "INSERT INTO plugins (id, project_id, name, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![id, project_id, name, now_ms()],
+    )?;
+    Ok(id)
+}
+
+fn insert_plugin_version(
+    tx: &Transaction,
+    plugin_id: &str,
+    version: &str,
+    bundle_hash: &str,
+) -> Result<String> {
+    let id = new_id("plv");
+    tx.execute(
+        "INSERT INTO plugin_versions (id, plugin_id, version, bundle_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![id, plugin_id, version, bundle_hash, now_ms()],
+    )?;
+    Ok(id)
+}
+
 fn exists(tx: &Transaction, sql: &str, project_id: &str, id: &str) -> Result<bool> {
     Ok(tx
         .query_row(sql, params![project_id, id], |_| Ok(()))
@@ -350,24 +383,7 @@ impl Store {
 
     /// The project's plugin of this name, created if it does not exist yet.
     pub fn create_plugin(&self, project_id: &str, name: &str) -> Result<String> {
-        self.write(|tx| {
-            let existing: Option<String> = tx
-                .query_row(
-                    "SELECT id FROM plugins WHERE project_id = ?1 AND name = ?2 ORDER BY created_at LIMIT 1",
-                    params![project_id, name],
-                    |r| r.get(0),
-                )
-                .optional()?;
-            if let Some(id) = existing {
-                return Ok(id);
-            }
-            let id = new_id("plg");
-            tx.execute(
-                "INSERT INTO plugins (id, project_id, name, created_at) VALUES (?1, ?2, ?3, ?4)",
-                params![id, project_id, name, now_ms()],
-            )?;
-            Ok(id)
-        })
+        self.write(|tx| plugin_by_name(tx, project_id, name))
     }
 
     pub fn create_plugin_version(
@@ -376,15 +392,23 @@ impl Store {
         version: &str,
         bundle_hash: &str,
     ) -> Result<String> {
-        let id = new_id("plv");
+        self.write(|tx| insert_plugin_version(tx, plugin_id, version, bundle_hash))
+    }
+
+    /// The plugin named `name` (created if needed) and a new version of it, in one
+    /// transaction: `(plugin id, version id)`.
+    pub fn register_plugin_version(
+        &self,
+        project_id: &str,
+        name: &str,
+        version: &str,
+        bundle_hash: &str,
+    ) -> Result<(String, String)> {
         self.write(|tx| {
-            tx.execute(
-                "INSERT INTO plugin_versions (id, plugin_id, version, bundle_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![id, plugin_id, version, bundle_hash, now_ms()],
-            )?;
-            Ok(())
-        })?;
-        Ok(id)
+            let plugin = plugin_by_name(tx, project_id, name)?;
+            let id = insert_plugin_version(tx, &plugin, version, bundle_hash)?;
+            Ok((plugin, id))
+        })
     }
 
     pub fn delete_plugin_version(&self, project_id: &str, id: &str) -> Result<()> {

@@ -1,9 +1,9 @@
-//! Hosts of a project.
+//! Hosts of a project. Names are unique per project (index `hosts_name`).
 
 use rusqlite::{OptionalExtension, params};
 use serde_json::Value;
 
-use super::{Keyset, Store, from_json, new_id, now_ms, to_json};
+use super::{Keyset, Store, from_json, is_unique_violation, new_id, now_ms, to_json};
 use crate::spec::catalog::Object;
 use crate::spec::host::{Host, HostSummary};
 use crate::spec::page::{Page, PageRequest};
@@ -35,6 +35,18 @@ fn summary(
     }
 }
 
+/// A duplicate host name in the project (the `hosts_name` unique index) is a 409.
+fn name_taken(e: rusqlite::Error, name: &str) -> Error {
+    if is_unique_violation(&e) {
+        Error::conflict(format!(
+            "a host named `{name}` already exists in this project"
+        ))
+        .with_details(serde_json::json!({ "field": "name" }))
+    } else {
+        e.into()
+    }
+}
+
 /// Servers a host reaches: those of the live environments that use it.
 const SERVER_COUNT: &str = "(SELECT COUNT(DISTINCT m.server_id) FROM environments e
      JOIN server_group_members m ON m.group_id = e.server_attachment_id
@@ -48,7 +60,8 @@ impl Store {
             tx.execute(
                 "INSERT INTO hosts (id, project_id, name, config, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
                 params![id, project_id, name, to_json(config), now],
-            )?;
+            )
+            .map_err(|e| name_taken(e, name))?;
             Ok(())
         })?;
         Ok(Host {
@@ -103,11 +116,12 @@ impl Store {
         config: Option<&Object>,
     ) -> Result<Host> {
         let n = self.write(|tx| {
-            Ok(tx.execute(
+            tx.execute(
                 "UPDATE hosts SET name = COALESCE(?3, name), config = COALESCE(?4, config), updated_at = ?5
                  WHERE project_id = ?1 AND id = ?2",
                 params![project_id, id, name, config.map(to_json), now_ms()],
-            )?)
+            )
+            .map_err(|e| name_taken(e, name.unwrap_or_default()))
         })?;
         if n == 0 {
             return Err(Error::not_found("host", id));

@@ -366,6 +366,27 @@ const V7_PROJECT_RUNS: &str = r#"
 CREATE INDEX eval_runs_project ON eval_runs(project_id, created_at DESC, id DESC);
 "#;
 
+/// Host names become unique per project, as environment names are. Older databases may
+/// hold duplicates: every host after the first of a name (oldest first) is renamed
+/// `name (2)`, `name (3)`, …, or `name (host id)` when that name is taken too.
+const V8_HOST_NAMES: &str = r#"
+CREATE TEMP TABLE host_renames AS
+  SELECT d.id, CASE
+      WHEN EXISTS (SELECT 1 FROM hosts o WHERE o.project_id = d.project_id
+                   AND o.name = d.name || ' (' || d.n || ')')
+        THEN d.name || ' (' || d.id || ')'
+      ELSE d.name || ' (' || d.n || ')'
+    END AS new_name
+  FROM (SELECT id, project_id, name,
+               ROW_NUMBER() OVER (PARTITION BY project_id, name ORDER BY created_at, id) AS n
+        FROM hosts) d
+  WHERE d.n > 1;
+UPDATE hosts SET name = (SELECT new_name FROM host_renames r WHERE r.id = hosts.id)
+  WHERE id IN (SELECT id FROM host_renames);
+DROP TABLE host_renames;
+CREATE UNIQUE INDEX hosts_name ON hosts(project_id, name);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -375,6 +396,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V5_INGEST),
         M::up(V6_SCHEDULES),
         M::up(V7_PROJECT_RUNS),
+        M::up(V8_HOST_NAMES),
     ])
 }
 
@@ -389,5 +411,58 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(super::migrations().validate().is_ok());
+    }
+
+    /// Duplicate host names from before V8 are renamed oldest-first, never lost, and the
+    /// unique index then holds.
+    #[test]
+    fn v8_renames_duplicate_host_names() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        // Hosts alone, without the projects they would belong to.
+        c.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        super::migrations().to_version(&mut c, 7).unwrap();
+        let rows = [
+            ("h1", "p1", "ci", 1),
+            ("h2", "p1", "ci", 2),
+            ("h3", "p1", "ci", 3),
+            ("h4", "p1", "ci (2)", 4),
+            ("h5", "p2", "ci", 5),
+            ("h6", "p1", "other", 6),
+        ];
+        for (id, p, name, at) in rows {
+            c.execute(
+                "INSERT INTO hosts (id, project_id, name, config, created_at, updated_at) VALUES (?1, ?2, ?3, '{}', ?4, ?4)",
+                rusqlite::params![id, p, name, at],
+            )
+            .unwrap();
+        }
+        super::migrations().to_latest(&mut c).unwrap();
+        let names: Vec<(String, String)> = c
+            .prepare("SELECT id, name FROM hosts ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        let names: Vec<(&str, &str)> = names
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("h1", "ci"),
+                ("h2", "ci (h2)"),
+                ("h3", "ci (3)"),
+                ("h4", "ci (2)"),
+                ("h5", "ci"),
+                ("h6", "other"),
+            ]
+        );
+        let dup = c.execute(
+            "INSERT INTO hosts (id, project_id, name, config, created_at, updated_at) VALUES ('h7', 'p1', 'ci', '{}', 7, 7)",
+            [],
+        );
+        assert!(dup.is_err(), "the unique index holds");
     }
 }

@@ -7,10 +7,12 @@ use crate::spec::page::{Page, PageRequest};
 use crate::spec::server::{Server, ServerConfig};
 use crate::spec::{Error, Result};
 
-const COLUMNS: &str =
-    "id, project_id, name, enabled, config, revision, last_status, created_at, updated_at";
+const COLUMNS: &str = "id, project_id, name, enabled, config, revision, last_status, created_at, updated_at, snapshot";
 
-fn row_to_server(r: &Row) -> rusqlite::Result<(Server, String)> {
+/// A stored row: the server, its config JSON and its capability snapshot JSON.
+type ServerRow = (Server, String, Option<String>);
+
+fn row_to_server(r: &Row) -> rusqlite::Result<ServerRow> {
     Ok((
         Server {
             id: r.get(0)?,
@@ -24,21 +26,45 @@ fn row_to_server(r: &Row) -> rusqlite::Result<(Server, String)> {
             revision: r.get(5)?,
             config: None,
             last_status: r.get(6)?,
+            capabilities: None,
+            protocol_version: None,
+            server_info: None,
+            last_validated_at: None,
             created_at: Some(r.get(7)?),
             updated_at: Some(r.get(8)?),
         },
         r.get(4)?,
+        r.get(9)?,
     ))
 }
 
-/// Fills the fields derived from the stored config.
-fn finish((mut s, config): (Server, String)) -> Result<Server> {
+/// Fills the fields derived from the stored config and capability snapshot.
+fn finish((mut s, config, snapshot): ServerRow) -> Result<Server> {
     let config: ServerConfig = from_json(&config)?;
     s.transport_type = config.transport.kind().to_string();
     s.url = config.transport.url().map(str::to_string);
     s.use_oauth = config.use_oauth;
     s.config = Some(config);
+    if let Some(snap) = snapshot.and_then(|t| serde_json::from_str::<Snapshot>(&t).ok()) {
+        s.capabilities = Some(snap.capabilities);
+        s.protocol_version = snap.protocol_version;
+        s.server_info = snap.server_info;
+        s.last_validated_at = Some(snap.validated_at);
+    }
     Ok(s)
+}
+
+/// What `initialize` told us the last time a validate or doctor got that far.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub capabilities: serde_json::Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_info: Option<serde_json::Value>,
+    /// Epoch milliseconds.
+    pub validated_at: i64,
 }
 
 /// Tokens imported for a server; never leave the service in a response or a log line.
@@ -117,7 +143,8 @@ impl Store {
     }
 
     /// Replaces name, enabled flag and config; bumps the revision so live sessions of the
-    /// old config are not reused.
+    /// old config are not reused, and drops the capability snapshot, which described the
+    /// old config.
     pub fn update_server(
         &self,
         project_id: &str,
@@ -129,7 +156,8 @@ impl Store {
         let n = self.write(|tx| {
             tx
                 .execute(
-                    "UPDATE servers SET name = ?3, enabled = ?4, config = ?5, revision = revision + 1, updated_at = ?6
+                    "UPDATE servers SET name = ?3, enabled = ?4, config = ?5, revision = revision + 1, updated_at = ?6,
+                       snapshot = CASE WHEN config = ?5 THEN snapshot END
                      WHERE project_id = ?1 AND id = ?2",
                     params![project_id, id, name, enabled, to_json(config), now_ms()],
                 )
@@ -154,12 +182,13 @@ impl Store {
         Ok(())
     }
 
-    /// Records the outcome of a validate or doctor, and the capability snapshot if any.
+    /// Records the outcome of a validate or doctor, and the capability snapshot if any
+    /// (a failure keeps the previous snapshot: it still says what the server last offered).
     pub fn set_server_status(
         &self,
         id: &str,
         status: &str,
-        snapshot: Option<&serde_json::Value>,
+        snapshot: Option<&Snapshot>,
     ) -> Result<()> {
         self.write(|tx| {
             tx.execute(

@@ -5,13 +5,20 @@
 //! a case spans, and plans written by hand bend the grammar (lazy continuations, bold
 //! labels, `—` for none, escaped pipes). Tables without a prompt or tool column (document
 //! info, environment, exit criteria) and sections without a prompt field are not cases.
+//!
+//! One-line cases (`1. Prompt: "…" Expected: …`) have their inline labels split out
+//! ([`split_inline_fields`]); sibling lines that each carry a `Prompt:` are one case each,
+//! unless the document says they are turns of one conversation; a field line under a field
+//! (`**Expected tool:**` below `- **Prompt:** …`) is the next field, not more of the value.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 use serde_json::Value;
 
-use crate::service::authoring::draft::{Draft, Fields, Role, normalize_label, role_of};
+use crate::service::authoring::draft::{
+    Draft, Fields, Role, normalize_label, role_of, split_inline_fields,
+};
 use crate::service::authoring::lines::LineIndex;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,9 +358,49 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
 /// A field with the lines it covers and its paragraph group.
 struct FieldAt {
     label: String,
+    /// The label's role, computed once.
+    role: Role,
     value: Value,
     group: usize,
+    /// The line the field's label is on, and its last line.
+    first: usize,
     last: usize,
+}
+
+/// Whether a line is a field line of a known role (`**Expected tool:** …`).
+fn is_field_line(text: &str) -> bool {
+    field_of(text).is_some_and(|(_, r, _)| r != Role::Other)
+}
+
+/// Pushes a field, and the fields written inline in its value (`Prompt: "…" Expected: …`).
+fn push_field(
+    ix: &LineIndex,
+    fields: &mut Vec<FieldAt>,
+    (label, role, inline): (String, Role, String),
+    children: &[Ln],
+    group: usize,
+    (first, last): (usize, usize),
+) {
+    let (head, inline_fields) = split_inline_fields(&inline);
+    let value = field_value(ix, &head, children);
+    fields.push(FieldAt {
+        role,
+        label,
+        value,
+        group,
+        first,
+        last,
+    });
+    for (label, v) in inline_fields {
+        fields.push(FieldAt {
+            role: role_of(&label),
+            label,
+            value: Value::String(v),
+            group,
+            first,
+            last,
+        });
+    }
 }
 
 fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
@@ -406,10 +453,15 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
                 Kind::Code | Kind::Fence => true,
                 Kind::Item => n.indent > ln.indent,
                 Kind::Text => {
-                    n.indent > ln.indent
-                        || (ln.kind == Kind::Item
-                            && field_of(n.text).is_none()
-                            && lines[j - 1].kind != Kind::Blank)
+                    // A field line under a field with its value inline is the next field,
+                    // not more of this value.
+                    let next_field = field.as_ref().is_some_and(|(_, _, v)| !v.is_empty())
+                        && is_field_line(n.text);
+                    !next_field
+                        && (n.indent > ln.indent
+                            || (ln.kind == Kind::Item
+                                && field_of(n.text).is_none()
+                                && lines[j - 1].kind != Kind::Blank))
                 }
                 _ => false,
             };
@@ -433,15 +485,16 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
         }
         let children = &lines[i + 1..j];
         match field {
-            Some((label, _, inline)) => {
-                let value = field_value(ix, &inline, children);
+            Some((label, role, inline)) => {
                 let last = lines[j - 1].no;
-                fields.push(FieldAt {
-                    label,
-                    value,
+                push_field(
+                    ix,
+                    &mut fields,
+                    (label, role, inline),
+                    children,
                     group,
-                    last,
-                });
+                    (ln.no, last),
+                );
             }
             None if ln.kind == Kind::Item && !children.is_empty() => {
                 // A list item whose nested lines hold the fields: one case.
@@ -474,36 +527,40 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
         }
         i = j;
     }
-    let prompts_by_group: std::collections::BTreeSet<usize> = fields
-        .iter()
-        .filter(|f| {
-            matches!(
-                role_of(&f.label),
-                Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Steps
-            )
-        })
-        .map(|f| f.group)
-        .collect();
     let heading_key_title = s.heading.map(|h| key_and_title(h.text));
     let shape = if s.heading.is_some() {
         "markdown section"
     } else {
         "markdown fields"
     };
-    if prompts_by_group.len() >= 2 {
-        // Several blank-line-separated groups, each with its own prompt: one case each.
-        for g in prompts_by_group {
-            let mut f = Fields::new("markdown paragraph group");
+    let segments = segments(s, &fields, &group_titles);
+    let cases: Vec<&Segment> = segments.iter().filter(|g| g.has_prompt).collect();
+    if cases.len() >= 2 {
+        // Several cases in one section: blank-line-separated groups each with its own
+        // prompt, or sibling items each with its own `Prompt:`.
+        for seg in cases {
+            let mut f = Fields::new(if seg.split {
+                "markdown list item"
+            } else {
+                "markdown paragraph group"
+            });
             let mut last = 0;
-            for fa in fields.iter().filter(|fa| fa.group == g) {
+            let mut first = usize::MAX;
+            for fa in &seg.fields {
                 f.push(fa.label.clone(), fa.value.clone());
                 last = last.max(fa.last);
+                first = first.min(fa.first);
             }
-            let title_line = group_titles.iter().find(|(gg, _, _)| *gg == g);
-            let start = group_first.get(g).copied().unwrap_or(last);
+            let start = if seg.split {
+                first
+            } else {
+                group_first.get(seg.group).copied().unwrap_or(first)
+            };
             let mut d = f.into_draft(start, last.max(start));
+            let title_line = group_titles.iter().find(|(gg, _, _)| *gg == seg.group);
             if let Some((_, t, _)) = title_line
                 && d.title.is_empty()
+                && !seg.split
             {
                 let (key, title) = key_and_title(t);
                 d.title = title;
@@ -547,6 +604,106 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
     out.push(d);
 }
 
+/// The fields of one candidate case inside a section.
+struct Segment<'f> {
+    group: usize,
+    fields: Vec<&'f FieldAt>,
+    /// Cut out of a group at a sibling `Prompt:` (its span is its own lines).
+    split: bool,
+    has_prompt: bool,
+}
+
+/// Whether a heading or title says its prompts are turns of one conversation.
+fn says_turns(text: &str) -> bool {
+    let l = text.to_lowercase();
+    [
+        "turn",
+        "conversation",
+        "follow-up",
+        "follow up",
+        "followup",
+        "steps",
+        "dialog",
+        "multi-step",
+        "session",
+    ]
+    .iter()
+    .any(|w| l.contains(w))
+}
+
+/// Groups a section's fields into candidate cases: one per paragraph group, except that a
+/// group whose sibling lines carry several `Prompt:` fields (a numbered list of one-line
+/// cases) is one case per prompt, unless the document says they are turns (a `Turn 2` or
+/// `Follow-up` field, a `Steps`/`Prompts` list, or a heading or title speaking of turns).
+fn segments<'f>(
+    s: &Section,
+    fields: &'f [FieldAt],
+    group_titles: &[(usize, String, usize)],
+) -> Vec<Segment<'f>> {
+    let prompt_like = |f: &FieldAt| {
+        matches!(
+            f.role,
+            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Steps
+        )
+    };
+    let section_turns = s.heading.is_some_and(|h| says_turns(h.text));
+    let mut groups: Vec<usize> = fields.iter().map(|f| f.group).collect();
+    groups.dedup();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut out = Vec::new();
+    for g in groups {
+        let fs: Vec<&FieldAt> = fields.iter().filter(|f| f.group == g).collect();
+        let prompts = fs
+            .iter()
+            .filter(|f| f.role == Role::Prompt)
+            .map(|f| f.first)
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        let turns = fs
+            .iter()
+            .any(|f| matches!(f.role, Role::Turn(_) | Role::Prompts | Role::Steps))
+            || section_turns
+            || group_titles
+                .iter()
+                .any(|(gg, t, _)| *gg == g && says_turns(t));
+        if prompts < 2 || turns {
+            let has_prompt = fs.iter().any(|f| prompt_like(f));
+            out.push(Segment {
+                group: g,
+                fields: fs,
+                split: false,
+                has_prompt,
+            });
+            continue;
+        }
+        let mut cur: Vec<&FieldAt> = Vec::new();
+        for f in fs {
+            let starts_case = f.role == Role::Prompt
+                && cur
+                    .iter()
+                    .any(|c| c.role == Role::Prompt && c.first != f.first);
+            if starts_case {
+                out.push(Segment {
+                    group: g,
+                    fields: std::mem::take(&mut cur),
+                    split: true,
+                    has_prompt: true,
+                });
+            }
+            cur.push(f);
+        }
+        let has_prompt = cur.iter().any(|f| prompt_like(f));
+        out.push(Segment {
+            group: g,
+            fields: cur,
+            split: true,
+            has_prompt,
+        });
+    }
+    out
+}
+
 /// Fields of a list item's nested lines (and cases nested deeper still).
 fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases: &mut Vec<Draft>) {
     let base = lines
@@ -558,7 +715,12 @@ fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases:
     let mut i = 0;
     while i < lines.len() {
         let ln = lines[i];
-        if ln.kind == Kind::Blank || (ln.indent > base && ln.kind != Kind::TableRow) {
+        // A deeper line reaching here was cut from the field above it: a field line of
+        // its own (`**Expected tool:**` under `- **Prompt:** …`).
+        let orphan_field = ln.kind == Kind::Text && is_field_line(ln.text);
+        if ln.kind == Kind::Blank
+            || (ln.indent > base && ln.kind != Kind::TableRow && !orphan_field)
+        {
             i += 1;
             continue;
         }
@@ -570,27 +732,31 @@ fn nested_fields(ix: &LineIndex, lines: &[Ln], fields: &mut Vec<FieldAt>, cases:
             table(&lines[start..i], fields, 0, cases);
             continue;
         }
+        let field = field_of(ln.text).filter(|(_, r, _)| *r != Role::Other);
+        let inline_value = field.as_ref().is_some_and(|(_, _, v)| !v.is_empty());
         let mut j = i + 1;
         while j < lines.len()
             && (lines[j].kind == Kind::Blank
-                || lines[j].indent > base
+                || lines[j].indent > ln.indent.max(base)
                 || matches!(lines[j].kind, Kind::Code | Kind::Fence))
         {
+            if inline_value && lines[j].kind == Kind::Text && is_field_line(lines[j].text) {
+                break;
+            }
             j += 1;
         }
         while j > i + 1 && lines[j - 1].kind == Kind::Blank {
             j -= 1;
         }
-        if let Some((label, role, inline)) = field_of(ln.text)
-            && role != Role::Other
-        {
-            let value = field_value(ix, &inline, &lines[i + 1..j]);
-            fields.push(FieldAt {
-                label,
-                value,
-                group: 0,
-                last: lines[j - 1].no,
-            });
+        if let Some((label, role, inline)) = field {
+            push_field(
+                ix,
+                fields,
+                (label, role, inline),
+                &lines[i + 1..j],
+                0,
+                (ln.no, lines[j - 1].no),
+            );
         }
         i = j;
     }
@@ -697,9 +863,11 @@ fn table(rows: &[Ln], fields: &mut Vec<FieldAt>, group: usize, out: &mut Vec<Dra
             let c = cells(r.text);
             if c.len() >= 2 && role_of(&c[0]) != Role::Other {
                 fields.push(FieldAt {
+                    role: role_of(&c[0]),
                     label: c[0].clone(),
                     value: Value::String(c[1].clone()),
                     group,
+                    first: r.no,
                     last: r.no,
                 });
             }
@@ -766,6 +934,67 @@ mod tests {
         assert_eq!(d[0].prompts, ["Add 2 and 3", "Now add 10 to that"]);
         assert_eq!(d[0].title, "Running total");
         assert_eq!((d[0].start_line, d[0].end_line), (3, 7));
+    }
+
+    #[test]
+    fn one_line_numbered_cases_are_one_case_each() {
+        let t = "## Smoke\n\n1. Prompt: \"What is 4 + 4?\" Expected: calls `get-sum` with a=4, b=4\n2. Prompt: \"Echo pineapple\" Expected tool: `echo` with message=pineapple\n3. Prompt: \"Tell me about your weekend\" Expected: no tool\n";
+        let d = run(t);
+        assert_eq!(d.len(), 3, "{d:#?}");
+        assert_eq!(d[0].prompts, ["What is 4 + 4?"]);
+        assert_eq!((d[0].start_line, d[0].end_line), (3, 3));
+        assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+        assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 4);
+        assert_eq!(d[1].prompts, ["Echo pineapple"]);
+        assert_eq!(
+            d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+            "pineapple"
+        );
+        assert!(d[1].exact_rule.is_some(), "{:?}", d[1]);
+        assert!(d[2].negative && d[2].expected_output.is_none());
+        assert_eq!((d[2].start_line, d[2].end_line), (5, 5));
+        for c in &d {
+            assert!(!c.prompts[0].contains("Expected"), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn a_field_on_the_next_line_is_not_part_of_the_prompt() {
+        let t = "- **Prompt:** Add 19 and 23 for me, please.\n  **Expected tool:** `get-sum`\n- **Prompt:** How do I reset my password?\n  **Expected result:** no tool\n";
+        let d = run(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Add 19 and 23 for me, please."]);
+        assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+        assert_eq!((d[0].start_line, d[0].end_line), (1, 2));
+        assert!(d[0].exact_rule.is_some());
+        assert!(d[1].negative);
+        assert_eq!((d[1].start_line, d[1].end_line), (3, 4));
+        // Nested under a titled item, too.
+        let t = "1. **Sums**\n   - **Prompt:** Add 1 and 2\n     **Expected tool:** `get-sum`\n";
+        let d = run(t);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Add 1 and 2"]);
+        assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+    }
+
+    #[test]
+    fn sibling_prompts_are_turns_only_when_the_document_says_so() {
+        let t = "### Conversation: running total\n- Prompt: \"Add 2 and 3\"\n- Prompt: \"Now add 10 to that\"\n- Expected: calls `get-sum` twice\n";
+        let d = run(t);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].prompts, ["Add 2 and 3", "Now add 10 to that"]);
+        let t = "### Sums\n- Prompt: \"Add 2 and 3\"\n- Prompt: \"Add 4 and 5\"\n";
+        assert_eq!(run(t).len(), 2);
+    }
+
+    #[test]
+    fn a_prompt_still_holding_a_label_is_never_exact() {
+        // Lowercase and unpunctuated: not split, so the claim must not be exact.
+        let t = "- Prompt: what is 2 + 2 expected: 4\n";
+        let d = run(t);
+        assert_eq!(d.len(), 1);
+        assert!(d[0].prompts[0].contains("expected:"));
+        assert!(d[0].exact_rule.is_none(), "{:?}", d[0]);
     }
 
     #[test]
