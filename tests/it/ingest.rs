@@ -971,3 +971,45 @@ async fn report_through_both_backends() {
         assert_eq!(e.violations()[0].path, "/results", "{name}");
     }
 }
+
+/// The suite list's summary of each suite: run totals, the latest run and the pass-rate
+/// trend oldest first, beside a suite that has no runs at all.
+#[tokio::test]
+async fn the_suite_list_sums_runs_and_trends_pass_rates_oldest_first() {
+    let h = Harness::start().await;
+    let p = h.project.clone();
+    let mut last = String::new();
+    for (n, passes) in [(1, 2), (2, 0), (3, 1)] {
+        let results = (0..2)
+            .map(|i| result(&format!("case {i}"), i < passes, &format!("{n}-{i}")))
+            .collect();
+        let b = post(&h, &p, "report", report("Trend", &format!("t{n}"), results)).await;
+        last = b.ok(200)["runId"].as_str().unwrap().to_string();
+    }
+    let empty = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/eval-suites"),
+            Some(&h.owner_key),
+            Some(json!({"name": "Never run", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [{"title": "hi", "steps": [{"id": "p1", "kind": "prompt", "prompt": "Say hi"}]}]})),
+        )
+        .await;
+    empty.ok(201);
+    let listed = h
+        .get(&format!("/projects/{p}/eval-suites"), &h.owner_key)
+        .await;
+    let items = listed.ok(200)["items"].as_array().unwrap().clone();
+    let by_name = |n: &str| items.iter().find(|s| s["name"] == n).cloned().unwrap();
+    let trend = by_name("Trend");
+    assert_eq!(
+        trend["totals"],
+        json!({"passed": 3, "failed": 3, "runs": 3})
+    );
+    assert_eq!(trend["latestRun"]["id"], last.as_str());
+    assert_eq!(trend["latestRun"]["passRate"], 0.5);
+    assert_eq!(trend["passRateTrend"], json!([1.0, 0.0, 0.5]));
+    let never = by_name("Never run");
+    assert_eq!(never["totals"]["runs"], 0);
+    assert!(never["latestRun"].is_null(), "{never}");
+    assert_eq!(never["caseCount"], 1);
+}

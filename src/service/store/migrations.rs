@@ -387,6 +387,14 @@ DROP TABLE host_renames;
 CREATE UNIQUE INDEX hosts_name ON hosts(project_id, name);
 "#;
 
+/// The suite list reads each suite's run totals and recent runs from this index alone;
+/// it starts with the columns of `eval_runs_suite`, which it replaces.
+const V9_SUITE_SUMMARY: &str = r#"
+DROP INDEX eval_runs_suite;
+CREATE INDEX eval_runs_suite_summary
+  ON eval_runs(suite_id, created_at DESC, id DESC, status, passed, failed, total);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -397,6 +405,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V6_SCHEDULES),
         M::up(V7_PROJECT_RUNS),
         M::up(V8_HOST_NAMES),
+        M::up(V9_SUITE_SUMMARY),
     ])
 }
 

@@ -171,67 +171,82 @@ impl Store {
         page: &PageRequest,
     ) -> Result<Page<EvalSuiteSummary>> {
         let ks = Keyset::new(page)?;
+        // One statement for the whole page: the page of suites, each with its case count,
+        // run totals and its TREND most recent runs (one row per recent run, or one row
+        // with NULL run columns for a suite that has none). The run columns come from the
+        // covering index `eval_runs_suite_summary`, so no run row is read from the table.
         let items = self.read(|c| {
-            let mut suites = c.prepare_cached(
-                "SELECT s.id, s.name, s.created_at, s.updated_at,
-                   (SELECT COUNT(*) FROM eval_cases WHERE suite_id = s.id),
-                   (SELECT COUNT(*) FROM eval_runs WHERE suite_id = s.id),
-                   (SELECT COALESCE(SUM(passed), 0) FROM eval_runs WHERE suite_id = s.id),
-                   (SELECT COALESCE(SUM(failed), 0) FROM eval_runs WHERE suite_id = s.id)
-                 FROM eval_suites s WHERE s.project_id = ?1 AND (s.created_at, s.id) > (?2, ?3)
-                 ORDER BY s.created_at, s.id LIMIT ?4",
+            let mut stmt = c.prepare_cached(
+                "WITH page AS (
+                   SELECT id, name, created_at, updated_at FROM eval_suites
+                   WHERE project_id = ?1 AND (created_at, id) > (?2, ?3)
+                   ORDER BY created_at, id LIMIT ?4
+                 ),
+                 runs AS (
+                   SELECT suite_id, id, status, passed, failed, total, created_at,
+                     ROW_NUMBER() OVER (PARTITION BY suite_id ORDER BY created_at DESC, id DESC) AS rn,
+                     COUNT(*) OVER (PARTITION BY suite_id) AS nruns,
+                     SUM(passed) OVER (PARTITION BY suite_id) AS sum_passed,
+                     SUM(failed) OVER (PARTITION BY suite_id) AS sum_failed
+                   FROM eval_runs WHERE suite_id IN (SELECT id FROM page)
+                 )
+                 SELECT p.id, p.name, p.created_at, p.updated_at,
+                   (SELECT COUNT(*) FROM eval_cases WHERE suite_id = p.id),
+                   COALESCE(r.nruns, 0), COALESCE(r.sum_passed, 0), COALESCE(r.sum_failed, 0),
+                   r.id, r.status, r.passed, r.failed, r.total, r.created_at
+                 FROM page p LEFT JOIN runs r ON r.suite_id = p.id AND r.rn <= ?5
+                 ORDER BY p.created_at, p.id, r.rn",
             )?;
-            let mut runs = c.prepare_cached(
-                "SELECT id, status, passed, failed, total, created_at FROM eval_runs WHERE suite_id = ?1
-                 ORDER BY created_at DESC, id DESC LIMIT ?2",
-            )?;
-            let rows = suites
-                .query_map(params![project_id, ks.after_ts, ks.after_id, ks.fetch()], |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, String>(1)?,
-                        r.get::<_, i64>(2)?,
-                        r.get::<_, i64>(3)?,
-                        r.get::<_, i64>(4)?,
-                        r.get::<_, i64>(5)?,
-                        r.get::<_, i64>(6)?,
-                        r.get::<_, i64>(7)?,
-                    ))
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            let mut out = Vec::with_capacity(rows.len());
-            for (id, name, created, updated, cases, nruns, passed, failed) in rows {
-                let recent = runs
-                    .query_map(params![id, TREND], |r| {
-                        let (passed, failed, total): (i64, i64, i64) = (r.get(2)?, r.get(3)?, r.get(4)?);
-                        Ok(LatestRun {
-                            id: Some(r.get(0)?),
-                            status: Some(r.get(1)?),
-                            pass_rate: (total > 0).then(|| passed as f64 / total as f64),
-                            passed: Some(passed),
-                            failed: Some(failed),
-                            created_at: Some(r.get(5)?),
-                        })
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                let pass_rate_trend = recent
-                    .iter()
-                    .rev()
-                    .filter(|r| matches!(r.status.as_deref(), Some("completed")))
-                    .filter_map(|r| r.pass_rate)
-                    .collect();
-                out.push(EvalSuiteSummary {
-                    id,
-                    name: Some(name),
-                    project_id: Some(project_id.to_string()),
-                    latest_run: recent.into_iter().next(),
-                    totals: SuiteTotals { passed: Some(passed), failed: Some(failed), runs: Some(nruns) },
-                    pass_rate_trend,
-                    case_count: Some(cases),
-                    created_at: Some(created),
-                    updated_at: Some(updated),
-                });
+            let mut rows = stmt.query(params![project_id, ks.after_ts, ks.after_id, ks.fetch(), TREND])?;
+            let mut out: Vec<(EvalSuiteSummary, Vec<LatestRun>)> = Vec::new();
+            while let Some(r) = rows.next()? {
+                let id: String = r.get(0)?;
+                if out.last().is_none_or(|(s, _)| s.id != id) {
+                    out.push((
+                        EvalSuiteSummary {
+                            id,
+                            name: Some(r.get(1)?),
+                            project_id: Some(project_id.to_string()),
+                            latest_run: None,
+                            totals: SuiteTotals {
+                                runs: Some(r.get(5)?),
+                                passed: Some(r.get(6)?),
+                                failed: Some(r.get(7)?),
+                            },
+                            pass_rate_trend: Vec::new(),
+                            case_count: Some(r.get(4)?),
+                            created_at: Some(r.get(2)?),
+                            updated_at: Some(r.get(3)?),
+                        },
+                        Vec::new(),
+                    ));
+                }
+                if let Some(run_id) = r.get::<_, Option<String>>(8)? {
+                    let (passed, failed, total): (i64, i64, i64) = (r.get(10)?, r.get(11)?, r.get(12)?);
+                    let recent = &mut out.last_mut().expect("pushed above").1;
+                    recent.push(LatestRun {
+                        id: Some(run_id),
+                        status: Some(r.get(9)?),
+                        pass_rate: (total > 0).then(|| passed as f64 / total as f64),
+                        passed: Some(passed),
+                        failed: Some(failed),
+                        created_at: Some(r.get(13)?),
+                    });
+                }
             }
+            let out = out
+                .into_iter()
+                .map(|(mut s, recent)| {
+                    s.pass_rate_trend = recent
+                        .iter()
+                        .rev()
+                        .filter(|r| matches!(r.status.as_deref(), Some("completed")))
+                        .filter_map(|r| r.pass_rate)
+                        .collect();
+                    s.latest_run = recent.into_iter().next();
+                    s
+                })
+                .collect();
             Ok(out)
         })?;
         Ok(ks.page(items, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
