@@ -11,7 +11,7 @@ use crate::spec::suite::{EvalSuite, SuiteSettings};
 use crate::spec::{Error, Result};
 
 /// How many recent finished runs make up `passRateTrend`.
-const TREND: i64 = 10;
+const TREND: usize = 10;
 
 impl Store {
     /// Creates a suite and its cases in one transaction.
@@ -165,88 +165,101 @@ impl Store {
         Ok(())
     }
 
+    /// A page of suites with their case counts, run totals, latest run and trend, in three
+    /// statements whatever the page size: the page, its case counts, and its runs read in
+    /// order from the covering index `eval_runs_suite_summary` (no run row is read from
+    /// the table and nothing is sorted).
     pub fn suite_summaries(
         &self,
         project_id: &str,
         page: &PageRequest,
     ) -> Result<Page<EvalSuiteSummary>> {
         let ks = Keyset::new(page)?;
-        // One statement for the whole page: the page of suites, each with its case count,
-        // run totals and its TREND most recent runs (one row per recent run, or one row
-        // with NULL run columns for a suite that has none). The run columns come from the
-        // covering index `eval_runs_suite_summary`, so no run row is read from the table.
         let items = self.read(|c| {
-            let mut stmt = c.prepare_cached(
-                "WITH page AS (
-                   SELECT id, name, created_at, updated_at FROM eval_suites
-                   WHERE project_id = ?1 AND (created_at, id) > (?2, ?3)
-                   ORDER BY created_at, id LIMIT ?4
-                 ),
-                 runs AS (
-                   SELECT suite_id, id, status, passed, failed, total, created_at,
-                     ROW_NUMBER() OVER (PARTITION BY suite_id ORDER BY created_at DESC, id DESC) AS rn,
-                     COUNT(*) OVER (PARTITION BY suite_id) AS nruns,
-                     SUM(passed) OVER (PARTITION BY suite_id) AS sum_passed,
-                     SUM(failed) OVER (PARTITION BY suite_id) AS sum_failed
-                   FROM eval_runs WHERE suite_id IN (SELECT id FROM page)
-                 )
-                 SELECT p.id, p.name, p.created_at, p.updated_at,
-                   (SELECT COUNT(*) FROM eval_cases WHERE suite_id = p.id),
-                   COALESCE(r.nruns, 0), COALESCE(r.sum_passed, 0), COALESCE(r.sum_failed, 0),
-                   r.id, r.status, r.passed, r.failed, r.total, r.created_at
-                 FROM page p LEFT JOIN runs r ON r.suite_id = p.id AND r.rn <= ?5
-                 ORDER BY p.created_at, p.id, r.rn",
+            let mut suites = c.prepare_cached(
+                "SELECT id, name, created_at, updated_at FROM eval_suites
+                 WHERE project_id = ?1 AND (created_at, id) > (?2, ?3)
+                 ORDER BY created_at, id LIMIT ?4",
             )?;
-            let mut rows = stmt.query(params![project_id, ks.after_ts, ks.after_id, ks.fetch(), TREND])?;
-            let mut out: Vec<(EvalSuiteSummary, Vec<LatestRun>)> = Vec::new();
-            while let Some(r) = rows.next()? {
-                let id: String = r.get(0)?;
-                if out.last().is_none_or(|(s, _)| s.id != id) {
-                    out.push((
-                        EvalSuiteSummary {
-                            id,
+            let mut out = suites
+                .query_map(
+                    params![project_id, ks.after_ts, ks.after_id, ks.fetch()],
+                    |r| {
+                        Ok(EvalSuiteSummary {
+                            id: r.get(0)?,
                             name: Some(r.get(1)?),
                             project_id: Some(project_id.to_string()),
                             latest_run: None,
                             totals: SuiteTotals {
-                                runs: Some(r.get(5)?),
-                                passed: Some(r.get(6)?),
-                                failed: Some(r.get(7)?),
+                                passed: Some(0),
+                                failed: Some(0),
+                                runs: Some(0),
                             },
                             pass_rate_trend: Vec::new(),
-                            case_count: Some(r.get(4)?),
+                            case_count: Some(0),
                             created_at: Some(r.get(2)?),
                             updated_at: Some(r.get(3)?),
-                        },
-                        Vec::new(),
-                    ));
+                        })
+                    },
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            if out.is_empty() {
+                return Ok(out);
+            }
+            let ids =
+                serde_json::Value::from(out.iter().map(|s| s.id.as_str()).collect::<Vec<_>>())
+                    .to_string();
+            let index: std::collections::HashMap<String, usize> = out
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.id.clone(), i))
+                .collect();
+            let mut cases = c.prepare_cached(
+                "SELECT suite_id, COUNT(*) FROM eval_cases
+                 WHERE suite_id IN (SELECT value FROM json_each(?1)) GROUP BY suite_id",
+            )?;
+            let mut rows = cases.query([&ids])?;
+            while let Some(r) = rows.next()? {
+                if let Some(&i) = index.get(&r.get::<_, String>(0)?) {
+                    out[i].case_count = Some(r.get(1)?);
                 }
-                if let Some(run_id) = r.get::<_, Option<String>>(8)? {
-                    let (passed, failed, total): (i64, i64, i64) = (r.get(10)?, r.get(11)?, r.get(12)?);
-                    let recent = &mut out.last_mut().expect("pushed above").1;
-                    recent.push(LatestRun {
-                        id: Some(run_id),
-                        status: Some(r.get(9)?),
+            }
+            let mut runs = c.prepare_cached(
+                "SELECT suite_id, id, status, passed, failed, total, created_at FROM eval_runs
+                 WHERE suite_id IN (SELECT value FROM json_each(?1))
+                 ORDER BY suite_id, created_at DESC, id DESC",
+            )?;
+            let mut recent: Vec<Vec<LatestRun>> = vec![Vec::new(); out.len()];
+            let mut rows = runs.query([&ids])?;
+            while let Some(r) = rows.next()? {
+                let Some(&i) = index.get(&r.get::<_, String>(0)?) else {
+                    continue;
+                };
+                let (passed, failed, total): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
+                let t = &mut out[i].totals;
+                *t.runs.get_or_insert(0) += 1;
+                *t.passed.get_or_insert(0) += passed;
+                *t.failed.get_or_insert(0) += failed;
+                if recent[i].len() < TREND {
+                    recent[i].push(LatestRun {
+                        id: Some(r.get(1)?),
+                        status: Some(r.get(2)?),
                         pass_rate: (total > 0).then(|| passed as f64 / total as f64),
                         passed: Some(passed),
                         failed: Some(failed),
-                        created_at: Some(r.get(13)?),
+                        created_at: Some(r.get(6)?),
                     });
                 }
             }
-            let out = out
-                .into_iter()
-                .map(|(mut s, recent)| {
-                    s.pass_rate_trend = recent
-                        .iter()
-                        .rev()
-                        .filter(|r| matches!(r.status.as_deref(), Some("completed")))
-                        .filter_map(|r| r.pass_rate)
-                        .collect();
-                    s.latest_run = recent.into_iter().next();
-                    s
-                })
-                .collect();
+            for (s, recent) in out.iter_mut().zip(recent) {
+                s.pass_rate_trend = recent
+                    .iter()
+                    .rev()
+                    .filter(|r| matches!(r.status.as_deref(), Some("completed")))
+                    .filter_map(|r| r.pass_rate)
+                    .collect();
+                s.latest_run = recent.into_iter().next();
+            }
             Ok(out)
         })?;
         Ok(ks.page(items, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
