@@ -47,7 +47,10 @@ pub struct RunArgs {
     /// Iterations per case (1 to 10), overriding the cases'.
     #[arg(long)]
     pub iterations: Option<i64>,
-    /// Approve an `approximated` case for this run (repeatable).
+    /// Run only this case, by id or exact title (repeatable; default: every case).
+    #[arg(long = "case")]
+    pub cases: Vec<String>,
+    /// Approve an `approximated` case for this run, by id or exact title (repeatable).
     #[arg(long = "approve")]
     pub approve: Vec<String>,
     /// `provider=key` for provider-native model ids (repeatable).
@@ -176,6 +179,37 @@ fn progress(run: &EvalRun, tty: bool, last: &mut String) {
     }
 }
 
+/// The case ids `--case`/`--approve` name, each given as an id or an exact title; `None`
+/// when none was given. An unknown name is an error here rather than an unexplained refusal
+/// from the run.
+async fn case_ids(
+    b: &dyn Backend,
+    p: &str,
+    suite: &str,
+    names: &[String],
+) -> Result<Option<Vec<String>>> {
+    if names.is_empty() {
+        return Ok(None);
+    }
+    let cases = b.cases(p, suite).await?.items;
+    names
+        .iter()
+        .map(|n| {
+            let mut hits = cases.iter().filter(|c| &c.id == n || &c.title == n);
+            match (hits.next(), hits.next()) {
+                (Some(c), None) => Ok(c.id.clone()),
+                (Some(_), Some(_)) => Err(Error::invalid(
+                    "/caseIds",
+                    "unique",
+                    format!("several cases are titled `{n}`: name it by id"),
+                )),
+                (None, _) => Err(Error::not_found("case", n)),
+            }
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
 pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out: &Out) -> Outcome {
     let project = project_id(b, target.project.as_deref()).await?;
     let p = project.as_str();
@@ -221,7 +255,8 @@ pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out:
                 environment_id: env,
                 model: a.model.clone(),
                 iteration_override: a.iterations,
-                approved_case_ids: (!a.approve.is_empty()).then(|| a.approve.clone()),
+                case_ids: case_ids(b, p, &suite.id, &a.cases).await?,
+                approved_case_ids: case_ids(b, p, &suite.id, &a.approve).await?,
                 model_api_keys: (!keys.is_empty()).then_some(keys),
                 ..Default::default()
             };

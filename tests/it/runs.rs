@@ -729,6 +729,51 @@ async fn the_cli_runs_a_demo_suite_and_writes_junit() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "a failed verdict exits 1");
 
+    // `--case` runs only the cases named, by title or id; an unknown one is refused.
+    let first = demo_tests()[0]["title"].as_str().unwrap().to_string();
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "run",
+            "--suite",
+            "CLI demo",
+            "--case",
+            "nope",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let one = dir.path().join("one.xml");
+    let out = tokio::process::Command::new(bin)
+        .args([
+            "--db",
+            db.to_str().unwrap(),
+            "run",
+            "--suite",
+            "CLI demo",
+            "--case",
+            &first,
+        ])
+        .args(["--junit", one.to_str().unwrap()])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let xml = std::fs::read_to_string(&one).unwrap();
+    assert!(xml.contains("tests=\"1\""), "{xml}");
+
     let out = tokio::process::Command::new(bin)
         .args([
             "--db",

@@ -254,7 +254,7 @@ impl Service {
         if !blocked.is_empty() {
             return Err(Error::new(
                 Code::ValidationError,
-                format!("{} selected case(s) have an `unsupported` or `unresolved` import claim and cannot run", blocked.len()),
+                format!("{} selected case(s) have an `unsupported` or `unresolved` import claim and cannot run: fix or delete them, or select the others (`caseIds`, `evaldeck run --case`)", blocked.len()),
             )
             .with_details(json!({"reason": "CASE_NOT_RUNNABLE", "caseIds": blocked})));
         }
@@ -272,7 +272,7 @@ impl Service {
         if !unapproved.is_empty() {
             return Err(Error::new(
                 Code::ValidationError,
-                format!("{} selected case(s) are `approximated` imports: approve each for this run in `approvedCaseIds`", unapproved.len()),
+                format!("{} selected case(s) are `approximated` imports: approve each for this run in `approvedCaseIds` (`evaldeck run --approve ID`)", unapproved.len()),
             )
             .with_details(json!({"reason": "APPROXIMATION_NOT_APPROVED", "caseIds": unapproved})));
         }
