@@ -445,15 +445,18 @@ impl McpPool {
         session.close(self.inner.opts.close_grace).await;
     }
 
-    /// Closes the session of one server, e.g. after its config was deleted.
-    pub async fn evict(&self, server_id: &str) {
-        let slot = self
-            .inner
+    /// Removes a server's slot from the pool, so no later call can reach its session.
+    fn take_slot(&self, server_id: &str) -> Option<Slot> {
+        self.inner
             .slots
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .remove(server_id);
-        if let Some(slot) = slot
+            .remove(server_id)
+    }
+
+    /// Closes the session of one server, e.g. after its config was deleted.
+    pub async fn evict(&self, server_id: &str) {
+        if let Some(slot) = self.take_slot(server_id)
             && let Some(s) = slot.lock().await.take()
         {
             s.close(self.inner.opts.close_grace).await;
@@ -465,13 +468,9 @@ impl McpPool {
     /// (editing or deleting a saved server). Without a runtime the session is dropped,
     /// which kills the child.
     pub fn evict_soon(&self, server_id: &str) {
-        let slot = self
-            .inner
-            .slots
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(server_id);
-        let Some(slot) = slot else { return };
+        let Some(slot) = self.take_slot(server_id) else {
+            return;
+        };
         let grace = self.inner.opts.close_grace;
         let id = server_id.to_string();
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
