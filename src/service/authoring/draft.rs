@@ -794,6 +794,23 @@ fn quoted_mask(value: &str) -> Vec<bool> {
     mask
 }
 
+/// A prompt written as a quotation followed by unlabelled words about it (`"Tell me a
+/// joke" Should not call any tool.`): the quotation, and the words as its expectation.
+pub fn split_quoted_prompt(value: &str) -> Option<(String, String)> {
+    let close = match value.chars().next()? {
+        '"' => '"',
+        '“' => '”',
+        _ => return None,
+    };
+    let open_len = value.chars().next()?.len_utf8();
+    let end = value[open_len..].find(close)? + open_len + close.len_utf8();
+    let rest = value[end..]
+        .trim()
+        .trim_start_matches(['—', '–', '-', '→', '>', ',', ';'])
+        .trim();
+    (!rest.is_empty()).then(|| (value[..end].to_string(), rest.to_string()))
+}
+
 /// Splits field labels written inline in a value: `"What is 4 + 4?" Expected: calls
 /// `get-sum` Tool: get-sum` → the head `"What is 4 + 4?"` and `[("Expected", "calls
 /// `get-sum`"), ("Tool", "get-sum")]`. A label counts when it is outside quotes, starts

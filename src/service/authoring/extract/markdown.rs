@@ -17,7 +17,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::service::authoring::draft::{
-    Draft, Fields, Role, normalize_label, role_of, split_inline_fields,
+    Draft, Fields, Role, normalize_label, role_of, split_inline_fields, split_quoted_prompt,
 };
 use crate::service::authoring::lines::LineIndex;
 
@@ -381,7 +381,14 @@ fn push_field(
     group: usize,
     (first, last): (usize, usize),
 ) {
-    let (head, inline_fields) = split_inline_fields(&inline);
+    let (mut head, mut inline_fields) = split_inline_fields(&inline);
+    if role == Role::Prompt
+        && inline_fields.is_empty()
+        && let Some((quoted, rest)) = split_quoted_prompt(&head)
+    {
+        head = quoted;
+        inline_fields.push(("Expected".to_string(), rest));
+    }
     let value = field_value(ix, &head, children);
     fields.push(FieldAt {
         role,
@@ -956,6 +963,12 @@ mod tests {
         for c in &d {
             assert!(!c.prompts[0].contains("Expected"), "{c:?}");
         }
+        // Unlabelled words after a quoted prompt are what is expected of it.
+        let t = "1. Prompt: \"Echo hello\" Expected tool: `echo`\n2. Prompt: \"Tell me about the weather.\" Should not call any tool.\n";
+        let d = run(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[1].prompts, ["Tell me about the weather."]);
+        assert!(d[1].negative, "{:?}", d[1]);
     }
 
     #[test]
