@@ -1012,4 +1012,45 @@ async fn the_suite_list_sums_runs_and_trends_pass_rates_oldest_first() {
     assert_eq!(never["totals"]["runs"], 0);
     assert!(never["latestRun"].is_null(), "{never}");
     assert_eq!(never["caseCount"], 1);
+
+    // A run still in progress is the latest run but has no place in the trend yet; a
+    // deleted case leaves the count at once.
+    let started = post(
+        &h,
+        &p,
+        "runs/start",
+        json!({"suiteName": "Trend", "externalRunId": "t4"}),
+    )
+    .await;
+    let running = started.ok(200)["runId"].as_str().unwrap().to_string();
+    let never_id = never["id"].as_str().unwrap();
+    let cases = h
+        .get(
+            &format!("/projects/{p}/eval-suites/{never_id}/cases"),
+            &h.owner_key,
+        )
+        .await;
+    let case_id = cases.ok(200)["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.call(
+        Method::DELETE,
+        &format!("/projects/{p}/eval-suites/{never_id}/cases/{case_id}"),
+        Some(&h.owner_key),
+        None,
+    )
+    .await
+    .ok(200);
+    let listed = h
+        .get(&format!("/projects/{p}/eval-suites"), &h.owner_key)
+        .await;
+    let items = listed.ok(200)["items"].as_array().unwrap().clone();
+    let by_name = |n: &str| items.iter().find(|s| s["name"] == n).cloned().unwrap();
+    let trend = by_name("Trend");
+    assert_eq!(trend["latestRun"]["id"], running.as_str(), "{trend}");
+    assert_eq!(trend["latestRun"]["status"], "running", "{trend}");
+    assert_eq!(trend["totals"]["runs"], 4);
+    assert_eq!(trend["passRateTrend"], json!([1.0, 0.0, 0.5]));
+    assert_eq!(by_name("Never run")["caseCount"], 0);
 }

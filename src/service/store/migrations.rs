@@ -1,5 +1,7 @@
 //! Versioned schema migrations (`PRAGMA user_version`), applied in one transaction each.
 
+use std::sync::LazyLock;
+
 use rusqlite::Connection;
 use rusqlite_migration::{M, Migrations};
 
@@ -395,6 +397,92 @@ CREATE INDEX eval_runs_suite_summary
   ON eval_runs(suite_id, created_at DESC, id DESC, status, passed, failed, total);
 "#;
 
+/// Each suite's list summary as a row that triggers keep current, so the suite list reads
+/// one row per suite instead of aggregating its cases and runs on every request. Totals
+/// move by deltas; the latest run and the trend (pass counts of the ten most recent
+/// completed runs with a total, oldest first) are re-read from `eval_runs_suite_summary`
+/// for the suites a run change touches. Existing suites are filled in once.
+static V10_SUITE_STATS: LazyLock<String> = LazyLock::new(|| {
+    const REFRESH: &str = r#"
+UPDATE eval_suite_stats SET
+  (latest_id, latest_status, latest_passed, latest_failed, latest_total, latest_created_at) =
+    (SELECT id, status, passed, failed, total, created_at FROM eval_runs
+     WHERE suite_id = eval_suite_stats.suite_id ORDER BY created_at DESC, id DESC LIMIT 1),
+  trend =
+    (SELECT json_group_array(json_array(passed, total) ORDER BY created_at, id)
+     FROM (SELECT passed, total, created_at, id FROM eval_runs
+           WHERE suite_id = eval_suite_stats.suite_id AND status = 'completed' AND total > 0
+           ORDER BY created_at DESC, id DESC LIMIT 10))
+  WHERE $SUITES"#;
+    let refresh = |suites: &str| REFRESH.replace("$SUITES", suites);
+    format!(
+        r#"
+CREATE TABLE eval_suite_stats (
+  suite_id TEXT PRIMARY KEY REFERENCES eval_suites(id) ON DELETE CASCADE,
+  case_count INTEGER NOT NULL DEFAULT 0,
+  runs INTEGER NOT NULL DEFAULT 0,
+  passed INTEGER NOT NULL DEFAULT 0,
+  failed INTEGER NOT NULL DEFAULT 0,
+  latest_id TEXT,
+  latest_status TEXT,
+  latest_passed INTEGER,
+  latest_failed INTEGER,
+  latest_total INTEGER,
+  latest_created_at INTEGER,
+  trend TEXT NOT NULL DEFAULT '[]'
+);
+INSERT INTO eval_suite_stats (suite_id, case_count, runs, passed, failed)
+  SELECT s.id,
+         (SELECT COUNT(*) FROM eval_cases c WHERE c.suite_id = s.id),
+         (SELECT COUNT(*) FROM eval_runs r WHERE r.suite_id = s.id),
+         (SELECT COALESCE(SUM(passed), 0) FROM eval_runs r WHERE r.suite_id = s.id),
+         (SELECT COALESCE(SUM(failed), 0) FROM eval_runs r WHERE r.suite_id = s.id)
+  FROM eval_suites s;
+{backfill};
+CREATE TRIGGER eval_suite_stats_new AFTER INSERT ON eval_suites BEGIN
+  INSERT INTO eval_suite_stats (suite_id) VALUES (NEW.id);
+END;
+CREATE TRIGGER eval_suite_stats_case_added AFTER INSERT ON eval_cases BEGIN
+  UPDATE eval_suite_stats SET case_count = case_count + 1 WHERE suite_id = NEW.suite_id;
+END;
+CREATE TRIGGER eval_suite_stats_case_removed AFTER DELETE ON eval_cases BEGIN
+  UPDATE eval_suite_stats SET case_count = case_count - 1 WHERE suite_id = OLD.suite_id;
+END;
+CREATE TRIGGER eval_suite_stats_case_moved AFTER UPDATE OF suite_id ON eval_cases
+  WHEN OLD.suite_id IS NOT NEW.suite_id BEGIN
+  UPDATE eval_suite_stats SET case_count = case_count - 1 WHERE suite_id = OLD.suite_id;
+  UPDATE eval_suite_stats SET case_count = case_count + 1 WHERE suite_id = NEW.suite_id;
+END;
+CREATE TRIGGER eval_suite_stats_run_added AFTER INSERT ON eval_runs BEGIN
+  UPDATE eval_suite_stats
+    SET runs = runs + 1, passed = passed + NEW.passed, failed = failed + NEW.failed
+    WHERE suite_id = NEW.suite_id;
+  {run_added};
+END;
+CREATE TRIGGER eval_suite_stats_run_removed AFTER DELETE ON eval_runs BEGIN
+  UPDATE eval_suite_stats
+    SET runs = runs - 1, passed = passed - OLD.passed, failed = failed - OLD.failed
+    WHERE suite_id = OLD.suite_id;
+  {run_removed};
+END;
+CREATE TRIGGER eval_suite_stats_run_changed
+  AFTER UPDATE OF suite_id, status, passed, failed, total, created_at ON eval_runs BEGIN
+  UPDATE eval_suite_stats
+    SET runs = runs - 1, passed = passed - OLD.passed, failed = failed - OLD.failed
+    WHERE suite_id = OLD.suite_id;
+  UPDATE eval_suite_stats
+    SET runs = runs + 1, passed = passed + NEW.passed, failed = failed + NEW.failed
+    WHERE suite_id = NEW.suite_id;
+  {run_changed};
+END;
+"#,
+        backfill = refresh("1"),
+        run_added = refresh("suite_id = NEW.suite_id"),
+        run_removed = refresh("suite_id = OLD.suite_id"),
+        run_changed = refresh("suite_id IN (OLD.suite_id, NEW.suite_id)"),
+    )
+});
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -406,6 +494,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V7_PROJECT_RUNS),
         M::up(V8_HOST_NAMES),
         M::up(V9_SUITE_SUMMARY),
+        M::up(&V10_SUITE_STATS),
     ])
 }
 
@@ -473,5 +562,79 @@ mod tests {
             [],
         );
         assert!(dup.is_err(), "the unique index holds");
+    }
+
+    /// Suites from before V10 get their summary row filled in from their cases and runs,
+    /// and the triggers keep it current from then on.
+    #[test]
+    fn v10_fills_in_and_keeps_suite_stats() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        c.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        super::migrations().to_version(&mut c, 9).unwrap();
+        c.execute_batch(
+            "INSERT INTO eval_suites (id, project_id, name, created_at, updated_at)
+               VALUES ('s1', 'p', 'one', 1, 1), ('s2', 'p', 'two', 2, 2);
+             INSERT INTO eval_cases (id, suite_id, position, body, created_at, updated_at)
+               VALUES ('c1', 's1', 0, '{}', 1, 1), ('c2', 's1', 1, '{}', 1, 1);
+             INSERT INTO eval_runs (id, suite_id, project_id, run_number, status, passed, failed, total, source, created_at)
+               VALUES ('r1', 's1', 'p', 1, 'completed', 2, 0, 2, 'ui', 10),
+                      ('r2', 's1', 'p', 2, 'failed', 0, 0, 2, 'ui', 20),
+                      ('r3', 's1', 'p', 3, 'completed', 1, 1, 2, 'ui', 30);",
+        )
+        .unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        let stats = |c: &rusqlite::Connection,
+                     id: &str|
+         -> (i64, i64, i64, i64, Option<String>, String) {
+            c.query_row(
+                "SELECT case_count, runs, passed, failed, latest_id, trend FROM eval_suite_stats WHERE suite_id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+            )
+            .unwrap()
+        };
+        assert_eq!(
+            stats(&c, "s1"),
+            (2, 3, 3, 1, Some("r3".into()), "[[2,2],[1,2]]".into())
+        );
+        assert_eq!(stats(&c, "s2"), (0, 0, 0, 0, None, "[]".into()));
+
+        c.execute_batch(
+            "INSERT INTO eval_suites (id, project_id, name, created_at, updated_at)
+               VALUES ('s3', 'p', 'three', 3, 3);
+             INSERT INTO eval_cases (id, suite_id, position, body, created_at, updated_at)
+               VALUES ('c3', 's3', 0, '{}', 3, 3);
+             DELETE FROM eval_cases WHERE id = 'c1';
+             INSERT INTO eval_runs (id, suite_id, project_id, run_number, status, passed, failed, total, source, created_at)
+               VALUES ('r4', 's1', 'p', 4, 'running', 0, 0, 2, 'ui', 40);",
+        )
+        .unwrap();
+        assert_eq!(stats(&c, "s3"), (1, 0, 0, 0, None, "[]".into()));
+        assert_eq!(
+            stats(&c, "s1"),
+            (1, 4, 3, 1, Some("r4".into()), "[[2,2],[1,2]]".into())
+        );
+        c.execute_batch(
+            "UPDATE eval_runs SET status = 'completed', passed = 1, failed = 1 WHERE id = 'r4';
+             UPDATE eval_runs SET heartbeat_at = 50 WHERE id = 'r4';
+             DELETE FROM eval_runs WHERE id = 'r1';",
+        )
+        .unwrap();
+        assert_eq!(
+            stats(&c, "s1"),
+            (1, 3, 2, 2, Some("r4".into()), "[[1,2],[1,2]]".into())
+        );
+        // A deleted suite takes its row along, while its runs and cases cascade away.
+        c.pragma_update(None, "foreign_keys", "ON").unwrap();
+        c.execute("DELETE FROM eval_suites WHERE id = 's1'", [])
+            .unwrap();
+        let left: Vec<String> = c
+            .prepare("SELECT suite_id FROM eval_suite_stats ORDER BY suite_id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(left, ["s2", "s3"]);
     }
 }

@@ -10,9 +10,6 @@ use crate::spec::page::{Page, PageRequest};
 use crate::spec::suite::{EvalSuite, SuiteSettings};
 use crate::spec::{Error, Result};
 
-/// How many recent finished runs make up `passRateTrend`.
-const TREND: usize = 10;
-
 impl Store {
     /// Creates a suite and its cases in one transaction.
     pub fn create_suite(
@@ -165,10 +162,9 @@ impl Store {
         Ok(())
     }
 
-    /// A page of suites with their case counts, run totals, latest run and trend, in three
-    /// statements whatever the page size: the page, its case counts, and its runs read in
-    /// order from the covering index `eval_runs_suite_summary` (no run row is read from
-    /// the table and nothing is sorted).
+    /// A page of suites with their case counts, run totals, latest run and trend: one
+    /// statement over `eval_suite_stats`, which triggers keep current as cases and runs
+    /// change (migration V10), so a read never aggregates.
     pub fn suite_summaries(
         &self,
         project_id: &str,
@@ -176,94 +172,71 @@ impl Store {
     ) -> Result<Page<EvalSuiteSummary>> {
         let ks = Keyset::new(page)?;
         let items = self.read(|c| {
-            let mut suites = c.prepare_cached(
-                "SELECT id, name, created_at, updated_at FROM eval_suites
-                 WHERE project_id = ?1 AND (created_at, id) > (?2, ?3)
-                 ORDER BY created_at, id LIMIT ?4",
+            let mut stmt = c.prepare_cached(
+                "SELECT s.id, s.name, s.created_at, s.updated_at,
+                        st.case_count, st.runs, st.passed, st.failed,
+                        st.latest_id, st.latest_status, st.latest_passed, st.latest_failed,
+                        st.latest_total, st.latest_created_at, st.trend
+                 FROM eval_suites s JOIN eval_suite_stats st ON st.suite_id = s.id
+                 WHERE s.project_id = ?1 AND (s.created_at, s.id) > (?2, ?3)
+                 ORDER BY s.created_at, s.id LIMIT ?4",
             )?;
-            let mut out = suites
-                .query_map(
-                    params![project_id, ks.after_ts, ks.after_id, ks.fetch()],
-                    |r| {
-                        Ok(EvalSuiteSummary {
+            let rows = stmt.query_map(
+                params![project_id, ks.after_ts, ks.after_id, ks.fetch()],
+                |r| {
+                    let latest_run = match r.get::<_, Option<String>>(8)? {
+                        None => None,
+                        Some(id) => {
+                            let (passed, failed, total): (i64, i64, i64) =
+                                (r.get(10)?, r.get(11)?, r.get(12)?);
+                            Some(LatestRun {
+                                id: Some(id),
+                                status: Some(r.get(9)?),
+                                pass_rate: pass_rate(passed, total),
+                                passed: Some(passed),
+                                failed: Some(failed),
+                                created_at: Some(r.get(13)?),
+                            })
+                        }
+                    };
+                    Ok((
+                        EvalSuiteSummary {
                             id: r.get(0)?,
                             name: Some(r.get(1)?),
                             project_id: Some(project_id.to_string()),
-                            latest_run: None,
+                            latest_run,
                             totals: SuiteTotals {
-                                passed: Some(0),
-                                failed: Some(0),
-                                runs: Some(0),
+                                passed: Some(r.get(6)?),
+                                failed: Some(r.get(7)?),
+                                runs: Some(r.get(5)?),
                             },
                             pass_rate_trend: Vec::new(),
-                            case_count: Some(0),
+                            case_count: Some(r.get(4)?),
                             created_at: Some(r.get(2)?),
                             updated_at: Some(r.get(3)?),
-                        })
-                    },
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            if out.is_empty() {
-                return Ok(out);
-            }
-            let ids =
-                serde_json::Value::from(out.iter().map(|s| s.id.as_str()).collect::<Vec<_>>())
-                    .to_string();
-            let index: std::collections::HashMap<String, usize> = out
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.id.clone(), i))
-                .collect();
-            let mut cases = c.prepare_cached(
-                "SELECT suite_id, COUNT(*) FROM eval_cases
-                 WHERE suite_id IN (SELECT value FROM json_each(?1)) GROUP BY suite_id",
+                        },
+                        r.get::<_, String>(14)?,
+                    ))
+                },
             )?;
-            let mut rows = cases.query([&ids])?;
-            while let Some(r) = rows.next()? {
-                if let Some(&i) = index.get(&r.get::<_, String>(0)?) {
-                    out[i].case_count = Some(r.get(1)?);
-                }
-            }
-            let mut runs = c.prepare_cached(
-                "SELECT suite_id, id, status, passed, failed, total, created_at FROM eval_runs
-                 WHERE suite_id IN (SELECT value FROM json_each(?1))
-                 ORDER BY suite_id, created_at DESC, id DESC",
-            )?;
-            let mut recent: Vec<Vec<LatestRun>> = vec![Vec::new(); out.len()];
-            let mut rows = runs.query([&ids])?;
-            while let Some(r) = rows.next()? {
-                let Some(&i) = index.get(&r.get::<_, String>(0)?) else {
-                    continue;
-                };
-                let (passed, failed, total): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
-                let t = &mut out[i].totals;
-                *t.runs.get_or_insert(0) += 1;
-                *t.passed.get_or_insert(0) += passed;
-                *t.failed.get_or_insert(0) += failed;
-                if recent[i].len() < TREND {
-                    recent[i].push(LatestRun {
-                        id: Some(r.get(1)?),
-                        status: Some(r.get(2)?),
-                        pass_rate: (total > 0).then(|| passed as f64 / total as f64),
-                        passed: Some(passed),
-                        failed: Some(failed),
-                        created_at: Some(r.get(6)?),
-                    });
-                }
-            }
-            for (s, recent) in out.iter_mut().zip(recent) {
-                s.pass_rate_trend = recent
-                    .iter()
-                    .rev()
-                    .filter(|r| matches!(r.status.as_deref(), Some("completed")))
-                    .filter_map(|r| r.pass_rate)
+            rows.map(|row| {
+                let (mut summary, trend) = row?;
+                let counts: Vec<(i64, i64)> = from_json(&trend)?;
+                summary.pass_rate_trend = counts
+                    .into_iter()
+                    .filter_map(|(passed, total)| pass_rate(passed, total))
                     .collect();
-                s.latest_run = recent.into_iter().next();
-            }
-            Ok(out)
+                Ok(summary)
+            })
+            .collect::<Result<Vec<_>>>()
         })?;
         Ok(ks.page(items, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
     }
+}
+
+/// A run's share of passed iterations; none before it has any.
+fn pass_rate(passed: i64, total: i64) -> Option<f64> {
+    (total > 0).then(|| passed as f64 / total as f64)
 }
 
 /// What a new suite is made of, besides its cases.
