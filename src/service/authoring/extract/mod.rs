@@ -78,7 +78,8 @@ pub fn extract(text: &str) -> Vec<Draft> {
         Shape::Yaml => yaml::extract(&ix),
         Shape::Csv(d) => table::extract(&ix, d),
         Shape::Markdown => {
-            let d = markdown::extract(&ix);
+            let mut d = markdown::extract(&ix);
+            d.retain(Draft::is_case);
             if d.is_empty() { notes::extract(&ix) } else { d }
         }
     };

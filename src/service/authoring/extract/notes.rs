@@ -1,6 +1,9 @@
 //! Loose notes (meeting notes, a chat paste): a case is a bullet, numbered item or
 //! `TODO`/`Test`/`Check` line holding a quoted prompt and an expectation marked by an
-//! arrow (`→`, `->`, `=>`) or "should …"/"expect …". Every such case is `approximated`.
+//! arrow (`→`, `->`, `=>`) or "should …"/"expect …". Under a heading that speaks of tests
+//! (or in a document whose first line does), a list item may also give the prompt
+//! unquoted, as an instruction whose next sentence is the expectation: `1. Echo hello
+//! back. Expect the echo tool.` Every such case is `approximated`.
 //!
 //! Paragraph prose is never read, and lines saying an idea was dropped, struck through
 //! (`~~…~~`), or that are action items for people are skipped.
@@ -26,33 +29,54 @@ static SKIP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)~~|\bdropped\b|\bscrapped\b|\bdiscarded\b|\bwon'?t do\b|\bnot doing\b|\bout of scope\b|\bparked\b|\baction items?\b|^\s*(?:[-*+•]\s*)?(?:ai|owner)\s*:|\bdecided against\b").unwrap()
 });
 
+/// A heading (or first line) that says the list under it holds tests.
+static TESTS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:tests?|test cases?|cases|scenarios?|checks?|evals?|smoke|regressions?|qa)\b",
+    )
+    .unwrap()
+});
+/// A list item's text: after `-`, `*`, `+`, `•` or `1.`/`1)`.
+static ITEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(\S.*)$").unwrap());
+/// Where an unquoted instruction ends and its expectation begins: a sentence break or an
+/// arrow, then words that state what should happen.
+static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:[.;!?]\s+|\s*(?:→|->|=>|⇒)\s*)((?:expect(?:ed|s)?|should|must|never|no tool|(?:it|this|that) (?:should|must)|the (?:answer|reply|response|result|output|model|assistant|agent)\b).*)$").unwrap()
+});
+
 /// Extracts cases from notes.
 pub fn extract(ix: &LineIndex) -> Vec<Draft> {
     let mut out = Vec::new();
+    let mut under_tests = (1..=ix.len())
+        .map(|no| ix.line(no).trim())
+        .find(|l| !l.is_empty())
+        .is_some_and(|l| TESTS_HEADING.is_match(l));
     for no in 1..=ix.len() {
         let line = ix.line(no);
+        if line.trim_start().starts_with('#') {
+            under_tests = TESTS_HEADING.is_match(line);
+            continue;
+        }
         if !CANDIDATE.is_match(line) || SKIP.is_match(line) {
             continue;
         }
-        let Some(q) = QUOTED.captures(line) else {
+        let (prompt, expectation, how) = if let Some((prompt, expectation)) = quoted(line) {
+            (prompt, expectation, "a quoted prompt")
+        } else if under_tests && let Some((prompt, expectation)) = instruction(line) {
+            (prompt, expectation, "an instruction")
+        } else {
             continue;
         };
-        let m = (1..=3).find_map(|i| q.get(i)).expect("one group matched");
-        let after = &line[q.get(0).unwrap().end()..];
-        let Some(marker) = MARKER.find(after) else {
-            continue;
-        };
-        let expectation = after[marker.start()..]
-            .trim_start_matches(['→', '-', '>', '=', '⇒', ' '])
-            .trim();
         let mut d = Draft {
             start_line: no,
             end_line: no,
-            prompts: vec![unquote(m.as_str())],
+            prompts: vec![prompt],
             ..Draft::default()
         };
-        d.notes
-            .push("read from notes: a quoted prompt with its expectation on one line".into());
+        d.notes.push(format!(
+            "read from notes: {how} with its expectation on one line"
+        ));
         let reading = read_wording(expectation);
         apply_reading(&mut d, reading, expectation);
         if !expectation.is_empty() {
@@ -61,6 +85,28 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
         out.push(d);
     }
     out
+}
+
+/// `(prompt, expectation)` of a line holding a quoted prompt followed by an expectation.
+fn quoted(line: &str) -> Option<(String, &str)> {
+    let q = QUOTED.captures(line)?;
+    let m = (1..=3).find_map(|i| q.get(i))?;
+    let after = &line[q.get(0)?.end()..];
+    let marker = MARKER.find(after)?;
+    let expectation = after[marker.start()..]
+        .trim_start_matches(['→', '-', '>', '=', '⇒', ' '])
+        .trim();
+    Some((unquote(m.as_str()), expectation))
+}
+
+/// `(prompt, expectation)` of a list item written as an instruction of at least two words
+/// followed by its expectation.
+fn instruction(line: &str) -> Option<(String, &str)> {
+    let text = ITEM.captures(line)?.get(1)?.as_str();
+    let found = EXPECTATION.captures(text)?;
+    let prompt = text[..found.get(0)?.start()].trim();
+    let expectation = found.get(1)?.as_str().trim();
+    (prompt.split_whitespace().count() >= 2).then(|| (prompt.to_string(), expectation))
 }
 
 #[cfg(test)]
@@ -77,5 +123,26 @@ mod tests {
         assert_eq!((d[0].start_line, d[0].end_line), (4, 4));
         assert!(d[1].negative);
         assert_eq!(d[1].start_line, 7);
+    }
+
+    /// Numbered instructions under a heading about tests are cases; the same items under
+    /// a heading about set-up are not.
+    #[test]
+    fn unquoted_instructions_under_a_tests_heading() {
+        let t = "# Echo server smoke tests\n\n1. Echo hello back. Expect the `echo` tool with message \"hello\".\n2. Add 2 and 3 with `get-sum`; the answer should contain 5.\n3. Ask what the weather is like. Should not call any tool.\n4. Ping.\n\n## Set-up\n\n1. Start the server. It should print ready.\n";
+        let d = extract(t);
+        assert_eq!(d.len(), 3, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Echo hello back"]);
+        assert_eq!(d[0].expected_calls[0].tool, "echo");
+        assert_eq!(d[1].prompts, ["Add 2 and 3 with `get-sum`"]);
+        assert_eq!(d[1].expected_output.as_deref(), Some("the answer should contain 5."));
+        assert_eq!(d[2].prompts, ["Ask what the weather is like"]);
+        assert!(d[2].negative);
+        assert_eq!(
+            d.iter().map(|d| d.start_line).collect::<Vec<_>>(),
+            [3, 4, 5]
+        );
+        let prose = "# Release checklist\n\nWe tested it and it should work. Expect more later.\n";
+        assert!(extract(prose).is_empty());
     }
 }
