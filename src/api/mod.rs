@@ -9,6 +9,7 @@ pub mod idempotency;
 mod openapi;
 mod params;
 mod routes;
+mod suite_pages;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -51,6 +52,7 @@ pub struct AppState {
     pub service: Service,
     pub limiter: Option<Limiter>,
     pub config: ApiConfig,
+    pub suite_pages: suite_pages::SuitePages,
 }
 
 pub type State = Arc<AppState>;
@@ -285,6 +287,7 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         limiter: config.rate_limit.map(Limiter::new),
         service,
         config,
+        suite_pages: Default::default(),
     });
     let routes = routes::aliases(routes::table(Routes::new()));
     let aliases = Arc::new(deprecation::Aliases::new("/api/v1", routes.aliases));

@@ -214,8 +214,8 @@ async fn eval_suites(
     who: Principal,
     Path(p): Path<String>,
     Query(page): Query<PageRequest>,
-) -> R<Page<EvalSuiteSummary>> {
-    s.service.eval_suites(&who, &p, &page).map(Json)
+) -> Result<axum::response::Response> {
+    s.suite_pages.get(&s.service, &who, &p, &page)
 }
 
 async fn hosts(

@@ -59,6 +59,14 @@ impl Service {
         self.store().suite_summaries(project_id, page)
     }
 
+    /// The version of what [`Service::eval_suites`] shows for the project, for callers that
+    /// keep rendered pages; it needs the same access as the list.
+    pub fn eval_suites_version(&self, who: &Principal, project_id: &str) -> Result<i64> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
+        self.store().suites_version(project_id)
+    }
+
     pub fn chat_sessions(
         &self,
         who: &Principal,

@@ -1054,3 +1054,76 @@ async fn the_suite_list_sums_runs_and_trends_pass_rates_oldest_first() {
     assert_eq!(trend["passRateTrend"], json!([1.0, 0.0, 0.5]));
     assert_eq!(by_name("Never run")["caseCount"], 0);
 }
+
+/// The served suite list is reused between writes, and never outlives one: not a run
+/// reported through the API, not a rename, and not a suite written by another connection
+/// to the same file (a CLI on the serving machine).
+#[tokio::test]
+async fn the_suite_list_is_fresh_after_every_write_from_any_connection() {
+    let h = Harness::start().await;
+    let p = h.project.clone();
+    let list = || async {
+        let r = h
+            .get(&format!("/projects/{p}/eval-suites?limit=50"), &h.owner_key)
+            .await;
+        r.ok(200).clone()
+    };
+    let names = |v: &Value| -> Vec<String> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let first = list().await;
+    assert_eq!(list().await, first, "nothing changed, the same page");
+
+    let results = vec![result("case 0", true, "f-1")];
+    post(&h, &p, "report", report("Fresh", "f1", results))
+        .await
+        .ok(200);
+    let second = list().await;
+    let runs_of = |v: &Value, n: &str| {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == n)
+            .map(|s| s["totals"]["runs"].clone())
+    };
+    assert_eq!(runs_of(&second, "Fresh"), Some(json!(1)), "{second}");
+
+    let fresh_id = second["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Fresh")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.call(
+        Method::PATCH,
+        &format!("/projects/{p}/eval-suites/{fresh_id}"),
+        Some(&h.owner_key),
+        Some(json!({"name": "Renamed"})),
+    )
+    .await
+    .ok(200);
+    assert!(names(&list().await).contains(&"Renamed".to_string()));
+
+    // Another connection to the same file, as a CLI on the serving machine would be.
+    let other = Service::open(&h.db_path(), demo_config()).expect("a second service");
+    let body = serde_json::from_value(json!({
+        "name": "Written elsewhere", "serverIds": ["demo"], "model": "builtin/baseline",
+        "tests": [{"title": "hi", "steps": [{"id": "p1", "kind": "prompt", "prompt": "Say hi"}]}],
+    }))
+    .unwrap();
+    other.create_suite(&h.owner, &p, &body).expect("a suite");
+    let last = list().await;
+    assert!(
+        names(&last).contains(&"Written elsewhere".to_string()),
+        "{last}"
+    );
+}

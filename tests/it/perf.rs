@@ -196,8 +196,8 @@ fn eval_suites_throughput() {
 }
 
 /// Where one request's server-side time goes, without HTTP: the auth lookup, the project
-/// access check, the suite query and the JSON rendering of the same seeded page, each
-/// timed in a tight loop.
+/// access check, the suite query and the JSON rendering of the same seeded page, and the
+/// check that serves a kept page instead, each timed in a tight loop.
 #[test]
 #[ignore = "benchmark: cargo test --release --test it perf:: -- --ignored --nocapture"]
 fn eval_suites_breakdown() {
@@ -240,6 +240,9 @@ fn eval_suites_breakdown() {
     });
     time("service.eval_suites (all of it)", &mut || {
         h.service.eval_suites(&h.owner, &h.project, &page).unwrap();
+    });
+    time("eval_suites_version (a kept page)", &mut || {
+        h.service.eval_suites_version(&h.owner, &h.project).unwrap();
     });
     drop(h);
 }

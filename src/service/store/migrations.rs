@@ -483,6 +483,27 @@ END;
     )
 });
 
+/// A per-project counter that changes whenever anything the suite list shows changes (a
+/// suite added, edited or removed; a case or run moving its summary row), from whichever
+/// connection or process wrote it, so a rendered list can be reused while it holds.
+const V11_SUITES_VERSION: &str = r#"
+ALTER TABLE projects ADD COLUMN suites_version INTEGER NOT NULL DEFAULT 0;
+CREATE TRIGGER suites_version_suite_added AFTER INSERT ON eval_suites BEGIN
+  UPDATE projects SET suites_version = suites_version + 1 WHERE id = NEW.project_id;
+END;
+CREATE TRIGGER suites_version_suite_changed AFTER UPDATE ON eval_suites BEGIN
+  UPDATE projects SET suites_version = suites_version + 1
+    WHERE id IN (OLD.project_id, NEW.project_id);
+END;
+CREATE TRIGGER suites_version_suite_removed AFTER DELETE ON eval_suites BEGIN
+  UPDATE projects SET suites_version = suites_version + 1 WHERE id = OLD.project_id;
+END;
+CREATE TRIGGER suites_version_stats_changed AFTER UPDATE ON eval_suite_stats BEGIN
+  UPDATE projects SET suites_version = suites_version + 1
+    WHERE id = (SELECT project_id FROM eval_suites WHERE id = NEW.suite_id);
+END;
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -495,6 +516,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V8_HOST_NAMES),
         M::up(V9_SUITE_SUMMARY),
         M::up(&V10_SUITE_STATS),
+        M::up(V11_SUITES_VERSION),
     ])
 }
 
@@ -636,5 +658,65 @@ mod tests {
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(left, ["s2", "s3"]);
+    }
+
+    /// Every change the suite list shows moves the project's `suites_version`; a
+    /// heartbeat does not.
+    #[test]
+    fn v11_versions_what_the_suite_list_shows() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        c.execute_batch(
+            "INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('o', 'o', 0, 0);
+             INSERT INTO projects (id, org_id, name, created_at, updated_at) VALUES ('p', 'o', 'p', 0, 0);",
+        )
+        .unwrap();
+        let version = |c: &rusqlite::Connection| -> i64 {
+            c.query_row(
+                "SELECT suites_version FROM projects WHERE id = 'p'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let mut last = version(&c);
+        for (what, sql, moves) in [
+            (
+                "a suite",
+                "INSERT INTO eval_suites (id, project_id, name, created_at, updated_at) VALUES ('s', 'p', 's', 1, 1)",
+                true,
+            ),
+            (
+                "a case",
+                "INSERT INTO eval_cases (id, suite_id, position, body, created_at, updated_at) VALUES ('c', 's', 0, '{}', 1, 1)",
+                true,
+            ),
+            (
+                "a run",
+                "INSERT INTO eval_runs (id, suite_id, project_id, run_number, status, source, created_at) VALUES ('r', 's', 'p', 1, 'running', 'ui', 2)",
+                true,
+            ),
+            (
+                "a heartbeat",
+                "UPDATE eval_runs SET heartbeat_at = 3 WHERE id = 'r'",
+                false,
+            ),
+            (
+                "a result",
+                "UPDATE eval_runs SET passed = 1, total = 1, status = 'completed' WHERE id = 'r'",
+                true,
+            ),
+            (
+                "a rename",
+                "UPDATE eval_suites SET name = 't' WHERE id = 's'",
+                true,
+            ),
+            ("a removal", "DELETE FROM eval_suites WHERE id = 's'", true),
+        ] {
+            c.execute(sql, []).unwrap();
+            let now = version(&c);
+            assert_eq!(now != last, moves, "{what}: {last} → {now}");
+            last = now;
+        }
     }
 }

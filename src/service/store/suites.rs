@@ -232,6 +232,17 @@ impl Store {
         })?;
         Ok(ks.page(items, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
     }
+
+    /// The project's `suites_version`, which moves with every change the suite list shows
+    /// (migration V11).
+    pub fn suites_version(&self, project_id: &str) -> Result<i64> {
+        self.read(|c| {
+            c.prepare_cached("SELECT suites_version FROM projects WHERE id = ?1")?
+                .query_row([project_id], |r| r.get(0))
+                .optional()?
+                .ok_or_else(|| Error::not_found("project", project_id))
+        })
+    }
 }
 
 /// A run's share of passed iterations; none before it has any.
