@@ -219,10 +219,10 @@ fn eval_suites_breakdown() {
             f();
         }
         let per = t0.elapsed() / N;
-        println!("| {label:<32} | {:>8.1} µs |", per.as_secs_f64() * 1e6);
+        println!("| {label:<34} | {:>8.1} µs |", per.as_secs_f64() * 1e6);
     };
     println!();
-    println!("| {:<32} | {:>11} |", "step (one thread)", "per call");
+    println!("| {:<34} | {:>11} |", "step (one thread)", "per call");
     time("authenticate (SHA-256 + SELECT)", &mut || {
         h.service.authenticate(&h.owner_key).unwrap();
     });

@@ -135,7 +135,10 @@ mod tests {
         assert_eq!(d[0].prompts, ["Echo hello back"]);
         assert_eq!(d[0].expected_calls[0].tool, "echo");
         assert_eq!(d[1].prompts, ["Add 2 and 3 with `get-sum`"]);
-        assert_eq!(d[1].expected_output.as_deref(), Some("the answer should contain 5."));
+        assert_eq!(
+            d[1].expected_output.as_deref(),
+            Some("the answer should contain 5.")
+        );
         assert_eq!(d[2].prompts, ["Ask what the weather is like"]);
         assert!(d[2].negative);
         assert_eq!(
