@@ -22,6 +22,8 @@ use crate::spec::{Error, Result};
 pub enum PolicyArg {
     Block,
     Warn,
+    /// Also accepted in the spec's own spelling, `create_anyway`.
+    #[value(alias = "create_anyway")]
     CreateAnyway,
 }
 

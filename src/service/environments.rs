@@ -8,8 +8,8 @@ use super::store::projects::ProjectRole;
 use super::{Principal, Service};
 use crate::spec::environment::{
     Created, Environment, EnvironmentCreate, EnvironmentPatch, EnvironmentQuery, EnvironmentRef,
-    EnvironmentResolution, EnvironmentRestored, PluginVersionCreate, ServerGroupCreate, ServerRef,
-    SkillCreate,
+    EnvironmentResolution, EnvironmentRestored, PluginVersionCreate, RevisionGuard,
+    ServerGroupCreate, ServerRef, SkillCreate,
 };
 use crate::spec::page::Page;
 use crate::spec::validate::Checker;
@@ -67,6 +67,10 @@ impl Service {
     ) -> Result<Environment> {
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        RevisionGuard {
+            expected_revision: expected,
+        }
+        .validate()?;
         self.store().archive_environment(project_id, id, expected)
     }
 
@@ -79,6 +83,10 @@ impl Service {
     ) -> Result<EnvironmentRestored> {
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        RevisionGuard {
+            expected_revision: expected,
+        }
+        .validate()?;
         let (environment, dropped) = self.store().restore_environment(project_id, id, expected)?;
         Ok(EnvironmentRestored {
             environment,

@@ -223,8 +223,9 @@ impl Service {
         obj.entry("iterations").or_insert(Value::from(1));
         obj.entry("isNegative").or_insert(Value::Bool(false));
         let mut case: EvalCase = decode(body)?;
-        case.normalize();
+        // Bounds count the ids as sent, before duplicates fold away.
         case.check()?;
+        case.normalize();
         self.store().add_cases(&s.id, std::slice::from_ref(&case))?;
         self.store().case(&s.id, &case.id)
     }

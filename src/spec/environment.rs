@@ -308,12 +308,25 @@ impl EnvironmentCreate {
     }
 }
 
+/// Revisions start at 1: a guard below that is a malformed request, not a stale one.
+fn check_revision(c: &mut Checker, revision: i64) {
+    if revision < 1 {
+        c.fail("/expectedRevision", "minimum", "must be at least 1");
+    }
+}
+
+impl RevisionGuard {
+    pub fn validate(&self) -> Result<(), Error> {
+        let mut c = Checker::new();
+        check_revision(&mut c, self.expected_revision);
+        c.finish()
+    }
+}
+
 impl EnvironmentPatch {
     pub fn validate(&self) -> Result<(), Error> {
         let mut c = Checker::new();
-        if self.expected_revision < 1 {
-            c.fail("/expectedRevision", "minimum", "must be at least 1");
-        }
+        check_revision(&mut c, self.expected_revision);
         if let Some(n) = &self.name {
             check_name(&mut c, n);
         }

@@ -32,6 +32,10 @@ pub const MAX_IDEMPOTENCY_KEY: usize = 256;
 /// The file name recorded on provenance when the request gives none.
 pub const DEFAULT_FILE_NAME: &str = "document";
 
+fn null_is_block<'de, D: serde::Deserializer<'de>>(d: D) -> Result<DuplicatePolicy, D::Error> {
+    Ok(Option::<DuplicatePolicy>::deserialize(d)?.unwrap_or_default())
+}
+
 /// What the commit does with a draft that duplicates an existing case of the suite.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -80,8 +84,9 @@ pub struct EvalCaseImportRequest {
     /// Models for the authored cases; absent means the suite's default model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub case_models: Option<Vec<CaseModel>>,
-    /// Applied at commit. Defaults to `block`.
-    #[serde(default)]
+    /// Applied at commit. Defaults to `block`, also when sent as `null` (as every other
+    /// optional field of the request may be).
+    #[serde(default, deserialize_with = "null_is_block")]
     pub duplicate_policy: DuplicatePolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub override_reason: Option<String>,
@@ -352,6 +357,8 @@ mod tests {
     #[test]
     fn defaults() {
         let r = parse_json(&json!({"content": "# Plan"})).unwrap();
+        assert_eq!(r.duplicate_policy, DuplicatePolicy::Block);
+        let r = parse_json(&json!({"content": "# Plan", "duplicatePolicy": null})).unwrap();
         assert_eq!(r.duplicate_policy, DuplicatePolicy::Block);
         assert_eq!(r.file_name(), DEFAULT_FILE_NAME);
         assert_eq!(r, EvalCaseImportRequest::new("# Plan"));

@@ -174,6 +174,17 @@ pub fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Err
     let text = std::str::from_utf8(bytes)
         .map_err(|e| Error::invalid("", "utf8", format!("body is not valid UTF-8: {e}")))?;
     let text = if text.trim().is_empty() { "{}" } else { text };
+    // A syntax fault outranks whatever the typed decode tripped over first.
+    let not_json = || {
+        serde_json::from_str::<serde::de::IgnoredAny>(text)
+            .err()
+            .map(|e| Error::invalid("", "json", format!("body is not valid JSON: {e}")))
+    };
+    if !text.trim_start().starts_with('{') {
+        // serde would fill a struct from an array by position; every body is an object.
+        return Err(not_json()
+            .unwrap_or_else(|| Error::invalid("", "type", "the body must be a JSON object")));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let pointer = path_to_pointer(&e.path().to_string());
@@ -181,7 +192,7 @@ pub fn parse_body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, Err
         if inner.is_syntax() || inner.is_eof() {
             return Error::invalid(&pointer, "json", format!("body is not valid JSON: {inner}"));
         }
-        serde_violation(pointer, &inner.to_string())
+        not_json().unwrap_or_else(|| serde_violation(pointer, &inner.to_string()))
     })?;
     de.end().map_err(|e| {
         Error::invalid(
@@ -221,6 +232,37 @@ fn path_to_pointer(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Body {
+        n: Option<i64>,
+    }
+
+    /// Arrays and scalars are not bodies, and a syntax fault is reported as one even where
+    /// an unknown field comes first.
+    #[test]
+    fn bodies_are_json_objects() {
+        for (text, rule) in [
+            ("[5]", "type"),
+            ("\"x\"", "type"),
+            ("[5", "json"),
+            ("{\"a\":", "json"),
+            ("{\"n\": 1} x", "json"),
+        ] {
+            let e = parse_body::<Body>(text.as_bytes()).unwrap_err();
+            let rules: Vec<_> = e.details.as_ref().unwrap()["errors"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v["rule"].as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(rules, [rule], "{text}");
+        }
+        assert_eq!(parse_body::<Body>(b" {\"n\": 1}").unwrap().n, Some(1));
+        assert!(parse_body::<Body>(b"").unwrap().n.is_none());
+    }
 
     #[test]
     fn pointer_from_serde_path() {

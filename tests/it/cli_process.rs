@@ -172,7 +172,25 @@ async fn the_operator_grants_access_that_serve_honours() {
     ]));
     let me = h.get("/me", &key).await;
     me.err(401, "UNAUTHORIZED");
-    assert_eq!(me.reason(), Some("ORPHANED_KEY"));
+    // Removal revoked the key: adding the member back does not bring it to life.
+    json(&op(&[
+        "members",
+        "add",
+        "dev@acme.test",
+        "--role",
+        "member",
+        "--org",
+        "Acme",
+    ]));
+    h.get("/me", &key).await.err(401, "UNAUTHORIZED");
+    let keys = json(&op(&["keys", "list", "--json"]));
+    let dev_key = keys
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| key.starts_with(k["prefix"].as_str().unwrap()))
+        .expect("the member's key is listed");
+    assert!(dev_key["revokedAt"].is_i64(), "{dev_key}");
 
     let remote = cli(
         &db,

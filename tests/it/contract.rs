@@ -493,6 +493,56 @@ async fn validation_errors_name_the_field() {
     )
     .await
     .invalid("", "minProperties");
+    // Archive and restore bound the revision like PATCH does; an array is not a body
+    // (serde would otherwise read `[5]` as `{"expectedRevision": 5}`).
+    for action in ["archive", "restore"] {
+        let path = format!("{env_path}/{action}");
+        for rev in [0, -5] {
+            h.call(
+                Method::POST,
+                &path,
+                k,
+                Some(json!({"expectedRevision": rev})),
+            )
+            .await
+            .invalid("/expectedRevision", "minimum");
+        }
+        h.call(Method::POST, &path, k, Some(json!([5])))
+            .await
+            .invalid("", "type");
+    }
+    h.raw(Method::POST, &hosts, k, json_ct, b"\"x\"".to_vec())
+        .await
+        .invalid("", "type");
+    // A syntax fault is the fault, whatever field the decoder met first.
+    h.raw(Method::POST, &hosts, k, json_ct, b"{\"a\":".to_vec())
+        .await
+        .invalid("", "json");
+
+    // Suppressed check ids are counted as sent, before duplicates fold away.
+    let suites = h
+        .get(
+            &format!("/projects/{}/eval-suites", h.project),
+            &h.owner_key,
+        )
+        .await;
+    let suite = suites.ok(200)["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cases = format!("/projects/{}/eval-suites/{suite}/cases", h.project);
+    let case = |n: usize| {
+        json!({"title": "t", "steps": [{"id": "p1", "kind": "prompt", "prompt": "Say hi"}],
+            "suppressedSuiteStandardCheckIds": vec!["call.schema"; n]})
+    };
+    h.call(Method::POST, &cases, k, Some(case(65)))
+        .await
+        .invalid("/suppressedSuiteStandardCheckIds", "maxItems");
+    let made = h.call(Method::POST, &cases, k, Some(case(64))).await;
+    assert_eq!(
+        made.ok(201)["suppressedSuiteStandardCheckIds"],
+        json!(["call.schema"])
+    );
 
     // References must live in the same project.
     let elsewhere = h.new_project("elsewhere");

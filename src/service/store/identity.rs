@@ -256,8 +256,9 @@ impl Store {
         })
     }
 
-    /// Removes a member and their project roles in the organization, in one transaction.
-    /// Their keys for it stop working at once (401 `ORPHANED_KEY`). The last owner stays.
+    /// Removes a member and their project roles in the organization, and revokes their keys
+    /// for it, in one transaction: the keys stop working at once and stay dead if the
+    /// member is added again. The last owner stays.
     pub fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()> {
         self.write(|tx| {
             let role: Option<String> = tx
@@ -291,6 +292,11 @@ impl Store {
             tx.execute(
                 "DELETE FROM members WHERE org_id = ?1 AND user_id = ?2",
                 params![org_id, user_id],
+            )?;
+            tx.execute(
+                "UPDATE api_keys SET revoked_at = ?3
+                 WHERE org_id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
+                params![org_id, user_id, now_ms()],
             )?;
             Ok(())
         })

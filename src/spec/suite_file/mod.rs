@@ -478,8 +478,8 @@ pub fn parse(text: &str) -> Result<Parsed, Vec<Located>> {
         }
         match from_value::<EvalCase>(Value::Object(m)) {
             Ok(mut case) => {
-                case.normalize();
                 case.validate(&path, &mut c);
+                case.normalize();
                 cases.push(DocCase { id, case });
             }
             Err(e) => errs.extend(prefixed(e, &path)),
