@@ -549,8 +549,13 @@ async fn set_schedule(
     s.service.set_schedule(&who, &p, &id, &b).map(Json)
 }
 
-async fn cases(AxState(s): St, who: Principal, Path((p, id)): SuitePath) -> R<Page<EvalCase>> {
-    s.service.cases(&who, &p, &id).map(Json)
+async fn cases(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): SuitePath,
+    Query(page): Query<PageRequest>,
+) -> R<Page<EvalCase>> {
+    s.service.cases(&who, &p, &id, &page).map(Json)
 }
 
 async fn create_case(

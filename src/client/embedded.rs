@@ -281,7 +281,8 @@ impl Backend for Embedded {
         self.service.set_schedule(&self.who, project, suite, body)
     }
     async fn cases(&self, project: &str, suite: &str) -> Result<Page<EvalCase>> {
-        self.service.cases(&self.who, project, suite)
+        self.service
+            .cases(&self.who, project, suite, &Default::default())
     }
     async fn case(&self, project: &str, suite: &str, case: &str) -> Result<EvalCase> {
         self.service.case(&self.who, project, suite, case)

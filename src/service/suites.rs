@@ -10,7 +10,7 @@ use super::{Principal, Service};
 use crate::spec::case::{EvalCase, EvalCaseUpdate, decode};
 use crate::spec::catalog::Deleted;
 use crate::spec::environment::Patch;
-use crate::spec::page::Page;
+use crate::spec::page::{Page, PageRequest};
 use crate::spec::suite::{
     CaseUpsert, CommittedCase, EvalSuite, SuiteCreate, SuiteCreated, SuitePatch, SuiteServerRef,
     SuiteSettings,
@@ -179,13 +179,24 @@ impl Service {
         })
     }
 
-    /// All of a suite's cases, in order (one page: suites hold at most a few thousand).
-    pub fn cases(&self, who: &Principal, project_id: &str, suite: &str) -> Result<Page<EvalCase>> {
+    /// A suite's cases in order: all of them when the request names neither `limit` nor
+    /// `cursor` (suites hold at most a few thousand, and every caller wants the whole
+    /// suite), else a page like any other list.
+    pub fn cases(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        suite: &str,
+        page: &PageRequest,
+    ) -> Result<Page<EvalCase>> {
         let s = self.suite(who, project_id, suite)?;
-        Ok(Page {
-            items: self.store().cases(&s.id)?,
-            next_cursor: None,
-        })
+        if page.limit.is_none() && page.cursor.is_none() {
+            return Ok(Page {
+                items: self.store().cases(&s.id)?,
+                next_cursor: None,
+            });
+        }
+        self.store().cases_page(&s.id, page)
     }
 
     pub fn case(

@@ -799,6 +799,59 @@ async fn pages_cover_every_item_once_in_order() {
     }
 }
 
+/// A suite's cases come whole without `limit` or `cursor` (what every client of the suite
+/// wants), and page in order like any other list with them.
+#[tokio::test]
+async fn a_suites_cases_page_in_order_when_asked() {
+    let h = Harness::start().await;
+    let tests: Vec<Value> = (0..7)
+        .map(|i| json!({"title": format!("case {i}"), "steps": [{"id": "p1", "kind": "prompt", "prompt": format!("Say {i}")}]}))
+        .collect();
+    let made = h
+        .call(
+            Method::POST,
+            &format!("/projects/{}/eval-suites", h.project),
+            Some(&h.owner_key),
+            Some(json!({"name": "Paged", "serverIds": ["demo"], "model": "builtin/baseline", "tests": tests})),
+        )
+        .await;
+    let suite = made.ok(201)["suiteId"].as_str().unwrap().to_string();
+    let cases = format!("/projects/{}/eval-suites/{suite}/cases", h.project);
+    let titles = |v: &Value| -> Vec<String> {
+        v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["title"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let whole = h.get(&cases, &h.owner_key).await.ok(200).clone();
+    let expected: Vec<String> = (0..7).map(|i| format!("case {i}")).collect();
+    assert_eq!(titles(&whole), expected);
+    assert!(whole.get("nextCursor").is_none());
+
+    let mut seen = Vec::new();
+    let mut path = format!("{cases}?limit=3");
+    let mut pages = 0;
+    loop {
+        let body = h.get(&path, &h.owner_key).await.ok(200).clone();
+        pages += 1;
+        seen.extend(titles(&body));
+        match body["nextCursor"].as_str() {
+            Some(c) => path = format!("{cases}?limit=3&cursor={c}"),
+            None => break,
+        }
+        assert!(pages < 10, "runaway pagination");
+    }
+    assert_eq!((pages, seen), (3, expected));
+    h.get(&format!("{cases}?limit=0"), &h.owner_key)
+        .await
+        .err(400, "VALIDATION_ERROR");
+    h.get(&format!("{cases}?cursor=garbage"), &h.owner_key)
+        .await
+        .invalid("/cursor", "cursor");
+}
+
 // ---------------------------------------------------------------------------------------
 // Environments, one test body over both backends
 

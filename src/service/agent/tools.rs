@@ -248,7 +248,7 @@ pub(super) fn call(
         "get_eval_suite" => {
             let suite = string_arg(&a, "suite")?;
             let s = service.suite(who, project, &suite)?;
-            let cases = service.cases(who, project, &s.id)?;
+            let cases = service.cases(who, project, &s.id, &Default::default())?;
             let mut v = to_value(&s);
             v["cases"] = to_value(&cases.items);
             Output::read(v)

@@ -120,6 +120,32 @@ impl Store {
             .collect()
     }
 
+    /// A page of a suite's cases in order, keyed on `(position, id)`.
+    pub fn cases_page(&self, suite_id: &str, page: &PageRequest) -> Result<Page<EvalCase>> {
+        let ks = Keyset::new(page)?;
+        let rows: Vec<(String, i64, i64, i64)> = self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT body, created_at, updated_at, position FROM eval_cases
+                 WHERE suite_id = ?1 AND (position, id) > (?2, ?3)
+                 ORDER BY position, id LIMIT ?4",
+            )?;
+            let rows = st.query_map(
+                params![suite_id, ks.after_ts, ks.after_id, ks.fetch()],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })?;
+        let items = rows
+            .into_iter()
+            .map(|(b, c, u, pos)| Ok((case_from_row(&b, c, u)?, pos)))
+            .collect::<Result<Vec<_>>>()?;
+        let page = ks.page(items, |(case, pos)| (*pos, case.id.clone()));
+        Ok(Page {
+            items: page.items.into_iter().map(|(case, _)| case).collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
+
     pub fn case(&self, suite_id: &str, case_id: &str) -> Result<EvalCase> {
         let row: Option<(String, i64, i64)> = self.read(|c| {
             Ok(c.prepare_cached("SELECT body, created_at, updated_at FROM eval_cases WHERE suite_id = ?1 AND id = ?2")?
