@@ -515,12 +515,14 @@ pub struct EvalCase {
     pub steps: Vec<EvalTestStep>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_output: Option<String>,
+    #[schemars(range(min = 1, max = 10))]
     pub iterations: i64,
     /// Trials under per-case grading; replaces the suite default. Absent means inherit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetitions: Option<i64>,
     /// Fraction of trials that must pass (0 to 1). Absent means inherit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = 1))]
     pub pass_threshold: Option<f64>,
     /// When true the case passes if no tools are called.
     pub is_negative: bool,
@@ -528,6 +530,7 @@ pub struct EvalCase {
     pub scenario: Option<String>,
     /// Analytics grouping label; absent means unlabelled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 64))]
     pub intent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<CaseKind>,
@@ -550,6 +553,7 @@ pub struct EvalCase {
     pub updated_at: Option<i64>,
     /// Unique and sorted once normalised ([`EvalCase::normalize`]); omitted when empty.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = 64))]
     pub suppressed_suite_standard_check_ids: Vec<String>,
 }
 

@@ -73,8 +73,10 @@ impl DuplicatePolicy {
 #[serde(rename_all = "camelCase")]
 pub struct EvalCaseImportRequest {
     /// The document as text, at most 102400 characters.
+    #[schemars(length(max = 102400))]
     pub content: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 255))]
     pub file_name: Option<String>,
     /// Server ids or names to discover tools from; exclusive with `environmentId`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,8 +91,10 @@ pub struct EvalCaseImportRequest {
     #[serde(default, deserialize_with = "null_is_block")]
     pub duplicate_policy: DuplicatePolicy,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1))]
     pub override_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 256))]
     pub idempotency_key: Option<String>,
 }
 
