@@ -80,8 +80,15 @@ struct ServeArgs {
 
 fn init_logs(to_stderr: bool) {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_from_env("EVALDECK_LOG")
-        .unwrap_or_else(|_| EnvFilter::new(if to_stderr { "info,rmcp=warn" } else { "warn" }));
+    // CLI commands answer with a JSON body (errors included); rmcp's own transport errors
+    // would only repeat that on stderr ahead of it. Serve keeps them in its log.
+    let filter = EnvFilter::try_from_env("EVALDECK_LOG").unwrap_or_else(|_| {
+        EnvFilter::new(if to_stderr {
+            "info,rmcp=warn"
+        } else {
+            "warn,rmcp=off"
+        })
+    });
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(std::io::stderr().is_terminal())

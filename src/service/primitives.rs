@@ -7,8 +7,8 @@ use std::future::Future;
 use serde_json::Value;
 
 use super::mcp::{
-    OAuthTokens, RefreshRequest, Target, check_oauth, discover_token_endpoint, needs_refresh,
-    refresh_access_token,
+    OAuthTokens, RefreshRequest, Target, check_oauth, discover_token_endpoint,
+    doctor_refresh_failed, needs_refresh, refresh_access_token,
 };
 use super::store::now_ms;
 use super::store::projects::ProjectRole;
@@ -25,6 +25,18 @@ use crate::spec::{Error, Result};
 
 /// Refresh a token this long before it expires rather than wait for a 401.
 const REFRESH_SKEW_MS: i64 = 30_000;
+
+/// The imported tokens when they carry a refresh token and expire within
+/// [`REFRESH_SKEW_MS`]: refreshed before use rather than sent to be rejected.
+fn expiring(tokens: Option<&StoredTokens>) -> Option<&StoredTokens> {
+    let t = tokens.filter(|t| t.refresh_token.is_some())?;
+    let current = OAuthTokens {
+        access_token: String::new(),
+        refresh_token: None,
+        expires_at: t.expires_at,
+    };
+    current.is_expired(now_ms(), REFRESH_SKEW_MS).then_some(t)
+}
 
 /// The capability snapshot stored from a successful `initialize`.
 fn snapshot(info: &InitInfo) -> Snapshot {
@@ -103,33 +115,16 @@ impl Service {
     /// Runs one MCP operation against a server already read by [`Service::saved_server`]:
     /// refuses a disabled one and one serve mode no longer allows (`--no-stdio`,
     /// `--allow-command`: the same 403 as on save), refreshes expiring tokens first and a
-    /// rejected token once. Every connection to a saved server passes here.
+    /// rejected token once. Every connection to a saved server passes here, or through
+    /// [`Service::doctor_report`], which shares its checks ([`Service::connectable`]).
     async fn on_saved<T, F, Fut>(&self, s: &Server, op: F) -> Result<T>
     where
         F: Fn(Target) -> Fut,
         Fut: Future<Output = Result<T>>,
     {
-        if !s.enabled {
-            return Err(Error::conflict(format!(
-                "the server `{}` is disabled; enable it to connect",
-                s.name
-            )));
-        }
-        let config = s
-            .config
-            .as_ref()
-            .expect("stored servers carry their config");
-        self.check_transport_allowed(&config.transport)?;
-        let mut tokens = self.store().tokens(&s.id)?;
-        if let Some(t) = tokens.as_ref().filter(|t| t.refresh_token.is_some()) {
-            let current = OAuthTokens {
-                access_token: String::new(),
-                refresh_token: None,
-                expires_at: t.expires_at,
-            };
-            if current.is_expired(now_ms(), REFRESH_SKEW_MS) {
-                tokens = Some(self.refresh_tokens(s, t).await?);
-            }
+        let mut tokens = self.connectable(s)?;
+        if let Some(t) = expiring(tokens.as_ref()) {
+            tokens = Some(self.refresh_tokens(s, t).await?);
         }
         match op(self.target(s, tokens.as_ref())).await {
             Err(e) if needs_refresh(&e) => {
@@ -143,6 +138,48 @@ impl Service {
             }
             other => other,
         }
+    }
+
+    /// The checks before any connection to a saved server: refuses a disabled one and one
+    /// serve mode no longer allows; answers its imported tokens, if any.
+    fn connectable(&self, s: &Server) -> Result<Option<StoredTokens>> {
+        if !s.enabled {
+            return Err(Error::conflict(format!(
+                "the server `{}` is disabled; enable it to connect",
+                s.name
+            )));
+        }
+        let config = s
+            .config
+            .as_ref()
+            .expect("stored servers carry their config");
+        self.check_transport_allowed(&config.transport)?;
+        self.store().tokens(&s.id)
+    }
+
+    /// The doctor with the token handling of [`Service::on_saved`], except that a failed
+    /// refresh is a report (`oauth_required`, the refresh failure inside) and not an error:
+    /// the doctor reports on the server, it does not fail for it.
+    async fn doctor_report(&self, s: &Server) -> Result<DoctorReport> {
+        let started = std::time::Instant::now();
+        let mut tokens = self.connectable(s)?;
+        if let Some(t) = expiring(tokens.as_ref()) {
+            match self.refresh_tokens(s, t).await {
+                Ok(fresh) => tokens = Some(fresh),
+                Err(e) => return Ok(doctor_refresh_failed(None, e, started)),
+            }
+        }
+        let report = self.mcp().doctor(&self.target(s, tokens.as_ref())).await;
+        let rejected = report.status == DoctorStatus::OauthRequired
+            && report.error.as_ref().is_some_and(needs_refresh);
+        let refreshable = tokens.as_ref().filter(|t| t.refresh_token.is_some());
+        Ok(match refreshable {
+            Some(t) if rejected => match self.refresh_tokens(s, t).await {
+                Ok(fresh) => self.mcp().doctor(&self.target(s, Some(&fresh))).await,
+                Err(e) => doctor_refresh_failed(Some(report), e, started),
+            },
+            _ => report,
+        })
     }
 
     pub async fn validate_server(
@@ -179,9 +216,7 @@ impl Service {
         server: &str,
     ) -> Result<DoctorReport> {
         let s = self.saved_server(who, project_id, server)?;
-        let report = self
-            .on_saved(&s, |t| async move { Ok(self.mcp().doctor(&t).await) })
-            .await?;
+        let report = self.doctor_report(&s).await?;
         let status = match report.status {
             DoctorStatus::Ready => "connected",
             DoctorStatus::OauthRequired => "oauth_required",

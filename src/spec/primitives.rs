@@ -170,13 +170,15 @@ pub struct DoctorReport {
     pub error: Option<crate::spec::Error>,
 }
 
-/// `check-oauth` → `{useOAuth, serverUrl}`. A stdio server answers `useOAuth: false` and
-/// `serverUrl: null`: there is no HTTP endpoint to authorize against.
+/// `check-oauth` → `{useOAuth, serverUrl}`. A stdio server answers `{useOAuth: false}`
+/// alone: there is no HTTP endpoint to authorize against, and the spec's `serverUrl` is a
+/// URL, never `null`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckOauthResult {
     #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub server_url: Option<String>,
 }
 

@@ -427,6 +427,48 @@ async fn missing_command_is_unreachable() {
     }
 }
 
+/// A relative command path (`./srv.sh`) is found in the server's `cwd`, where the child
+/// runs — by the probe and the spawn alike — not in the service's own working directory.
+#[tokio::test]
+async fn a_relative_command_is_found_in_the_servers_cwd() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("bin")).unwrap();
+    let script = dir.path().join("bin/srv.sh");
+    std::fs::write(&script, format!("#!/bin/sh\nexec '{BIN}' demo-server\n")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cwd = Some(dir.path().display().to_string());
+    let stdio_in = |command: &str| {
+        config(Transport::Stdio {
+            command: command.into(),
+            args: vec![],
+            env: BTreeMap::new(),
+            cwd: cwd.clone(),
+        })
+    };
+    let pool = pool();
+    for command in ["./bin/srv.sh", "bin/srv.sh"] {
+        let t = target("srv_rel", stdio_in(command));
+        assert!(pool.list_tools(&t, None).await.unwrap().items.len() > 5);
+        let d = pool.doctor(&t).await;
+        assert_eq!(d.status, DoctorStatus::Ready, "{command}: {:?}", d.error);
+        let probed = d.probe.unwrap().target;
+        assert!(
+            std::path::Path::new(&probed).is_absolute() && probed.ends_with("srv.sh"),
+            "{probed}"
+        );
+    }
+    let t = target("srv_rel_missing", stdio_in("./nope.sh"));
+    let e = pool.list_tools(&t, None).await.unwrap_err();
+    assert_eq!(e.reason(), Some("COMMAND_NOT_FOUND"), "{e:?}");
+    assert!(
+        e.message.contains(&dir.path().display().to_string()),
+        "{}",
+        e.message
+    );
+    pool.shutdown().await;
+}
+
 #[tokio::test]
 async fn nothing_listening_and_unknown_host_are_unreachable() {
     let port = {
@@ -555,6 +597,31 @@ async fn a_server_dying_mid_call_is_unreachable_and_replaced() {
         .await
         .unwrap_err();
     assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+    pool.shutdown().await;
+}
+
+/// A streamable HTTP server that dies mid-call is unreachable at once, even with a request
+/// timeout shorter than the reconnect delay the server advertised (`retry:` on its SSE
+/// stream): the client does not wait out the server's hint before giving up.
+#[tokio::test]
+async fn an_http_server_dying_mid_call_fails_fast() {
+    let pool = pool();
+    let demo = http_demo(&[]).await;
+    let mut cfg = http(&demo.url);
+    cfg.request_timeout_ms = 1_000;
+    let t = target("srv_crash_fast", cfg);
+    pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
+    let started = std::time::Instant::now();
+    let e = pool
+        .call_tool(&t, &call("crash", json!({})))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(1_000),
+        "{:?}",
+        started.elapsed()
+    );
     pool.shutdown().await;
 }
 

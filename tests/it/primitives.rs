@@ -140,7 +140,7 @@ async fn every_primitive_over_the_api_against_the_seeded_demo_server() {
     let oauth = post(&h, "demo", "check-oauth", json!({})).await;
     assert_eq!(
         oauth.ok(200),
-        &json!({"useOAuth": false, "serverUrl": null})
+        &json!({"useOAuth": false})
     );
 
     let doctor = post(&h, "demo", "doctor", json!({})).await;
@@ -290,6 +290,129 @@ async fn oauth_required_then_imported_tokens_then_refresh() {
     h.service.shutdown().await;
 }
 
+/// The doctor refreshes like every other primitive — before use when the token expires, and
+/// once when the server rejects it — and a refresh that fails is a report with status
+/// `oauth_required` saying why, never an error response.
+#[tokio::test]
+async fn doctor_refreshes_tokens_and_reports_a_failed_refresh() {
+    let h = Harness::start().await;
+    let (_demo, url) = http_demo(&[
+        "--require-token",
+        "good-token",
+        "--refresh-token",
+        "refresh-1",
+    ])
+    .await;
+    let mut config = ServerConfig::new(Transport::Http {
+        url: url.clone(),
+        headers: Default::default(),
+    });
+    config.use_oauth = true;
+    let body = serde_json::to_value(ServerCreate::new("guarded", config)).unwrap();
+    h.call(
+        Method::POST,
+        &format!("/projects/{}/servers", h.project),
+        Some(&h.owner_key),
+        Some(body),
+    )
+    .await
+    .ok(201);
+    let hr = &h;
+    let import = move |server_url: String, refresh: &'static str, expires_in: u64| {
+        let h = hr;
+        async move {
+            post(
+                h,
+                "guarded",
+                "oauth/import-tokens",
+                json!({"serverUrl": server_url, "clientInformation": {"clientId": "evaldeck-tests"},
+                       "tokens": {"access_token": "stale-token", "refresh_token": refresh,
+                                  "expires_in": expires_in, "token_type": "Bearer"}}),
+            )
+            .await
+            .ok(200);
+        }
+    };
+    let last_status = || async {
+        h.get(
+            &format!("/projects/{}/servers/guarded", h.project),
+            &h.owner_key,
+        )
+        .await
+        .ok(200)["lastStatus"]
+            .clone()
+    };
+
+    // Rejected, refreshed, retried: ready.
+    import(url.clone(), "refresh-1", 3600).await;
+    let d = post(&h, "guarded", "doctor", json!({})).await;
+    let d = d.ok(200);
+    assert_eq!(d["status"], "ready", "{d}");
+    assert!(d["error"].is_null(), "{d}");
+    assert_eq!(last_status().await, "connected");
+
+    // Expired, and the token endpoint refuses the refresh token: not even a connection.
+    import(url.clone(), "bad-refresh", 1).await;
+    let d = post(&h, "guarded", "doctor", json!({})).await;
+    let d = d.ok(200);
+    assert_eq!(d["status"], "oauth_required", "{d}");
+    assert_eq!(d["error"]["code"], "OAUTH_REQUIRED", "{d}");
+    assert_eq!(d["error"]["details"]["reason"], "REFRESH_FAILED", "{d}");
+    let detail = d["connection"]["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("expired") && detail.contains("refreshing it failed"),
+        "{d}"
+    );
+    assert_eq!(last_status().await, "oauth_required");
+
+    // Rejected by the server, and the refresh is refused: the report of the attempt.
+    import(url.clone(), "bad-refresh", 3600).await;
+    let d = post(&h, "guarded", "doctor", json!({})).await;
+    let d = d.ok(200);
+    assert_eq!(d["status"], "oauth_required", "{d}");
+    assert_eq!(d["error"]["details"]["reason"], "REFRESH_FAILED", "{d}");
+    assert_eq!(d["probe"]["reachable"], true, "{d}");
+    assert!(
+        d["connection"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("rejected the access token"),
+        "{d}"
+    );
+
+    // The token endpoint is unreachable (a port nothing listens on), expired or rejected.
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/mcp", l.local_addr().unwrap())
+    };
+    for expires_in in [1, 3600] {
+        import(closed.clone(), "refresh-1", expires_in).await;
+        let d = post(&h, "guarded", "doctor", json!({})).await;
+        let d = d.ok(200);
+        assert_eq!(d["status"], "oauth_required", "{expires_in}: {d}");
+        assert_eq!(d["error"]["code"], "OAUTH_REQUIRED", "{d}");
+        assert_eq!(d["error"]["details"]["reason"], "REFRESH_FAILED", "{d}");
+        assert_eq!(d["error"]["details"]["cause"], "SERVER_UNREACHABLE", "{d}");
+        assert!(
+            d["connection"]["detail"]
+                .as_str()
+                .unwrap()
+                .contains("refreshing it failed"),
+            "{d}"
+        );
+    }
+    // The other primitives still answer the refresh failure as an error.
+    post(&h, "guarded", "tools", json!({}))
+        .await
+        .err(502, "SERVER_UNREACHABLE");
+    let text = post(&h, "guarded", "doctor", json!({})).await.text;
+    assert!(
+        !text.contains("stale-token") && !text.contains("refresh-1"),
+        "{text}"
+    );
+    h.service.shutdown().await;
+}
+
 #[tokio::test]
 async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
     let dir = tempfile::tempdir().unwrap();
@@ -366,6 +489,127 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
     service
         .create_server(&who, &project, &stdio("/usr/bin/uvx"))
         .expect("the listed path");
+
+    // A relative path is found from a working directory: such a server may not bring its own.
+    let relative = Config {
+        allowed_commands: Some(vec!["./srv.sh".into()]),
+        demo_command: BIN.into(),
+        ..Config::default()
+    };
+    let service = Service::open(&dir.path().join("d.sqlite3"), relative).unwrap();
+    let (who, project) = crate::common::local_project(&service);
+    let mut own_cwd = stdio("./srv.sh");
+    if let Transport::Stdio { cwd, .. } = &mut own_cwd.transport {
+        *cwd = Some("/tmp".into());
+    }
+    let e = service.create_server(&who, &project, &own_cwd).unwrap_err();
+    assert_eq!(e.reason(), Some("COMMAND_NOT_ALLOWED"));
+    service
+        .create_server(&who, &project, &stdio("./srv.sh"))
+        .expect("the listed relative path, without a cwd");
+}
+
+/// While `--allow-command` is active a server may not set environment variables that change
+/// how a program loads or starts: with `BASH_ENV` an allowed bash script runs anything. The
+/// check runs on save and again at connect time, for a server saved before the policy.
+#[tokio::test]
+async fn allow_list_refuses_environment_that_changes_how_programs_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("srv.sh");
+    std::fs::write(&script, format!("#!/bin/bash\nexec '{BIN}' demo-server\n")).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = script.display().to_string();
+    let marker = dir.path().join("ran");
+    let server = |name: &str, env: &[(&str, &str)]| {
+        ServerCreate::new(
+            name,
+            ServerConfig::new(Transport::Stdio {
+                command: script.clone(),
+                args: vec![],
+                env: env
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                cwd: None,
+            }),
+        )
+    };
+    let bash_env = format!("$(touch '{}')", marker.display());
+    let db = dir.path().join("env.sqlite3");
+
+    // Saved while no allow-list was active.
+    let open = Service::open(&db, crate::common::demo_config()).unwrap();
+    let (who, project) = crate::common::local_project(&open);
+    open.create_server(&who, &project, &server("pre", &[("BASH_ENV", &bash_env)]))
+        .unwrap();
+    open.shutdown().await;
+    drop(open);
+
+    let listed = Config {
+        allowed_commands: Some(vec![script.clone()]),
+        ..crate::common::demo_config()
+    };
+    let service = Service::open(&db, listed).unwrap();
+    let (who, project) = crate::common::local_project(&service);
+    for name in [
+        "BASH_ENV",
+        "ENV",
+        "BASH_FUNC_ls%%",
+        "SHELLOPTS",
+        "PS4",
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "DYLD_INSERT_LIBRARIES",
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "GCONV_PATH",
+    ] {
+        let e = service
+            .create_server(&who, &project, &server("x", &[(name, &bash_env)]))
+            .unwrap_err();
+        assert_eq!(
+            (e.code.clone(), e.reason()),
+            (Code::Forbidden, Some("ENV_NOT_ALLOWED")),
+            "{name}"
+        );
+        assert!(e.message.contains(name), "{name}: {}", e.message);
+        assert_eq!(e.details.as_ref().unwrap()["variable"], name);
+    }
+    // Names are case-sensitive, and other variables are the server's own business.
+    service
+        .create_server(
+            &who,
+            &project,
+            &server("ok", &[("bash_env", "x"), ("API_KEY", "k")]),
+        )
+        .expect("ordinary variables");
+    let tools = service
+        .tools(&who, &project, "ok", &Default::default())
+        .await
+        .expect("the allowed script runs");
+    assert!(!tools.items.is_empty());
+
+    // Saved before the policy: refused at connect time as on save, and nothing runs.
+    let e = service
+        .tools(&who, &project, "pre", &Default::default())
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason(), Some("ENV_NOT_ALLOWED"), "{e:?}");
+    let report = service.doctor(&who, &project, "pre").await.unwrap_err();
+    assert_eq!(report.reason(), Some("ENV_NOT_ALLOWED"));
+    assert!(!marker.exists(), "BASH_ENV ran");
+    service.shutdown().await;
 }
 
 /// `--no-stdio` and `--allow-command` also hold for servers saved before the policy: every

@@ -1,12 +1,15 @@
 //! Opening one MCP session: probe, connect (spawn, or open the HTTP/SSE channel), initialize.
 //! Each stage fails with its own [`Stage`] so the doctor can say where it broke.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
+use reqwest::header::{HeaderName, HeaderValue};
+use rmcp::model::ClientJsonRpcMessage;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerPeerInfo,
 };
@@ -14,7 +17,11 @@ use rmcp::model::{
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::common::client_side_sse::BoxedSseResponse;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
+    StreamableHttpPostResponse,
+};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 
@@ -70,6 +77,123 @@ struct QuickRetry;
 impl rmcp::transport::common::client_side_sse::SseRetryPolicy for QuickRetry {
     fn retry(&self, current_times: usize) -> Option<Duration> {
         (current_times < 2).then(|| Duration::from_millis(100 * (current_times as u64 + 1)))
+    }
+}
+
+/// reqwest's streamable HTTP client with the server's SSE `retry:` hint dropped from every
+/// stream. rmcp waits at least that long between reconnects of a dropped response stream
+/// whatever the retry policy says (3 s from rmcp servers), so a server that died mid-call
+/// would surface as a request timeout, not as unreachable; here [`QuickRetry`] alone decides.
+#[derive(Clone)]
+struct OwnRetryClient(reqwest::Client);
+
+fn without_retry_hint(stream: BoxedSseResponse) -> BoxedSseResponse {
+    stream
+        .map(|event| {
+            event.map(|mut e| {
+                e.retry = None;
+                e
+            })
+        })
+        .boxed()
+}
+
+fn post_without_retry_hint(r: StreamableHttpPostResponse) -> StreamableHttpPostResponse {
+    match r {
+        StreamableHttpPostResponse::Sse(stream, session) => {
+            StreamableHttpPostResponse::Sse(without_retry_hint(stream), session)
+        }
+        other => other,
+    }
+}
+
+type HttpResult<T> = Result<T, StreamableHttpError<reqwest::Error>>;
+
+impl StreamableHttpClient for OwnRetryClient {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.0
+            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .await
+            .map(post_without_retry_hint)
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<StreamableHttpPostResponse> {
+        self.0
+            .post_message_with_max_sse_event_size(
+                uri,
+                message,
+                session_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+            .map(post_without_retry_hint)
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<()> {
+        self.0
+            .delete_session(uri, session_id, auth_header, custom_headers)
+            .await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> HttpResult<BoxedSseResponse> {
+        self.0
+            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .await
+            .map(without_retry_hint)
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_header: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> HttpResult<BoxedSseResponse> {
+        self.0
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_header,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await
+            .map(without_retry_hint)
     }
 }
 
@@ -272,9 +396,27 @@ pub(crate) fn token_hash(token: Option<&str>) -> u64 {
     h.finish()
 }
 
-/// Finds `command` the way the child's `exec` will: as a path, or on the child's `PATH`.
-pub(crate) fn resolve_command(command: &str, path_var: Option<&str>) -> Option<std::path::PathBuf> {
+/// The program to spawn for `command`: a relative path (`./srv.sh`, `bin/srv`) is taken
+/// from the server's `cwd` when it sets one — where the child runs — made absolute so that
+/// the probe and the spawn cannot disagree; anything else is passed on as written.
+pub(crate) fn program(command: &str, cwd: Option<&str>) -> std::path::PathBuf {
     let p = std::path::Path::new(command);
+    match cwd {
+        Some(dir) if !p.is_absolute() && p.components().count() > 1 => {
+            let joined = std::path::Path::new(dir).join(p);
+            std::path::absolute(&joined).unwrap_or(joined)
+        }
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Finds `command` (as [`program`] gives it) the way the child's `exec` will: as a path, or
+/// on the child's `PATH`.
+pub(crate) fn resolve_command(
+    command: &std::path::Path,
+    path_var: Option<&str>,
+) -> Option<std::path::PathBuf> {
+    let p = command;
     if p.components().count() > 1 || p.is_absolute() {
         return p.is_file().then(|| p.to_path_buf());
     }
@@ -379,13 +521,21 @@ pub(crate) async fn connect(
     // Probe.
     let t0 = Instant::now();
     let probed = match &cfg.transport {
-        Transport::Stdio { command, env, .. } => {
+        Transport::Stdio {
+            command, env, cwd, ..
+        } => {
             let path = env
                 .get("PATH")
                 .cloned()
                 .or_else(|| std::env::var("PATH").ok());
-            match resolve_command(command, path.as_deref()) {
+            let prog = program(command, cwd.as_deref());
+            match resolve_command(&prog, path.as_deref()) {
                 Some(p) => Ok(p.display().to_string()),
+                None if command.contains('/') => Err(errors::unreachable(format!(
+                    "cannot spawn `{command}`: no such file (looked for `{}`)",
+                    prog.display()
+                ))
+                .with_reason("COMMAND_NOT_FOUND")),
                 None => Err(errors::unreachable(format!(
                     "cannot spawn `{command}`: no such executable (looked on the server's PATH)"
                 ))
@@ -409,7 +559,7 @@ pub(crate) async fn connect(
             env,
             cwd,
         } => {
-            let mut cmd = tokio::process::Command::new(command);
+            let mut cmd = tokio::process::Command::new(program(command, cwd.as_deref()));
             cmd.args(args).env_clear().envs(env);
             for keep in ["PATH", "HOME"] {
                 if !env.contains_key(keep)
@@ -481,7 +631,7 @@ pub(crate) async fn connect(
             (r, Some(proc))
         }
         Transport::Http { url, headers } => {
-            let mut map = std::collections::HashMap::new();
+            let mut map = HashMap::new();
             for (k, v) in header_map(headers, None)
                 .map_err(|e| fail(Stage::Connection, e))?
                 .iter()
@@ -495,12 +645,16 @@ pub(crate) async fn connect(
                 .custom_headers(map)
                 .reinit_on_expired_session(true);
             // A broken response stream is retried briefly, not for seconds: a server that died
-            // mid-call must surface as unreachable long before the request timeout.
+            // mid-call must surface as unreachable long before the request timeout. The
+            // server's own `retry:` hint would stretch it, so [`OwnRetryClient`] drops it.
             conf.retry_config = Arc::new(QuickRetry);
             if let Some(t) = token {
                 conf = conf.auth_header(t);
             }
-            let transport = StreamableHttpClientTransport::with_client(http_client(budget), conf);
+            let transport = StreamableHttpClientTransport::with_client(
+                OwnRetryClient(http_client(budget)),
+                conf,
+            );
             timings.connect = Some(t1.elapsed());
             let t2 = Instant::now();
             let r = match tokio::time::timeout_at(deadline, client.serve(transport)).await {

@@ -1007,3 +1007,79 @@ impl McpPool {
         }
     }
 }
+
+/// The doctor's report when the OAuth access token could not be refreshed: `oauth_required`,
+/// with the refresh failure as its error (an `OAUTH_REQUIRED` one with reason
+/// `REFRESH_FAILED`; an unreachable token endpoint's error keeps its code in
+/// `details.cause`). `rejected` is the report of the attempt whose token the server
+/// rejected; without one the token had expired and no connection was attempted.
+pub fn doctor_refresh_failed(
+    rejected: Option<DoctorReport>,
+    error: Error,
+    started: Instant,
+) -> DoctorReport {
+    let error = if error.code == Code::OauthRequired {
+        error
+    } else {
+        let mut e = errors::oauth_required(
+            format!("cannot refresh the OAuth access token: {}", error.message),
+            errors::REASON_REFRESH_FAILED,
+            None,
+        );
+        e.details.as_mut().expect("reason set")["cause"] =
+            serde_json::to_value(&error.code).unwrap_or(Value::Null);
+        e
+    };
+    match rejected {
+        Some(mut r) => {
+            r.status = DoctorStatus::OauthRequired;
+            r.generated_at = iso_now();
+            r.connection.detail = format!(
+                "the server rejected the access token, and refreshing it failed: {}",
+                error.message
+            );
+            r.timings.total_ms = ms(started.elapsed());
+            r.error = Some(error);
+            r
+        }
+        None => {
+            let detail = format!(
+                "the access token expired, and refreshing it failed: {}",
+                error.message
+            );
+            let not_attempted = || Check::skipped("not attempted: no usable access token");
+            DoctorReport {
+                generated_at: iso_now(),
+                status: DoctorStatus::OauthRequired,
+                probe: None,
+                connection: ConnectionSummary {
+                    status: "error".into(),
+                    detail: detail.clone(),
+                },
+                init_info: None,
+                capabilities: None,
+                tools: None,
+                resources: None,
+                resource_templates: None,
+                prompts: None,
+                checks: DoctorChecks {
+                    probe: Some(not_attempted()),
+                    connection: Some(Check::error(detail, None)),
+                    initialization: Some(Check::skipped("not connected")),
+                    capabilities: Some(Check::skipped("not initialized")),
+                    tools: Some(Check::skipped("not initialized")),
+                    resources: Some(Check::skipped("not initialized")),
+                    resource_templates: Some(Check::skipped("not initialized")),
+                    prompts: Some(Check::skipped("not initialized")),
+                },
+                timings: DoctorTimings {
+                    probe_ms: None,
+                    connect_ms: None,
+                    discovery_ms: None,
+                    total_ms: ms(started.elapsed()),
+                },
+                error: Some(error),
+            }
+        }
+    }
+}
