@@ -382,6 +382,155 @@ async fn spreadsheet_json_notes_and_yaml_shapes() {
 }
 
 #[tokio::test]
+async fn jsonl_tsv_and_crlf_markdown_keep_exact_spans() {
+    let h = Harness::with_config(config()).await;
+    let create_anyway = |content: &str, file: &str| json!({"content": content, "fileName": file, "duplicatePolicy": "create_anyway", "overrideReason": "each shape on purpose"});
+    // JSONL: one case per object line, a blank line skipped, each excerpt its line.
+    let content = plan("openai-samples.jsonl");
+    let body = import(&h, create_anyway(&content, "samples.jsonl"))
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(
+        body["counts"],
+        json!({"normal": 2, "negative": 1}),
+        "{body:#}"
+    );
+    check_provenance(&body, &content, "samples.jsonl");
+    assert_eq!(span(by_title(&body, "Echo back: ping")), (1, 1));
+    let owls = by_title(&body, "Tell me a joke about owls");
+    assert_eq!(span(owls), (4, 4));
+    assert_eq!(owls["isNegative"], true);
+    assert_eq!(owls["import"]["status"], "exact");
+
+    // TSV: one case per row; an empty tool cell is no tool rule at all.
+    let content = plan("checklist.tsv");
+    let body = import(&h, create_anyway(&content, "checklist.tsv"))
+        .await
+        .ok(200)
+        .clone();
+    assert_eq!(
+        body["counts"],
+        json!({"normal": 3, "negative": 1}),
+        "{body:#}"
+    );
+    check_provenance(&body, &content, "checklist.tsv");
+    let sum = by_title(&body, "Add 4 and 5");
+    assert_eq!(span(sum), (2, 2));
+    assert_eq!(
+        sum["steps"][1]["assertion"]["args"]["args"],
+        json!({"a": 4, "b": 5})
+    );
+    let hello = by_title(&body, "Say hello to Ana");
+    assert_eq!(span(hello), (3, 3));
+    assert!(
+        !hello["import"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("toolCalled"),
+        "{hello:#}"
+    );
+    assert_eq!(by_title(&body, "How are you today?")["isNegative"], true);
+
+    // Markdown with Windows line endings: the same cases and spans as with LF, and
+    // excerpts that keep the document's own `\r\n`.
+    let lf = plan("qa-plan.md");
+    let crlf = lf.replace('\n', "\r\n");
+    let a = import(&h, create_anyway(&lf, "plan.md"))
+        .await
+        .ok(200)
+        .clone();
+    let b = import(&h, create_anyway(&crlf, "plan-crlf.md"))
+        .await
+        .ok(200)
+        .clone();
+    check_provenance(&b, &crlf, "plan-crlf.md");
+    assert_eq!(a["counts"], b["counts"]);
+    let spans = |v: &Value| {
+        v["created"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["title"].clone(), span(c), c["import"]["status"].clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(spans(&a), spans(&b));
+    let multi = b["created"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| span(c).1 > span(c).0)
+        .unwrap();
+    assert!(
+        multi["source"]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("\r\n")
+    );
+
+    // Minified JSON: each object's excerpt is the object's own text.
+    let content =
+        r#"[{"input":"Echo one","expected":"one"},{"input":"Echo two","expected":"two"}]"#;
+    let body = import(&h, create_anyway(content, "min.json"))
+        .await
+        .ok(200)
+        .clone();
+    let two = by_title(&body, "Echo two");
+    assert_eq!(span(two), (1, 1));
+    assert_eq!(
+        two["source"]["excerpt"],
+        r#"{"input":"Echo two","expected":"two"}"#
+    );
+    assert_eq!(two["source"]["fileHash"], sha256_hex(content));
+}
+
+#[tokio::test]
+async fn plan_sections_and_meeting_quotes_make_no_case() {
+    let h = Harness::with_config(config()).await;
+    let content = plan("qa-plan-with-setup.md");
+    let body = import(&h, json!({"content": content, "fileName": "setup.md"}))
+        .await
+        .ok(200)
+        .clone();
+    check_provenance(&body, &content, "setup.md");
+    let titles: Vec<&str> = body["created"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Refuse small talk tools",
+            "Answer directly",
+            "Sum with a plain tool cell",
+            "Echo by name"
+        ],
+        "{body:#}"
+    );
+    let refuse = by_title(&body, "Refuse small talk tools");
+    assert_eq!(refuse["isNegative"], true);
+    assert_ne!(refuse["import"]["status"], "exact");
+    let direct = by_title(&body, "Answer directly");
+    assert_eq!(direct["isNegative"], true);
+    let sum = by_title(&body, "Sum with a plain tool cell");
+    assert_eq!(
+        sum["steps"][1]["assertion"]["args"]["args"],
+        json!({"a": 2, "b": 3})
+    );
+    let echo = by_title(&body, "Echo by name");
+    assert_eq!(echo["steps"][1]["assertion"]["toolName"], "echo");
+    // The rule ends the last case: the sign-off after it is not in its excerpt.
+    assert!(
+        !echo["source"]["excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("Signed off")
+    );
+}
+
+#[tokio::test]
 async fn prose_makes_no_case() {
     let h = Harness::with_config(config()).await;
     let prose = "# Retro\n\nThe assistant said \"hello\" and it should be fine. We will write tests later;\nnobody knows which tool the calculator uses yet.\n";
@@ -515,21 +664,32 @@ async fn idempotency_one_job_one_charge_under_concurrent_retries() {
     for i in 0..8 {
         let h = h.clone();
         let content = content.clone();
-        // Each header spelling, and the body field, carry the same key.
+        // Each header spelling, and the body field alone, carry the same key.
         let header = [
             "x-evaldeck-idempotency-key",
             "x-service-idempotency-key",
             "Idempotency-Key",
-        ][i % 3];
+            "",
+        ][i % 4];
         tasks.push(tokio::spawn(async move {
             let path = import_path(&h);
-            h.post_with(
-                &path,
-                &h.owner_key,
-                &[(header, "plan-v1")],
-                json!({"content": content}),
-            )
-            .await
+            if header.is_empty() {
+                h.post_with(
+                    &path,
+                    &h.owner_key,
+                    &[],
+                    json!({"content": content, "idempotencyKey": "plan-v1"}),
+                )
+                .await
+            } else {
+                h.post_with(
+                    &path,
+                    &h.owner_key,
+                    &[(header, "plan-v1")],
+                    json!({"content": content}),
+                )
+                .await
+            }
         }));
     }
     let mut jobs = std::collections::HashSet::new();

@@ -56,11 +56,21 @@ pub struct Draft {
     pub patterns: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_output: Option<String>,
+    /// Iterations of the case (this API's suite `runs`), when the source sets them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<i64>,
+    /// The case's scenario text, when the source has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
     /// Assertions copied verbatim from a source that already speaks this API's types.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assertions: Vec<Value>,
     pub start_line: usize,
     pub end_line: usize,
+    /// The case's own bytes, when they share their lines with other text (one object of
+    /// a minified JSON array): the excerpt is exactly this range.
+    #[serde(skip)]
+    pub excerpt_range: Option<(usize, usize)>,
     /// The one-to-one mapping rule, when every part was read structurally.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact_rule: Option<String>,
@@ -253,6 +263,13 @@ pub fn role_of(label: &str) -> Role {
         | "expected reply"
         | "then"
         | "outcome"
+        | "expected outcome"
+        | "expected outcomes"
+        | "desired outcome"
+        | "desired behaviour"
+        | "desired behavior"
+        | "expected behaviours"
+        | "expected behaviors"
         | "outputs"
         | "expected outputs" => Role::Expected,
         "response contains" | "must contain" | "should contain" | "contains" | "must include"
@@ -271,6 +288,110 @@ pub fn role_of(label: &str) -> Role {
         | "polarity" => Role::Type,
         _ => Role::Other,
     }
+}
+
+/// Labels that describe a case without changing what it checks (priority, owner,
+/// preconditions, timestamps, dataset bookkeeping): ignoring them keeps a claim exact.
+pub fn is_metadata_label(label: &str) -> bool {
+    let l = normalize_label(label);
+    let l = l.as_str();
+    if l.starts_with("metadata")
+        || l.starts_with("meta ")
+        || l.ends_with(" id")
+        || l.ends_with(" at")
+        || l.ends_with(" date")
+        || l.ends_with(" time")
+        || l.ends_with(" by")
+    {
+        return true;
+    }
+    matches!(
+        l,
+        "meta"
+            | "priority"
+            | "owner"
+            | "status"
+            | "author"
+            | "authors"
+            | "component"
+            | "components"
+            | "severity"
+            | "precondition"
+            | "preconditions"
+            | "pre condition"
+            | "pre conditions"
+            | "prerequisite"
+            | "prerequisites"
+            | "notes"
+            | "note"
+            | "comment"
+            | "comments"
+            | "remarks"
+            | "remark"
+            | "created"
+            | "updated"
+            | "modified"
+            | "date"
+            | "version"
+            | "module"
+            | "feature"
+            | "area"
+            | "suite"
+            | "requirement"
+            | "requirements"
+            | "jira"
+            | "ticket"
+            | "issue"
+            | "link"
+            | "links"
+            | "url"
+            | "reviewer"
+            | "assignee"
+            | "assigned to"
+            | "estimate"
+            | "automated"
+            | "automation"
+            | "risk"
+            | "release"
+            | "sprint"
+            | "platform"
+            | "environment"
+            | "env"
+            | "source"
+            | "source file"
+            | "origin"
+            | "uuid"
+            | "guid"
+            | "index"
+            | "idx"
+            | "rationale"
+            | "reason"
+            | "why"
+            | "difficulty"
+            | "level"
+            | "weight"
+            | "order"
+            | "group"
+            | "section"
+            | "test suite"
+            | "test type"
+            | "additional metadata"
+            | "comments and notes"
+            | "last run"
+            | "last result"
+            | "actual result"
+            | "actual output"
+            | "actual"
+            | "pass fail"
+            | "verdict"
+            | "state"
+            | "pagination key"
+            | "object type"
+            | "span parents"
+            | "is root"
+            | "scores"
+            | "score"
+    )
 }
 
 fn turn_number(l: &str) -> Option<u8> {
@@ -300,7 +421,9 @@ static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
       | \bmust\s+not\s+use\s+(?:any\s+)?tools?\b
       | \bdoes\s+not\s+(?:call|use)\s+(?:any\s+)?tools?\b
       | \bshould\s+not\s+call\s+anything\b
-      | \bnot\s+call\s+any\s+tools?\b")
+      | \bnot\s+call\s+any\s+tools?\b
+      | \banswer(?:s|ed|ing)?\s+directly\b
+      | \bwithout\s+(?:any\s+)?tools?\b")
     .unwrap()
 });
 /// "no tool(s)" anywhere ("needs no tool", "Expected: no tool", "No tools; it answers
@@ -543,6 +666,10 @@ pub fn parse_tool_cell(s: &str) -> Option<Vec<ExpectedCall>> {
     Some(out)
 }
 
+/// An argument written `key=value`.
+static KEY_VALUE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*`?[A-Za-z_][A-Za-z0-9_]*`?\s*=").unwrap());
+
 /// Splits `a, b then c` at separators outside brackets.
 fn split_calls(t: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -563,7 +690,22 @@ fn split_calls(t: &str) -> Vec<String> {
         }
     }
     out.push(cur);
-    out.into_iter()
+    // `get-sum with a=2, b=3`: an argument after a comma belongs to the call before it.
+    let mut merged: Vec<String> = Vec::new();
+    for p in out {
+        let continues = merged
+            .last()
+            .is_some_and(|prev: &String| prev.contains(" with ") || prev.contains('='));
+        if continues && KEY_VALUE.is_match(&p) {
+            let prev = merged.last_mut().unwrap();
+            prev.push_str(", ");
+            prev.push_str(p.trim());
+        } else {
+            merged.push(p);
+        }
+    }
+    merged
+        .into_iter()
         .flat_map(|p| {
             p.split(" then ")
                 .flat_map(|q| q.split(" and "))
@@ -644,7 +786,7 @@ pub fn read_wording(text: &str) -> Reading {
     let lower = text.to_lowercase();
     let has = |w: &str| lower.contains(w);
     let toolish = has("call") || has("tool") || has("invok") || has("use") || has("trigger");
-    if (has("tool") || has("anything"))
+    if (has("tool") || has("anything") || has("directly"))
         && let Some(m) = NEGATIVE.find(text)
     {
         r.negative = Some(m.as_str().to_string());
@@ -706,6 +848,48 @@ pub fn read_wording(text: &str) -> Reading {
             });
         }
     }
+    if has("tool") || has("call") || has("invok") {
+        for c in BARE_TOOL.captures_iter(text) {
+            let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) else {
+                continue;
+            };
+            let name = m.as_str();
+            let after = &text[m.end()..];
+            // `call foo.bar`, `the get-sum tool`: a longer name CALL_WORD reads whole.
+            let cut = after.starts_with(['-', ':', '/', '_'])
+                || (after.starts_with('.')
+                    && after[1..].starts_with(|ch: char| ch.is_ascii_alphanumeric()));
+            // `the call succeeds`, `each tool call returns`: "call" as a noun names no tool.
+            let noun_call = c.get(3).is_some() && {
+                let before = text[..c.get(0).unwrap().start()].trim_end();
+                let prev = before
+                    .rsplit(|ch: char| !ch.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default()
+                    .to_lowercase();
+                CALL_NOUN_BEFORE.contains(&prev.as_str())
+            };
+            if cut
+                || noun_call
+                || NOT_TOOL_WORDS.contains(&name.to_lowercase().as_str())
+                || never_spans.iter().any(|s| s.contains(&m.start()))
+                || r.never.iter().any(|n| n == name)
+                || seen.iter().any(|s: &String| s.eq_ignore_ascii_case(name))
+            {
+                continue;
+            }
+            seen.insert(name.to_string());
+            let args = if c.get(3).is_some() {
+                args_after(after)
+            } else {
+                None
+            };
+            r.calls.push(ExpectedCall {
+                tool: name.to_string(),
+                args,
+            });
+        }
+    }
     if r.negative.is_some() {
         r.calls.clear();
     }
@@ -725,6 +909,95 @@ pub fn read_wording(text: &str) -> Reading {
     }
     r
 }
+
+/// A tool named by a bare word: `the echo tool`, `echo tool`, `call echo`.
+static BARE_TOOL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bthe\s+([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b(?:call|calls|calling|invoke|invokes|invoking)\s+(?:the\s+)?([A-Za-z][A-Za-z0-9_]*)\b").unwrap()
+});
+/// Words before "call" that make it a noun (`the call`, `one tool call`).
+const CALL_NOUN_BEFORE: &[&str] = &[
+    "the", "a", "an", "each", "every", "one", "first", "second", "last", "tool", "no", "this",
+    "that", "any", "same", "single", "function", "api", "its", "their", "my", "your",
+];
+/// Words in a tool's place that name no tool (`any tool`, `call it`).
+const NOT_TOOL_WORDS: &[&str] = &[
+    "the",
+    "a",
+    "an",
+    "any",
+    "no",
+    "one",
+    "some",
+    "each",
+    "every",
+    "all",
+    "this",
+    "that",
+    "same",
+    "right",
+    "wrong",
+    "correct",
+    "other",
+    "another",
+    "single",
+    "second",
+    "first",
+    "it",
+    "them",
+    "anything",
+    "something",
+    "nothing",
+    "tool",
+    "tools",
+    "me",
+    "for",
+    "back",
+    "out",
+    "up",
+    "to",
+    "with",
+    "both",
+    "twice",
+    "again",
+    "once",
+    "only",
+    "more",
+    "external",
+    "functions",
+    "function",
+    "api",
+    "apis",
+    "which",
+    "what",
+    "its",
+    "their",
+    "expected",
+    "mcp",
+    "appropriate",
+    "relevant",
+    "matching",
+    "named",
+    "new",
+    "old",
+    "legacy",
+    "is",
+    "was",
+    "be",
+    "not",
+    "never",
+    "and",
+    "or",
+    "then",
+    "made",
+    "count",
+    "counts",
+    "result",
+    "results",
+    "of",
+    "in",
+    "on",
+    "at",
+];
 
 static QUOTE_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(?:contains?|includes?|says?|returns?|text|string|reply|replies|matches|pattern|regex)\s*:?\s*$").unwrap()
@@ -992,6 +1265,8 @@ impl Fields {
         let mut args: Option<Map<String, Value>> = None;
         let mut args_label = String::new();
         let mut title_rank = 0;
+        // Rules of tool fields, named once the arguments are known: `(index, label)`.
+        let mut tool_rules: Vec<(usize, String)> = Vec::new();
         for (label, value, role) in &self.items {
             let role = *role;
             if value_is_blank(value) && role != Role::Tool {
@@ -1057,8 +1332,10 @@ impl Fields {
                                 d.negative = true;
                                 rules.push(format!("empty `{label}` list → isNegative"));
                             }
+                            Some(calls) if calls.is_empty() => {}
                             Some(calls) => {
-                                rules.push(format!("`{label}` → toolCalledWith"));
+                                tool_rules.push((rules.len(), label.clone()));
+                                rules.push(String::new());
                                 d.expected_calls.extend(calls);
                             }
                             None => {
@@ -1177,7 +1454,13 @@ impl Fields {
                         rules.push(format!("`{label}` = negative → isNegative"));
                     }
                 }
-                Role::Other => {}
+                Role::Other => {
+                    if !is_metadata_label(label) {
+                        d.notes.push(format!(
+                            "the field `{label}` was not read into the case; check what it asks"
+                        ));
+                    }
+                }
             }
         }
         turns.sort_by_key(|(n, _)| *n);
@@ -1203,6 +1486,17 @@ impl Fields {
                 }
             }
         }
+        if !tool_rules.is_empty() {
+            let with = d.expected_calls.iter().filter(|c| c.args.is_some()).count();
+            let rule = match with {
+                0 => "toolCalledAtLeastOnce",
+                n if n == d.expected_calls.len() => "toolCalledWith",
+                _ => "toolCalledWith / toolCalledAtLeastOnce",
+            };
+            for (i, label) in tool_rules {
+                rules[i] = format!("`{label}` → {rule}");
+            }
+        }
         if d.negative && !d.expected_calls.is_empty() {
             d.notes
                 .push("the case is negative, so its expected tool calls were dropped".into());
@@ -1219,6 +1513,7 @@ impl Fields {
             ));
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
+            rules.retain(|r| !r.is_empty());
             rules.dedup();
             d.exact_rule = Some(format!("{}: {}", self.shape, rules.join("; ")));
         }
@@ -1531,6 +1826,98 @@ mod tests {
         f.push("Prompt", "Say nothing");
         f.push("Expected result", "none");
         assert!(!f.into_draft(1, 2).negative);
+    }
+
+    #[test]
+    fn unread_fields_and_outcome_labels_are_never_exact() {
+        let mut f = Fields::new("markdown");
+        f.push("Prompt", "Tell me a joke");
+        f.push("Priority", "High");
+        f.push("Expected outcome", "Must not use any tool.");
+        let d = f.into_draft(1, 3);
+        assert!(d.negative, "{d:?}");
+        assert!(d.exact_rule.is_none());
+        let mut f = Fields::new("markdown");
+        f.push("Prompt", "Tell me a joke");
+        f.push("Owner", "Ana");
+        f.push("Setup", "Log in as admin first");
+        let d = f.into_draft(1, 3);
+        assert!(d.exact_rule.is_none(), "{d:?}");
+        assert!(
+            d.notes.iter().any(|n| n.contains("`Setup`")),
+            "{:?}",
+            d.notes
+        );
+        let mut f = Fields::new("markdown");
+        f.push("Prompt", "Tell me a joke");
+        f.push("Owner", "Ana");
+        f.push("Preconditions", "Server running");
+        assert!(f.into_draft(1, 3).exact_rule.is_some());
+    }
+
+    #[test]
+    fn answering_directly_is_negative() {
+        for t in [
+            "Answer directly",
+            "Answers directly without tools.",
+            "It answers without using any tool",
+            "Replies without tools",
+        ] {
+            let r = read_wording(t);
+            assert!(r.negative.is_some(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn plain_tool_names_and_argument_lists() {
+        let c = parse_tool_cell("get-sum with a=2, b=3").unwrap();
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!(c[0].tool, "get-sum");
+        assert_eq!(c[0].args.as_ref().unwrap()["a"], json!(2));
+        assert_eq!(c[0].args.as_ref().unwrap()["b"], json!(3));
+        let c = parse_tool_cell("echo, get-stats").unwrap();
+        assert_eq!(c.len(), 2);
+        for (t, tool) in [
+            ("Expect the echo tool.", "echo"),
+            ("Uses the calculator tool to add them.", "calculator"),
+            ("It should call echo with message=hi", "echo"),
+        ] {
+            let r = read_wording(t);
+            assert_eq!(r.calls.len(), 1, "{t:?}: {:?}", r.calls);
+            assert_eq!(r.calls[0].tool, tool, "{t:?}");
+        }
+        let r = read_wording("It should call echo with message=hi");
+        assert_eq!(r.calls[0].args.as_ref().unwrap()["message"], json!("hi"));
+        for t in [
+            "Should not call any tool.",
+            "The reply names the tool it used.",
+            "Call it twice.",
+            "The call succeeds and returns 5.",
+            "Each tool call returns within a second.",
+        ] {
+            assert!(read_wording(t).calls.is_empty(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn tool_rules_name_the_assertion_produced() {
+        let mut f = Fields::new("markdown table row");
+        f.push("Prompt", "Add 2 and 3");
+        f.push("Expected tool", "get-sum");
+        let d = f.into_draft(1, 1);
+        let rule = d.exact_rule.unwrap();
+        assert!(rule.contains("→ toolCalledAtLeastOnce"), "{rule}");
+        let mut f = Fields::new("tsv row");
+        f.push("Prompt", "Add 2 and 3");
+        f.push("Expected tool", "");
+        let rule = f.into_draft(1, 1).exact_rule.unwrap();
+        assert!(!rule.contains("toolCalled"), "{rule}");
+        let mut f = Fields::new("markdown table row");
+        f.push("Prompt", "Add 2 and 3");
+        f.push("Expected tool", "get-sum");
+        f.push("Arguments", "{\"a\": 2}");
+        let rule = f.into_draft(1, 1).exact_rule.unwrap();
+        assert!(rule.contains("`Expected tool` → toolCalledWith"), "{rule}");
     }
 
     #[test]

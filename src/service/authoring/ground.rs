@@ -145,6 +145,41 @@ pub fn check_args(tool: &ToolItem, args: &Map<String, Value>, need_required: boo
     issues
 }
 
+/// What the tool's input schema (validated with `jsonschema`) says against argument values
+/// that [`check_args`] finds no fault with (ranges, lengths, patterns, enums, formats…),
+/// each `` `tool` argument /pointer: message``. Missing parameters are not reported when
+/// the match is partial; a schema that cannot be compiled reports nothing.
+pub fn schema_violations(
+    tool: &ToolItem,
+    args: &Map<String, Value>,
+    need_required: bool,
+) -> Vec<String> {
+    let Some(schema) = tool.input_schema.as_ref() else {
+        return Vec::new();
+    };
+    let mut schema = schema.clone();
+    if !need_required && let Some(o) = schema.as_object_mut() {
+        o.remove("required");
+    }
+    let flagged: Vec<String> = check_args(tool, args, false)
+        .iter()
+        .filter_map(|i| i.strip_prefix('`').and_then(|r| r.split('`').next()))
+        .map(str::to_string)
+        .collect();
+    crate::service::evals::schema::validate(&schema, &Value::Object(args.clone()))
+        .into_iter()
+        .filter(|v| {
+            // Root errors (unknown or missing names) are check_args' to report.
+            let Some(rest) = v.strip_prefix('/') else {
+                return false;
+            };
+            let key = rest.split(['/', ':']).next().unwrap_or_default();
+            !key.is_empty() && !flagged.iter().any(|f| f == key)
+        })
+        .map(|v| format!("`{}` argument {v}", tool.name))
+        .collect()
+}
+
 fn assertion(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
@@ -211,6 +246,8 @@ fn ground_assertion(
 pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
     let mut unresolved: Vec<String> = Vec::new();
     let mut mapped: Vec<String> = Vec::new();
+    // Argument values the tool's schema rejects: the case is kept, the claim is not exact.
+    let mut violations: Vec<String> = Vec::new();
     let mut resolve = |name: &str,
                        args: Option<&Map<String, Value>>,
                        required: bool|
@@ -223,6 +260,11 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
                 }
                 if let Some(a) = args {
                     unresolved.extend(check_args(&t.tool, a, required));
+                    for v in schema_violations(&t.tool, a, required) {
+                        if !violations.contains(&v) {
+                            violations.push(v);
+                        }
+                    }
                 } else if required {
                     unresolved.extend(check_args(&t.tool, &Map::new(), true));
                 }
@@ -305,7 +347,11 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
 
     let mut status = if !d.unsupported.is_empty() {
         ClaimStatus::Unsupported
-    } else if d.notes.is_empty() && d.exact_rule.is_some() && mapped.is_empty() {
+    } else if d.notes.is_empty()
+        && d.exact_rule.is_some()
+        && mapped.is_empty()
+        && violations.is_empty()
+    {
         ClaimStatus::Exact
     } else {
         ClaimStatus::Approximated
@@ -318,6 +364,7 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
         _ => unresolved
             .iter()
             .chain(&d.unsupported)
+            .chain(&violations)
             .chain(&mapped)
             .chain(&d.notes)
             .cloned()
@@ -326,10 +373,22 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
     };
     let note = (!note.is_empty()).then(|| truncate(&note, MAX_CLAIM_NOTE));
     let (s, e) = (d.start_line.max(1), d.end_line.max(d.start_line.max(1)));
-    let excerpt = ctx.ix.excerpt(s, e);
+    let text = ctx.ix.text();
+    let excerpt = match d.excerpt_range {
+        Some((a, b))
+            if a < b && b <= text.len() && text.is_char_boundary(a) && text.is_char_boundary(b) =>
+        {
+            &text[a..b]
+        }
+        _ => ctx.ix.excerpt(s, e),
+    };
     let mut case = EvalCase::new(id, truncate(&d.title, 500), steps);
     case.is_negative = d.negative;
     case.expected_output = d.expected_output.clone().filter(|o| !o.is_empty());
+    if let Some(n) = d.iterations {
+        case.iterations = n;
+    }
+    case.scenario = d.scenario.clone().filter(|s| !s.trim().is_empty());
     case.models = ctx.models.to_vec();
     case.import = Some(EvalCaseImportClaim {
         status,
@@ -392,7 +451,7 @@ mod tests {
             ),
             tool(
                 "list-items",
-                json!({"type": "object", "properties": {"pageSize": {"type": "integer"}}}),
+                json!({"type": "object", "properties": {"pageSize": {"type": "integer", "minimum": 1}}}),
             ),
         ]
     }
@@ -523,6 +582,27 @@ mod tests {
         let (status, note) = claim(&exact);
         assert_eq!(status, ClaimStatus::Unresolved);
         assert!(note.contains("`get-sum` needs `b`"), "{note}");
+    }
+
+    #[test]
+    fn argument_values_are_validated_against_the_schema() {
+        let c = built(&draft(vec![
+            json!({"type": "toolCalledWith", "toolName": "list-items", "args": {"args": {"pageSize": 0}}}),
+        ]));
+        let (status, note) = claim(&c);
+        assert_eq!(status, ClaimStatus::Approximated, "{note}");
+        assert!(note.contains("`list-items` argument /pageSize"), "{note}");
+        assert!(note.contains("minimum"), "{note}");
+        let ok = built(&draft(vec![
+            json!({"type": "toolCalledWith", "toolName": "list-items", "args": {"args": {"pageSize": 3}}}),
+        ]));
+        assert_eq!(claim(&ok).0, ClaimStatus::Exact);
+        // A wrong type is said once, as before.
+        let c = built(&draft(vec![
+            json!({"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": "two"}}}),
+        ]));
+        let note = claim(&c).1;
+        assert!(!note.contains("argument /a"), "{note}");
     }
 
     #[test]

@@ -241,7 +241,13 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
             let (a, b) = n.range();
             let v: Value = serde_json::from_str(&text[a..b]).ok()?;
             let (s, e) = ix.span_of(a, b);
-            Some(object_draft(v.as_object()?, s, e, "JSON object"))
+            let mut d = object_draft(v.as_object()?, s, e, "JSON object");
+            // Lines shared with other objects (a minified array): the object's own text.
+            let own = &text[a..b];
+            if ix.excerpt(s, e).trim().trim_end_matches(',').trim_end() != own {
+                d.excerpt_range = Some((a, b));
+            }
+            Some(d)
         })
         .collect()
 }
@@ -310,6 +316,45 @@ fn steps_draft(
     d.title = s("title").or_else(|| s("name")).unwrap_or_default();
     d.key = s("declaredId").or_else(|| s("id"));
     d.expected_output = s("expectedOutput");
+    d.scenario = s("scenario");
+    // `runs` (1 to 10) is the case's iterations; anything else is not copied as is.
+    match o.get("runs").or(o.get("iterations")) {
+        None | Some(Value::Null) => {}
+        Some(v) => match v.as_i64().filter(|n| (1..=10).contains(n)) {
+            Some(n) => d.iterations = Some(n),
+            None => d
+                .notes
+                .push(format!("`runs` = {v} is not 1 to 10; the case runs once")),
+        },
+    }
+    // Keys of a suite test this reader does not carry over make the copy inexact.
+    const KNOWN: &[&str] = &[
+        "title",
+        "name",
+        "id",
+        "declaredId",
+        "steps",
+        "runs",
+        "iterations",
+        "expectedOutput",
+        "isNegative",
+        "isNegativeTest",
+        "scenario",
+        "model",
+        "provider",
+        "models",
+    ];
+    for k in o.keys().filter(|k| !KNOWN.contains(&k.as_str())) {
+        d.notes.push(format!("the key `{k}` was not imported"));
+    }
+    if o.get("model")
+        .or(o.get("provider"))
+        .or(o.get("models"))
+        .is_some()
+    {
+        d.notes
+            .push("the source's model was not imported; the case runs on the suite's".into());
+    }
     d.negative = o
         .get("isNegative")
         .or(o.get("isNegativeTest"))
@@ -347,7 +392,7 @@ fn steps_draft(
             None => {}
         }
     }
-    if d.unsupported.is_empty() {
+    if d.unsupported.is_empty() && d.notes.is_empty() {
         d.exact_rule = Some(format!("{shape}: evaldeck steps copied one-to-one"));
     }
     d
@@ -388,5 +433,28 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert_eq!(d[0].assertions.len(), 1);
         assert!(d[0].exact_rule.is_some());
+    }
+
+    #[test]
+    fn minified_objects_have_their_own_excerpt() {
+        let t = r#"[{"input":"Echo one","expected":"one"},{"input":"Echo two","expected":"two"}]"#;
+        let d = extract(t);
+        assert_eq!(d.len(), 2);
+        let r = d[1].excerpt_range.unwrap();
+        assert_eq!(&t[r.0..r.1], r#"{"input":"Echo two","expected":"two"}"#);
+        assert_eq!((d[1].start_line, d[1].end_line), (1, 1));
+        let t = "[\n  {\"input\": \"Echo one\"},\n  {\"input\": \"Echo two\"}\n]\n";
+        assert!(extract(t).iter().all(|d| d.excerpt_range.is_none()));
+    }
+
+    #[test]
+    fn own_suite_runs_and_scenario_are_kept() {
+        let t = r#"{"tests": [{"title": "Sum", "runs": 3, "scenario": "A returning customer", "steps": [{"id": "s1", "kind": "prompt", "prompt": "2+2?"}]}, {"title": "Other", "runs": 3, "model": "gpt-4o", "steps": [{"id": "s1", "kind": "prompt", "prompt": "Hi"}]}]}"#;
+        let d = extract(t);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].iterations, Some(3));
+        assert_eq!(d[0].scenario.as_deref(), Some("A returning customer"));
+        assert!(d[0].exact_rule.is_some(), "{:?}", d[0]);
+        assert!(d[1].exact_rule.is_none(), "{:?}", d[1]);
     }
 }

@@ -17,7 +17,8 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::service::authoring::draft::{
-    Draft, Fields, Role, normalize_label, role_of, split_inline_fields, split_quoted_prompt,
+    Draft, Fields, Role, is_metadata_label, normalize_label, role_of, split_inline_fields,
+    split_quoted_prompt,
 };
 use crate::service::authoring::lines::LineIndex;
 
@@ -31,6 +32,8 @@ enum Kind {
     TableSep,
     Fence,
     Code,
+    /// A thematic break (`---`, `***`, `___`): it ends the section above it.
+    Rule,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -97,12 +100,20 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             });
             continue;
         }
+        let prev_text = out.last().is_some_and(|l: &Ln| l.kind == Kind::Text);
         let ln = if trimmed.trim().is_empty() {
             Ln {
                 no,
                 kind: Kind::Blank,
                 indent: 0,
                 text: "",
+            }
+        } else if indent < 4 && !prev_text && is_rule(trimmed) {
+            Ln {
+                no,
+                kind: Kind::Rule,
+                indent,
+                text: raw.trim(),
             }
         } else if trimmed.starts_with('#')
             && let Some(c) = HEADING.captures(raw)
@@ -161,6 +172,17 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         }
     }
     out
+}
+
+/// A thematic break: three or more of one of `-`, `*`, `_`, spaces between allowed. (After
+/// a paragraph line, `---` underlines a heading instead, and is left alone.)
+fn is_rule(trimmed: &str) -> bool {
+    let t = trimmed.trim_end();
+    let Some(ch) = t.chars().next().filter(|c| matches!(c, '-' | '*' | '_')) else {
+        return false;
+    };
+    t.chars().filter(|c| *c == ch).count() >= 3
+        && t.chars().all(|c| c == ch || c == ' ' || c == '\t')
 }
 
 /// Splits a table row into cells; `\|` is a literal pipe.
@@ -320,6 +342,14 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
         lines: Vec::new(),
     }];
     for ln in lines {
+        if ln.kind == Kind::Rule {
+            // What follows a rule is not part of the section above it.
+            sections.push(Section {
+                heading: None,
+                lines: Vec::new(),
+            });
+            continue;
+        }
         if let Kind::Heading(level) = ln.kind {
             let label_like = role_of(&clean_title(ln.text)) != Role::Other;
             let parent_level = sections
@@ -410,8 +440,97 @@ fn push_field(
     }
 }
 
+/// A heading about the plan rather than a case: its section holds no cases.
+static NOT_CASES_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:environments?|set[- ]?up|test data|prerequisites?|pre-?conditions?|document (?:info(?:rmation)?|control|history|details)|revision history|change ?log|exit criteria|entry criteria|scope|glossary|references?|approvals?|sign[- ]?off|assumptions?|risks?|schedule|resources|configuration|installation|contacts?|tear[- ]?down|clean[- ]?up|definitions?)\b").unwrap()
+});
+/// A heading that speaks of tests or cases.
+static CASE_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:tests?|test cases?|cases?|scenarios?|checks?|evals?|smoke|regressions?|qa)\b",
+    )
+    .unwrap()
+});
+
+/// Prompt labels that mean other things in a plan (`User: qa-bot@…` is an account,
+/// `Input: numbers between 1 and 100` is test data): a prompt only where the section
+/// otherwise looks like a test case.
+fn weak_prompt_label(label: &str) -> bool {
+    matches!(
+        normalize_label(label).as_str(),
+        "user" | "input" | "inputs" | "request"
+    )
+}
+
+/// Whether fields describe a case beyond a prompt: an id, steps, or an expectation.
+fn has_case_fields(roles: impl IntoIterator<Item = Role>) -> bool {
+    roles.into_iter().any(|r| {
+        matches!(
+            r,
+            Role::Id
+                | Role::Steps
+                | Role::Prompts
+                | Role::Turn(_)
+                | Role::Tool
+                | Role::Expected
+                | Role::Contains
+                | Role::Pattern
+                | Role::Negative
+                | Role::ShouldCallTools
+                | Role::Forbidden
+        )
+    })
+}
+
+/// Names the unread fields inside a draft's span; the claim is then no longer exact.
+fn note_unread(d: &mut Draft, unread: &[(String, usize)]) {
+    for (label, no) in unread {
+        if (d.start_line..=d.end_line).contains(no) {
+            d.notes.push(format!(
+                "the field `{label}` was not read into the case; check what it asks"
+            ));
+            d.exact_rule = None;
+        }
+    }
+}
+
+/// Whether a table has no prompt column other than a weak one (`Input`, `User`): in a
+/// section about the plan, its rows are data, not cases.
+fn weak_table(rows: &[Ln]) -> bool {
+    let Some(sep) = rows.iter().position(|l| l.kind == Kind::TableSep) else {
+        return true;
+    };
+    let Some(header) = sep.checked_sub(1).map(|h| cells(rows[h].text)) else {
+        return true;
+    };
+    !header.iter().any(|h| {
+        matches!(role_of(h), Role::Prompt | Role::Prompts | Role::Turn(_)) && !weak_prompt_label(h)
+    })
+}
+
+/// Drops weak prompt fields (`User:`, `Input:`, `Request:`) when nothing else says the
+/// fields are a test case.
+fn drop_weak_prompts(fields: &mut Vec<FieldAt>, titled_case: bool) {
+    let strong_prompt = fields
+        .iter()
+        .any(|f| f.role == Role::Prompt && !weak_prompt_label(&f.label));
+    if titled_case || strong_prompt || has_case_fields(fields.iter().map(|f| f.role)) {
+        return;
+    }
+    fields.retain(|f| !(f.role == Role::Prompt && weak_prompt_label(&f.label)));
+}
+
 fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
+    let heading_key = s.heading.and_then(|h| key_and_title(h.text).0);
+    // A section about the plan (`## Environment`, `## Test data`) holds no case, unless a
+    // case is written out in it in full: a real prompt label and an expectation.
+    let plan_heading = heading_key.is_none()
+        && s.heading
+            .is_some_and(|h| NOT_CASES_HEADING.is_match(h.text));
+    let titled_case = !plan_heading
+        && (heading_key.is_some() || s.heading.is_some_and(|h| CASE_HEADING.is_match(h.text)));
     let lines = &s.lines;
+    let mut unread: Vec<(String, usize)> = Vec::new();
     let mut fields: Vec<FieldAt> = Vec::new();
     let mut group_titles: Vec<(usize, String, usize)> = Vec::new();
     let mut group = 0usize;
@@ -431,7 +550,10 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
                 while i < lines.len() && matches!(lines[i].kind, Kind::TableRow | Kind::TableSep) {
                     i += 1;
                 }
-                table(&lines[start..i], &mut fields, group, out);
+                let rows = &lines[start..i];
+                if !(plan_heading && weak_table(rows)) {
+                    table(rows, &mut fields, group, out);
+                }
                 continue;
             }
             _ => {}
@@ -443,6 +565,15 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
         if group_first.len() <= group {
             group_first.resize(group + 1, ln.no);
             group_first[group] = ln.no;
+        }
+        // A labelled bullet (or bold label) the extractor has no use for, and that is not
+        // metadata: a case spanning it says so.
+        if (ln.kind == Kind::Item || ln.text.starts_with("**") || ln.text.starts_with("__"))
+            && let Some((label, Role::Other, v)) = field_of(ln.text)
+            && !v.is_empty()
+            && !is_metadata_label(&label)
+        {
+            unread.push((label, ln.no));
         }
         let field = matches!(ln.kind, Kind::Item | Kind::Text)
             .then(|| field_of(ln.text))
@@ -509,6 +640,7 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
                 let mut sub: Vec<FieldAt> = Vec::new();
                 let mut nested_cases = Vec::new();
                 nested_fields(ix, children, &mut sub, &mut nested_cases);
+                drop_weak_prompts(&mut sub, titled_case || key_and_title(ln.text).0.is_some());
                 for fa in sub {
                     f.push(fa.label, fa.value);
                 }
@@ -533,6 +665,28 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
             }
         }
         i = j;
+    }
+    drop_weak_prompts(&mut fields, titled_case);
+    if plan_heading {
+        let strong = fields.iter().any(|f| {
+            matches!(f.role, Role::Prompts | Role::Steps | Role::Turn(_))
+                || (f.role == Role::Prompt && !weak_prompt_label(&f.label))
+        });
+        let expects = fields.iter().any(|f| {
+            matches!(
+                f.role,
+                Role::Tool
+                    | Role::Expected
+                    | Role::Contains
+                    | Role::Pattern
+                    | Role::Negative
+                    | Role::ShouldCallTools
+                    | Role::Forbidden
+            )
+        });
+        if !(strong && expects) {
+            return;
+        }
     }
     let heading_key_title = s.heading.map(|h| key_and_title(h.text));
     let shape = if s.heading.is_some() {
@@ -564,6 +718,7 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
                 group_first.get(seg.group).copied().unwrap_or(first)
             };
             let mut d = f.into_draft(start, last.max(start));
+            note_unread(&mut d, &unread);
             let title_line = group_titles.iter().find(|(gg, _, _)| *gg == seg.group);
             if let Some((_, t, _)) = title_line
                 && d.title.is_empty()
@@ -600,6 +755,7 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
         .unwrap_or(end)
         .max(end);
     let mut d = f.into_draft(start, end);
+    note_unread(&mut d, &unread);
     if let Some((key, title)) = heading_key_title {
         if d.title.is_empty() {
             d.title = title;
@@ -1008,6 +1164,41 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert!(d[0].prompts[0].contains("expected:"));
         assert!(d[0].exact_rule.is_none(), "{:?}", d[0]);
+    }
+
+    #[test]
+    fn plan_sections_and_weak_labels_are_not_cases() {
+        let t = "# Plan\n\n## Environment\n\n- **User:** qa-bot@example.com\n- **Input:** numbers between 1 and 100\n\n## Test data\n\n- Request: none, the defaults are used\n\n## Notes\n\n- **User:** ana@example.com\n\n## Cases\n\n### TC-1: Greets\n- **User:** Hello there\n- **Expected result:** A greeting.\n\n### Echo\n- **Input:** Echo hi\n- **Expected tool:** `echo`\n";
+        let d = run(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Hello there"]);
+        assert_eq!(d[1].prompts, ["Echo hi"]);
+        // A case titled with a plan word is still a case when written out in full; a
+        // data table in a plan section is not.
+        let t = "## Environment variables are echoed\n- **Prompt:** Echo $HOME\n- **Expected tool:** `echo`\n\n## Test data\n\n| Input | Expected |\n|---|---|\n| 3 | 4 |\n";
+        let d = run(t);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Echo $HOME"]);
+    }
+
+    #[test]
+    fn an_unread_field_makes_the_claim_approximated() {
+        let t = "### TC-1: Greets\n- **Priority:** High\n- **Prompt:** Hello there\n- **Expected result:** A greeting.\n- **Setup:** Log in as an admin first\n\n### TC-2: Plain\n- **Owner:** Ana\n- **Prompt:** Hi\n- **Expected result:** A greeting.\n";
+        let d = run(t);
+        assert_eq!(d.len(), 2, "{d:#?}");
+        assert!(d[0].exact_rule.is_none(), "{:?}", d[0]);
+        assert!(d[0].notes.iter().any(|n| n.contains("`Setup`")));
+        assert!(d[1].exact_rule.is_some(), "{:?}", d[1]);
+    }
+
+    #[test]
+    fn a_rule_ends_the_section() {
+        let t = "### TC-1: Greets\n- **Prompt:** Hello there\n- **Expected result:** A greeting.\n\n---\n\nRevision history: drafted by Ana, reviewed by Bo.\n";
+        let d = run(t);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!((d[0].start_line, d[0].end_line), (1, 3));
+        // After a paragraph line, `---` underlines a heading and is no rule.
+        assert!(!is_rule("--") && is_rule("- - -") && is_rule("***") && !is_rule("-- x"));
     }
 
     #[test]

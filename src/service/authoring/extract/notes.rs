@@ -29,6 +29,64 @@ static SKIP: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)~~|\bdropped\b|\bscrapped\b|\bdiscarded\b|\bwon'?t do\b|\bnot doing\b|\bout of scope\b|\bparked\b|\baction items?\b|^\s*(?:[-*+•]\s*)?(?:ai|owner)\s*:|\bdecided against\b").unwrap()
 });
 
+/// Words that make an expectation about the assistant's behaviour: its tool calls, its
+/// reply, or what it should or must (not) do.
+static BEHAVIOUR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)`[^`]+`|\b(?:call(?:s|ed|ing)?|tools?|invok(?:e|es|ed|ing)|uses?|using|repl(?:y|ies|ied)|answers?|answered|answering|respon(?:se|ses|ds?|ding)|says?|said|saying|returns?|returning|outputs?|refus(?:e|es|ing)|asks?|confirm(?:s|ation)?|mentions?|contains?|includes?|echo(?:es|ed)?|should|must|never|expect(?:ed|s)?)\b").unwrap()
+});
+/// An expectation that hands work to a person (`Bo to profile it`, `Ana will check`).
+static ASSIGNS_WORK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^@?([A-Z][\p{L}'-]*)(?:\s*(?:,|and|&|/)\s*@?[A-Z][\p{L}'-]*)*\s+(?:to|will|needs?\s+to|owns?|is\s+to|takes?|should)\s+\p{L}").unwrap()
+});
+/// First words of an expectation that name the system, not a person.
+const NOT_PEOPLE: &[&str] = &[
+    "It",
+    "This",
+    "That",
+    "The",
+    "Assistant",
+    "Model",
+    "Agent",
+    "Bot",
+    "Server",
+    "Reply",
+    "Answer",
+    "Response",
+    "Output",
+    "Tool",
+    "Should",
+    "Must",
+    "Expect",
+    "Expected",
+    "Never",
+    "No",
+    "Claude",
+    "Then",
+    "And",
+];
+
+/// Whether a line hands work to a person after one of its arrows (`… → Bo to profile it`)
+/// or at the start of its expectation.
+fn assigns_work(line: &str, expectation: &str) -> bool {
+    let person = |t: &str| {
+        ASSIGNS_WORK
+            .captures(t.trim())
+            .is_some_and(|c| !NOT_PEOPLE.contains(&&c[1]))
+    };
+    person(expectation)
+        || line
+            .split(['→', '⇒'])
+            .flat_map(|p| p.split("->"))
+            .flat_map(|p| p.split("=>"))
+            .skip(1)
+            .any(person)
+}
+
+/// Whether an expectation states how the assistant behaves.
+fn about_behaviour(expectation: &str) -> bool {
+    BEHAVIOUR.is_match(expectation)
+}
+
 /// A heading (or first line) that says the list under it holds tests.
 static TESTS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -42,7 +100,7 @@ static ITEM: LazyLock<Regex> =
 /// Where an unquoted instruction ends and its expectation begins: a sentence break or an
 /// arrow, then words that state what should happen.
 static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:[.;!?]\s+|\s*(?:→|->|=>|⇒)\s*)((?:expect(?:ed|s)?|should|must|never|no tool|(?:it|this|that) (?:should|must)|the (?:answer|reply|response|result|output|model|assistant|agent)\b).*)$").unwrap()
+    Regex::new(r"(?i)(?:([.;!?])\s+|\s+[-—–]\s+|\s*[—–]\s*|\s*(?:→|->|=>|⇒)\s*)((?:expect(?:ed|s)?|should|must|never|no tool|(?:it|this|that) (?:should|must)|the (?:answer|reply|response|result|output|model|assistant|agent)\b).*)$").unwrap()
 });
 
 /// Extracts cases from notes.
@@ -68,6 +126,9 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
         } else {
             continue;
         };
+        if assigns_work(line, expectation) || !about_behaviour(expectation) {
+            continue;
+        }
         let mut d = Draft {
             start_line: no,
             end_line: no,
@@ -104,9 +165,13 @@ fn quoted(line: &str) -> Option<(String, &str)> {
 fn instruction(line: &str) -> Option<(String, &str)> {
     let text = ITEM.captures(line)?.get(1)?.as_str();
     let found = EXPECTATION.captures(text)?;
-    let prompt = text[..found.get(0)?.start()].trim();
-    let expectation = found.get(1)?.as_str().trim();
-    (prompt.split_whitespace().count() >= 2).then(|| (prompt.to_string(), expectation))
+    let mut prompt = text[..found.get(0)?.start()].trim().to_string();
+    // A question or an exclamation keeps its mark; a period or semicolon only ends it.
+    if let Some(p) = found.get(1).filter(|p| matches!(p.as_str(), "?" | "!")) {
+        prompt.push_str(p.as_str());
+    }
+    let expectation = found.get(2)?.as_str().trim();
+    (prompt.split_whitespace().count() >= 2).then_some((prompt, expectation))
 }
 
 #[cfg(test)]
@@ -115,7 +180,7 @@ mod tests {
 
     #[test]
     fn notes_yield_only_real_cases() {
-        let t = "Weekly sync — 3 May\nAttendees: Ana, Bo\n\n- Bo: \"what's 2+3\" → should call `get-sum` and say 5\n- ~~\"tell a joke\" → no tool~~ (dropped)\n- Action item: Ana to update CI, \"urgent\" -> done\n- \"wipe all my items\" -> must not call any tool without confirmation\nWe said \"hello\" and it should work.\n";
+        let t = "Weekly sync — 3 May\nAttendees: Ana, Bo\n\n- Bo: \"what's 2+3\" → should call `get-sum` and say 5\n- ~~\"tell a joke\" → no tool~~ (dropped)\n- Action item: Ana to update CI, \"urgent\" -> done\n- \"wipe all my items\" -> must not call any tool without confirmation\n- Customer feedback: \"the echo tool is too slow\" → Bo to profile it\n- Chen quoted the SLA: \"p95 under 200 ms\" -> agreed, Chen and Ana will monitor it\n- Chen quoted the SLA: \"p95 under 200 ms\" -> looks fine\nWe said \"hello\" and it should work.\n";
         let d = extract(t);
         assert_eq!(d.len(), 2, "{d:#?}");
         assert_eq!(d[0].prompts, ["what's 2+3"]);
@@ -127,6 +192,20 @@ mod tests {
 
     /// Numbered instructions under a heading about tests are cases; the same items under
     /// a heading about set-up are not.
+    #[test]
+    fn instructions_keep_their_question_mark_and_accept_dashes() {
+        let t = "## Tests\n\n1. Say hi — should not call any tool.\n2. What is 3 plus 4? Expect `get-sum` to be called.\n3. Wave at me - should not call any tool.\n4. Ping me – must not use any tools.\n5. Shout hello! Expect the reply to contain \"HELLO\".\n";
+        let d = extract(t);
+        assert_eq!(d.len(), 5, "{d:#?}");
+        assert_eq!(d[0].prompts, ["Say hi"]);
+        assert!(d[0].negative);
+        assert_eq!(d[1].prompts, ["What is 3 plus 4?"]);
+        assert_eq!(d[1].expected_calls[0].tool, "get-sum");
+        assert_eq!(d[2].prompts, ["Wave at me"]);
+        assert!(d[2].negative && d[3].negative);
+        assert_eq!(d[4].prompts, ["Shout hello!"]);
+    }
+
     #[test]
     fn unquoted_instructions_under_a_tests_heading() {
         let t = "# Echo server smoke tests\n\n1. Echo hello back. Expect the `echo` tool with message \"hello\".\n2. Add 2 and 3 with `get-sum`; the answer should contain 5.\n3. Ask what the weather is like. Should not call any tool.\n4. Ping.\n\n## Set-up\n\n1. Start the server. It should print ready.\n";
