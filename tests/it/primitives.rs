@@ -138,10 +138,7 @@ async fn every_primitive_over_the_api_against_the_seeded_demo_server() {
     assert!(export["exportedAt"].is_string());
 
     let oauth = post(&h, "demo", "check-oauth", json!({})).await;
-    assert_eq!(
-        oauth.ok(200),
-        &json!({"useOAuth": false})
-    );
+    assert_eq!(oauth.ok(200), &json!({"useOAuth": false}));
 
     let doctor = post(&h, "demo", "doctor", json!({})).await;
     let doctor = doctor.ok(200);
