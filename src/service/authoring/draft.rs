@@ -911,8 +911,10 @@ pub fn read_wording(text: &str) -> Reading {
 }
 
 /// A tool named by a bare word: `the echo tool`, `echo tool`, `call echo`.
+/// ASCII-only (`-u`): tool names are ASCII here, and ASCII word boundaries let the regex
+/// run on its fast automaton instead of a backtracker, on every expectation read.
 static BARE_TOOL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bthe\s+([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b(?:call|calls|calling|invoke|invokes|invoking)\s+(?:the\s+)?([A-Za-z][A-Za-z0-9_]*)\b").unwrap()
+    Regex::new(r"(?i-u)\bthe\s+([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b(?:call|calls|calling|invoke|invokes|invoking)\s+(?:the\s+)?([A-Za-z][A-Za-z0-9_]*)\b").unwrap()
 });
 /// Words before "call" that make it a noun (`the call`, `one tool call`).
 const CALL_NOUN_BEFORE: &[&str] = &[
