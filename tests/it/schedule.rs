@@ -578,11 +578,13 @@ async fn a_firing_at_the_concurrency_cap_is_skipped_and_the_schedule_moves_on() 
     let mut cfg = config(&clock);
     cfg.runs.max_concurrent_runs = 1;
     let h = Harness::with_config(cfg).await;
+    // Long enough that the firing meets it running even on a loaded machine (at 2 s the
+    // run could end first when the whole suite ran on two cores).
     let slow = suite_with(
         &h,
         "Slow",
         json!([{"title": "slow", "steps": [{"id": "t1", "kind": "toolCall", "toolName": "slow",
-            "arguments": {"durationMs": 2000, "progress": false}}]}]),
+            "arguments": {"durationMs": 6000, "progress": false}}]}]),
     )
     .await;
     let suite = quick_suite(&h, "Capped").await;

@@ -394,6 +394,12 @@ pub fn is_metadata_label(label: &str) -> bool {
     )
 }
 
+/// The note on a case whose source has a field the extractor did not read: the claim can
+/// then not be exact.
+pub fn unread_note(label: &str) -> String {
+    format!("the field `{label}` was not read into the case; check what it asks")
+}
+
 fn turn_number(l: &str) -> Option<u8> {
     for prefix in ["turn ", "prompt ", "user turn ", "message ", "step prompt "] {
         if let Some(rest) = l.strip_prefix(prefix)
@@ -1458,9 +1464,7 @@ impl Fields {
                 }
                 Role::Other => {
                     if !is_metadata_label(label) {
-                        d.notes.push(format!(
-                            "the field `{label}` was not read into the case; check what it asks"
-                        ));
+                        d.notes.push(unread_note(label));
                     }
                 }
             }
@@ -1515,7 +1519,6 @@ impl Fields {
             ));
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
-            rules.retain(|r| !r.is_empty());
             rules.dedup();
             d.exact_rule = Some(format!("{}: {}", self.shape, rules.join("; ")));
         }

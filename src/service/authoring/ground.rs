@@ -157,15 +157,23 @@ pub fn schema_violations(
     let Some(schema) = tool.input_schema.as_ref() else {
         return Vec::new();
     };
-    let mut schema = schema.clone();
-    if !need_required && let Some(o) = schema.as_object_mut() {
-        o.remove("required");
-    }
-    let flagged: Vec<String> = check_args(tool, args, false)
-        .iter()
-        .filter_map(|i| i.strip_prefix('`').and_then(|r| r.split('`').next()))
-        .map(str::to_string)
-        .collect();
+    // Arguments check_args already faults (unknown name, wrong type) are not said twice.
+    let props = schema.get("properties").and_then(Value::as_object);
+    let flagged = |key: &str| {
+        props.is_some_and(|p| {
+            p.get(key)
+                .is_none_or(|s| args.get(key).is_some_and(|v| !type_ok(s, v)))
+        })
+    };
+    let schema = if need_required {
+        std::borrow::Cow::Borrowed(schema)
+    } else {
+        let mut partial = schema.clone();
+        if let Some(o) = partial.as_object_mut() {
+            o.remove("required");
+        }
+        std::borrow::Cow::Owned(partial)
+    };
     crate::service::evals::schema::validate(&schema, &Value::Object(args.clone()))
         .into_iter()
         .filter(|v| {
@@ -174,7 +182,7 @@ pub fn schema_violations(
                 return false;
             };
             let key = rest.split(['/', ':']).next().unwrap_or_default();
-            !key.is_empty() && !flagged.iter().any(|f| f == key)
+            !key.is_empty() && !flagged(key)
         })
         .map(|v| format!("`{}` argument {v}", tool.name))
         .collect()

@@ -850,26 +850,13 @@ impl McpPool {
                         msg
                     },
                 };
-                return DoctorReport {
-                    generated_at: iso_now(),
-                    status,
-                    probe,
-                    connection,
-                    init_info: None,
-                    capabilities: None,
-                    tools: None,
-                    resources: None,
-                    resource_templates: None,
-                    prompts: None,
-                    checks,
-                    timings: DoctorTimings {
-                        probe_ms: timings.probe.map(ms),
-                        connect_ms,
-                        discovery_ms: None,
-                        total_ms: ms(started.elapsed()),
-                    },
-                    error: Some(f.error),
+                let timings = DoctorTimings {
+                    probe_ms: timings.probe.map(ms),
+                    connect_ms,
+                    discovery_ms: None,
+                    total_ms: ms(started.elapsed()),
                 };
+                return unconnected(status, probe, connection, checks, timings, f.error);
             }
         };
         let session = Arc::new(session);
@@ -1048,21 +1035,14 @@ pub fn doctor_refresh_failed(
                 error.message
             );
             let not_attempted = || Check::skipped("not attempted: no usable access token");
-            DoctorReport {
-                generated_at: iso_now(),
-                status: DoctorStatus::OauthRequired,
-                probe: None,
-                connection: ConnectionSummary {
+            unconnected(
+                DoctorStatus::OauthRequired,
+                None,
+                ConnectionSummary {
                     status: "error".into(),
                     detail: detail.clone(),
                 },
-                init_info: None,
-                capabilities: None,
-                tools: None,
-                resources: None,
-                resource_templates: None,
-                prompts: None,
-                checks: DoctorChecks {
+                DoctorChecks {
                     probe: Some(not_attempted()),
                     connection: Some(Check::error(detail, None)),
                     initialization: Some(Check::skipped("not connected")),
@@ -1072,14 +1052,41 @@ pub fn doctor_refresh_failed(
                     resource_templates: Some(Check::skipped("not initialized")),
                     prompts: Some(Check::skipped("not initialized")),
                 },
-                timings: DoctorTimings {
+                DoctorTimings {
                     probe_ms: None,
                     connect_ms: None,
                     discovery_ms: None,
                     total_ms: ms(started.elapsed()),
                 },
-                error: Some(error),
-            }
+                error,
+            )
         }
+    }
+}
+
+/// A report of a doctor run that never got a session: nothing was discovered, and
+/// `error` says why.
+fn unconnected(
+    status: DoctorStatus,
+    probe: Option<ProbeReport>,
+    connection: ConnectionSummary,
+    checks: DoctorChecks,
+    timings: DoctorTimings,
+    error: Error,
+) -> DoctorReport {
+    DoctorReport {
+        generated_at: iso_now(),
+        status,
+        probe,
+        connection,
+        init_info: None,
+        capabilities: None,
+        tools: None,
+        resources: None,
+        resource_templates: None,
+        prompts: None,
+        checks,
+        timings,
+        error: Some(error),
     }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::service::authoring::draft::{
     Draft, Fields, Role, is_metadata_label, normalize_label, role_of, split_inline_fields,
-    split_quoted_prompt,
+    split_quoted_prompt, unread_note,
 };
 use crate::service::authoring::lines::LineIndex;
 
@@ -278,7 +278,7 @@ fn key_and_title(text: &str) -> (Option<String>, String) {
 
 /// The text of a list item (`-`, `*`, `+`, `•` or `1.`/`1)` and whitespace), else `None`.
 /// Hand-written rather than a regex: it runs on every line of the document.
-fn item_text(trimmed: &str) -> Option<&str> {
+pub(super) fn item_text(trimmed: &str) -> Option<&str> {
     let rest = match trimmed.strip_prefix(['-', '*', '+', '•']) {
         Some(r) => r,
         None => {
@@ -444,8 +444,8 @@ fn push_field(
 static NOT_CASES_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:environments?|set[- ]?up|test data|prerequisites?|pre-?conditions?|document (?:info(?:rmation)?|control|history|details)|revision history|change ?log|exit criteria|entry criteria|scope|glossary|references?|approvals?|sign[- ]?off|assumptions?|risks?|schedule|resources|configuration|installation|contacts?|tear[- ]?down|clean[- ]?up|definitions?)\b").unwrap()
 });
-/// A heading that speaks of tests or cases.
-static CASE_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+/// A heading that speaks of tests or cases (notes read the same headings).
+pub(super) static CASE_HEADING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i)\b(?:tests?|test cases?|cases?|scenarios?|checks?|evals?|smoke|regressions?|qa)\b",
     )
@@ -462,23 +462,24 @@ fn weak_prompt_label(label: &str) -> bool {
     )
 }
 
+/// Whether a field states what the case expects.
+fn is_expectation(r: Role) -> bool {
+    matches!(
+        r,
+        Role::Tool
+            | Role::Expected
+            | Role::Contains
+            | Role::Pattern
+            | Role::Negative
+            | Role::ShouldCallTools
+            | Role::Forbidden
+    )
+}
+
 /// Whether fields describe a case beyond a prompt: an id, steps, or an expectation.
 fn has_case_fields(roles: impl IntoIterator<Item = Role>) -> bool {
     roles.into_iter().any(|r| {
-        matches!(
-            r,
-            Role::Id
-                | Role::Steps
-                | Role::Prompts
-                | Role::Turn(_)
-                | Role::Tool
-                | Role::Expected
-                | Role::Contains
-                | Role::Pattern
-                | Role::Negative
-                | Role::ShouldCallTools
-                | Role::Forbidden
-        )
+        matches!(r, Role::Id | Role::Steps | Role::Prompts | Role::Turn(_)) || is_expectation(r)
     })
 }
 
@@ -486,9 +487,7 @@ fn has_case_fields(roles: impl IntoIterator<Item = Role>) -> bool {
 fn note_unread(d: &mut Draft, unread: &[(String, usize)]) {
     for (label, no) in unread {
         if (d.start_line..=d.end_line).contains(no) {
-            d.notes.push(format!(
-                "the field `{label}` was not read into the case; check what it asks"
-            ));
+            d.notes.push(unread_note(label));
             d.exact_rule = None;
         }
     }
@@ -672,18 +671,7 @@ fn section_cases(ix: &LineIndex, s: &Section, out: &mut Vec<Draft>) {
             matches!(f.role, Role::Prompts | Role::Steps | Role::Turn(_))
                 || (f.role == Role::Prompt && !weak_prompt_label(&f.label))
         });
-        let expects = fields.iter().any(|f| {
-            matches!(
-                f.role,
-                Role::Tool
-                    | Role::Expected
-                    | Role::Contains
-                    | Role::Pattern
-                    | Role::Negative
-                    | Role::ShouldCallTools
-                    | Role::Forbidden
-            )
-        });
+        let expects = fields.iter().any(|f| is_expectation(f.role));
         if !(strong && expects) {
             return;
         }

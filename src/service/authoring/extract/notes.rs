@@ -12,6 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::markdown::{CASE_HEADING, item_text};
 use crate::service::authoring::draft::{Draft, apply_reading, read_wording, unquote};
 use crate::service::authoring::lines::LineIndex;
 
@@ -82,21 +83,6 @@ fn assigns_work(line: &str, expectation: &str) -> bool {
             .any(person)
 }
 
-/// Whether an expectation states how the assistant behaves.
-fn about_behaviour(expectation: &str) -> bool {
-    BEHAVIOUR.is_match(expectation)
-}
-
-/// A heading (or first line) that says the list under it holds tests.
-static TESTS_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:tests?|test cases?|cases|scenarios?|checks?|evals?|smoke|regressions?|qa)\b",
-    )
-    .unwrap()
-});
-/// A list item's text: after `-`, `*`, `+`, `•` or `1.`/`1)`.
-static ITEM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+(\S.*)$").unwrap());
 /// Where an unquoted instruction ends and its expectation begins: a sentence break or an
 /// arrow, then words that state what should happen.
 static EXPECTATION: LazyLock<Regex> = LazyLock::new(|| {
@@ -109,11 +95,11 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
     let mut under_tests = (1..=ix.len())
         .map(|no| ix.line(no).trim())
         .find(|l| !l.is_empty())
-        .is_some_and(|l| TESTS_HEADING.is_match(l));
+        .is_some_and(|l| CASE_HEADING.is_match(l));
     for no in 1..=ix.len() {
         let line = ix.line(no);
         if line.trim_start().starts_with('#') {
-            under_tests = TESTS_HEADING.is_match(line);
+            under_tests = CASE_HEADING.is_match(line);
             continue;
         }
         if !CANDIDATE.is_match(line) || SKIP.is_match(line) {
@@ -126,7 +112,7 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
         } else {
             continue;
         };
-        if assigns_work(line, expectation) || !about_behaviour(expectation) {
+        if assigns_work(line, expectation) || !BEHAVIOUR.is_match(expectation) {
             continue;
         }
         let mut d = Draft {
@@ -163,7 +149,7 @@ fn quoted(line: &str) -> Option<(String, &str)> {
 /// `(prompt, expectation)` of a list item written as an instruction of at least two words
 /// followed by its expectation.
 fn instruction(line: &str) -> Option<(String, &str)> {
-    let text = ITEM.captures(line)?.get(1)?.as_str();
+    let text = item_text(line.trim_start())?;
     let found = EXPECTATION.captures(text)?;
     let mut prompt = text[..found.get(0)?.start()].trim().to_string();
     // A question or an exclamation keeps its mark; a period or semicolon only ends it.
@@ -190,8 +176,8 @@ mod tests {
         assert_eq!(d[1].start_line, 7);
     }
 
-    /// Numbered instructions under a heading about tests are cases; the same items under
-    /// a heading about set-up are not.
+    /// An instruction keeps its `?` or `!`, and a dash may separate it from its
+    /// expectation.
     #[test]
     fn instructions_keep_their_question_mark_and_accept_dashes() {
         let t = "## Tests\n\n1. Say hi — should not call any tool.\n2. What is 3 plus 4? Expect `get-sum` to be called.\n3. Wave at me - should not call any tool.\n4. Ping me – must not use any tools.\n5. Shout hello! Expect the reply to contain \"HELLO\".\n";
@@ -206,6 +192,8 @@ mod tests {
         assert_eq!(d[4].prompts, ["Shout hello!"]);
     }
 
+    /// Numbered instructions under a heading about tests are cases; the same items under
+    /// a heading about set-up are not.
     #[test]
     fn unquoted_instructions_under_a_tests_heading() {
         let t = "# Echo server smoke tests\n\n1. Echo hello back. Expect the `echo` tool with message \"hello\".\n2. Add 2 and 3 with `get-sum`; the answer should contain 5.\n3. Ask what the weather is like. Should not call any tool.\n4. Ping.\n\n## Set-up\n\n1. Start the server. It should print ready.\n";
