@@ -16,5 +16,6 @@ mod primitives;
 mod runs;
 mod schedule;
 mod scripted_model;
+mod store;
 mod suite_file;
 mod tui;

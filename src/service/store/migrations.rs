@@ -414,7 +414,6 @@ UPDATE eval_suite_stats SET
            WHERE suite_id = eval_suite_stats.suite_id AND status = 'completed' AND total > 0
            ORDER BY created_at DESC, id DESC LIMIT 10))
   WHERE $SUITES"#;
-    let refresh = |suites: &str| REFRESH.replace("$SUITES", suites);
     format!(
         r#"
 CREATE TABLE eval_suite_stats (
@@ -453,6 +452,18 @@ CREATE TRIGGER eval_suite_stats_case_moved AFTER UPDATE OF suite_id ON eval_case
   UPDATE eval_suite_stats SET case_count = case_count - 1 WHERE suite_id = OLD.suite_id;
   UPDATE eval_suite_stats SET case_count = case_count + 1 WHERE suite_id = NEW.suite_id;
 END;
+{run_triggers}"#,
+        backfill = REFRESH.replace("$SUITES", "1"),
+        run_triggers = run_triggers(REFRESH),
+    )
+});
+
+/// The three triggers that keep a suite's run totals, latest run and trend current;
+/// `refresh` re-reads the latest run and the trend for the suites `$SUITES` selects.
+fn run_triggers(refresh: &str) -> String {
+    let refresh = |suites: &str| refresh.replace("$SUITES", suites);
+    format!(
+        r#"
 CREATE TRIGGER eval_suite_stats_run_added AFTER INSERT ON eval_runs BEGIN
   UPDATE eval_suite_stats
     SET runs = runs + 1, passed = passed + NEW.passed, failed = failed + NEW.failed
@@ -476,10 +487,36 @@ CREATE TRIGGER eval_suite_stats_run_changed
   {run_changed};
 END;
 "#,
-        backfill = refresh("1"),
         run_added = refresh("suite_id = NEW.suite_id"),
         run_removed = refresh("suite_id = OLD.suite_id"),
         run_changed = refresh("suite_id IN (OLD.suite_id, NEW.suite_id)"),
+    )
+}
+
+/// The run triggers of V10 again, with a trend query that SQLite before 3.44 parses (an
+/// aggregate with `ORDER BY` inside it is newer), so the store opens in the `sqlite3` of
+/// current LTS distributions and in Python's `sqlite3` module: the ten runs are put in
+/// order by a subquery and aggregated in that order.
+static V12_PORTABLE_TRIGGERS: LazyLock<String> = LazyLock::new(|| {
+    const REFRESH: &str = r#"
+UPDATE eval_suite_stats SET
+  (latest_id, latest_status, latest_passed, latest_failed, latest_total, latest_created_at) =
+    (SELECT id, status, passed, failed, total, created_at FROM eval_runs
+     WHERE suite_id = eval_suite_stats.suite_id ORDER BY created_at DESC, id DESC LIMIT 1),
+  trend =
+    (SELECT json_group_array(json_array(passed, total))
+     FROM (SELECT passed, total FROM
+            (SELECT passed, total, created_at, id FROM eval_runs
+             WHERE suite_id = eval_suite_stats.suite_id AND status = 'completed' AND total > 0
+             ORDER BY created_at DESC, id DESC LIMIT 10)
+           ORDER BY created_at, id))
+  WHERE $SUITES"#;
+    format!(
+        "DROP TRIGGER eval_suite_stats_run_added;
+DROP TRIGGER eval_suite_stats_run_removed;
+DROP TRIGGER eval_suite_stats_run_changed;
+{}",
+        run_triggers(REFRESH)
     )
 });
 
@@ -517,6 +554,7 @@ fn migrations() -> Migrations<'static> {
         M::up(V9_SUITE_SUMMARY),
         M::up(&V10_SUITE_STATS),
         M::up(V11_SUITES_VERSION),
+        M::up(&V12_PORTABLE_TRIGGERS),
     ])
 }
 
