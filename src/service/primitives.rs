@@ -241,6 +241,7 @@ impl Service {
             .project_access(who, project_id, ProjectRole::Member)?;
         let s = self.store().server(project_id, server)?;
         Ok(check_oauth(
+            &s.id,
             s.config
                 .as_ref()
                 .expect("stored servers carry their config"),

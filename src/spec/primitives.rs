@@ -170,16 +170,20 @@ pub struct DoctorReport {
     pub error: Option<crate::spec::Error>,
 }
 
-/// `check-oauth` → `{useOAuth, serverUrl}`. A stdio server answers `{useOAuth: false}`
-/// alone: there is no HTTP endpoint to authorize against, and the spec's `serverUrl` is a
-/// URL, never `null`.
+/// `check-oauth` → `{useOAuth, serverUrl}`, both always present as the spec requires. A
+/// stdio server has no HTTP endpoint: it answers `useOAuth: false` and names itself with
+/// the URI `stdio://SERVER_ID` (see [`stdio_server_url`]), which URL parsers accept.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CheckOauthResult {
     #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub server_url: Option<String>,
+    pub server_url: String,
+}
+
+/// The URI that names a stdio server where an HTTP URL is expected: `stdio://SERVER_ID`.
+pub fn stdio_server_url(server_id: &str) -> String {
+    format!("stdio://{server_id}")
 }
 
 /// Body of `tools`, `prompts` and `resources`: `{cursor?}`. The cursor is the MCP server's

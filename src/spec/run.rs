@@ -3,8 +3,11 @@
 //!
 //! Decisions where the spec and the shapes are silent:
 //! - Exactly one of `suiteId` and `suiteName` is given; `suiteName` needs `tests` and
-//!   `serverIds`, and each inline test needs `runs`, `model` and `provider` (as the shapes
-//!   say); `tests` with `suiteId` is rejected rather than ignored.
+//!   `serverIds`; `tests` with `suiteId` is rejected rather than ignored. Each inline test's
+//!   `runs`, `model` and `provider` are optional (the spec's rule for suite tests): clients
+//!   that send all three, as the shapes describe, and clients that send none both work. A
+//!   test without `model` runs on the run's `model`, else on the first model a test names,
+//!   else on the built-in baseline; without `runs` it runs once.
 //! - Additive request fields: `caseIds` (run a subset of the suite's cases),
 //!   `approvedCaseIds` (approve `approximated` cases for this run only; stored on the run,
 //!   never on the case), `expectedEnvironmentRevision` (the caller's pin: a different
@@ -138,19 +141,6 @@ impl RunCreate {
                 for (i, t) in self.tests.iter().flatten().enumerate() {
                     let p = join("/tests", i);
                     t.validate(&p, &mut c);
-                    for (field, present) in [
-                        ("runs", t.runs.is_some()),
-                        ("model", t.model.is_some()),
-                        ("provider", t.provider.is_some()),
-                    ] {
-                        if !present {
-                            c.fail(
-                                join(&p, field),
-                                "required",
-                                format!("an inline run test needs `{field}`"),
-                            );
-                        }
-                    }
                 }
                 match &self.server_ids {
                     None => c.fail("/serverIds", "required", "a new suite needs `serverIds`"),
@@ -417,9 +407,19 @@ mod tests {
             "oneOf"
         );
         let t = json!({"title": "t", "steps": [{"id": "s", "kind": "prompt", "prompt": "hi"}]});
-        let got = rules(json!({"suiteName": "n", "tests": [t.clone()], "serverIds": ["demo"]}));
-        assert!(got.contains(&("/tests/0/runs".into(), "required".into())));
-        assert!(got.contains(&("/tests/0/model".into(), "required".into())));
+        // Per-test `runs`, `model` and `provider` are optional, and accepted when given.
+        assert_eq!(
+            rules(json!({"suiteName": "n", "tests": [t.clone()], "serverIds": ["demo"]})),
+            vec![]
+        );
+        let mut full = t.clone();
+        full["runs"] = json!(2);
+        full["model"] = json!("builtin/baseline");
+        full["provider"] = json!("builtin");
+        assert_eq!(
+            rules(json!({"suiteName": "n", "tests": [full], "serverIds": ["demo"]})),
+            vec![]
+        );
         let got = rules(json!({"suiteName": "n", "tests": [t]}));
         assert!(got.contains(&("/serverIds".into(), "required".into())));
         assert_eq!(

@@ -740,11 +740,13 @@ async fn oauth_required_then_a_token_then_a_refresh() {
 
 #[test]
 fn check_oauth_needs_no_connection() {
-    let r = mcp::check_oauth(&stdio(&[]));
-    assert!(!r.use_oauth && r.server_url.is_none());
+    let r = serde_json::to_value(mcp::check_oauth("srv_01", &stdio(&[]))).unwrap();
+    assert_eq!(r, json!({"useOAuth": false, "serverUrl": "stdio://srv_01"}));
+    let url = reqwest::Url::parse(r["serverUrl"].as_str().unwrap()).expect("a URL");
+    assert_eq!((url.scheme(), url.host_str()), ("stdio", Some("srv_01")));
     let mut c = http("http://example.test/mcp");
     c.use_oauth = true;
-    let r = serde_json::to_value(mcp::check_oauth(&c)).unwrap();
+    let r = serde_json::to_value(mcp::check_oauth("srv_02", &c)).unwrap();
     assert_eq!(
         r,
         json!({"useOAuth": true, "serverUrl": "http://example.test/mcp"})

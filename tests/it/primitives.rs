@@ -138,7 +138,13 @@ async fn every_primitive_over_the_api_against_the_seeded_demo_server() {
     assert!(export["exportedAt"].is_string());
 
     let oauth = post(&h, "demo", "check-oauth", json!({})).await;
-    assert_eq!(oauth.ok(200), &json!({"useOAuth": false}));
+    let demo_id = oauth.ok(200)["serverUrl"]
+        .as_str()
+        .and_then(|u| u.strip_prefix("stdio://"))
+        .expect("a stdio server is named stdio://SERVER_ID")
+        .to_string();
+    assert!(demo_id.starts_with("srv_"), "{demo_id}");
+    assert_eq!(oauth.ok(200)["useOAuth"], false);
 
     let doctor = post(&h, "demo", "doctor", json!({})).await;
     let doctor = doctor.ok(200);

@@ -160,10 +160,11 @@ impl Service {
             let mut c = Checker::new();
             let mut details = None;
             for (i, t) in tests.iter().enumerate() {
-                let m = t.model.clone().unwrap_or_default();
+                // A test without a model falls back to the suite's default.
+                let Some(m) = &t.model else { continue };
                 if let Err(e) = catalog.check(
                     &join(&join("/tests", i), "model"),
-                    &m,
+                    m,
                     t.provider.as_deref(),
                     &keys,
                 ) {
@@ -191,7 +192,8 @@ impl Service {
             Some(s) => s,
             None => {
                 let tests = body.tests.clone().unwrap_or_default();
-                let first = tests.first();
+                // The suite's default model: the run's, else the first a test names.
+                let first = tests.iter().find(|t| t.model.is_some());
                 let create = SuiteCreate {
                     name: body.suite_name.clone().unwrap_or_default(),
                     description: body.suite_description.clone(),
@@ -201,10 +203,11 @@ impl Service {
                         .clone()
                         .or_else(|| first.and_then(|t| t.model.clone()))
                         .unwrap_or_else(|| crate::service::models::BASELINE_ID.into()),
-                    provider: body
-                        .provider
-                        .clone()
-                        .or_else(|| first.and_then(|t| t.provider.clone())),
+                    provider: if body.model.is_some() {
+                        body.provider.clone()
+                    } else {
+                        first.and_then(|t| t.provider.clone())
+                    },
                     pass_criteria: body.pass_criteria,
                     tags: None,
                     tests,

@@ -133,17 +133,17 @@ impl Default for McpPool {
     }
 }
 
-/// `check-oauth`: answered from the config alone, without connecting. A stdio server has
-/// no URL and never uses OAuth.
-pub fn check_oauth(config: &ServerConfig) -> CheckOauthResult {
+/// `check-oauth`: answered from the config alone, without connecting. A stdio server never
+/// uses OAuth and is named `stdio://SERVER_ID`.
+pub fn check_oauth(server_id: &str, config: &ServerConfig) -> CheckOauthResult {
     match &config.transport {
         Transport::Stdio { .. } => CheckOauthResult {
             use_oauth: false,
-            server_url: None,
+            server_url: crate::spec::primitives::stdio_server_url(server_id),
         },
         Transport::Http { url, .. } | Transport::Sse { url, .. } => CheckOauthResult {
             use_oauth: config.use_oauth,
-            server_url: Some(url.clone()),
+            server_url: url.clone(),
         },
     }
 }
