@@ -96,10 +96,14 @@ pub fn junit(run: &EvalRun, suite: &str, its: &[EvalIteration]) -> String {
         .iter()
         .filter(|i| i.result.as_deref() == Some("failed"))
         .count();
+    let errors = its
+        .iter()
+        .filter(|i| i.result.as_deref() == Some("error"))
+        .count();
     let skipped = its.iter().filter(|i| i.result.is_none()).count();
     let time: f64 = its.iter().filter_map(|i| i.duration_ms).sum::<f64>() / 1000.0;
     let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" skipped=\"{skipped}\" time=\"{time:.3}\" id=\"{}\">\n",
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\" errors=\"{errors}\" skipped=\"{skipped}\" time=\"{time:.3}\" id=\"{}\">\n",
         xml(suite),
         its.len(),
         xml(&run.id)
@@ -133,6 +137,14 @@ pub fn junit(run: &EvalRun, suite: &str, its: &[EvalIteration]) -> String {
                     )
                 });
                 out.push_str(&format!("<failure message=\"{}\"/>", xml(&msg)));
+            }
+            // An iteration without a verdict (its server stopped answering) is a JUnit error.
+            Some("error") => {
+                let msg = i
+                    .error
+                    .clone()
+                    .unwrap_or_else(|| "the iteration did not complete".into());
+                out.push_str(&format!("<error message=\"{}\"/>", xml(&msg)));
             }
             None => out.push_str("<skipped/>"),
             _ => {}
@@ -290,8 +302,11 @@ pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out:
                 })?;
             }
             show(out, &run, &its)?;
+            let errored = run.summary.as_ref().is_some_and(|s| s.errored > 0);
             match (run.status.as_str(), run.result.as_deref()) {
                 ("completed", Some("passed")) => Ok(()),
+                // Iterations that ended as errors leave the run without a trustworthy verdict.
+                ("completed", _) if errored => Err(Failure::Exit(9)),
                 ("completed", _) => Err(Failure::Exit(1)),
                 _ => Err(Failure::Exit(9)),
             }
@@ -411,6 +426,12 @@ fn show(out: &Out, run: &EvalRun, its: &[EvalIteration]) -> Result<()> {
     );
     if let Some(e) = &run.error {
         println!("error: {e}");
+    }
+    if s.errored > 0 {
+        println!(
+            "{} iteration(s) ended as errors (the server stopped answering, the model failed, or no credits): they have no verdict",
+            s.errored
+        );
     }
     table(
         &["iteration", "case", "#", "model", "result", "ms", "tools"],

@@ -225,6 +225,9 @@ pub struct CaseCounts {
     pub total: i64,
     pub passed: i64,
     pub failed: i64,
+    /// Additive: cases with a trial that ended as an error (no verdict).
+    #[serde(default)]
+    pub errored: i64,
 }
 
 /// A run's summary: counts over iterations, case verdicts, tokens and latency.
@@ -234,7 +237,12 @@ pub struct RunSummary {
     pub total: i64,
     pub passed: i64,
     pub failed: i64,
-    /// Passed iterations over finished ones, 0 to 1; `null` before any finished.
+    /// Additive: iterations that ended as an error (`result: "error"`): the server stopped
+    /// answering, the model failed, or there were no credits. They have no verdict, count
+    /// neither as passed nor as failed, and a run with any is not passed.
+    #[serde(default)]
+    pub errored: i64,
+    /// Passed iterations over those with a verdict, 0 to 1; `null` before any.
     pub pass_rate: Option<f64>,
     /// Iterations not yet finished (pending or running) or cancelled.
     #[serde(default)]

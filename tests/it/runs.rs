@@ -252,9 +252,12 @@ async fn launch_rules_and_reasons() {
 
     // Rule 1: shape.
     start(&h, json!({})).await.invalid("/suiteId", "required");
-    start(&h, json!({"suiteName": "n", "tests": [{"title": "t", "steps": []}], "serverIds": ["demo"]}))
-        .await
-        .invalid("/tests/0/steps", "minItems");
+    start(
+        &h,
+        json!({"suiteName": "n", "tests": [{"title": "t", "steps": []}], "serverIds": ["demo"]}),
+    )
+    .await
+    .invalid("/tests/0/steps", "minItems");
     start(&h, json!({"suiteId": "sut_nope"}))
         .await
         .err(404, "NOT_FOUND");
@@ -414,15 +417,22 @@ async fn launch_rules_and_reasons() {
 
     // The spec's shape: inline tests without `runs`, `model` and `provider` run once on
     // the run's `model` (here none is given either: the built-in baseline).
-    let r = start(&h, json!({"suiteName": "Inline minimal", "serverIds": ["demo"], "tests": [
+    let r = start(
+        &h,
+        json!({"suiteName": "Inline minimal", "serverIds": ["demo"], "tests": [
         {"title": "t", "steps": [prompt("p1", "Use echo to say 'z'")]},
-        {"title": "u", "steps": [prompt("p1", "Use echo to say 'y'")]}]})).await;
+        {"title": "u", "steps": [prompt("p1", "Use echo to say 'y'")]}]}),
+    )
+    .await;
     let minimal = r.ok(202).clone();
     let run = wait(&h, minimal["runId"].as_str().unwrap()).await;
     assert_eq!(run["status"], "completed");
     let its = iterations(&h, minimal["runId"].as_str().unwrap()).await;
     assert_eq!(its.len(), 2, "one iteration per test");
-    assert!(its.iter().all(|i| i["model"] == "builtin/baseline"), "{its:?}");
+    assert!(
+        its.iter().all(|i| i["model"] == "builtin/baseline"),
+        "{its:?}"
+    );
     let r = start(&h, json!({"suiteName": "Inline run model", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
         {"title": "t", "steps": [prompt("p1", "Use echo to say 'z'")]}]})).await;
     wait(&h, r.ok(202)["runId"].as_str().unwrap()).await;
@@ -968,4 +978,79 @@ async fn the_project_lists_every_run_newest_first_across_suites_and_sources() {
     h.get(&format!("/projects/{}/eval-runs", h.project), &key)
         .await
         .err(403, "FORBIDDEN");
+}
+
+/// A server killed with `kill -9` in the middle of a tool call leaves its iteration
+/// without a verdict: `result: "error"`, counted under `summary.errored`, the run not
+/// passed, and no tool-error assertion blaming the server for the lost connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_mid_call_is_an_error_never_a_pass() {
+    let h = Harness::with_config(demo_config()).await;
+    let suite = create_suite(
+        &h,
+        "Crash",
+        json!([{"title": "slow call", "steps": [
+            tool_call("t1", "slow", json!({"durationMs": 20000, "progress": false})),
+            check("a1", json!({"type": "toolLatencyUnder", "ms": 600000, "role": "advisory"}))
+        ]}]),
+    )
+    .await;
+    let run = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // The pooled session serves a second call while the slow one is in flight.
+    let info = h
+        .call(
+            Method::POST,
+            &format!("/projects/{}/servers/demo/tools/call", h.project),
+            Some(&h.owner_key),
+            Some(json!({"toolName": "server-info"})),
+        )
+        .await;
+    let pid = info.ok(200)["structuredContent"]["pid"].as_i64().unwrap();
+    // Let the slow call get under way, then kill the server under it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let killed = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+
+    let done = wait(&h, &run).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(
+        done["result"], "failed",
+        "a run with a lost server never passes: {done}"
+    );
+    assert_eq!(done["summary"]["errored"], 1, "{done}");
+    assert_eq!(done["summary"]["passed"], 0, "{done}");
+    assert_eq!(
+        done["summary"]["failed"], 0,
+        "an error is not a failed assertion: {done}"
+    );
+    let its = iterations(&h, &run).await;
+    assert_eq!(its[0]["result"], "error", "{its:?}");
+    let error = its[0]["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("stopped answering") && error.contains("slow"),
+        "the iteration says the server was lost: {error}"
+    );
+    let trace = h
+        .get(
+            &format!(
+                "/projects/{}/eval-runs/{run}/iterations/{}/trace",
+                h.project,
+                its[0]["id"].as_str().unwrap()
+            ),
+            &h.owner_key,
+        )
+        .await;
+    let trace = trace.ok(200).to_string();
+    assert!(trace.contains("SERVER_UNREACHABLE"), "{trace}");
+    assert!(
+        !trace.contains("\"toolErrorNamesInput\",\"status\":\"failed\""),
+        "no tool-error assertion blames the server: {trace}"
+    );
+    h.service.shutdown().await;
 }

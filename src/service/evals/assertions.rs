@@ -480,7 +480,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "noToolErrors" => {
             let bad: Vec<Value> = all
                 .iter()
-                .filter(|c| c.failed())
+                .filter(|c| c.tool_error())
                 .map(|c| json!({"toolName": c.tool_name, "error": c.result_text()}))
                 .collect();
             verdict(
@@ -685,7 +685,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
         "toolErrorNamesInput" => {
             let bad: Vec<Value> = scoped
                 .iter()
-                .filter(|c| c.failed())
+                .filter(|c| c.tool_error())
                 .filter(|c| {
                     let text = c.result_text().to_lowercase();
                     let mut keys: Vec<String> = c

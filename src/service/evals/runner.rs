@@ -466,12 +466,12 @@ impl Service {
             result: None,
             is_error: false,
             error: None,
+            transport_failed: false,
             latency_ms: 0.0,
             result_bytes: 0,
         };
         let Some((server_id, _)) = server else {
             rec.error = Some(format!("no server offers a tool named `{tool}`"));
-            rec.is_error = true;
             return rec;
         };
         let req = ToolCallRequest {
@@ -497,8 +497,8 @@ impl Service {
                 rec.result = Some(v);
             }
             Err(e) => {
-                rec.is_error = true;
-                rec.error = Some(format!("{}: {}", e.code, e.message));
+                rec.transport_failed = crate::service::mcp::errors::is_transport_failure(&e);
+                rec.error = Some(describe(&e));
             }
         }
         rec
@@ -531,7 +531,7 @@ impl Service {
                     m.step_id = Some(step.id.clone());
                     t.messages.push(m);
                     let mut turns = 0;
-                    loop {
+                    'model: loop {
                         if turns >= opts.turn_cap {
                             cap = true;
                             break;
@@ -600,7 +600,13 @@ impl Service {
                             m.is_error = Some(rec.failed());
                             m.step_id = Some(step.id.clone());
                             t.messages.push(m);
+                            let lost = rec.transport_failed.then(|| lost_server(&rec));
                             t.calls.push(rec);
+                            if let Some(why) = lost {
+                                rec_err = Some(why.clone());
+                                t.error = Some(why);
+                                break 'model;
+                            }
                         }
                     }
                 }
@@ -644,6 +650,11 @@ impl Service {
                             t0,
                         )
                         .await;
+                    if rec.transport_failed {
+                        let why = lost_server(&rec);
+                        rec_err = Some(why.clone());
+                        t.error = Some(why);
+                    }
                     t.calls.push(rec);
                 }
                 StepKind::Interact => {
@@ -664,6 +675,9 @@ impl Service {
                 turn_cap_reached: cap,
                 error: rec_err,
             });
+            if t.error.is_some() {
+                break;
+            }
         }
         t.judge = Some(self.judge(case, &t, judge).await);
         t.duration_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -763,6 +777,36 @@ impl Service {
     }
 }
 
+/// An MCP error as one line of a call record: code, message, and what the server left
+/// behind (its exit status and last stderr line), so a trace says why the server was lost.
+fn describe(e: &Error) -> String {
+    let mut s = format!("{}: {}", e.code, e.message);
+    if let Some(d) = &e.details {
+        if let Some(status) = d["exitStatus"].as_str()
+            && !s.contains(status)
+        {
+            s.push_str(&format!(" ({status})"));
+        }
+        if let Some(last) = d["stderrTail"]
+            .as_array()
+            .and_then(|t| t.last())
+            .and_then(Value::as_str)
+        {
+            s.push_str(&format!("; last stderr line: {last}"));
+        }
+    }
+    s
+}
+
+/// Why an iteration ended as an error when its server stopped answering.
+fn lost_server(rec: &CallRecord) -> String {
+    format!(
+        "the server stopped answering during `{}`, so this iteration has no verdict: {}",
+        rec.tool_name,
+        rec.error.as_deref().unwrap_or("no answer")
+    )
+}
+
 fn context(
     who: Principal,
     project_id: String,
@@ -819,7 +863,18 @@ pub(super) fn apply_grade(info: &mut EvalIteration, t: &Transcript, g: &Grade) {
         "completed"
     }
     .into();
-    info.result = Some(if g.passed { "passed" } else { "failed" }.into());
+    // An iteration that could not be carried out (its server stopped answering, the model
+    // failed, no credits) has no verdict, whatever its assertions say.
+    info.result = Some(
+        if t.error.is_some() {
+            "error"
+        } else if g.passed {
+            "passed"
+        } else {
+            "failed"
+        }
+        .into(),
+    );
     info.error = t.error.clone();
     info.duration_ms = Some(t.duration_ms);
     info.tokens_used = Some(t.usage.total_tokens);
@@ -860,12 +915,15 @@ pub(super) fn summarize(body: &RunBody, its: &[StoredIteration]) -> (RunSummary,
         ..Default::default()
     };
     let mut tokens = Usage::default();
-    let mut groups: BTreeMap<(String, String), (i64, i64, bool)> = BTreeMap::new();
+    // Per case and model: trials with a verdict, trials passed, a required assertion
+    // failed, trials that ended as an error.
+    let mut groups: BTreeMap<(String, String), (i64, i64, bool, i64)> = BTreeMap::new();
     let mut durations = Vec::new();
     for it in its {
         match it.result.as_deref() {
             Some("passed") => s.passed += 1,
             Some("failed") => s.failed += 1,
+            Some("error") => s.errored += 1,
             _ if it.status == "cancelled" => s.cancelled += 1,
             _ => s.pending += 1,
         }
@@ -883,10 +941,14 @@ pub(super) fn summarize(body: &RunBody, its: &[StoredIteration]) -> (RunSummary,
                     .is_some_and(|g| g["requiredFailed"] == true);
                 let e = groups
                     .entry((it.case_id.clone(), info.model.unwrap_or_default()))
-                    .or_insert((0, 0, false));
-                e.0 += 1;
-                if it.result.as_deref() == Some("passed") {
-                    e.1 += 1;
+                    .or_insert((0, 0, false, 0));
+                match it.result.as_deref() {
+                    Some("error") => e.3 += 1,
+                    Some("passed") => {
+                        e.0 += 1;
+                        e.1 += 1;
+                    }
+                    _ => e.0 += 1,
                 }
                 e.2 |= required;
             }
@@ -901,14 +963,17 @@ pub(super) fn summarize(body: &RunBody, its: &[StoredIteration]) -> (RunSummary,
         mean: (!durations.is_empty()).then(|| total / durations.len() as f64),
     };
     let mut cases = CaseCounts::default();
-    for ((case_id, _), (n, p, required)) in &groups {
+    for ((case_id, _), (n, p, required, errored)) in &groups {
         let threshold = body
             .case(case_id)
             .and_then(|c| c.pass_threshold)
             .unwrap_or(body.pass_threshold);
         let ok = !required && *n > 0 && (*p as f64 / *n as f64) + 1e-9 >= threshold;
         cases.total += 1;
-        if ok {
+        if *errored > 0 {
+            // A trial without a verdict leaves the case without one.
+            cases.errored += 1;
+        } else if ok {
             cases.passed += 1;
         } else {
             cases.failed += 1;
@@ -919,6 +984,6 @@ pub(super) fn summarize(body: &RunBody, its: &[StoredIteration]) -> (RunSummary,
         Some(min) => s.pass_rate.unwrap_or(0.0) * 100.0 + 1e-9 >= min,
         None => true,
     };
-    let passed = cases.total > 0 && cases.failed == 0 && rate_ok;
+    let passed = cases.total > 0 && cases.failed == 0 && cases.errored == 0 && rate_ok;
     (s, passed)
 }

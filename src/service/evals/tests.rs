@@ -24,6 +24,7 @@ fn call(name: &str, args: Value, result: Value) -> CallRecord {
         result_bytes: result.to_string().len() as u64,
         result: Some(result),
         error: None,
+        transport_failed: false,
         latency_ms: 12.0,
     }
 }
@@ -477,6 +478,34 @@ fn step_assertions_see_only_what_came_before() {
 }
 
 #[test]
+fn tool_error_assertions_judge_the_server_not_the_connection() {
+    let mut lost = call("get-sum", json!({"a": 1}), json!({}));
+    lost.result = None;
+    lost.error =
+        Some("SERVER_UNREACHABLE: tools/call: the server closed the connection (signal: 9)".into());
+    lost.transport_failed = true;
+    let mut t = good();
+    t.calls = vec![lost.clone()];
+    for ty in ["noToolErrors", "toolErrorNamesInput"] {
+        let a: EvalAssertion = serde_json::from_value(json!({"type": ty})).unwrap();
+        let r = evaluate(&a, &t.ev());
+        assert_eq!(
+            r.status,
+            Status::Passed,
+            "{ty}: a transport failure is not a tool error"
+        );
+    }
+    // The server's own error answers are still judged.
+    let mut refused = lost;
+    refused.transport_failed = false;
+    refused.error =
+        Some("VALIDATION_ERROR: tools/call: the server answered with an error: bad".into());
+    t.calls = vec![refused];
+    let a: EvalAssertion = serde_json::from_value(json!({"type": "noToolErrors"})).unwrap();
+    assert_eq!(evaluate(&a, &t.ev()).status, Status::Failed);
+}
+
+#[test]
 fn tool_call_diff_is_categorised() {
     let mut c = case_with(
         vec![
@@ -601,4 +630,16 @@ fn repetitions_with_a_pass_threshold() {
         !summarize(&body(Some(0.25), None), &req).1,
         "a required failure fails the case"
     );
+    // A trial that ended as an error (its server stopped answering) is counted apart and
+    // leaves the run without a pass, however lenient the threshold.
+    let mut lost = its.clone();
+    lost[3].result = Some("error".into());
+    lost[3].status = "failed".into();
+    let (s, passed) = summarize(&body(Some(0.25), None), &lost);
+    assert!(!passed, "an errored trial never passes the run");
+    assert_eq!(
+        (s.total, s.passed, s.failed, s.errored, s.pass_rate),
+        (4, 2, 1, 1, Some(2.0 / 3.0))
+    );
+    assert_eq!((s.cases.errored, s.cases.passed, s.cases.failed), (1, 0, 0));
 }

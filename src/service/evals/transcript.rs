@@ -25,17 +25,30 @@ pub struct CallRecord {
     /// The MCP call-tool result verbatim; `None` when the call itself failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<Value>,
+    /// The tool's own result said `isError: true`.
     pub is_error: bool,
-    /// Transport or protocol failure (no result).
+    /// Why there is no result: the server answered with a JSON-RPC error, no server offers
+    /// the tool, or (with `transport_failed`) the server never answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The server did not answer at all (it exited, was unreachable or timed out): a
+    /// failure of the connection, not of the tool, which ends the iteration as an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transport_failed: bool,
     pub latency_ms: f64,
     pub result_bytes: u64,
 }
 
 impl CallRecord {
+    /// The call gave no usable result, for whatever reason (what the model is told).
     pub fn failed(&self) -> bool {
         self.is_error || self.error.is_some()
+    }
+
+    /// An error the server or the tool answered with: what assertions about tool errors
+    /// judge. A transport failure is not one; the iteration is an error instead.
+    pub fn tool_error(&self) -> bool {
+        self.failed() && !self.transport_failed
     }
 
     /// The result's text content joined, or its structured content, or the error.

@@ -35,6 +35,16 @@ pub const REASON_SERVER_EXITED: &str = "SERVER_EXITED";
 /// `details.reason` for a JSON-RPC error the table above has no better code for.
 pub const REASON_MCP_ERROR: &str = "MCP_ERROR";
 
+/// True when the server gave no answer at all: it exited, could not be reached, timed out
+/// or wanted authorization. A JSON-RPC error is an answer (the server's), so it is not one.
+/// An exchange that failed this way says nothing about the tool, only about the connection.
+pub fn is_transport_failure(err: &Error) -> bool {
+    matches!(
+        err.code,
+        Code::ServerUnreachable | Code::Timeout | Code::OauthRequired
+    ) && err.reason() != Some(REASON_MCP_ERROR)
+}
+
 /// True when the error is a 401 for a token we sent, so a refresh may cure it.
 pub fn needs_refresh(err: &Error) -> bool {
     err.code == Code::OauthRequired && err.reason() == Some(REASON_TOKEN_REJECTED)

@@ -68,6 +68,7 @@ fn mark(result: Option<&str>, status: &str, theme: &Theme) -> Span<'static> {
     match (result, status) {
         (Some("passed"), _) => Span::styled("✓", theme.ok),
         (Some("failed"), _) => Span::styled("✗", theme.error),
+        (Some("error"), _) => Span::styled("!", theme.warn),
         (_, "cancelled") => Span::styled("⊘", theme.dim),
         (_, "failed") => Span::styled("✗", theme.error),
         (_, "completed") => Span::styled("✓", theme.ok),
