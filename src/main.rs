@@ -41,6 +41,17 @@ enum Command {
     Members(cli::operator::MembersCmd),
     #[command(flatten)]
     Cli(cli::Command),
+    /// Runs a stdio MCP server in a process group of its own and ends that group when the
+    /// server exits, when asked, or when evaldeck is gone (internal: evaldeck starts it).
+    #[command(hide = true)]
+    Supervise {
+        /// How long the server gets to exit on the end of its input once evaldeck is gone.
+        #[arg(long, default_value_t = 2000)]
+        grace_ms: u64,
+        /// The server's command and arguments.
+        #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 #[derive(Args)]
@@ -143,16 +154,38 @@ fn exit_quietly_on_closed_stdout() {
     }));
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
     let matches = Cli::command().get_matches();
     let args = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    // The supervisor stays small: no runtime, no logging, no store.
+    if let Some(Command::Supervise { grace_ms, command }) = &args.command {
+        let (program, rest) = command.split_first().expect("clap requires a command");
+        let code = evaldeck::service::mcp::process::supervise(
+            std::time::Duration::from_millis(*grace_ms),
+            program,
+            rest,
+        );
+        std::process::exit(code);
+    }
+    // Stdio servers run under this binary's `supervise`, so none outlives it.
+    if let Ok(me) = std::env::current_exe() {
+        evaldeck::service::mcp::process::register_supervisor(me);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    let code = runtime.block_on(run(args, &matches));
+    std::process::exit(code);
+}
+
+async fn run(args: Cli, matches: &ArgMatches) -> i32 {
     let sources = cli::Sources {
-        db: source(&matches, "db"),
-        base_url: source(&matches, "base_url"),
-        api_key: source(&matches, "api_key"),
+        db: source(matches, "db"),
+        base_url: source(matches, "base_url"),
+        api_key: source(matches, "api_key"),
     };
-    let code = match args.command {
+    match args.command {
         Some(Command::DemoServer(a)) => match evaldeck::demo::run(a).await {
             Ok(()) => 0,
             Err(e) => {
@@ -193,8 +226,8 @@ async fn main() {
         }
         Some(Command::Open { url }) => workbench(args.target, sources, Some(&url)).await,
         None => workbench(args.target, sources, None).await,
-    };
-    std::process::exit(code);
+        Some(Command::Supervise { .. }) => unreachable!("handled before the runtime starts"),
+    }
 }
 
 /// The workbench, optionally opened on a review link.

@@ -394,6 +394,26 @@ where
     Ok(out)
 }
 
+/// The first of SIGINT, SIGTERM and SIGHUP: its name and the shell's exit code for it.
+async fn interrupted() -> (&'static str, i32) {
+    use tokio::signal::unix::{SignalKind, signal};
+    async fn next(s: Option<&mut tokio::signal::unix::Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut hup = signal(SignalKind::hangup()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => ("interrupted", 130),
+        _ = next(term.as_mut()) => ("terminated", 143),
+        _ = next(hup.as_mut()) => ("hung up", 129),
+    }
+}
+
 /// Runs one command and returns the process exit code.
 pub async fn run(target: &Target, cmd: Command) -> i32 {
     if let Command::Projects { cmd: Some(admin) } = cmd {
@@ -401,7 +421,20 @@ pub async fn run(target: &Target, cmd: Command) -> i32 {
     }
     let out = Out { json: target.json };
     let (code, backend) = match target.backend() {
-        Ok(b) => (execute(target, b.clone(), cmd, &out).await, Some(b)),
+        Ok(b) => {
+            // Ctrl-C, SIGTERM and SIGHUP end the command: what it was waiting for is
+            // dropped, which cancels an MCP call in flight (`notifications/cancelled`).
+            let code = tokio::select! {
+                r = execute(target, b.clone(), cmd, &out) => r,
+                sig = interrupted() => {
+                    eprintln!("evaldeck: {} — cancelled", sig.0);
+                    // Let the cancellation reach the server before the session closes.
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    Err(Failure::Exit(sig.1))
+                }
+            };
+            (code, Some(b))
+        }
         Err(e) => (Err(e.into()), None),
     };
     if let Some(b) = backend {

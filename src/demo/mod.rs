@@ -4,8 +4,8 @@
 //! In HTTP mode `--require-token` makes every MCP request need a bearer token (401 with a
 //! `WWW-Authenticate` challenge otherwise) and serves `POST /token` (refresh grant) plus the
 //! OAuth metadata documents, so OAuth-required, token import and refresh are testable for
-//! real. Fault flags: `--no-prompts`, `--no-resources`, `--hang` (never answers), and the
-//! `crash` tool (exits mid-call).
+//! real. Fault flags: `--no-prompts`, `--no-resources`, `--hang` (never answers), `--linger`
+//! (ignores the end of its input), and the `crash` tool (exits mid-call).
 
 mod http;
 pub mod server;
@@ -43,6 +43,10 @@ pub struct DemoArgs {
     /// Accept connections but never answer anything, `initialize` included.
     #[arg(long)]
     pub hang: bool,
+    /// Stay alive after stdin closes, until killed: a server that ignores the end of its
+    /// input (a fault for tests of process cleanup).
+    #[arg(long)]
+    pub linger: bool,
 }
 
 pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
@@ -63,5 +67,8 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
     }
     let running = server.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
+    if args.linger {
+        std::future::pending::<()>().await;
+    }
     Ok(())
 }

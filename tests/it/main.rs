@@ -13,6 +13,7 @@ mod perf;
 mod perf_mcp;
 mod perf_tui;
 mod primitives;
+mod processes;
 mod runs;
 mod schedule;
 mod scripted_model;

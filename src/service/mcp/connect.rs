@@ -26,6 +26,7 @@ use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 
 use super::errors::{self, Context, REASON_NO_TOKENS};
+use super::process;
 use super::sse::{SseClientTransport, SseError, header_map};
 use super::{PoolOptions, Target};
 use crate::spec::Error;
@@ -278,10 +279,14 @@ impl StderrTail {
     }
 }
 
-/// A spawned stdio server.
+/// A spawned stdio server: its supervisor (see [`process`]) or, unsupervised, the server
+/// itself as the leader of its own process group.
 pub(crate) struct ChildProc {
     child: tokio::sync::Mutex<tokio::process::Child>,
+    /// The supervisor's pid, or the server's (and its group's) when unsupervised.
     pub pid: Option<u32>,
+    /// evaldeck's end of the supervisor's lifeline; closing it lets the server go.
+    lifeline: Mutex<Option<std::os::fd::OwnedFd>>,
     pub stderr: Arc<StderrTail>,
     /// How long an exited child's stderr may take to reach the tail ([`PoolOptions`]).
     stderr_settle: Duration,
@@ -302,18 +307,70 @@ impl ChildProc {
         }
     }
 
-    /// Waits for the process to exit after its stdin closed; kills it after `grace`.
+    fn supervised(&self) -> bool {
+        self.lifeline
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_some()
+    }
+
+    /// Lets the server go without waiting: its supervisor gives it `grace` to exit on the
+    /// end of its input, then ends its process group. Unsupervised, the group is ended in
+    /// the background.
+    pub fn release(&self) {
+        let was = self
+            .lifeline
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if was.is_none()
+            && let Some(pid) = self.pid
+            && let Ok(rt) = tokio::runtime::Handle::try_current()
+        {
+            rt.spawn(process::end_group(pid));
+        }
+    }
+
+    /// Ends the server after its stdin closed: it gets `grace` to exit, then its whole
+    /// process group is ended (children of a wrapper script included), and reaped.
     pub async fn reap(&self, grace: Duration) {
+        let supervised = self.supervised();
+        // The supervisor starts its grace period when the lifeline closes.
+        drop(
+            self.lifeline
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
         let mut c = self.child.lock().await;
-        match tokio::time::timeout(grace, c.wait()).await {
-            Ok(_) => {}
-            Err(_) => {
-                tracing::debug!(
-                    pid = self.pid,
-                    "mcp: server did not exit after stdin closed; killing it"
-                );
-                let _ = c.kill().await;
+        let slack = if supervised {
+            Duration::from_millis(800)
+        } else {
+            Duration::ZERO
+        };
+        let exited = tokio::time::timeout(grace + slack, c.wait()).await.is_ok();
+        let Some(pid) = self.pid else { return };
+        if supervised {
+            if !exited {
+                tracing::debug!(pid, "mcp: supervisor still running; asking it to stop");
+                process::stop_supervisor(pid);
+                if tokio::time::timeout(Duration::from_secs(2), c.wait())
+                    .await
+                    .is_err()
+                {
+                    let _ = c.kill().await;
+                }
             }
+        } else {
+            if !exited {
+                tracing::debug!(
+                    pid,
+                    "mcp: server did not exit after stdin closed; ending its group"
+                );
+            }
+            // Leftovers of the group go too, even when the server itself exited.
+            process::end_group(pid).await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), c.wait()).await;
         }
     }
 }
@@ -375,6 +432,20 @@ impl Session {
             ctx.stderr_tail = c.stderr.snapshot();
         }
         ctx
+    }
+
+    /// Lets the session go at once: the transport is dropped (a stdio server sees the end
+    /// of its input) and the process is left to its supervisor.
+    pub async fn release(&self) {
+        drop(self.running.lock().await.take());
+        if let Some(c) = &self.child {
+            c.release();
+        }
+    }
+
+    /// True when letting go needs no waiting: no process, or a supervised one.
+    pub fn releasable(&self) -> bool {
+        self.child.as_ref().is_none_or(|c| c.supervised())
     }
 
     /// Closes the session and reaps its process, if any.
@@ -559,8 +630,19 @@ pub(crate) async fn connect(
             env,
             cwd,
         } => {
-            let mut cmd = tokio::process::Command::new(program(command, cwd.as_deref()));
-            cmd.args(args).env_clear().envs(env);
+            let (mut cmd, lifeline) = process::command(
+                &program(command, cwd.as_deref()),
+                args,
+                opts.supervisor.as_deref(),
+                opts.close_grace,
+            )
+            .map_err(|e| {
+                fail(
+                    Stage::Connection,
+                    errors::from_io(&format!("cannot spawn `{command}`"), &e),
+                )
+            })?;
+            cmd.env_clear().envs(env);
             for keep in ["PATH", "HOME"] {
                 if !env.contains_key(keep)
                     && let Ok(v) = std::env::var(keep)
@@ -573,14 +655,15 @@ pub(crate) async fn connect(
             }
             cmd.stdin(Stdio::piped())
                 .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .kill_on_drop(true);
+                .stderr(Stdio::piped());
             let mut child = cmd.spawn().map_err(|e| {
                 fail(
                     Stage::Connection,
                     errors::from_io(&format!("cannot spawn `{command}`"), &e),
                 )
             })?;
+            drop(cmd);
+            let lifeline = lifeline.map(process::Lifeline::spawned);
             let pid = child.id();
             let stdout = child.stdout.take().expect("piped");
             let stdin = child.stdin.take().expect("piped");
@@ -595,6 +678,7 @@ pub(crate) async fn connect(
             let proc = Arc::new(ChildProc {
                 child: tokio::sync::Mutex::new(child),
                 pid,
+                lifeline: Mutex::new(lifeline),
                 stderr: tail,
                 stderr_settle: opts.stderr_settle,
             });

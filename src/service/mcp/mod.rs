@@ -12,6 +12,7 @@
 mod connect;
 pub mod errors;
 pub mod oauth;
+pub mod process;
 pub mod sse;
 
 use std::collections::HashMap;
@@ -84,6 +85,9 @@ pub struct PoolOptions {
     pub stderr_settle: Duration,
     /// Pages fetched at most when listing everything (doctor, export).
     pub max_pages: usize,
+    /// The binary whose `supervise` command keeps stdio servers from outliving evaldeck
+    /// (see [`process`]); `None` runs them unsupervised.
+    pub supervisor: Option<std::path::PathBuf>,
 }
 
 impl Default for PoolOptions {
@@ -96,6 +100,7 @@ impl Default for PoolOptions {
             stderr_log_cap: 64 * 1024,
             stderr_settle: Duration::from_millis(500),
             max_pages: 100,
+            supervisor: process::supervisor(),
         }
     }
 }
@@ -264,6 +269,33 @@ impl List {
             }
             _ => None,
         }
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose caller went away before its answer.
+struct CancelOnDrop(Option<(rmcp::Peer<rmcp::RoleClient>, rmcp::model::RequestId)>);
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        rt.spawn(async move {
+            let note = rmcp::model::CancelledNotificationParam::new(
+                Some(id),
+                Some("cancelled by the client".into()),
+            );
+            let _ = peer.notify_cancelled(note).await;
+        });
     }
 }
 
@@ -483,7 +515,10 @@ impl McpPool {
         }
     }
 
-    /// Closes every session and reaps every child; later calls fail.
+    /// Closes every session and ends every server; later calls fail. Supervised servers
+    /// are let go without waiting (their supervisors give them the grace period and end
+    /// their process groups), so a CLI command exits as soon as it has answered;
+    /// unsupervised ones are waited for.
     pub async fn shutdown(&self) {
         self.inner.shut.store(true, Ordering::Relaxed);
         let slots: Vec<Slot> = self
@@ -498,7 +533,11 @@ impl McpPool {
             let grace = self.inner.opts.close_grace;
             async move {
                 if let Some(s) = slot.lock().await.take() {
-                    s.close(grace).await;
+                    if s.releasable() {
+                        s.release().await;
+                    } else {
+                        s.close(grace).await;
+                    }
                 }
             }
         });
@@ -526,7 +565,14 @@ impl McpPool {
             .reset_timeout_on_progress()
             .with_max_total_timeout(self.inner.opts.max_total_timeout.max(timeout));
         let res = match s.peer.send_request_with_option(req, opts).await {
-            Ok(h) => h.await_response().await,
+            Ok(h) => {
+                // A caller that gives up (Ctrl-C, a closed HTTP request, a cancelled run)
+                // drops this future: the server is told, so it can stop working.
+                let guard = CancelOnDrop(Some((s.peer.clone(), h.id.clone())));
+                let r = h.await_response().await;
+                guard.disarm();
+                r
+            }
             Err(e) => Err(e),
         };
         s.touch();
