@@ -489,10 +489,7 @@ async fn execute(target: &Target, backend: Arc<dyn Backend>, cmd: Command, out: 
         }) => {
             let p = project_id(b, target.project.as_deref()).await?;
             let parameters = tool_arguments(args.as_deref(), &arg)?;
-            let req = ToolCallRequest {
-                tool_name: tool,
-                parameters: Some(parameters),
-            };
+            let req = ToolCallRequest::new(tool, Some(parameters));
             let started = std::time::Instant::now();
             let result = b.call_tool(&p, &server, &req).await?;
             out.tool_result(&result, started.elapsed())?;

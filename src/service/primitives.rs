@@ -7,7 +7,7 @@ use std::future::Future;
 use serde_json::Value;
 
 use super::mcp::{
-    OAuthTokens, RefreshRequest, Target, check_oauth, discover_token_endpoint,
+    CallContext, OAuthTokens, RefreshRequest, Target, check_oauth, discover_token_endpoint,
     doctor_refresh_failed, needs_refresh, refresh_access_token,
 };
 use super::store::now_ms;
@@ -15,9 +15,10 @@ use super::store::projects::ProjectRole;
 use super::store::servers::{Snapshot, StoredTokens};
 use super::{Principal, Service};
 use crate::spec::primitives::{
-    CheckOauthResult, DoctorReport, DoctorStatus, ExportSnapshot, ImportTokensRequest,
-    ImportTokensResult, InitInfo, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
-    ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+    CallCancelled, CheckOauthResult, DoctorReport, DoctorStatus, ExportSnapshot,
+    ImportTokensRequest, ImportTokensResult, InitInfo, ListRequest, McpPage, PromptGetRequest,
+    PromptItem, ResourceItem, ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem,
+    TrafficPage, ValidateResult,
 };
 use crate::spec::server::Server;
 use crate::spec::validate::Checker;
@@ -268,13 +269,56 @@ impl Service {
         server: &str,
         req: &ToolCallRequest,
     ) -> Result<Value> {
+        self.call_tool_with(who, project_id, server, req, &CallContext::default())
+            .await
+    }
+
+    /// `tools/call` for a caller that answers the server's requests itself (the
+    /// workbench asks its user for an elicitation) or follows its progress.
+    pub async fn call_tool_with(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ToolCallRequest,
+        ctx: &CallContext,
+    ) -> Result<Value> {
         let mut c = Checker::new();
         c.length("/toolName", &req.tool_name, 1, None);
+        if let Some(id) = &req.call_id {
+            c.length("/callId", id, 1, Some(128));
+        }
         c.finish()?;
         self.with_server(who, project_id, server, |t| async move {
-            self.mcp().call_tool(&t, req).await
+            self.mcp().call_tool_with(&t, req, ctx).await
         })
         .await
+    }
+
+    /// Cancels a running call that named itself with `callId` (extension).
+    pub fn cancel_call(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        call_id: &str,
+    ) -> Result<CallCancelled> {
+        let s = self.saved_server(who, project_id, server)?;
+        Ok(CallCancelled {
+            cancelled: self.mcp().cancel_call(&s.id, call_id),
+        })
+    }
+
+    /// A server's recent protocol events (extension): what the protocol pane shows.
+    pub fn server_traffic(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        after: u64,
+    ) -> Result<TrafficPage> {
+        let s = self.saved_server(who, project_id, server)?;
+        Ok(self.mcp().traffic(&s.id, after, 500))
     }
 
     pub async fn prompts(

@@ -144,12 +144,22 @@ impl Service {
             .expect("stored servers carry their config");
         body.apply(&mut name, &mut enabled, &mut config)?;
         self.check_transport_allowed(&config.transport)?;
+        let old = cur
+            .config
+            .as_ref()
+            .expect("stored servers carry their config");
         let mut s = self
             .store()
             .update_server(project_id, &cur.id, &name, enabled, &config)?;
-        // The live session runs the old config (or the server is now disabled): close it
-        // and reap its process now rather than at the next call.
-        self.mcp().evict_soon(&s.id);
+        if enabled && cur.enabled && old.connection_part() == config.connection_part() {
+            // Only what evaldeck offers as the client changed (roots, answers, log level):
+            // the live session takes it on, and hears of changed roots.
+            self.mcp().adopt_soon(&s.id, s.revision, &config.client);
+        } else {
+            // The live session runs the old config (or the server is now disabled): close
+            // it and reap its process now rather than at the next call.
+            self.mcp().evict_soon(&s.id);
+        }
         self.present(&mut s, ProjectRole::Admin)?;
         Ok(s)
     }

@@ -11,6 +11,20 @@ use std::collections::BTreeMap;
 
 use super::server::{ServerCreate, Transport};
 
+/// A path as a shell would expand a leading `~` (`~` and `~/…`, from `HOME`); anything
+/// else, `~user` included, is returned as typed.
+pub fn expand_home(path: &str) -> String {
+    let home = || std::env::var("HOME").ok().filter(|h| !h.is_empty());
+    match path.strip_prefix('~') {
+        Some("") => home().unwrap_or_else(|| path.to_string()),
+        Some(rest) if rest.starts_with('/') => match home() {
+            Some(h) => format!("{}{rest}", h.trim_end_matches('/')),
+            None => path.to_string(),
+        },
+        _ => path.to_string(),
+    }
+}
+
 /// What a config file yields: servers ready to save, and what was left out and why.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Mapped {
@@ -135,6 +149,7 @@ fn map_one(name: &str, v: &Map<String, Value>) -> Result<ServerCreate, String> {
             .get("oauth")
             .is_some_and(|o| !o.is_null() && o != &Value::Bool(false)),
         enabled: !v.get("disabled").and_then(Value::as_bool).unwrap_or(false),
+        client: None,
     };
     // Claude Code and Cursor write `timeout` in milliseconds.
     if let Some(t) = v.get("timeout").and_then(Value::as_u64) {

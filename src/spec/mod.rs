@@ -7,6 +7,7 @@ pub mod assertion;
 pub mod authoring;
 pub mod case;
 pub mod catalog;
+pub mod client_features;
 pub mod environment;
 pub mod error;
 pub mod host;

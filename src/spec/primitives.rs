@@ -282,6 +282,29 @@ pub struct ToolCallRequest {
     pub tool_name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Map<String, Value>>,
+    /// Extension: how to answer an elicitation the server makes during this call (instead
+    /// of the server's saved answer, or declining).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<crate::spec::client_features::ElicitationAnswer>,
+    /// Extension: how to answer a sampling request the server makes during this call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<crate::spec::client_features::SamplingPolicy>,
+    /// Extension: a name the caller gives this call, so `…/calls/{callId}/cancel` can
+    /// cancel it while it runs (1 to 128 characters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+}
+
+impl ToolCallRequest {
+    pub fn new(tool_name: impl Into<String>, parameters: Option<Map<String, Value>>) -> Self {
+        ToolCallRequest {
+            tool_name: tool_name.into(),
+            parameters,
+            elicitation: None,
+            sampling: None,
+            call_id: None,
+        }
+    }
 }
 
 /// The MCP `CallToolResult` verbatim: `{content, structuredContent?, isError?, _meta?}`.
@@ -388,4 +411,58 @@ pub struct ImportTokensResult {
     pub imported: bool,
     #[serde(default)]
     pub expires_at: Option<i64>,
+}
+
+/// One thing that passed between evaldeck and an MCP server, as the protocol pane, the
+/// CLI's `--verbose` and iteration traces show it (extension).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolEvent {
+    /// Increases by one per event of the server, across its sessions.
+    pub seq: u64,
+    /// Epoch milliseconds.
+    pub at: i64,
+    /// `out` (evaldeck to the server), `in` (the server to evaldeck), `stderr` (a line the
+    /// server wrote there) or `note` (what evaldeck decided, e.g. a declined sampling request).
+    pub direction: String,
+    /// `request`, `response`, `error`, `notification`, `stderr` or `note`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+    /// The JSON-RPC message (past 64 KiB: `{"truncated": BYTES, "text": the first 64 KiB}`),
+    /// or the line or note as a string.
+    pub message: Value,
+}
+
+/// `GET …/servers/{s}/traffic?after=SEQ` (extension): the server's recent protocol events
+/// after `after`, oldest first, and the sequence number to ask after next.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficPage {
+    pub items: Vec<ProtocolEvent>,
+    pub last_seq: u64,
+}
+
+/// What a server asks of the user through `elicitation/create`, for a form to show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitationRequest {
+    pub message: String,
+    /// `form` (fill in `requestedSchema`) or `url` (open `url`, then confirm).
+    pub mode: String,
+    /// A flat JSON Schema object of primitive properties (form mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+}
+
+/// `POST …/servers/{s}/calls/{callId}/cancel` (extension): whether a running call was found
+/// and cancelled (the server is sent `notifications/cancelled`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CallCancelled {
+    pub cancelled: bool,
 }

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+use super::client_features::ClientFeatures;
 use super::error::Error;
 use super::validate::{Checker, join};
 
@@ -167,6 +168,10 @@ pub struct ServerConfig {
     #[serde(default)]
     #[serde(rename = "useOAuth")]
     pub use_oauth: bool,
+    /// Extension: what evaldeck offers the server as its client (roots, sampling and
+    /// elicitation answers, log level, request time cap); omitted when all defaults.
+    #[serde(default, skip_serializing_if = "ClientFeatures::is_default")]
+    pub client: ClientFeatures,
 }
 
 fn default_connect() -> u64 {
@@ -183,6 +188,16 @@ impl ServerConfig {
             connect_timeout_ms: DEFAULT_CONNECT_TIMEOUT_MS,
             request_timeout_ms: DEFAULT_REQUEST_TIMEOUT_MS,
             use_oauth: false,
+            client: ClientFeatures::default(),
+        }
+    }
+
+    /// The config as far as a connection depends on it: the client features are applied to
+    /// a live session without reconnecting.
+    pub fn connection_part(&self) -> ServerConfig {
+        ServerConfig {
+            client: ClientFeatures::default(),
+            ..self.clone()
         }
     }
 }
@@ -245,6 +260,9 @@ pub struct ServerCreate {
     pub use_oauth: bool,
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// Extension: the client side of the connection ([`ClientFeatures`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientFeatures>,
 }
 
 impl ServerCreate {
@@ -256,6 +274,7 @@ impl ServerCreate {
             request_timeout_ms: Some(config.request_timeout_ms),
             use_oauth: config.use_oauth,
             enabled: true,
+            client: (!config.client.is_default()).then_some(config.client),
         }
     }
 
@@ -269,6 +288,7 @@ impl ServerCreate {
                 .request_timeout_ms
                 .unwrap_or(DEFAULT_REQUEST_TIMEOUT_MS),
             use_oauth: self.use_oauth,
+            client: self.client.clone().unwrap_or_default(),
         }
     }
 }
@@ -294,6 +314,9 @@ pub struct ServerPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[serde(rename = "useOAuth")]
     pub use_oauth: Option<bool>,
+    /// Extension: replaces the client side of the connection ([`ClientFeatures`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientFeatures>,
 }
 
 /// Longest timeout a server may configure: one hour.
@@ -352,6 +375,7 @@ impl ServerConfig {
             1,
             MAX_TIMEOUT_MS as i64,
         );
+        self.client.validate("/client", c);
     }
 }
 
@@ -416,6 +440,9 @@ impl ServerPatch {
         }
         if let Some(o) = self.use_oauth {
             config.use_oauth = o;
+        }
+        if let Some(cf) = &self.client {
+            config.client = cf.clone();
         }
         config.validate(&mut c);
         c.finish()

@@ -1168,7 +1168,10 @@ impl App {
                 FormOutcome::Submit(body) => {
                     self.overlay = Some(Overlay::ServerForm(form));
                     if let Some(project) = self.nav.active.clone() {
-                        self.dispatch(Request::CreateServer { project, body });
+                        self.dispatch(Request::CreateServer {
+                            project,
+                            body: *body,
+                        });
                     }
                 }
             },
@@ -1279,7 +1282,7 @@ impl App {
             Overlay::Path { mut input, .. } => match key.code {
                 KeyCode::Esc => {}
                 KeyCode::Enter => {
-                    let path = input.text().trim().to_string();
+                    let path = crate::spec::mcp_config::expand_home(input.text().trim());
                     let mapped = std::fs::read_to_string(&path)
                         .map_err(|e| format!("cannot read {path}: {e}"))
                         .and_then(|t| crate::spec::mcp_config::map_config(&t));

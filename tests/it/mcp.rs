@@ -94,10 +94,7 @@ fn sse(url: &str) -> ServerConfig {
 }
 
 fn call(name: &str, args: Value) -> ToolCallRequest {
-    ToolCallRequest {
-        tool_name: name.into(),
-        parameters: args.as_object().cloned(),
-    }
+    ToolCallRequest::new(name, args.as_object().cloned())
 }
 
 fn text_of(result: &Value) -> &str {

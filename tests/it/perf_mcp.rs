@@ -48,10 +48,10 @@ async fn warm_tool_call_through_the_service() {
     };
     let service = Service::open(&dir.path().join("db.sqlite3"), config).unwrap();
     let (who, project) = crate::common::local_project(&service);
-    let req = ToolCallRequest {
-        tool_name: "echo".into(),
-        parameters: serde_json::json!({"message": "hello"}).as_object().cloned(),
-    };
+    let req = ToolCallRequest::new(
+        "echo",
+        serde_json::json!({"message": "hello"}).as_object().cloned(),
+    );
     for _ in 0..200 {
         service
             .call_tool(&who, &project, "demo", &req)

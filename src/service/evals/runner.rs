@@ -467,6 +467,7 @@ impl Service {
             is_error: false,
             error: None,
             transport_failed: false,
+            events: vec![],
             latency_ms: 0.0,
             result_bytes: 0,
         };
@@ -474,16 +475,23 @@ impl Service {
             rec.error = Some(format!("no server offers a tool named `{tool}`"));
             return rec;
         };
-        let req = ToolCallRequest {
-            tool_name: tool.into(),
-            parameters: Some(arguments.as_object().cloned().unwrap_or_default()),
-        };
+        let req = ToolCallRequest::new(tool, arguments.as_object().cloned());
         let req = &req;
+        let traffic = self.mcp().traffic_of(&server_id);
+        let before = traffic.last_seq();
         let r = self
             .with_server(&ctx.who, &ctx.project_id, &server_id, |t| async move {
                 self.mcp().call_tool(&t, req).await
             })
             .await;
+        // What the server said besides its answer: progress, log messages, its requests
+        // and how they were answered, stderr. (Concurrent iterations on the same server
+        // may interleave here.)
+        rec.events = traffic
+            .after(before, 200)
+            .into_iter()
+            .filter(|e| e.kind != "response" && !(e.direction == "out" && e.kind == "request"))
+            .collect();
         rec.latency_ms = began.elapsed().as_secs_f64() * 1000.0;
         spans.push(Span {
             name: format!("tool:{tool}"),

@@ -25,6 +25,7 @@ fn call(name: &str, args: Value, result: Value) -> CallRecord {
         result: Some(result),
         error: None,
         transport_failed: false,
+        events: vec![],
         latency_ms: 12.0,
     }
 }

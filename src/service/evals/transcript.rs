@@ -35,6 +35,10 @@ pub struct CallRecord {
     /// failure of the connection, not of the tool, which ends the iteration as an error.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub transport_failed: bool,
+    /// What the server said during the call besides its answer: progress, log messages,
+    /// its requests (sampling, elicitation, roots) and how they were answered, stderr.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<crate::spec::primitives::ProtocolEvent>,
     pub latency_ms: f64,
     pub result_bytes: u64,
 }

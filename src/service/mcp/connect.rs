@@ -9,67 +9,26 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use reqwest::header::{HeaderName, HeaderValue};
-use rmcp::model::ClientJsonRpcMessage;
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, Implementation, ProtocolVersion, ServerPeerInfo,
-};
-#[allow(deprecated)]
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::model::{ClientJsonRpcMessage, ProtocolVersion, ServerPeerInfo};
+use rmcp::service::{ClientInitializeError, RunningService};
+use rmcp::transport::IntoTransport;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::common::client_side_sse::BoxedSseResponse;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClient, StreamableHttpClientTransportConfig, StreamableHttpError,
     StreamableHttpPostResponse,
 };
-use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, Peer, RoleClient};
 use tokio::io::AsyncBufReadExt;
 
+use super::client::{ClientSide, EvalClient, Sampler};
 use super::errors::{self, Context, REASON_NO_TOKENS};
 use super::process;
 use super::sse::{SseClientTransport, SseError, header_map};
+use super::traffic::{Tap, Traffic};
 use super::{PoolOptions, Target};
 use crate::spec::Error;
 use crate::spec::server::Transport;
-
-/// The client side of every session: declares no optional capabilities, so what a server
-/// lists does not depend on who asks, and forwards server log messages to tracing.
-#[derive(Clone)]
-pub(crate) struct EvalClient {
-    server_id: Arc<str>,
-}
-
-impl ClientHandler for EvalClient {
-    fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::default(),
-            Implementation::new("evaldeck", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
-    }
-
-    #[allow(deprecated)]
-    async fn on_logging_message(
-        &self,
-        params: LoggingMessageNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let server = &*self.server_id;
-        let data = params.data.to_string();
-        match params.level {
-            LoggingLevel::Debug => {
-                tracing::debug!(target: "evaldeck::mcp::server_log", server, "{data}")
-            }
-            LoggingLevel::Info | LoggingLevel::Notice => {
-                tracing::info!(target: "evaldeck::mcp::server_log", server, "{data}")
-            }
-            LoggingLevel::Warning => {
-                tracing::warn!(target: "evaldeck::mcp::server_log", server, "{data}")
-            }
-            _ => tracing::error!(target: "evaldeck::mcp::server_log", server, "{data}"),
-        }
-    }
-}
 
 /// Two quick reconnects of a dropped SSE response stream, then give up.
 #[derive(Debug)]
@@ -383,8 +342,12 @@ pub(crate) struct Session {
     pub info: Arc<ServerPeerInfo>,
     pub request_timeout: Duration,
     pub sent_token: bool,
-    pub revision: i64,
+    /// The config revision the session serves: a session is replaced for another one,
+    /// unless it adopted it ([`super::McpPool::adopt_soon`]).
+    pub revision: std::sync::atomic::AtomicI64,
     pub token_hash: u64,
+    /// evaldeck's side of the session: roots, answers to the server's requests, traffic.
+    pub side: Arc<ClientSide>,
     last_used: Mutex<Instant>,
     /// Set after a timeout: the next use pings before trusting the session.
     pub suspect: AtomicBool,
@@ -564,19 +527,79 @@ fn http_client(connect_timeout: Duration) -> reqwest::Client {
         .unwrap_or_default()
 }
 
+/// How a connection settles its protocol revision: probe with `server/discover` and fall
+/// back to the `initialize` handshake (rmcp's `Auto`), or go straight to the handshake for
+/// a server known to be of that era and for the legacy SSE transport.
+#[derive(Debug, Clone)]
+pub(crate) enum Era {
+    /// Try `2026-07-28`, then `initialize` offering the newest handshake revision.
+    Auto,
+    /// `server/discover` with exactly this revision; no fallback (the doctor's matrix).
+    #[allow(dead_code)]
+    Only(ProtocolVersion),
+    /// `initialize` offering this revision.
+    Handshake(ProtocolVersion),
+}
+
+impl Era {
+    fn lifecycle(&self) -> ClientLifecycleMode {
+        match self {
+            Era::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+            },
+            Era::Only(v) => ClientLifecycleMode::Discover {
+                preferred_versions: vec![v.clone()],
+            },
+            Era::Handshake(_) => ClientLifecycleMode::Initialize,
+        }
+    }
+}
+
+/// Starts the MCP client on `transport`, every message recorded in the side's traffic.
+async fn start<T, E, A>(
+    side: &Arc<ClientSide>,
+    era: &Era,
+    transport: T,
+) -> Result<RunningService<RoleClient, EvalClient>, ClientInitializeError>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let tap = Tap {
+        inner: transport.into_transport(),
+        traffic: side.traffic.clone(),
+    };
+    let offer = match era {
+        Era::Handshake(v) => v.clone(),
+        _ => ProtocolVersion::LATEST_WITH_INITIALIZE,
+    };
+    let client = EvalClient {
+        side: side.clone(),
+        offer,
+    };
+    client.serve_with_lifecycle(tap, era.lifecycle()).await
+}
+
 /// Opens and initializes a session for `target` within its connect timeout.
 pub(crate) async fn connect(
     target: &Target,
     opts: &PoolOptions,
     timings: &mut ConnectTimings,
+    traffic: Arc<Traffic>,
+    sampler: Option<Arc<dyn Sampler>>,
+    era: Era,
 ) -> Result<Session, ConnectFailure> {
     let cfg = &target.config;
     let budget = Duration::from_millis(cfg.connect_timeout_ms.max(1));
     let deadline = tokio::time::Instant::now() + budget;
     let token = target.access_token.as_deref().filter(|t| !t.is_empty());
-    let client = EvalClient {
-        server_id: Arc::from(target.server_id.as_str()),
-    };
+    let side = Arc::new(ClientSide::new(
+        &target.server_id,
+        traffic.clone(),
+        cfg.client.clone(),
+        sampler,
+    ));
 
     if cfg.use_oauth && token.is_none() && !matches!(cfg.transport, Transport::Stdio { .. }) {
         return Err(fail(
@@ -674,6 +697,7 @@ pub(crate) async fn connect(
                 tail.clone(),
                 target.server_id.clone(),
                 opts.stderr_log_cap,
+                traffic.clone(),
             ));
             let proc = Arc::new(ChildProc {
                 child: tokio::sync::Mutex::new(child),
@@ -686,7 +710,9 @@ pub(crate) async fn connect(
                 Some(format!("spawned `{command}` (pid {})", pid.unwrap_or(0)));
             timings.connect = Some(t1.elapsed());
             let t2 = Instant::now();
-            let r = match tokio::time::timeout_at(deadline, client.serve((stdout, stdin))).await {
+            let r = match tokio::time::timeout_at(deadline, start(&side, &era, (stdout, stdin)))
+                .await
+            {
                 Ok(Ok(r)) => r,
                 Ok(Err(e)) => {
                     let mut ctx = Context::new("initialize", false);
@@ -741,7 +767,7 @@ pub(crate) async fn connect(
             );
             timings.connect = Some(t1.elapsed());
             let t2 = Instant::now();
-            let r = match tokio::time::timeout_at(deadline, client.serve(transport)).await {
+            let r = match tokio::time::timeout_at(deadline, start(&side, &era, transport)).await {
                 Ok(Ok(r)) => r,
                 Ok(Err(e)) => {
                     let ctx = Context::new("initialize", sent_token);
@@ -798,7 +824,13 @@ pub(crate) async fn connect(
             timings.connection_detail = Some(format!("GET {url} opened the event stream"));
             timings.connect = Some(t1.elapsed());
             let t2 = Instant::now();
-            let r = match tokio::time::timeout_at(deadline, client.serve(transport)).await {
+            // HTTP+SSE is the handshake era's transport.
+            let legacy = match era {
+                Era::Auto => Era::Handshake(ProtocolVersion::LATEST_WITH_INITIALIZE),
+                e => e.clone(),
+            };
+            let r = match tokio::time::timeout_at(deadline, start(&side, &legacy, transport)).await
+            {
                 Ok(Ok(r)) => r,
                 Ok(Err(e)) => {
                     let ctx = Context::new("initialize", sent_token);
@@ -826,8 +858,9 @@ pub(crate) async fn connect(
         info,
         request_timeout: Duration::from_millis(cfg.request_timeout_ms.max(1)),
         sent_token,
-        revision: target.revision,
+        revision: std::sync::atomic::AtomicI64::new(target.revision),
         token_hash: token_hash(token),
+        side,
         last_used: Mutex::new(Instant::now()),
         suspect: AtomicBool::new(false),
         calls: AtomicU64::new(0),
@@ -838,6 +871,62 @@ impl Session {
     pub fn mark_suspect(&self) {
         self.suspect.store(true, Ordering::Relaxed);
     }
+
+    /// Settled on `2026-07-28` or later: no handshake, no `ping`, no `logging/setLevel`.
+    pub fn modern(&self) -> bool {
+        !self.info.protocol_version.has_initialize()
+    }
+
+    /// The log level asked of the server, as rmcp names it.
+    #[allow(deprecated)]
+    pub fn log_level(&self) -> Option<rmcp::model::LoggingLevel> {
+        let level = self
+            .side
+            .features
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .log_level?;
+        serde_json::from_value(serde_json::json!(level.as_str())).ok()
+    }
+
+    /// Asks a handshake-era server for the configured log level (`logging/setLevel`);
+    /// later revisions carry the level on each request instead.
+    #[allow(deprecated)]
+    pub async fn apply_log_level(&self) {
+        if self.modern() || self.info.capabilities.logging.is_none() {
+            return;
+        }
+        if let Some(level) = self.log_level() {
+            let _ = self
+                .peer
+                .set_level(rmcp::model::SetLevelRequestParams::new(level))
+                .await;
+        }
+    }
+
+    /// Applies an edit of the client features to the live session: changed roots are
+    /// announced (`notifications/roots/list_changed` in the handshake era; a later
+    /// revision's server asks for them with each request anyway), a new log level is set.
+    #[allow(deprecated)]
+    pub async fn update_features(&self, f: &crate::spec::client_features::ClientFeatures) {
+        let old = {
+            let mut g = self.side.features.lock().unwrap_or_else(|p| p.into_inner());
+            if &*g == f {
+                return;
+            }
+            std::mem::replace(&mut *g, f.clone())
+        };
+        if old.roots != f.roots && !self.modern() {
+            self.side.traffic.note(
+                Some("notifications/roots/list_changed"),
+                "the roots changed",
+            );
+            let _ = self.peer.notify_roots_list_changed().await;
+        }
+        if old.log_level != f.log_level {
+            self.apply_log_level().await;
+        }
+    }
 }
 
 /// Forwards a child's stderr to tracing, line by line, up to `cap` bytes per session (then
@@ -847,6 +936,7 @@ async fn drain_stderr(
     tail: Arc<StderrTail>,
     server: String,
     cap: usize,
+    traffic: Arc<Traffic>,
 ) {
     let mut reader = tokio::io::BufReader::new(stderr);
     let mut buf = Vec::new();
@@ -863,6 +953,7 @@ async fn drain_stderr(
                 let text = String::from_utf8_lossy(&buf);
                 let line = text.trim_end_matches(['\n', '\r']);
                 tail.push(line);
+                traffic.stderr(line);
                 if logged < cap {
                     logged += line.len() + 1;
                     tracing::info!(target: "evaldeck::mcp::stderr", server = %server, "{line}");

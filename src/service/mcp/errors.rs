@@ -7,7 +7,7 @@
 //! | 401 with a `WWW-Authenticate` challenge, or `useOAuth` without a token | `OAUTH_REQUIRED` (401) |
 //! | capability not advertised, or the server answers "method not found" | `FEATURE_NOT_SUPPORTED` (422) |
 //! | the server rejects the arguments (JSON-RPC -32602) | `VALIDATION_ERROR` (400) |
-//! | the server says the resource does not exist (JSON-RPC -32002) | `NOT_FOUND` (404) |
+//! | the server says the resource does not exist (JSON-RPC -32002; -32602 on `resources/read`, as `2026-07-28` answers it) | `NOT_FOUND` (404) |
 //! | any other JSON-RPC error from the server | `SERVER_UNREACHABLE` (502, a bad gateway), `details.reason = "MCP_ERROR"` |
 //!
 //! `details` says what happened (`reason`, the JSON-RPC error, the child's exit status and
@@ -170,6 +170,8 @@ fn jsonrpc(err: &rmcp::ErrorData, method: &str) -> Error {
     let mcp = json!({ "code": err.code.0, "message": err.message, "data": err.data });
     let (code, reason) = match err.code {
         ErrorCode::METHOD_NOT_FOUND => (Code::FeatureNotSupported, None),
+        // From `2026-07-28` a resource that does not exist is -32602, not -32002.
+        ErrorCode::INVALID_PARAMS if method == "resources/read" => (Code::NotFound, None),
         ErrorCode::INVALID_PARAMS => (Code::ValidationError, None),
         ErrorCode::RESOURCE_NOT_FOUND => (Code::NotFound, None),
         _ => (Code::ServerUnreachable, Some(REASON_MCP_ERROR)),

@@ -9,11 +9,13 @@
 //! Transports: stdio (a child process given only its configured environment plus `PATH` and
 //! `HOME`), streamable HTTP (rmcp's client) and legacy HTTP+SSE ([`sse`], our own).
 
+pub mod client;
 mod connect;
 pub mod errors;
 pub mod oauth;
 pub mod process;
 pub mod sse;
+pub mod traffic;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -35,11 +37,14 @@ pub use oauth::{OAuthTokens, RefreshRequest, discover_token_endpoint, refresh_ac
 use crate::spec::primitives::{
     Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport, DoctorStatus,
     DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest, PromptItem,
-    ResourceItem, ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
+    ResourceItem, ResourceTemplateItem, ToolCallRequest, ToolItem, TrafficPage, ValidateResult,
 };
 use crate::spec::server::{ServerConfig, Transport};
 use crate::spec::{Code, Error, Result};
-use connect::{ConnectTimings, Session, Stage};
+use client::Sampler;
+pub use client::{Asker, CallContext};
+use connect::{ConnectTimings, Era, Session, Stage};
+use traffic::Traffic;
 
 /// The server to talk to, as the caller knows it now.
 #[derive(Clone)]
@@ -88,6 +93,8 @@ pub struct PoolOptions {
     /// The binary whose `supervise` command keeps stdio servers from outliving evaldeck
     /// (see [`process`]); `None` runs them unsupervised.
     pub supervisor: Option<std::path::PathBuf>,
+    /// Write every protocol event to stderr as it happens (the CLI's `--verbose`).
+    pub echo_traffic: bool,
 }
 
 impl Default for PoolOptions {
@@ -101,6 +108,7 @@ impl Default for PoolOptions {
             stderr_settle: Duration::from_millis(500),
             max_pages: 100,
             supervisor: process::supervisor(),
+            echo_traffic: false,
         }
     }
 }
@@ -121,6 +129,14 @@ type Slot = Arc<tokio::sync::Mutex<Option<Arc<Session>>>>;
 struct Inner {
     opts: PoolOptions,
     slots: Mutex<HashMap<String, Slot>>,
+    /// Each server's protocol events, across its sessions.
+    traffic: Mutex<HashMap<String, Arc<Traffic>>>,
+    /// The handshake revision each server settled on, for servers that turned out to be
+    /// of the handshake era: their next connection skips the `server/discover` probe.
+    eras: Mutex<HashMap<String, rmcp::model::ProtocolVersion>>,
+    sampler: Mutex<Option<Arc<dyn Sampler>>>,
+    /// Calls that named themselves (`callId`), by `server/callId`, to cancel them.
+    calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
     connects: AtomicU64,
     spawns: AtomicU64,
     shut: AtomicBool,
@@ -272,6 +288,35 @@ impl List {
     }
 }
 
+/// `details.reason` of a call cancelled through its `callId`.
+pub const REASON_CALL_CANCELLED: &str = "CALL_CANCELLED";
+
+/// Most `input_required` rounds one request may take.
+const MAX_INPUT_ROUNDS: usize = 10;
+
+/// Request params that can carry the answers of an `input_required` round.
+trait WithInput {
+    fn with_input(self, responses: rmcp::model::InputResponses, state: Option<String>) -> Self;
+}
+
+macro_rules! with_input {
+    ($($t:ty),*) => {$(
+        impl WithInput for $t {
+            fn with_input(self, responses: rmcp::model::InputResponses, state: Option<String>) -> Self {
+                let mut p = self;
+                p.input_responses = (!responses.is_empty()).then_some(responses);
+                p.request_state = state;
+                p
+            }
+        }
+    )*};
+}
+with_input!(
+    CallToolRequestParams,
+    GetPromptRequestParams,
+    ReadResourceRequestParams
+);
+
 /// Sends `notifications/cancelled` for a request whose caller went away before its answer.
 struct CancelOnDrop(Option<(rmcp::Peer<rmcp::RoleClient>, rmcp::model::RequestId)>);
 
@@ -338,6 +383,10 @@ impl McpPool {
             inner: Arc::new(Inner {
                 opts,
                 slots: Mutex::new(HashMap::new()),
+                traffic: Mutex::new(HashMap::new()),
+                eras: Mutex::new(HashMap::new()),
+                sampler: Mutex::new(None),
+                calls: Mutex::new(HashMap::new()),
                 connects: AtomicU64::new(0),
                 spawns: AtomicU64::new(0),
                 shut: AtomicBool::new(false),
@@ -375,6 +424,85 @@ impl McpPool {
             .clone()
     }
 
+    /// Lets sessions answer sampling requests with a configured model.
+    pub fn set_sampler(&self, sampler: Arc<dyn Sampler>) {
+        *self.inner.sampler.lock().unwrap_or_else(|p| p.into_inner()) = Some(sampler);
+    }
+
+    fn sampler(&self) -> Option<Arc<dyn Sampler>> {
+        self.inner
+            .sampler
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// The protocol events of a server (kept across its sessions).
+    pub fn traffic_of(&self, server_id: &str) -> Arc<Traffic> {
+        self.inner
+            .traffic
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(server_id.to_string())
+            .or_insert_with(|| Arc::new(Traffic::new(server_id, self.inner.opts.echo_traffic)))
+            .clone()
+    }
+
+    /// A server's protocol events after `after`, oldest first.
+    pub fn traffic(&self, server_id: &str, after: u64, limit: usize) -> TrafficPage {
+        let t = self.traffic_of(server_id);
+        TrafficPage {
+            items: t.after(after, limit),
+            last_seq: t.last_seq(),
+        }
+    }
+
+    /// How to settle the protocol revision with `target`.
+    fn era(&self, target: &Target) -> Era {
+        if matches!(target.config.transport, Transport::Sse { .. }) {
+            return Era::Handshake(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE);
+        }
+        match self
+            .inner
+            .eras
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&target.server_id)
+        {
+            Some(v) => Era::Handshake(v.clone()),
+            None => Era::Auto,
+        }
+    }
+
+    /// Opens a session, remembering a handshake-era server as such.
+    async fn open(
+        &self,
+        target: &Target,
+        timings: &mut ConnectTimings,
+        era: Era,
+    ) -> std::result::Result<Session, connect::ConnectFailure> {
+        self.count_connect(target);
+        let s = connect::connect(
+            target,
+            &self.inner.opts,
+            timings,
+            self.traffic_of(&target.server_id),
+            self.sampler(),
+            era,
+        )
+        .await?;
+        let v = &s.info.protocol_version;
+        if v.has_initialize() {
+            self.inner
+                .eras
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(target.server_id.clone(), v.clone());
+            s.apply_log_level().await;
+        }
+        Ok(s)
+    }
+
     fn count_connect(&self, target: &Target) {
         self.inner.connects.fetch_add(1, Ordering::Relaxed);
         if matches!(target.config.transport, Transport::Stdio { .. }) {
@@ -391,7 +519,7 @@ impl McpPool {
         let slot = self.slot(&target.server_id);
         let mut guard = slot.lock().await;
         if let Some(s) = guard.clone() {
-            let fits = s.revision == target.revision
+            let fits = s.revision.load(Ordering::Relaxed) == target.revision
                 && s.token_hash
                     == connect::token_hash(
                         target.access_token.as_deref().filter(|t| !t.is_empty()),
@@ -416,8 +544,8 @@ impl McpPool {
             s.close(self.inner.opts.close_grace).await;
         }
         let mut timings = ConnectTimings::default();
-        self.count_connect(target);
-        let s = connect::connect(target, &self.inner.opts, &mut timings)
+        let s = self
+            .open(target, &mut timings, self.era(target))
             .await
             .map_err(|f| f.error)?;
         tracing::debug!(server = %target.server_id, revision = target.revision, ?timings, "mcp: session opened");
@@ -426,7 +554,12 @@ impl McpPool {
         Ok(s)
     }
 
+    /// A health check: `ping` in the handshake era; from `2026-07-28`, which removed it,
+    /// the session is trusted while its transport is open.
     async fn ping(&self, s: &Session, timeout: Duration) -> bool {
+        if s.modern() {
+            return !s.is_closed().await;
+        }
         let req = ClientRequest::PingRequest(RequestNoParam {
             method: Default::default(),
             extensions: Default::default(),
@@ -515,6 +648,28 @@ impl McpPool {
         }
     }
 
+    /// Lets the live session of a server serve `revision` of its config, whose connection
+    /// is unchanged and whose client features are now `features` (new roots are announced
+    /// to the server). Done in the background, for callers that cannot wait.
+    pub fn adopt_soon(
+        &self,
+        server_id: &str,
+        revision: i64,
+        features: &crate::spec::client_features::ClientFeatures,
+    ) {
+        let slot = self.slot(server_id);
+        let features = features.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                let s = slot.lock().await.clone();
+                if let Some(s) = s {
+                    s.revision.store(revision, Ordering::Relaxed);
+                    s.update_features(&features).await;
+                }
+            });
+        }
+    }
+
     /// Closes every session and ends every server; later calls fail. Supervised servers
     /// are let go without waiting (their supervisors give them the grace period and end
     /// their process groups), so a CLI command exits as soon as it has answered;
@@ -551,21 +706,39 @@ impl McpPool {
         g.as_ref()?.child.as_ref()?.pid
     }
 
-    /// One request on a session, with the request timeout extended by progress.
+    /// One request on a session, with the request timeout extended by progress (up to the
+    /// server's cap), for the call `ctx` describes (its progress, its answers to what the
+    /// server asks).
     async fn request(
         &self,
         target: &Target,
         s: &Arc<Session>,
         method: &'static str,
         req: ClientRequest,
+        ctx: &CallContext,
     ) -> Result<ServerResult> {
         s.calls.fetch_add(1, Ordering::Relaxed);
         let timeout = s.request_timeout;
-        let opts = PeerRequestOptions::with_timeout(timeout)
+        let cap = target
+            .config
+            .client
+            .max_total_timeout_ms
+            .map(Duration::from_millis)
+            .unwrap_or(self.inner.opts.max_total_timeout);
+        let mut opts = PeerRequestOptions::with_timeout(timeout)
             .reset_timeout_on_progress()
-            .with_max_total_timeout(self.inner.opts.max_total_timeout.max(timeout));
+            .with_max_total_timeout(cap.max(timeout));
+        if s.modern()
+            && let Some(level) = s.log_level()
+        {
+            let mut meta = rmcp::model::RequestMetaObject::new();
+            meta.set_log_level(level);
+            opts = opts.with_meta(meta);
+        }
+        let call = s.side.enter(ctx.clone());
         let res = match s.peer.send_request_with_option(req, opts).await {
             Ok(h) => {
+                call.progress_token(&h.progress_token);
                 // A caller that gives up (Ctrl-C, a closed HTTP request, a cancelled run)
                 // drops this future: the server is told, so it can stop working.
                 let guard = CancelOnDrop(Some((s.peer.clone(), h.id.clone())));
@@ -575,6 +748,7 @@ impl McpPool {
             }
             Err(e) => Err(e),
         };
+        drop(call);
         s.touch();
         match res {
             Ok(r) => Ok(r),
@@ -591,6 +765,40 @@ impl McpPool {
                 Err(err)
             }
         }
+    }
+
+    /// A request that may come back `input_required` (`2026-07-28`): each round's input
+    /// requests are answered ([`client`]) and the request is sent again with the answers
+    /// and the server's `requestState`, up to [`MAX_INPUT_ROUNDS`].
+    async fn request_with_input<P, F>(
+        &self,
+        target: &Target,
+        s: &Arc<Session>,
+        method: &'static str,
+        mut params: P,
+        wrap: F,
+        ctx: &CallContext,
+    ) -> Result<ServerResult>
+    where
+        P: Clone + WithInput,
+        F: Fn(P) -> ClientRequest,
+    {
+        for _ in 0..MAX_INPUT_ROUNDS {
+            match self
+                .request(target, s, method, wrap(params.clone()), ctx)
+                .await?
+            {
+                ServerResult::InputRequiredResult(ir) => {
+                    let (responses, state) = s.side.answer_input(ir).await;
+                    params = params.with_input(responses, state);
+                }
+                other => return Ok(other),
+            }
+        }
+        Err(errors::unreachable(format!(
+            "{method}: the server still wanted input after {MAX_INPUT_ROUNDS} rounds"
+        ))
+        .with_reason(errors::REASON_MCP_ERROR))
     }
 
     fn require(s: &Session, cap: Cap) -> Result<()> {
@@ -610,7 +818,13 @@ impl McpPool {
         let s = self.session(target).await?;
         Self::require(&s, list.cap())?;
         let r = self
-            .request(target, &s, list.method(), list.request(cursor))
+            .request(
+                target,
+                &s,
+                list.method(),
+                list.request(cursor),
+                &CallContext::default(),
+            )
             .await?;
         list.page(r).ok_or_else(|| unexpected(list.method()))
     }
@@ -625,7 +839,13 @@ impl McpPool {
         let mut cursor = None;
         for _ in 0..self.inner.opts.max_pages.max(1) {
             let r = self
-                .request(target, s, list.method(), list.request(cursor.take()))
+                .request(
+                    target,
+                    s,
+                    list.method(),
+                    list.request(cursor.take()),
+                    &CallContext::default(),
+                )
                 .await?;
             let (mut page, next) = list.page(r).ok_or_else(|| unexpected(list.method()))?;
             out.append(&mut page);
@@ -699,6 +919,17 @@ impl McpPool {
 
     /// `tools/call`: the `CallToolResult` verbatim; `isError: true` is still `Ok`.
     pub async fn call_tool(&self, target: &Target, req: &ToolCallRequest) -> Result<Value> {
+        self.call_tool_with(target, req, &CallContext::default())
+            .await
+    }
+
+    /// `tools/call`, answering what the server asks meanwhile as `ctx` says.
+    pub async fn call_tool_with(
+        &self,
+        target: &Target,
+        req: &ToolCallRequest,
+        ctx: &CallContext,
+    ) -> Result<Value> {
         if req.tool_name.is_empty() {
             return Err(Error::invalid("/toolName", "required", "must not be empty"));
         }
@@ -708,17 +939,56 @@ impl McpPool {
         if let Some(args) = &req.parameters {
             p = p.with_arguments(args.clone());
         }
-        match self
-            .request(
-                target,
-                &s,
-                "tools/call",
-                ClientRequest::CallToolRequest(Request::new(p)),
-            )
-            .await?
-        {
+        let mut ctx = ctx.clone();
+        ctx.elicitation = req.elicitation.clone().or(ctx.elicitation);
+        ctx.sampling = req.sampling.clone().or(ctx.sampling);
+        let call = self.request_with_input(
+            target,
+            &s,
+            "tools/call",
+            p,
+            |p| ClientRequest::CallToolRequest(Request::new(p)),
+            &ctx,
+        );
+        let answer = match &req.call_id {
+            None => call.await?,
+            Some(id) => {
+                let key = format!("{}/{id}", target.server_id);
+                let token = tokio_util::sync::CancellationToken::new();
+                self.calls().insert(key.clone(), token.clone());
+                let r = tokio::select! {
+                    r = call => r,
+                    // Dropping the call tells the server (`notifications/cancelled`).
+                    _ = token.cancelled() => Err(Error::new(
+                        Code::Conflict,
+                        format!("tools/call `{}`: cancelled (call `{id}`)", req.tool_name),
+                    )
+                    .with_reason(REASON_CALL_CANCELLED)),
+                };
+                self.calls().remove(&key);
+                r?
+            }
+        };
+        match answer {
             ServerResult::CallToolResult(r) => convert(r),
             _ => Err(unexpected("tools/call")),
+        }
+    }
+
+    fn calls(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, tokio_util::sync::CancellationToken>> {
+        self.inner.calls.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Cancels the call `call_id` of a server while it runs; false when no such call runs.
+    pub fn cancel_call(&self, server_id: &str, call_id: &str) -> bool {
+        match self.calls().remove(&format!("{server_id}/{call_id}")) {
+            Some(t) => {
+                t.cancel();
+                true
+            }
+            None => false,
         }
     }
 
@@ -739,11 +1009,13 @@ impl McpPool {
             p = p.with_arguments(a);
         }
         match self
-            .request(
+            .request_with_input(
                 target,
                 &s,
                 "prompts/get",
-                ClientRequest::GetPromptRequest(Request::new(p)),
+                p,
+                |p| ClientRequest::GetPromptRequest(Request::new(p)),
+                &CallContext::default(),
             )
             .await?
         {
@@ -761,11 +1033,13 @@ impl McpPool {
         Self::require(&s, Cap::Resources)?;
         let p = ReadResourceRequestParams::new(uri);
         match self
-            .request(
+            .request_with_input(
                 target,
                 &s,
                 "resources/read",
-                ClientRequest::ReadResourceRequest(Request::new(p)),
+                p,
+                |p| ClientRequest::ReadResourceRequest(Request::new(p)),
+                &CallContext::default(),
             )
             .await?
         {
@@ -812,8 +1086,7 @@ impl McpPool {
         let mut timings = ConnectTimings::default();
         let mut checks = DoctorChecks::default();
         let kind = target.config.transport.kind().to_string();
-        self.count_connect(target);
-        let result = connect::connect(target, &self.inner.opts, &mut timings).await;
+        let result = self.open(target, &mut timings, self.era(target)).await;
         let probe = timings.probe.map(|d| ProbeReport {
             transport: kind.clone(),
             target: timings.probe_target.clone().unwrap_or_else(|| {

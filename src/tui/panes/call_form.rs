@@ -330,10 +330,7 @@ impl CallForm {
             Target::Tool => Request::CallTool {
                 project,
                 server,
-                body: ToolCallRequest {
-                    tool_name: self.name.clone(),
-                    parameters,
-                },
+                body: ToolCallRequest::new(self.name.clone(), parameters),
             },
             Target::Prompt => Request::GetPrompt {
                 project,

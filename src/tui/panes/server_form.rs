@@ -41,7 +41,7 @@ pub struct ServerForm {
 pub enum FormOutcome {
     Keep,
     Cancel,
-    Submit(ServerCreate),
+    Submit(Box<ServerCreate>),
 }
 
 /// Splits arguments like a shell would for the simple cases: whitespace separates, single
@@ -193,7 +193,7 @@ impl ServerForm {
             Ok(()) => {
                 self.errors.clear();
                 self.saving = true;
-                FormOutcome::Submit(body)
+                FormOutcome::Submit(Box::new(body))
             }
             Err(e) => {
                 self.set_error(&e);
