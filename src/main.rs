@@ -76,6 +76,11 @@ struct ServeArgs {
     /// Credits per started 1,000 model tokens (model authoring, hosted runs, agent turns).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(0..))]
     credits_per_1k_tokens: i64,
+    /// Lease on the runs, authoring jobs and idempotency keys this process works on, in
+    /// milliseconds; renewed and swept every third of it. What a dead process held is
+    /// taken over within twice the lease.
+    #[arg(long, default_value_t = 6000, value_parser = clap::value_parser!(u64).range(30..=600_000))]
+    lease_ms: u64,
 }
 
 fn init_logs(to_stderr: bool) {
@@ -237,6 +242,9 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
     config.authoring.credits_per_1k_tokens = a.credits_per_1k_tokens;
     config.runs.credits_per_1k_tokens = a.credits_per_1k_tokens;
     config.agent.credits_per_1k_tokens = a.credits_per_1k_tokens;
+    config.leases = evaldeck::service::leases::LeaseOptions::from_lease(
+        std::time::Duration::from_millis(a.lease_ms),
+    );
     // Bound first, so upload URLs can default to the address actually listened on.
     let listener = match tokio::net::TcpListener::bind(a.listen).await {
         Ok(l) => l,

@@ -13,6 +13,8 @@ mod perf;
 mod perf_mcp;
 mod perf_tui;
 mod primitives;
+mod process;
+mod recovery;
 mod runs;
 mod schedule;
 mod scripted_model;

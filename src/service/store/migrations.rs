@@ -504,6 +504,48 @@ CREATE TRIGGER suites_version_stats_changed AFTER UPDATE ON eval_suite_stats BEG
 END;
 "#;
 
+/// Leases and idempotency outcomes (see `service::leases`).
+///
+/// - A run or an authoring job belongs to the process that drives it (`owner`) for as long
+///   as that process keeps renewing `lease_until`; any process sweeping the store takes over
+///   what no live process holds. Active runs get a lease from their last heartbeat (so a run
+///   another process is still driving is not taken over at once).
+/// - Idempotency keys are scoped to the principal (organization and member) instead of the
+///   organization. A claim carries its owner and lease like a run, `committed` (set in the
+///   same transaction as any write the keyed request made, so a claim whose request died
+///   tells whether its write happened) and `role` (the caller's project role when the
+///   answer was recorded, checked again before a replay). Records from before this
+///   migration are dropped: they were scoped to the organization alone and may hold secret
+///   values in clear; they lived 24 hours at most.
+const V13_LEASES: &str = r#"
+ALTER TABLE eval_runs ADD COLUMN lease_until INTEGER;
+UPDATE eval_runs SET lease_until = COALESCE(heartbeat_at, 0) + 10000
+  WHERE status IN ('pending', 'running');
+ALTER TABLE authoring_jobs ADD COLUMN owner TEXT;
+ALTER TABLE authoring_jobs ADD COLUMN lease_until INTEGER;
+DROP TABLE idempotency_keys;
+CREATE TABLE idempotency_keys (
+  org_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  status INTEGER,
+  body BLOB,
+  created_at INTEGER NOT NULL,
+  owner TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  committed INTEGER NOT NULL DEFAULT 0,
+  project_id TEXT,
+  role TEXT,
+  PRIMARY KEY (org_id, user_id, key)
+);
+CREATE INDEX idempotency_keys_age ON idempotency_keys(created_at);
+CREATE INDEX idempotency_keys_claimed ON idempotency_keys(lease_until) WHERE status IS NULL;
+DROP INDEX authoring_jobs_key;
+CREATE UNIQUE INDEX authoring_jobs_key ON authoring_jobs(org_id, user_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -517,6 +559,9 @@ fn migrations() -> Migrations<'static> {
         M::up(V9_SUITE_SUMMARY),
         M::up(&V10_SUITE_STATS),
         M::up(V11_SUITES_VERSION),
+        // V12 (the suite-list trigger rewrite) lands from another branch; this list is
+        // renumbered when the two meet.
+        M::up(V13_LEASES),
     ])
 }
 

@@ -13,6 +13,7 @@ pub mod hosts;
 pub mod idempotency;
 pub mod identity;
 pub mod ingest;
+pub mod leases;
 mod migrations;
 pub mod projects;
 pub mod runs;
@@ -118,6 +119,7 @@ impl Store {
         let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let out = f(&tx)?;
+        idempotency::mark_committed(&tx)?;
         tx.commit()?;
         Ok(out)
     }
