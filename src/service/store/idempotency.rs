@@ -178,3 +178,103 @@ impl Store {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(key: &str) -> ClaimKey {
+        ClaimKey {
+            org_id: "org".into(),
+            user_id: "usr".into(),
+            key: key.into(),
+        }
+    }
+
+    /// A claim whose process died is settled from what its request committed: nothing →
+    /// the retry runs afresh; a write → the retry learns it happened. Never "in progress"
+    /// once the lease has run out.
+    #[tokio::test]
+    async fn a_dead_claim_is_settled_from_what_it_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.sqlite3")).unwrap();
+        let soon = now_ms() + 30;
+        let (quiet, wrote) = (claim("quiet"), claim("wrote"));
+        assert_eq!(
+            store.idempotency_begin(&quiet, "fp", "dead", soon).unwrap(),
+            Begin::New
+        );
+        assert_eq!(
+            store.idempotency_begin(&wrote, "fp", "dead", soon).unwrap(),
+            Begin::New
+        );
+        with_claim(wrote.clone(), async {
+            store
+                .write(|tx| {
+                    tx.execute("CREATE TABLE side_effect (x INTEGER)", [])?;
+                    Ok(())
+                })
+                .unwrap();
+        })
+        .await;
+        // While the lease holds, a retry waits.
+        assert_eq!(
+            store.idempotency_begin(&quiet, "fp", "live", soon).unwrap(),
+            Begin::InProgress
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(40)).await;
+        let later = now_ms() + 10_000;
+        assert_eq!(
+            store
+                .idempotency_begin(&quiet, "fp", "live", later)
+                .unwrap(),
+            Begin::New,
+            "nothing was written: the retry runs afresh"
+        );
+        match store
+            .idempotency_begin(&wrote, "fp", "live", later)
+            .unwrap()
+        {
+            Begin::Replay { status, body, .. } => {
+                assert_eq!(status, 409);
+                let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+                assert_eq!(v["details"]["reason"], "IDEMPOTENT_REQUEST_COMMITTED");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The sweep settles dead claims without waiting for a retry.
+    #[tokio::test]
+    async fn the_sweep_releases_or_resolves_dead_claims() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.sqlite3")).unwrap();
+        let past = now_ms() - 1;
+        for k in ["a", "b"] {
+            store
+                .idempotency_begin(&claim(k), "fp", "dead", past)
+                .unwrap();
+        }
+        with_claim(claim("b"), async {
+            store
+                .write(|tx| {
+                    tx.execute("CREATE TABLE side_effect (x INTEGER)", [])?;
+                    Ok(())
+                })
+                .unwrap();
+        })
+        .await;
+        let swept = store.sweep_claims(now_ms()).unwrap();
+        assert_eq!((swept.released, swept.resolved), (1, 1));
+        let claimed: i64 = store
+            .read(|c| {
+                Ok(c.query_row(
+                    "SELECT COUNT(*) FROM idempotency_keys WHERE status IS NULL",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .unwrap();
+        assert_eq!(claimed, 0, "no key left claimed");
+    }
+}
