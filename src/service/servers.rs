@@ -116,9 +116,9 @@ impl Service {
         project_id: &str,
         body: &ServerCreate,
     ) -> Result<Server> {
-        body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        body.validate()?;
         self.check_transport_allowed(&body.transport)?;
         let mut s =
             self.store()

@@ -1,4 +1,5 @@
 //! The one integration test binary: a module per capability.
+mod access;
 mod agent;
 mod aliases;
 mod cli_process;

@@ -237,6 +237,9 @@ impl Service {
         req: &EvalCaseImportRequest,
         header_key: Option<&str>,
     ) -> Result<ImportResponse> {
+        // Access first: a caller without it learns nothing about their body.
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
         req.validate()?;
         if let Some(k) = header_key
             && (k.is_empty() || k.chars().count() > MAX_IDEMPOTENCY_KEY)
@@ -251,8 +254,6 @@ impl Service {
                 format!("the idempotency key header must be 1 to {MAX_IDEMPOTENCY_KEY} characters"),
             ));
         }
-        self.store()
-            .project_access(who, project_id, ProjectRole::Member)?;
         let suite = self.store().suite(project_id, suite)?;
         let key = header_key.or(req.idempotency_key.as_deref());
         let mut canonical = req.clone();

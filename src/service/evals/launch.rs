@@ -50,9 +50,10 @@ impl Service {
         source: RunSource,
         trigger: &str,
     ) -> Result<RunCreated> {
-        body.validate()?;
+        // Access first: a caller without it learns nothing about their body.
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
+        body.validate()?;
         let opts = &self.config().runs;
         let keys: BTreeMap<String, String> = body.model_api_keys.clone().unwrap_or_default();
         let catalog = &self.config().models;
