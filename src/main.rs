@@ -60,9 +60,15 @@ struct ServeArgs {
     /// Requests per key allowed at once.
     #[arg(long, default_value_t = 10)]
     rate_burst: u32,
-    /// Turn rate limiting off.
+    /// Turn rate limiting off (per key, and per address on upload URLs).
     #[arg(long)]
     no_rate_limit: bool,
+    /// Requests per minute per client address to upload URLs (which carry no key), sustained.
+    #[arg(long, default_value_t = 60)]
+    upload_rate_per_minute: u32,
+    /// Requests per client address to upload URLs allowed at once.
+    #[arg(long, default_value_t = 10)]
+    upload_rate_burst: u32,
     /// Absolute origin used in links and upload URLs this service hands out
     /// (e.g. https://evals.example.com) [default for upload URLs: http://LISTEN-ADDRESS].
     #[arg(long)]
@@ -275,6 +281,8 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
         rate_limit: (!a.no_rate_limit)
             .then(|| RateLimit::per_minute(a.rate_per_minute, a.rate_burst)),
         public_url: a.public_url,
+        upload_rate_limit: (!a.no_rate_limit)
+            .then(|| RateLimit::per_minute(a.upload_rate_per_minute, a.upload_rate_burst)),
     };
     println!(
         "evaldeck serving http://{addr}/api/v1 (database {})",

@@ -818,12 +818,26 @@ async fn ingest_upload_url(
 }
 
 /// `POST /eval-ingest/uploads/{token}`: outside the API-key layer; the token authorizes.
-/// The body is the raw file (any content type), read up to the configured cap.
+/// In this order, before a byte of the body is read: the per-address rate limit (429
+/// `RATE_LIMITED` with `Retry-After`), then the token (401 for an unknown, used or expired
+/// one; the connection is closed on the unread body). Only then is the body, the raw file
+/// (any content type), read up to the configured cap.
 pub(super) async fn upload_artifact(
     AxState(s): St,
     Path(token): Path<String>,
     req: axum::extract::Request,
 ) -> R<ArtifactIngested> {
+    if let Some(limiter) = &s.upload_limiter {
+        let addr = req
+            .extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip().to_string())
+            .unwrap_or_default();
+        if let Err(secs) = limiter.check(&addr) {
+            return Err(Error::rate_limited(secs, None));
+        }
+    }
+    s.service.upload_token(&token)?;
     let max = s.service.config().ingest.max_artifact_bytes;
     let bytes = axum::body::to_bytes(req.into_body(), max.saturating_add(1))
         .await

@@ -21,3 +21,4 @@ mod schedule;
 mod scripted_model;
 mod suite_file;
 mod tui;
+mod uploads;
