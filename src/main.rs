@@ -51,9 +51,15 @@ struct ServeArgs {
     /// Refuse stdio servers (they run commands on this machine).
     #[arg(long)]
     no_stdio: bool,
-    /// Allow only these commands for stdio servers (repeatable).
+    /// Allow only this command, with these argument patterns, for stdio servers
+    /// (repeatable), e.g. 'node /opt/mcp/*/index.js stdio'. Interpreters and launchers
+    /// (node, python, npx, uvx, sh…) need argument patterns.
     #[arg(long = "allow-command")]
     allow_commands: Vec<String>,
+    /// With --allow-command: an environment variable stdio servers may set (repeatable; a
+    /// name or a glob such as MCP_*). Every other variable is refused.
+    #[arg(long = "allow-env")]
+    allow_env: Vec<String>,
     /// Requests per minute per key, sustained.
     #[arg(long, default_value_t = 60)]
     rate_per_minute: u32,
@@ -236,9 +242,26 @@ async fn workbench(target: Target, sources: cli::Sources, url: Option<&str>) -> 
 }
 
 async fn serve(target: &Target, a: ServeArgs) -> i32 {
+    if a.allow_commands.is_empty() && !a.allow_env.is_empty() {
+        eprintln!(
+            "evaldeck serve: --allow-env applies to the servers --allow-command admits; give --allow-command too"
+        );
+        return 2;
+    }
+    let allowed = if a.allow_commands.is_empty() {
+        None
+    } else {
+        match evaldeck::spec::allow::AllowList::parse(&a.allow_commands, &a.allow_env) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("evaldeck serve: {e}");
+                return 2;
+            }
+        }
+    };
     let mut config = Config {
         allow_stdio: !a.no_stdio,
-        allowed_commands: (!a.allow_commands.is_empty()).then_some(a.allow_commands),
+        allowed_commands: allowed,
         ..Config::default()
     };
     // Links the service hands out (an import's `reviewUrl`) use the public origin.
@@ -277,6 +300,18 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
             return 1;
         }
     };
+    // Saved servers this policy will refuse to start are reported now, not at first use.
+    match service.refused_servers() {
+        Ok(refused) => {
+            for (project, name, why) in refused {
+                eprintln!(
+                    "evaldeck serve: the saved server `{name}` (project {project}) will not run: {why}"
+                );
+                tracing::warn!(%project, server = %name, reason = %why, "saved server refused by the stdio policy");
+            }
+        }
+        Err(e) => eprintln!("evaldeck serve: cannot check saved servers: {}", e.message),
+    }
     let api_config = ApiConfig {
         rate_limit: (!a.no_rate_limit)
             .then(|| RateLimit::per_minute(a.rate_per_minute, a.rate_burst)),

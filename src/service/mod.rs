@@ -33,8 +33,9 @@ pub struct Config {
     pub demo_command: String,
     /// Refuse stdio servers entirely (serve mode on shared machines).
     pub allow_stdio: bool,
-    /// When set, only these commands may be saved as stdio servers.
-    pub allowed_commands: Option<Vec<String>>,
+    /// When set, only the stdio servers this allow-list admits may be saved or started
+    /// (`serve --allow-command`, `--allow-env`; see [`crate::spec::allow`]).
+    pub allowed_commands: Option<crate::spec::allow::AllowList>,
     /// MCP session pool timers.
     pub pool: mcp::PoolOptions,
     /// Eval runner settings (concurrency cap, turn cap, recovery, judge).

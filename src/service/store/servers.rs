@@ -142,6 +142,18 @@ impl Store {
         Ok(ks.page(rows, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
     }
 
+    /// Every saved stdio server, of every project.
+    pub fn stdio_servers(&self) -> Result<Vec<Server>> {
+        let rows = self.read(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM servers WHERE json_extract(config, '$.transport.type') = 'stdio' ORDER BY created_at, id"
+            ))?;
+            let rows = st.query_map([], row_to_server)?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })?;
+        rows.into_iter().map(finish).collect()
+    }
+
     /// Replaces name, enabled flag and config; bumps the revision so live sessions of the
     /// old config are not reused, and drops the capability snapshot, which described the
     /// old config.
