@@ -12,7 +12,8 @@ pub const REDACTED: &str = "********";
 
 /// Replaces, anywhere in a JSON answer, the secret values of every server transport
 /// (`{"type": "stdio", "env": {…}}`, `{"type": "http"|"sse", "headers": {…}}`) and every
-/// OAuth secret field (`accessToken`, `refreshToken`, `clientSecret`) by [`REDACTED`]: what
+/// OAuth secret field (`accessToken`, `refreshToken`, `clientSecret`, or in snake case) by
+/// [`REDACTED`]: what
 /// an answer kept on record (an idempotent replay) may hold.
 pub fn redact_json(v: &mut serde_json::Value) {
     use serde_json::Value;
@@ -29,8 +30,15 @@ pub fn redact_json(v: &mut serde_json::Value) {
                 }
             }
             for (k, val) in m.iter_mut() {
-                if matches!(k.as_str(), "accessToken" | "refreshToken" | "clientSecret")
-                    && val.is_string()
+                if matches!(
+                    k.as_str(),
+                    "accessToken"
+                        | "refreshToken"
+                        | "clientSecret"
+                        | "access_token"
+                        | "refresh_token"
+                        | "client_secret"
+                ) && val.is_string()
                 {
                     *val = Value::String(REDACTED.into());
                 } else {

@@ -19,6 +19,7 @@ mod recovery;
 mod runs;
 mod schedule;
 mod scripted_model;
+mod secrets;
 mod stdio_policy;
 mod suite_file;
 mod tui;

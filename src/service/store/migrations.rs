@@ -546,6 +546,15 @@ CREATE UNIQUE INDEX authoring_jobs_key ON authoring_jobs(org_id, user_id, idempo
   WHERE idempotency_key IS NOT NULL;
 "#;
 
+/// Store-wide settings; for now the sealed value that tells whether the secret key opening
+/// the store is the one its secrets were sealed with (see `store::secrets`).
+const V14_STORE_META: &str = r#"
+CREATE TABLE store_meta (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -562,6 +571,7 @@ fn migrations() -> Migrations<'static> {
         // V12 (the suite-list trigger rewrite) lands from another branch; this list is
         // renumbered when the two meet.
         M::up(V13_LEASES),
+        M::up(V14_STORE_META),
     ])
 }
 
