@@ -5,6 +5,7 @@ mod aliases;
 mod cli_process;
 mod common;
 mod contract;
+mod crash_loop;
 mod default_backend;
 mod idempotency;
 mod import;
