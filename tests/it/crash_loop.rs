@@ -510,7 +510,7 @@ async fn crash_loop_long() {
     let f = crash_loop(cycles, seed).await;
     println!("crash loop: seed {seed}, {:?} in all", started.elapsed());
     println!(
-        "| cycles | SIGKILL | SIGTERM | acknowledged writes | runs | imports | keys retried after a restart | worst time to no orphan |"
+        "| cycles | SIGKILL | SIGTERM | acknowledged writes | runs | imports | keys retried after a restart | worst time from the stop to no orphan |"
     );
     println!(
         "| {} | {} | {} | {} | {} | {} | {} | {} ms |",
