@@ -50,6 +50,17 @@ pub(super) fn mark_committed(tx: &Transaction) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// A key's row: fingerprint, status, body, lease, committed, project, role.
+type KeyRow = (
+    String,
+    Option<u16>,
+    Option<Vec<u8>>,
+    i64,
+    i64,
+    Option<String>,
+    Option<String>,
+);
+
 /// What a key holds when a request arrives with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Begin {
@@ -87,7 +98,7 @@ impl Store {
                 "DELETE FROM idempotency_keys WHERE created_at < ?1",
                 [now - KEY_TTL_MS],
             )?;
-            let row: Option<(String, Option<u16>, Option<Vec<u8>>, i64, i64, Option<String>, Option<String>)> = tx
+            let row: Option<KeyRow> = tx
                 .query_row(
                     "SELECT fingerprint, status, body, lease_until, committed, project_id, role FROM idempotency_keys
                      WHERE org_id = ?1 AND user_id = ?2 AND key = ?3",
