@@ -774,4 +774,57 @@ mod tests {
             last = now;
         }
     }
+
+    /// V13: active runs from before get a lease from their last heartbeat (a run another
+    /// process still drives is not taken over at once); renewing a lease moves no suite-list
+    /// version; keys are scoped to the principal.
+    #[test]
+    fn v13_leases_runs_and_scopes_keys_to_the_principal() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        c.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        super::migrations().to_version(&mut c, 11).unwrap();
+        c.execute_batch(
+            "INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('o', 'o', 0, 0);
+             INSERT INTO projects (id, org_id, name, created_at, updated_at) VALUES ('p', 'o', 'p', 0, 0);
+             INSERT INTO eval_suites (id, project_id, name, created_at, updated_at) VALUES ('s', 'p', 's', 1, 1);
+             INSERT INTO eval_runs (id, suite_id, project_id, run_number, status, source, created_at, heartbeat_at)
+               VALUES ('live', 's', 'p', 1, 'running', 'ui', 2, 5000),
+                      ('done', 's', 'p', 2, 'completed', 'ui', 3, 5000);
+             INSERT INTO idempotency_keys (org_id, key, fingerprint, created_at) VALUES ('o', 'k', 'f', 1);",
+        )
+        .unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        let lease = |id: &str| -> Option<i64> {
+            c.query_row(
+                "SELECT lease_until FROM eval_runs WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(lease("live"), Some(15_000));
+        assert_eq!(lease("done"), None);
+        let version = |c: &rusqlite::Connection| -> i64 {
+            c.query_row(
+                "SELECT suites_version FROM projects WHERE id = 'p'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let before = version(&c);
+        c.execute(
+            "UPDATE eval_runs SET lease_until = 99999, owner = 'x' WHERE id = 'live'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(version(&c), before, "a lease renewal moves no version");
+        for user in ["u1", "u2"] {
+            c.execute(
+                "INSERT INTO idempotency_keys (org_id, user_id, key, fingerprint, created_at) VALUES ('o', ?1, 'same', 'f', 1)",
+                [user],
+            )
+            .unwrap();
+        }
+    }
 }
