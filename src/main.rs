@@ -62,18 +62,30 @@ struct ServeArgs {
     /// Refuse stdio servers (they run commands on this machine).
     #[arg(long)]
     no_stdio: bool,
-    /// Allow only these commands for stdio servers (repeatable).
+    /// Allow only this command, with these argument patterns, for stdio servers
+    /// (repeatable), e.g. 'node /opt/mcp/*/index.js stdio'. Interpreters and launchers
+    /// (node, python, npx, uvx, sh…) need argument patterns.
     #[arg(long = "allow-command")]
     allow_commands: Vec<String>,
+    /// With --allow-command: an environment variable stdio servers may set (repeatable; a
+    /// name or a glob such as MCP_*). Every other variable is refused.
+    #[arg(long = "allow-env")]
+    allow_env: Vec<String>,
     /// Requests per minute per key, sustained.
     #[arg(long, default_value_t = 60)]
     rate_per_minute: u32,
     /// Requests per key allowed at once.
     #[arg(long, default_value_t = 10)]
     rate_burst: u32,
-    /// Turn rate limiting off.
+    /// Turn rate limiting off (per key, and per address on upload URLs).
     #[arg(long)]
     no_rate_limit: bool,
+    /// Requests per minute per client address to upload URLs (which carry no key), sustained.
+    #[arg(long, default_value_t = 60)]
+    upload_rate_per_minute: u32,
+    /// Requests per client address to upload URLs allowed at once.
+    #[arg(long, default_value_t = 10)]
+    upload_rate_burst: u32,
     /// Absolute origin used in links and upload URLs this service hands out
     /// (e.g. https://evals.example.com) [default for upload URLs: http://LISTEN-ADDRESS].
     #[arg(long)]
@@ -87,6 +99,11 @@ struct ServeArgs {
     /// Credits per started 1,000 model tokens (model authoring, hosted runs, agent turns).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(0..))]
     credits_per_1k_tokens: i64,
+    /// Lease on the runs, authoring jobs and idempotency keys this process works on, in
+    /// milliseconds; renewed and swept every third of it. What a dead process held is
+    /// taken over within twice the lease.
+    #[arg(long, default_value_t = 6000, value_parser = clap::value_parser!(u64).range(30..=600_000))]
+    lease_ms: u64,
 }
 
 fn init_logs(to_stderr: bool) {
@@ -258,9 +275,26 @@ async fn workbench(target: Target, sources: cli::Sources, url: Option<&str>) -> 
 }
 
 async fn serve(target: &Target, a: ServeArgs) -> i32 {
+    if a.allow_commands.is_empty() && !a.allow_env.is_empty() {
+        eprintln!(
+            "evaldeck serve: --allow-env applies to the servers --allow-command admits; give --allow-command too"
+        );
+        return 2;
+    }
+    let allowed = if a.allow_commands.is_empty() {
+        None
+    } else {
+        match evaldeck::spec::allow::AllowList::parse(&a.allow_commands, &a.allow_env) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("evaldeck serve: {e}");
+                return 2;
+            }
+        }
+    };
     let mut config = Config {
         allow_stdio: !a.no_stdio,
-        allowed_commands: (!a.allow_commands.is_empty()).then_some(a.allow_commands),
+        allowed_commands: allowed,
         ..Config::default()
     };
     // Links the service hands out (an import's `reviewUrl`) use the public origin.
@@ -270,6 +304,9 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
     config.authoring.credits_per_1k_tokens = a.credits_per_1k_tokens;
     config.runs.credits_per_1k_tokens = a.credits_per_1k_tokens;
     config.agent.credits_per_1k_tokens = a.credits_per_1k_tokens;
+    config.leases = evaldeck::service::leases::LeaseOptions::from_lease(
+        std::time::Duration::from_millis(a.lease_ms),
+    );
     // Bound first, so upload URLs can default to the address actually listened on.
     let listener = match tokio::net::TcpListener::bind(a.listen).await {
         Ok(l) => l,
@@ -296,10 +333,24 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
             return 1;
         }
     };
+    // Saved servers this policy will refuse to start are reported now, not at first use.
+    match service.refused_servers() {
+        Ok(refused) => {
+            for (project, name, why) in refused {
+                eprintln!(
+                    "evaldeck serve: the saved server `{name}` (project {project}) will not run: {why}"
+                );
+                tracing::warn!(%project, server = %name, reason = %why, "saved server refused by the stdio policy");
+            }
+        }
+        Err(e) => eprintln!("evaldeck serve: cannot check saved servers: {}", e.message),
+    }
     let api_config = ApiConfig {
         rate_limit: (!a.no_rate_limit)
             .then(|| RateLimit::per_minute(a.rate_per_minute, a.rate_burst)),
         public_url: a.public_url,
+        upload_rate_limit: (!a.no_rate_limit)
+            .then(|| RateLimit::per_minute(a.upload_rate_per_minute, a.upload_rate_burst)),
     };
     println!(
         "evaldeck serving http://{addr}/api/v1 (database {})",

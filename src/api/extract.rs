@@ -51,33 +51,64 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     }
 }
 
-/// A JSON body read only once the caller is known to administer the project of the path's
-/// `{project_id}`: a caller who may not write there gets 403 (404 for no such project),
-/// never a 400 that tells what the body got wrong. The service checks access again (one
-/// indexed read); this only fixes the order over HTTP, where the body is parsed before the
-/// handler runs.
+/// Checks, before a body is read, that the caller has `need` in the project of the path's
+/// `{project_id}` (`default`: the organization's default project, as result ingestion
+/// reads it): a caller who may not act there gets 403 (404 for no such project), never a
+/// 400 that tells what the body got wrong. The service checks access again (one indexed
+/// read); this only fixes the order over HTTP, where the body is parsed before the handler
+/// runs.
+async fn body_after_access<T: DeserializeOwned>(
+    req: Request,
+    state: &State,
+    need: ProjectRole,
+) -> Result<T, Error> {
+    let (mut parts, body) = req.into_parts();
+    let who = Principal::from_request_parts(&mut parts, state).await?;
+    let params = RawPathParams::from_request_parts(&mut parts, state)
+        .await
+        .map_err(|e| Error::invalid("", "path", e.body_text()))?;
+    let project = params
+        .iter()
+        .find(|(name, _)| *name == "project_id")
+        .map(|(_, v)| v.to_string())
+        .ok_or_else(|| Error::internal("a project body on a route without a project"))?;
+    let store = state.service.store();
+    let project = if project == crate::spec::ingest::DEFAULT_PROJECT {
+        store
+            .default_project(&who.org_id)?
+            .ok_or_else(|| Error::not_found("default project", &who.org_id))?
+    } else {
+        project
+    };
+    store.project_access(&who, &project, need)?;
+    let Body(b) = Body::<T>::from_request(Request::from_parts(parts, body), state).await?;
+    Ok(b)
+}
+
+/// A JSON body read only once the caller is known to administer the path's project.
 pub struct AdminBody<T>(pub T);
 
 impl<T: DeserializeOwned> FromRequest<State> for AdminBody<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &State) -> Result<Self, Error> {
-        let (mut parts, body) = req.into_parts();
-        let who = Principal::from_request_parts(&mut parts, state).await?;
-        let params = RawPathParams::from_request_parts(&mut parts, state)
+        body_after_access(req, state, ProjectRole::Admin)
             .await
-            .map_err(|e| Error::invalid("", "path", e.body_text()))?;
-        let project = params
-            .iter()
-            .find(|(name, _)| *name == "project_id")
-            .map(|(_, v)| v.to_string())
-            .ok_or_else(|| Error::internal("a project admin body on a route without a project"))?;
-        state
-            .service
-            .store()
-            .project_access(&who, &project, ProjectRole::Admin)?;
-        let Body(b) = Body::<T>::from_request(Request::from_parts(parts, body), state).await?;
-        Ok(AdminBody(b))
+            .map(AdminBody)
+    }
+}
+
+/// A JSON body read only once the caller is known to have access to the path's project
+/// (any project role): access is checked before the body is validated.
+pub struct MemberBody<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<State> for MemberBody<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &State) -> Result<Self, Error> {
+        body_after_access(req, state, ProjectRole::Member)
+            .await
+            .map(MemberBody)
     }
 }
 

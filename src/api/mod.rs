@@ -37,6 +37,9 @@ pub struct ApiConfig {
     pub rate_limit: Option<RateLimit>,
     /// The absolute origin links and upload URLs are built from.
     pub public_url: Option<String>,
+    /// Requests to upload URLs (which carry no API key) per client address; `None` turns
+    /// it off. The spec's figures by default: 60 per minute, bursts of 10.
+    pub upload_rate_limit: Option<RateLimit>,
 }
 
 impl Default for ApiConfig {
@@ -44,6 +47,7 @@ impl Default for ApiConfig {
         ApiConfig {
             rate_limit: Some(RateLimit::SPEC),
             public_url: None,
+            upload_rate_limit: Some(RateLimit::SPEC),
         }
     }
 }
@@ -51,6 +55,8 @@ impl Default for ApiConfig {
 pub struct AppState {
     pub service: Service,
     pub limiter: Option<Limiter>,
+    /// Upload URLs' limit, keyed by client address.
+    pub upload_limiter: Option<Limiter>,
     pub config: ApiConfig,
     pub suite_pages: suite_pages::SuitePages,
 }
@@ -285,6 +291,7 @@ impl Routes {
 pub fn router(service: Service, config: ApiConfig) -> Router {
     let state = Arc::new(AppState {
         limiter: config.rate_limit.map(Limiter::new),
+        upload_limiter: config.upload_rate_limit.map(Limiter::new),
         service,
         config,
         suite_pages: Default::default(),

@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, Method, Uri};
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::extract::{AdminBody, Body, Path, Query};
+use super::extract::{AdminBody, Body, MemberBody, Path, Query};
 use super::openapi::Doc;
 use crate::service::Principal;
 
@@ -45,6 +45,7 @@ impl DocParams for Principal {}
 impl<T> DocParams for Path<T> {}
 impl<T> DocParams for Body<T> {}
 impl<T> DocParams for AdminBody<T> {}
+impl<T> DocParams for MemberBody<T> {}
 impl<S> DocParams for State<S> {}
 impl<T> DocParams for ConnectInfo<T> {}
 impl<T> DocParams for axum::Extension<T> {}

@@ -5,7 +5,7 @@ use axum::Json;
 use axum::extract::{OriginalUri, State as AxState};
 use axum::http::{Method, StatusCode};
 
-use super::extract::{AdminBody, Body, Path, Query};
+use super::extract::{AdminBody, MemberBody, Path, Query};
 use super::{Routes, State};
 use crate::service::Principal;
 use crate::spec::case::{EvalCase, EvalCaseUpdate};
@@ -185,7 +185,7 @@ async fn create_server(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<ServerCreate>,
+    AdminBody(b): AdminBody<ServerCreate>,
 ) -> RS<Server> {
     s.service
         .create_server(&who, &p, &b)
@@ -196,7 +196,7 @@ async fn update_server(
     AxState(s): St,
     who: Principal,
     Path((p, id)): Path<(String, String)>,
-    Body(b): Body<ServerPatch>,
+    AdminBody(b): AdminBody<ServerPatch>,
 ) -> R<Server> {
     s.service.update_server(&who, &p, &id, &b).map(Json)
 }
@@ -398,7 +398,7 @@ async fn validate(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(_): Body<serde_json::Value>,
+    MemberBody(_): MemberBody<serde_json::Value>,
 ) -> R<ValidateResult> {
     s.service.validate_server(&who, &p, &id).await.map(Json)
 }
@@ -407,7 +407,7 @@ async fn doctor(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(_): Body<serde_json::Value>,
+    MemberBody(_): MemberBody<serde_json::Value>,
 ) -> R<DoctorReport> {
     s.service.doctor(&who, &p, &id).await.map(Json)
 }
@@ -416,7 +416,7 @@ async fn check_oauth(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(_): Body<serde_json::Value>,
+    MemberBody(_): MemberBody<serde_json::Value>,
 ) -> R<CheckOauthResult> {
     s.service.check_oauth(&who, &p, &id).map(Json)
 }
@@ -425,7 +425,7 @@ async fn tools(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ListRequest>,
+    MemberBody(b): MemberBody<ListRequest>,
 ) -> R<McpPage<ToolItem>> {
     s.service.tools(&who, &p, &id, &b).await.map(Json)
 }
@@ -434,7 +434,7 @@ async fn call_tool(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ToolCallRequest>,
+    MemberBody(b): MemberBody<ToolCallRequest>,
 ) -> R<serde_json::Value> {
     s.service.call_tool(&who, &p, &id, &b).await.map(Json)
 }
@@ -443,7 +443,7 @@ async fn prompts(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ListRequest>,
+    MemberBody(b): MemberBody<ListRequest>,
 ) -> R<McpPage<PromptItem>> {
     s.service.prompts(&who, &p, &id, &b).await.map(Json)
 }
@@ -452,7 +452,7 @@ async fn get_prompt(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<PromptGetRequest>,
+    MemberBody(b): MemberBody<PromptGetRequest>,
 ) -> R<serde_json::Value> {
     s.service.get_prompt(&who, &p, &id, &b).await.map(Json)
 }
@@ -461,7 +461,7 @@ async fn resources(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ListRequest>,
+    MemberBody(b): MemberBody<ListRequest>,
 ) -> R<McpPage<ResourceItem>> {
     s.service.resources(&who, &p, &id, &b).await.map(Json)
 }
@@ -470,7 +470,7 @@ async fn resource_templates(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ListRequest>,
+    MemberBody(b): MemberBody<ListRequest>,
 ) -> R<McpPage<ResourceTemplateItem>> {
     s.service
         .resource_templates(&who, &p, &id, &b)
@@ -482,7 +482,7 @@ async fn read_resource(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ResourceReadRequest>,
+    MemberBody(b): MemberBody<ResourceReadRequest>,
 ) -> R<serde_json::Value> {
     s.service.read_resource(&who, &p, &id, &b).await.map(Json)
 }
@@ -491,7 +491,7 @@ async fn export(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(_): Body<serde_json::Value>,
+    MemberBody(_): MemberBody<serde_json::Value>,
 ) -> R<ExportSnapshot> {
     s.service.export(&who, &p, &id).await.map(Json)
 }
@@ -500,7 +500,7 @@ async fn import_tokens(
     AxState(s): St,
     who: Principal,
     Path((p, id)): ServerPath,
-    Body(b): Body<ImportTokensRequest>,
+    MemberBody(b): MemberBody<ImportTokensRequest>,
 ) -> R<ImportTokensResult> {
     s.service.import_tokens(&who, &p, &id, &b).await.map(Json)
 }
@@ -512,7 +512,7 @@ async fn create_suite(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<SuiteCreate>,
+    MemberBody(b): MemberBody<SuiteCreate>,
 ) -> RS<SuiteCreated> {
     s.service
         .create_suite(&who, &p, &b)
@@ -527,7 +527,7 @@ async fn update_suite(
     AxState(s): St,
     who: Principal,
     Path((p, id)): SuitePath,
-    Body(b): Body<SuitePatch>,
+    MemberBody(b): MemberBody<SuitePatch>,
 ) -> R<EvalSuite> {
     s.service.update_suite(&who, &p, &id, &b).map(Json)
 }
@@ -544,7 +544,7 @@ async fn set_schedule(
     AxState(s): St,
     who: Principal,
     Path((p, id)): SuitePath,
-    Body(b): Body<SchedulePatch>,
+    MemberBody(b): MemberBody<SchedulePatch>,
 ) -> R<SuiteSchedule> {
     s.service.set_schedule(&who, &p, &id, &b).map(Json)
 }
@@ -562,7 +562,7 @@ async fn create_case(
     AxState(s): St,
     who: Principal,
     Path((p, id)): SuitePath,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> RS<EvalCase> {
     s.service
         .create_case(&who, &p, &id, b)
@@ -577,7 +577,7 @@ async fn update_case(
     AxState(s): St,
     who: Principal,
     Path((p, sid, cid)): CasePath,
-    Body(b): Body<EvalCaseUpdate>,
+    MemberBody(b): MemberBody<EvalCaseUpdate>,
 ) -> R<EvalCase> {
     s.service.update_case(&who, &p, &sid, &cid, &b).map(Json)
 }
@@ -594,7 +594,7 @@ async fn create_run(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<RunCreate>,
+    MemberBody(b): MemberBody<RunCreate>,
 ) -> RS<RunCreated> {
     s.service
         .create_run(&who, &p, &b, RunSource::Api)
@@ -665,7 +665,7 @@ async fn import_cases(
     who: Principal,
     Path((p, id)): SuitePath,
     headers: axum::http::HeaderMap,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> RS<ImportResponse> {
     let req: EvalCaseImportRequest = crate::spec::case::decode(b)?;
     req.validate()?;
@@ -702,7 +702,7 @@ async fn commit_authoring_job(
     AxState(s): St,
     who: Principal,
     Path((p, j)): JobPath,
-    Body(b): Body<CommitRequest>,
+    MemberBody(b): MemberBody<CommitRequest>,
 ) -> R<EvalCaseImported> {
     s.service.commit_authoring_job(&who, &p, &j, &b).map(Json)
 }
@@ -728,7 +728,7 @@ async fn finish_draft(
     AxState(s): St,
     who: Principal,
     Path((p, j, d)): Path<(String, String, String)>,
-    Body(b): Body<EvalCaseUpdate>,
+    MemberBody(b): MemberBody<EvalCaseUpdate>,
 ) -> R<EvalCase> {
     s.service.finish_draft(&who, &p, &j, &d, &b).map(Json)
 }
@@ -745,7 +745,7 @@ async fn agent_turn(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<AgentTurnRequest>,
+    MemberBody(b): MemberBody<AgentTurnRequest>,
 ) -> R<AgentTurnResponse> {
     s.service.agent_turn(&who, &p, &b).await.map(Json)
 }
@@ -761,7 +761,7 @@ async fn ingest_report(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> R<IngestRun> {
     let b = IngestReport::decode(b)?;
     s.service.ingest_report(&who, &p, &b).map(Json)
@@ -771,7 +771,7 @@ async fn ingest_start(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> R<IngestRun> {
     let b = RunFields::decode(b)?;
     s.service.ingest_start(&who, &p, &b).map(Json)
@@ -781,7 +781,7 @@ async fn ingest_iterations(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> R<IngestBatch> {
     let b = IngestIterations::decode(b)?;
     s.service.ingest_iterations(&who, &p, &b).map(Json)
@@ -791,7 +791,7 @@ async fn ingest_finalize(
     AxState(s): St,
     who: Principal,
     Path(p): Path<String>,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> R<IngestRun> {
     let b = IngestFinalize::decode(b)?;
     s.service.ingest_finalize(&who, &p, &b).map(Json)
@@ -803,7 +803,7 @@ async fn ingest_upload_url(
     who: Principal,
     Path(p): Path<String>,
     headers: axum::http::HeaderMap,
-    Body(b): Body<serde_json::Value>,
+    MemberBody(b): MemberBody<serde_json::Value>,
 ) -> R<UploadUrl> {
     let b = UploadUrlRequest::decode(b)?;
     let origin = s.config.public_url.clone().or_else(|| {
@@ -818,12 +818,26 @@ async fn ingest_upload_url(
 }
 
 /// `POST /eval-ingest/uploads/{token}`: outside the API-key layer; the token authorizes.
-/// The body is the raw file (any content type), read up to the configured cap.
+/// In this order, before a byte of the body is read: the per-address rate limit (429
+/// `RATE_LIMITED` with `Retry-After`), then the token (401 for an unknown, used or expired
+/// one; the connection is closed on the unread body). Only then is the body, the raw file
+/// (any content type), read up to the configured cap.
 pub(super) async fn upload_artifact(
     AxState(s): St,
     Path(token): Path<String>,
     req: axum::extract::Request,
 ) -> R<ArtifactIngested> {
+    if let Some(limiter) = &s.upload_limiter {
+        let addr = req
+            .extensions()
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip().to_string())
+            .unwrap_or_default();
+        if let Err(secs) = limiter.check(&addr) {
+            return Err(Error::rate_limited(secs, None));
+        }
+    }
+    s.service.upload_token(&token)?;
     let max = s.service.config().ingest.max_artifact_bytes;
     let bytes = axum::body::to_bytes(req.into_body(), max.saturating_add(1))
         .await

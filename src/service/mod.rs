@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod environments;
 pub mod evals;
 pub mod hosts;
+pub mod leases;
 pub mod mcp;
 pub mod models;
 pub mod primitives;
@@ -32,12 +33,15 @@ pub struct Config {
     pub demo_command: String,
     /// Refuse stdio servers entirely (serve mode on shared machines).
     pub allow_stdio: bool,
-    /// When set, only these commands may be saved as stdio servers.
-    pub allowed_commands: Option<Vec<String>>,
+    /// When set, only the stdio servers this allow-list admits may be saved or started
+    /// (`serve --allow-command`, `--allow-env`; see [`crate::spec::allow`]).
+    pub allowed_commands: Option<crate::spec::allow::AllowList>,
     /// MCP session pool timers.
     pub pool: mcp::PoolOptions,
-    /// Eval runner settings (concurrency cap, turn cap, heartbeat, recovery, judge).
+    /// Eval runner settings (concurrency cap, turn cap, recovery, judge).
     pub runs: evals::RunOptions,
+    /// Leases on runs, authoring jobs and idempotency claims: length, renewal, sweep.
+    pub leases: leases::LeaseOptions,
     /// The model catalog (providers, hosted ids, keys).
     pub models: models::ModelCatalog,
     /// `cases/import`: wait window, author, credit rates, links, restart recovery.
@@ -60,6 +64,7 @@ impl Default for Config {
             allowed_commands: None,
             pool: mcp::PoolOptions::default(),
             runs: evals::RunOptions::default(),
+            leases: leases::LeaseOptions::default(),
             models: models::ModelCatalog::from_env(),
             authoring: authoring::AuthoringConfig::default(),
             ingest: evals::ingest::IngestConfig::default(),
@@ -84,6 +89,8 @@ struct Inner {
     jobs: authoring::Jobs,
     scheduler: evals::scheduler::Scheduler,
     agents: agent::Turns,
+    worker: leases::Worker,
+    claims: leases::Claims,
 }
 
 impl Service {
@@ -110,10 +117,13 @@ impl Service {
                 jobs: authoring::Jobs::default(),
                 scheduler: evals::scheduler::Scheduler::default(),
                 agents: agent::Turns::default(),
+                worker: leases::Worker::default(),
+                claims: leases::Claims::default(),
             }),
         };
-        evals::recover(&service)?;
-        service.recover_jobs()?;
+        // Take over what no live process holds (see `leases`), then keep doing so.
+        service.sweep()?;
+        service.start_worker();
         Ok(service)
     }
 
@@ -160,10 +170,14 @@ impl Service {
         &self.inner.http
     }
 
-    /// Closes every MCP session and reaps child processes.
+    /// Stops the scheduler, the runs and jobs this process drives (giving their leases
+    /// up at once, so the next process resumes them without waiting), closes every MCP
+    /// session and reaps child processes.
     pub async fn shutdown(&self) {
         self.inner.scheduler.stop();
         self.inner.jobs.stop_all();
+        self.inner.runs.abort_all();
+        self.release_leases();
         self.inner.mcp.shutdown().await;
     }
 

@@ -424,6 +424,8 @@ impl Service {
         server: &str,
         req: &ImportTokensRequest,
     ) -> Result<ImportTokensResult> {
+        self.store()
+            .project_access(who, project_id, ProjectRole::Admin)?;
         let mut c = Checker::new();
         match reqwest::Url::parse(&req.server_url) {
             Ok(u) if matches!(u.scheme(), "http" | "https") => {}
@@ -438,8 +440,6 @@ impl Service {
             c.length("/clientInformation/clientId", &ci.client_id, 1, None);
         }
         c.finish()?;
-        self.store()
-            .project_access(who, project_id, ProjectRole::Admin)?;
         let s = self.store().server(project_id, server)?;
         let imported = OAuthTokens::from_imported(&req.tokens, now_ms());
         let stored = StoredTokens {

@@ -53,61 +53,41 @@ impl Service {
         Ok(())
     }
 
-    /// Checks what serve mode allows: stdio at all, and which commands. Runs on save and
-    /// before every connection (primitives, doctor, validate, eval runs, authoring).
-    ///
-    /// The allow-list: an entry with a `/` is a path and admits exactly that command string;
-    /// a bare name admits exactly that bare command, which the child's `exec` finds on
-    /// `PATH` — so such a server may not set its own `PATH`, or a bare name could run any
-    /// file of that name; likewise a relative path (`./srv.sh`) is found from the working
-    /// directory, so such a server may not set its own `cwd`.
-    ///
-    /// While the allow-list is active a server may also not set environment variables that
-    /// change how a program loads or starts ([`loader_env`]): with `BASH_ENV`, `LD_PRELOAD`
-    /// or `NODE_OPTIONS` an allowed command runs anything.
+    /// Checks what serve mode allows: stdio at all, and which commands with which
+    /// arguments and environment ([`crate::spec::allow`]). Runs on save and before every
+    /// connection (primitives, doctor, validate, eval runs, authoring).
     pub(crate) fn check_transport_allowed(&self, transport: &Transport) -> Result<()> {
-        let Transport::Stdio {
-            command, env, cwd, ..
-        } = transport
-        else {
+        if !matches!(transport, Transport::Stdio { .. }) {
             return Ok(());
-        };
+        }
         if !self.config().allow_stdio {
             return Err(Error::forbidden(
                 "this service does not run stdio servers; save an HTTP server instead",
             )
             .with_reason("STDIO_DISABLED"));
         }
-        if let Some(allowed) = &self.config().allowed_commands {
-            let refuse = |why: String| {
-                Err(Error::forbidden(why)
-                    .with_reason("COMMAND_NOT_ALLOWED")
-                    .with_details(serde_json::json!({ "reason": "COMMAND_NOT_ALLOWED", "allowedCommands": allowed })))
-            };
-            if !allowed.iter().any(|a| a == command) {
-                return refuse(format!(
-                    "the command `{command}` is not on this service's allow-list (bare names match bare commands only, paths match exactly)"
+        match &self.config().allowed_commands {
+            Some(list) => list.check(transport),
+            None => Ok(()),
+        }
+    }
+
+    /// Saved stdio servers (every project) that serve mode's policy refuses, each as
+    /// `(project id, server name, why)`: `serve` reports them when it starts, since they
+    /// will not run.
+    pub fn refused_servers(&self) -> Result<Vec<(String, String, String)>> {
+        let mut out = Vec::new();
+        for s in self.store().stdio_servers()? {
+            let Some(config) = &s.config else { continue };
+            if let Err(e) = self.check_transport_allowed(&config.transport) {
+                out.push((
+                    s.project_id.clone().unwrap_or_default(),
+                    s.name.clone(),
+                    e.message,
                 ));
-            }
-            if !command.contains('/') && env.contains_key("PATH") {
-                return refuse(format!(
-                    "the command `{command}` is allowed by name, so the server may not set its own PATH"
-                ));
-            }
-            if let Some(d) = cwd.as_deref().filter(|_| is_relative_path(command)) {
-                return refuse(format!(
-                    "the command `{command}` is allowed as a relative path, so the server may not set its own cwd (`{d}`)"
-                ));
-            }
-            if let Some(name) = env.keys().find(|n| loader_env(n)) {
-                return Err(Error::forbidden(format!(
-                    "the environment variable `{name}` changes how programs load or start, so a server may not set it while this service restricts commands"
-                ))
-                .with_reason("ENV_NOT_ALLOWED")
-                .with_details(serde_json::json!({ "reason": "ENV_NOT_ALLOWED", "variable": name })));
             }
         }
-        Ok(())
+        Ok(out)
     }
 
     pub fn create_server(
@@ -116,9 +96,9 @@ impl Service {
         project_id: &str,
         body: &ServerCreate,
     ) -> Result<Server> {
-        body.validate()?;
         self.store()
             .project_access(who, project_id, ProjectRole::Admin)?;
+        body.validate()?;
         self.check_transport_allowed(&body.transport)?;
         let mut s =
             self.store()
@@ -175,37 +155,4 @@ impl Service {
             deleted: true,
         })
     }
-}
-
-/// A command given as a relative path (`./srv.sh`, `bin/srv`): found from a working directory.
-fn is_relative_path(command: &str) -> bool {
-    command.contains('/') && !std::path::Path::new(command).is_absolute()
-}
-
-/// Environment variables that change how a program loads or starts — preloaded libraries,
-/// shell start-up files and options, interpreter flags and module paths — so that an allowed
-/// command can be made to run other code. Names are case-sensitive, as the environment is.
-fn loader_env(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "BASH_ENV",
-        "ENV",
-        "SHELLOPTS",
-        "BASHOPTS",
-        "PS4",
-        "NODE_OPTIONS",
-        "NODE_PATH",
-        "PYTHONPATH",
-        "PYTHONSTARTUP",
-        "PYTHONHOME",
-        "PERL5OPT",
-        "PERL5LIB",
-        "PERLLIB",
-        "RUBYOPT",
-        "RUBYLIB",
-        "JAVA_TOOL_OPTIONS",
-        "_JAVA_OPTIONS",
-        "GCONV_PATH",
-    ];
-    const PREFIX: &[&str] = &["LD_", "DYLD_", "BASH_FUNC_"];
-    EXACT.contains(&name) || PREFIX.iter().any(|p| name.starts_with(p))
 }

@@ -2,6 +2,7 @@
 //! service, the HTTP layer, both backends, the CLI and the workbench.
 
 pub mod agent;
+pub mod allow;
 pub mod artifacts;
 pub mod assertion;
 pub mod authoring;

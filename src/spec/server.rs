@@ -11,6 +11,47 @@ use super::validate::{Checker, join};
 /// when the reader is not a project admin. Sent back in a PATCH, it keeps the stored value.
 pub const REDACTED: &str = "********";
 
+/// Replaces, anywhere in a JSON answer, the secret values of every server transport
+/// (`{"type": "stdio", "env": {…}}`, `{"type": "http"|"sse", "headers": {…}}`) and every
+/// OAuth secret field (`accessToken`, `refreshToken`, `clientSecret`, or in snake case) by
+/// [`REDACTED`]: what
+/// an answer kept on record (an idempotent replay) may hold.
+pub fn redact_json(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => {
+            let secrets = match m.get("type").and_then(Value::as_str) {
+                Some("stdio") => Some("env"),
+                Some("http" | "sse") => Some("headers"),
+                _ => None,
+            };
+            if let Some(Value::Object(vals)) = secrets.and_then(|k| m.get_mut(k)) {
+                for val in vals.values_mut() {
+                    *val = Value::String(REDACTED.into());
+                }
+            }
+            for (k, val) in m.iter_mut() {
+                if matches!(
+                    k.as_str(),
+                    "accessToken"
+                        | "refreshToken"
+                        | "clientSecret"
+                        | "access_token"
+                        | "refresh_token"
+                        | "client_secret"
+                ) && val.is_string()
+                {
+                    *val = Value::String(REDACTED.into());
+                } else {
+                    redact_json(val);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(redact_json),
+        _ => {}
+    }
+}
+
 /// How the service reaches an MCP server. `Debug` prints header and environment names
 /// only, so a config never leaks its secrets into a log line.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -56,6 +56,15 @@ impl Harness {
     }
 
     pub async fn with_rate_limit(rate_limit: Option<RateLimit>) -> Harness {
+        Harness::with_api(ApiConfig {
+            rate_limit,
+            ..ApiConfig::default()
+        })
+        .await
+    }
+
+    /// Serves with these HTTP settings.
+    pub async fn with_api(api_config: ApiConfig) -> Harness {
         let dir = tempfile::tempdir().expect("a temp dir");
         let config = Config {
             // The seeded `demo` server runs this crate's binary, not the test runner.
@@ -63,13 +72,7 @@ impl Harness {
             ..Config::default()
         };
         let service = Service::open(&dir.path().join("db.sqlite3"), config).expect("open");
-        let app = api::router(
-            service.clone(),
-            ApiConfig {
-                rate_limit,
-                ..ApiConfig::default()
-            },
-        );
+        let app = api::router(service.clone(), api_config);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("an address");
         let (tx, rx) = oneshot::channel::<()>();

@@ -1085,7 +1085,7 @@ async fn a_pending_job_survives_a_restart() {
     assert_eq!(drafts.items.len(), 2);
     second.shutdown().await;
 
-    // With recovery off (or no runtime), a pending job is failed with an error instead.
+    // With recovery off, a pending job is failed with an error instead.
     s.delay_ms.store(3_000, Ordering::SeqCst);
     let third = Service::open(&db, model_config(&base, 50)).unwrap();
     let b = Embedded::new(third.clone()).unwrap();

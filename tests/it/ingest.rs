@@ -803,7 +803,7 @@ async fn expiry_size_cap_and_public_url_are_configurable() {
 #[tokio::test]
 async fn an_open_ingested_run_survives_a_restart_and_holds_no_run_slot() {
     let mut config = demo_config();
-    config.runs.stale_after = Duration::from_millis(0);
+    config.leases = evaldeck::service::leases::LeaseOptions::from_lease(Duration::from_millis(30));
     config.runs.max_concurrent_runs = 1;
     let h = Harness::with_config(config.clone()).await;
     let p = h.project.clone();

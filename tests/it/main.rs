@@ -1,9 +1,11 @@
 //! The one integration test binary: a module per capability.
+mod access;
 mod agent;
 mod aliases;
 mod cli_process;
 mod common;
 mod contract;
+mod crash_loop;
 mod default_backend;
 mod idempotency;
 mod import;
@@ -13,10 +15,15 @@ mod perf;
 mod perf_mcp;
 mod perf_tui;
 mod primitives;
+mod process;
 mod processes;
+mod recovery;
 mod runs;
 mod schedule;
 mod scripted_model;
+mod secrets;
+mod stdio_policy;
 mod store;
 mod suite_file;
 mod tui;
+mod uploads;

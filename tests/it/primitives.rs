@@ -11,6 +11,7 @@ use tokio::io::AsyncBufReadExt;
 use crate::common::Harness;
 use evaldeck::service::{Config, Service};
 use evaldeck::spec::Code;
+use evaldeck::spec::allow::AllowList;
 use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
@@ -445,8 +446,10 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         (Code::Forbidden, Some("STDIO_DISABLED"))
     );
 
+    // A launcher needs argument patterns: a bare `uvx` would run any package.
+    assert!(AllowList::parse(&["uvx"], &[]).is_err());
     let listed = Config {
-        allowed_commands: Some(vec!["uvx".into()]),
+        allowed_commands: Some(AllowList::parse(&["mcp-server-time"], &[]).unwrap()),
         demo_command: BIN.into(),
         ..Config::default()
     };
@@ -454,14 +457,14 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
     let (who, project) = crate::common::local_project(&service);
     // A bare name admits the bare command only: a path to a file of that name is refused,
     // and so is a server that brings its own PATH to look the name up on.
-    let mut own_path = stdio("uvx");
+    let mut own_path = stdio("mcp-server-time");
     if let Transport::Stdio { env, .. } = &mut own_path.transport {
         env.insert("PATH".into(), "/tmp".into());
     }
     for body in [
         stdio("npx"),
-        stdio("/usr/bin/uvx"),
-        stdio("/tmp/uvx"),
+        stdio("/usr/bin/mcp-server-time"),
+        stdio("/tmp/mcp-server-time"),
         own_path,
     ] {
         let e = service.create_server(&who, &project, &body).unwrap_err();
@@ -472,30 +475,34 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         );
     }
     service
-        .create_server(&who, &project, &stdio("uvx"))
+        .create_server(&who, &project, &stdio("mcp-server-time"))
         .expect("an allowed command");
 
     // A path in the allow-list admits exactly that path.
     let by_path = Config {
-        allowed_commands: Some(vec!["/usr/bin/uvx".into()]),
+        allowed_commands: Some(AllowList::parse(&["/usr/bin/mcp-server-time"], &[]).unwrap()),
         demo_command: BIN.into(),
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("c.sqlite3"), by_path).unwrap();
     let (who, project) = crate::common::local_project(&service);
-    for cmd in ["uvx", "/usr/local/bin/uvx", "/usr/bin/../bin/uvx"] {
+    for cmd in [
+        "mcp-server-time",
+        "/usr/local/bin/mcp-server-time",
+        "/usr/bin/../bin/mcp-server-time",
+    ] {
         let e = service
             .create_server(&who, &project, &stdio(cmd))
             .unwrap_err();
         assert_eq!(e.reason(), Some("COMMAND_NOT_ALLOWED"), "{cmd}");
     }
     service
-        .create_server(&who, &project, &stdio("/usr/bin/uvx"))
+        .create_server(&who, &project, &stdio("/usr/bin/mcp-server-time"))
         .expect("the listed path");
 
     // A relative path is found from a working directory: such a server may not bring its own.
     let relative = Config {
-        allowed_commands: Some(vec!["./srv.sh".into()]),
+        allowed_commands: Some(AllowList::parse(&["./srv.sh"], &[]).unwrap()),
         demo_command: BIN.into(),
         ..Config::default()
     };
@@ -512,11 +519,12 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         .expect("the listed relative path, without a cwd");
 }
 
-/// While `--allow-command` is active a server may not set environment variables that change
-/// how a program loads or starts: with `BASH_ENV` an allowed bash script runs anything. The
-/// check runs on save and again at connect time, for a server saved before the policy.
+/// While `--allow-command` is active a server may set only the environment variables
+/// `--allow-env` admits: with `BASH_ENV` an allowed bash script runs anything, with
+/// `OPENSSL_CONF` a program loading OpenSSL runs an engine library. The check runs on save
+/// and again at connect time, for a server saved before the policy.
 #[tokio::test]
-async fn allow_list_refuses_environment_that_changes_how_programs_start() {
+async fn allow_list_admits_only_listed_environment_variables() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("srv.sh");
@@ -550,7 +558,9 @@ async fn allow_list_refuses_environment_that_changes_how_programs_start() {
     drop(open);
 
     let listed = Config {
-        allowed_commands: Some(vec![script.clone()]),
+        allowed_commands: Some(
+            AllowList::parse(&[script.as_str()], &["API_KEY", "bash_env"]).unwrap(),
+        ),
         ..crate::common::demo_config()
     };
     let service = Service::open(&db, listed).unwrap();
@@ -577,6 +587,9 @@ async fn allow_list_refuses_environment_that_changes_how_programs_start() {
         "JAVA_TOOL_OPTIONS",
         "_JAVA_OPTIONS",
         "GCONV_PATH",
+        "OPENSSL_CONF",
+        "SSL_CERT_FILE",
+        "ANY_OTHER",
     ] {
         let e = service
             .create_server(&who, &project, &server("x", &[(name, &bash_env)]))
@@ -589,7 +602,7 @@ async fn allow_list_refuses_environment_that_changes_how_programs_start() {
         assert!(e.message.contains(name), "{name}: {}", e.message);
         assert_eq!(e.details.as_ref().unwrap()["variable"], name);
     }
-    // Names are case-sensitive, and other variables are the server's own business.
+    // Names are case-sensitive; admitted variables are the server's own business.
     service
         .create_server(
             &who,
@@ -630,7 +643,7 @@ async fn serve_mode_policy_is_checked_at_connect_time() {
         ),
         (
             Config {
-                allowed_commands: Some(vec!["uvx".into()]),
+                allowed_commands: Some(AllowList::parse(&["mcp-server-time"], &[]).unwrap()),
                 ..crate::common::demo_config()
             },
             "COMMAND_NOT_ALLOWED",

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::routing::post;
+use evaldeck::service::leases::LeaseOptions;
 use evaldeck::service::models::{ModelCatalog, ProviderConfig};
 use evaldeck::service::{Config, Service};
 use reqwest::Method;
@@ -540,10 +541,12 @@ async fn the_concurrency_cap_and_cancel() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_interrupted_by_a_restart_is_resumed() {
-    // One iteration at a time, so the "crash" lands between iterations.
+    // One iteration at a time, so the "crash" lands between iterations; short leases.
+    let lease = Duration::from_millis(300);
     let mut config = demo_config();
     config.runs.iteration_concurrency = 1;
-    let h = Harness::with_config(config).await;
+    config.leases = LeaseOptions::from_lease(lease);
+    let h = Harness::with_config(config.clone()).await;
     let suite = create_suite(&h, "Slow", slow_suite()).await;
     let id = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
         .as_str()
@@ -558,15 +561,18 @@ async fn a_run_interrupted_by_a_restart_is_resumed() {
         assert!(Instant::now() < deadline);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    // The process "dies": its runner stops without recording anything.
-    h.service.runs().abort_all();
-    let mut config = demo_config();
-    config.runs.stale_after = Duration::ZERO;
-    let second = Service::open(&h.db_path(), config).expect("reopen");
-    assert!(
-        second.runs().is_running(&id),
-        "the abandoned run was taken over"
-    );
+    // The process "dies": it stops without recording or releasing anything.
+    h.service.abandon();
+    let second = Service::open(&h.db_path(), config.clone()).expect("reopen");
+    // Its lease runs out, and the second process's sweep takes the run over.
+    let deadline = Instant::now() + 2 * lease + Duration::from_millis(500);
+    while !second.runs().is_running(&id) {
+        assert!(
+            Instant::now() < deadline,
+            "the abandoned run was taken over"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let who = h.owner.clone();
     let deadline = Instant::now() + Duration::from_secs(30);
     let run = loop {
@@ -580,21 +586,21 @@ async fn a_run_interrupted_by_a_restart_is_resumed() {
     assert_eq!(run.status, "completed");
     assert_eq!(run.result.as_deref(), Some("passed"));
     assert_eq!(run.summary.unwrap().passed, 3);
+    second.shutdown().await;
 
     // With resuming off, an abandoned run fails with a reason.
     let id2 = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
         .as_str()
         .unwrap()
         .to_string();
-    h.service.runs().abort_all();
-    let mut config = demo_config();
-    config.runs.stale_after = Duration::ZERO;
+    h.service.abandon();
+    tokio::time::sleep(lease + Duration::from_millis(50)).await;
+    let mut config = config.clone();
     config.runs.resume_interrupted = false;
     let third = Service::open(&h.db_path(), config).expect("reopen");
     let r = third.run(&who, &h.project, &id2).unwrap();
     assert_eq!(r.status, "failed");
     assert!(r.error.unwrap().contains("interrupted"));
-    second.shutdown().await;
     third.shutdown().await;
     h.service.shutdown().await;
 }

@@ -41,10 +41,15 @@
 //!   used key is 409 `CONFLICT` with `details.reason` `IDEMPOTENCY_KEY_REUSED` and
 //!   `details.jobId`. A replay waits like the original (until the job's own window ends)
 //!   and answers with the job's state then.
-//! - **Restart**: on open, a job left `pending` is resumed on the runtime (its request and
-//!   discovered tools are stored; completion is conditional, so it is charged once), or,
-//!   without a runtime or with `resume_jobs` off, marked `failed` with an error. A resumed
-//!   job's window has passed, so it stops at `completed` until committed.
+//! - **Restart**: a job belongs to the process running it through a lease
+//!   ([`crate::service::leases`]); a pending job whose lease ran out (its process died or
+//!   stopped) is taken over by the next sweep of any process on the store and resumed (its
+//!   request and discovered tools are stored; completion is conditional, so it is charged
+//!   once), or, with `resume_jobs` off, marked `failed` with an error. A resumed job's
+//!   window has passed, so it stops at `completed` until committed.
+//! - **Keys** are scoped to the principal (organization and member), and the caller's
+//!   access to the project is checked before a key is looked up: a replay never answers
+//!   someone who may not make the request.
 //! - **Authors**: the built-in extractor (`generationModel` `evaldeck-extract/1`) unless a
 //!   model is configured ([`AuthorConfig::from_env`]). Model-authored cases are at best
 //!   `approximated`: a model's reading is an interpretation.
@@ -171,6 +176,12 @@ impl Jobs {
         m.remove(id);
     }
 
+    /// The jobs this process runs now.
+    pub(crate) fn ids(&self) -> Vec<String> {
+        let m = self.running.lock().unwrap_or_else(|p| p.into_inner());
+        m.keys().cloned().collect()
+    }
+
     /// Stops every runner without touching the store (shutdown: the jobs stay `pending`
     /// and are resumed by the next process).
     pub fn stop_all(&self) {
@@ -226,6 +237,9 @@ impl Service {
         req: &EvalCaseImportRequest,
         header_key: Option<&str>,
     ) -> Result<ImportResponse> {
+        // Access first: a caller without it learns nothing about their body.
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
         req.validate()?;
         if let Some(k) = header_key
             && (k.is_empty() || k.chars().count() > MAX_IDEMPOTENCY_KEY)
@@ -240,8 +254,6 @@ impl Service {
                 format!("the idempotency key header must be 1 to {MAX_IDEMPOTENCY_KEY} characters"),
             ));
         }
-        self.store()
-            .project_access(who, project_id, ProjectRole::Member)?;
         let suite = self.store().suite(project_id, suite)?;
         let key = header_key.or(req.idempotency_key.as_deref());
         let mut canonical = req.clone();
@@ -253,7 +265,7 @@ impl Service {
             .expect("serializes"),
         );
         if let Some(k) = key
-            && let Some(job) = self.store().job_by_key(&who.org_id, k)?
+            && let Some(job) = self.store().job_by_key(&who.org_id, &who.user_id, k)?
         {
             return self.replay(job, &fingerprint).await;
         }
@@ -307,13 +319,15 @@ impl Service {
             tools: &tools,
             author: &author,
             commit_deadline: now_ms() + cfg.wait.as_millis() as i64,
+            owner: self.worker_id(),
+            lease_until: self.config().leases.until(),
         })?;
         if !inserted {
             // A concurrent request with the same key won the race: replay its job.
             let k = key.expect("only a keyed insert can collide");
             let job = self
                 .store()
-                .job_by_key(&who.org_id, k)?
+                .job_by_key(&who.org_id, &who.user_id, k)?
                 .ok_or_else(|| Error::internal("the idempotency key vanished"))?;
             return self.replay(job, &fingerprint).await;
         }
@@ -509,16 +523,16 @@ impl Service {
         Ok(())
     }
 
-    /// Resumes (or fails) jobs a stopped process left pending.
+    /// Takes over the pending jobs no live process holds (see [`crate::service::leases`]):
+    /// each is resumed, or marked `failed` with an error when resuming is off.
     pub(crate) fn recover_jobs(&self) -> Result<()> {
-        let pending = self.store().pending_jobs()?;
-        if pending.is_empty() {
-            return Ok(());
-        }
-        let runtime = tokio::runtime::Handle::try_current().is_ok();
-        for id in pending {
-            if runtime && self.config().authoring.resume_jobs {
-                tracing::info!(job = %id, "resuming an authoring job left pending");
+        let leases = self.config().leases;
+        let orphans = self
+            .store()
+            .claim_orphan_jobs(self.worker_id(), now_ms(), leases.until())?;
+        for id in orphans {
+            if self.config().authoring.resume_jobs {
+                tracing::info!(job = %id, "resuming an interrupted authoring job");
                 self.spawn_job(&id);
             } else {
                 self.store().fail_job(

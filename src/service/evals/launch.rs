@@ -50,9 +50,10 @@ impl Service {
         source: RunSource,
         trigger: &str,
     ) -> Result<RunCreated> {
-        body.validate()?;
+        // Access first: a caller without it learns nothing about their body.
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
+        body.validate()?;
         let opts = &self.config().runs;
         let keys: BTreeMap<String, String> = body.model_api_keys.clone().unwrap_or_default();
         let catalog = &self.config().models;
@@ -417,7 +418,8 @@ impl Service {
                 source: source.as_str(),
                 body: &body_json,
                 environment: env_json.as_ref(),
-                owner: &self.runs().owner,
+                owner: self.worker_id(),
+                lease_until: self.config().leases.until(),
                 cap: (opts.max_concurrent_runs, opts.retry_after_secs),
                 pin: environment.as_ref().map(|e| (e.id.as_str(), e.revision)),
             },

@@ -25,10 +25,11 @@
 //!   request's `approvedCaseIds` is 400 reason `APPROXIMATION_NOT_APPROVED` (both with
 //!   `details.caseIds`); approvals are stored on the run only. A suite with no cases to run
 //!   is 400 reason `NO_CASES`.
-//! - **Runner.** Iterations run one after another in plan order; each finished iteration
-//!   is written with its transcript in one transaction. Runs heartbeat; on
-//!   [`Service::open`](crate::service::Service::open) an active run whose heartbeat is older
-//!   than `stale_after` belongs to a dead process and is taken over: resumed from its first
+//! - **Runner.** Iterations run in plan order (several at once); each finished iteration
+//!   is written with its transcript (and the credits it spent) in one transaction. A run
+//!   belongs to the process driving it through a lease ([`crate::service::leases`]): an
+//!   active run whose lease ran out — its process died, or stopped and gave it up — is
+//!   taken over by the next sweep of any process on the store: resumed from its first
 //!   unfinished iteration (the transcript of a half-done iteration is discarded), or marked
 //!   `failed` with an `error` when resuming is off or its model needed `modelApiKeys`
 //!   (keys are never stored).
@@ -64,7 +65,6 @@ mod tests;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -84,11 +84,8 @@ pub struct RunOptions {
     pub iteration_concurrency: usize,
     /// Credits per started thousand tokens of an iteration on a paid hosted model.
     pub credits_per_1k_tokens: i64,
-    /// How often a running run refreshes its heartbeat.
-    pub heartbeat: Duration,
-    /// A run whose heartbeat is older than this belongs to a dead process.
-    pub stale_after: Duration,
-    /// Resume interrupted runs (else mark them failed).
+    /// Resume interrupted runs (else mark them failed). When a run counts as interrupted
+    /// is the lease's business ([`crate::service::leases`]).
     pub resume_interrupted: bool,
     /// The judge model id; `None` skips goal-completion grading.
     pub judge_model: Option<String>,
@@ -110,8 +107,6 @@ impl Default for RunOptions {
                 .filter(|n: &usize| *n >= 1)
                 .unwrap_or(4),
             credits_per_1k_tokens: 1,
-            heartbeat: Duration::from_secs(2),
-            stale_after: Duration::from_secs(10),
             resume_interrupted: true,
             judge_model: std::env::var("EVALDECK_JUDGE_MODEL")
                 .ok()
@@ -167,6 +162,16 @@ impl Registry {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .contains_key(run)
+    }
+
+    /// The runs this process drives now.
+    pub fn ids(&self) -> Vec<String> {
+        self.tasks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .keys()
+            .cloned()
+            .collect()
     }
 
     /// Stops every runner task without recording anything, as a crash would.

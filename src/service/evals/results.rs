@@ -227,9 +227,8 @@ impl Service {
                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
             }
         } else {
-            let stale = now_ms() - self.config().runs.stale_after.as_millis() as i64;
-            if run.heartbeat_at.unwrap_or(0) <= stale {
-                // No live runner: finalize here.
+            if run.lease_until.unwrap_or(0) < now_ms() {
+                // No live runner holds it: finalize here.
                 self.finish(&run.id, true)?;
             }
         }
@@ -266,7 +265,7 @@ impl Service {
             it.status = info.status.clone();
             it.body = serde_json::to_value(&info).expect("serializes");
             it.grade = Some(serde_json::to_value(&g).expect("serializes"));
-            self.store().save_iteration(&run.id, it)?;
+            self.store().save_iteration(&run.id, it, None, None)?;
         }
         let (summary, passed) = summarize(&body, &its);
         body.summary = Some(summary);

@@ -16,7 +16,7 @@ use super::transcript::{
 };
 use crate::service::models::{Message, Model, ModelChoice, ModelRequest, Role, ToolSpec};
 use crate::service::store::now_ms;
-use crate::service::store::runs::{StoredIteration, StoredRun};
+use crate::service::store::runs::{RunSignal, StoredIteration, StoredRun};
 use crate::service::{Principal, Service};
 use crate::spec::case::{EvalCase, StepKind};
 use crate::spec::environment::EnvironmentRef;
@@ -24,6 +24,9 @@ use crate::spec::primitives::ToolCallRequest;
 use crate::spec::run::{CaseCounts, EvalIteration, Latency, RunSummary, ToolCallSummary, Usage};
 use crate::spec::suite::{PassCriteria, SuiteServerRef};
 use crate::spec::{Error, Result};
+
+/// The reason of the error that stops a runner whose run another process took over.
+const LOST: &str = "RUN_TAKEN_OVER";
 
 /// A model the run uses.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,16 +102,17 @@ struct Ctx {
     servers: Vec<SuiteServerRef>,
 }
 
-/// On open: takes over runs abandoned by a dead process (see the module docs).
+/// Takes over runs no live process holds (see [`crate::service::leases`]): each is resumed,
+/// or marked `failed` with an `error` when it cannot be.
 pub fn recover(service: &Service) -> Result<()> {
     if tokio::runtime::Handle::try_current().is_err() {
         return Ok(());
     }
     let opts = &service.config().runs;
-    let stale_before = now_ms() - opts.stale_after.as_millis() as i64;
+    let leases = service.config().leases;
     for id in service
         .store()
-        .claim_stale_runs(&service.runs().owner, stale_before)?
+        .claim_orphan_runs(service.worker_id(), now_ms(), leases.until())?
     {
         let run = service.store().run(None, &id)?;
         let body = body_of(&run)?;
@@ -130,41 +134,67 @@ pub fn recover(service: &Service) -> Result<()> {
     Ok(())
 }
 
+/// Aborts a task when dropped: the run's watcher ends with its runner, however that ends.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 impl Service {
-    /// Starts the runner task of `run_id`.
+    /// Starts the runner task of `run_id` (this process owns the run's lease).
     pub(super) fn spawn_run(&self, run_id: &str, keys: BTreeMap<String, String>) {
         let token = CancellationToken::new();
         let svc = self.clone();
         let id = run_id.to_string();
         let t = token.clone();
+        let lost = CancellationToken::new();
         let handle = tokio::spawn(async move {
-            let beat = {
+            // Watches for a cancel request (from any process) and for the run being taken
+            // over by another process, whose lease this one let run out.
+            let _watch = {
                 let svc = svc.clone();
                 let id = id.clone();
                 let t = t.clone();
-                tokio::spawn(async move {
-                    let every = svc.config().runs.heartbeat;
+                let lost = lost.clone();
+                AbortOnDrop(tokio::spawn(async move {
+                    let every = svc.config().leases.renew;
                     loop {
                         tokio::time::sleep(every).await;
-                        match svc.store().heartbeat(&id, &svc.runs().owner) {
-                            Ok(true) => t.cancel(),
-                            Ok(false) => {}
-                            Err(_) => {}
+                        match svc.store().run_signal(&id, svc.worker_id()) {
+                            Ok(RunSignal::Cancel) => t.cancel(),
+                            Ok(RunSignal::Lost) => {
+                                lost.cancel();
+                                break;
+                            }
+                            Ok(RunSignal::Continue) | Err(_) => {}
                         }
                     }
-                })
+                }))
             };
-            if let Err(e) = svc.drive(&id, &keys, &t).await {
-                tracing::warn!(run = %id, error = %e, "eval run failed");
-                let _ = svc.store().set_run_state(
-                    &id,
-                    "failed",
-                    Some("failed"),
-                    Some(&e.message),
-                    None,
-                );
+            let driven = tokio::select! {
+                r = svc.drive(&id, &keys, &t) => Some(r),
+                _ = lost.cancelled() => None,
+            };
+            match driven {
+                None => tracing::warn!(run = %id, "another process took the run over"),
+                Some(Ok(())) => {}
+                Some(Err(e)) if e.reason() == Some(LOST) => {
+                    tracing::warn!(run = %id, "another process took the run over")
+                }
+                Some(Err(e)) => {
+                    tracing::warn!(run = %id, error = %e, "eval run failed");
+                    let _ = svc.store().set_run_state(
+                        &id,
+                        "failed",
+                        Some("failed"),
+                        Some(&e.message),
+                        None,
+                    );
+                }
             }
-            beat.abort();
             svc.runs().remove(&id);
         });
         self.runs().insert(run_id, token, handle.abort_handle());
@@ -371,7 +401,7 @@ impl Service {
         } else {
             self.execute(ctx, &case, model, judge.clone()).await
         };
-        if paid {
+        let debit = if paid {
             let per_1k = self.config().runs.credits_per_1k_tokens;
             let cost = transcript.usage.total_tokens.div_ceil(1000) as i64 * per_1k;
             let note = format!(
@@ -379,9 +409,10 @@ impl Service {
                 info.model.as_deref().unwrap_or_default(),
                 case.title
             );
-            self.store()
-                .debit_usage(&ctx.who.org_id, cost, "run", Some(run_id), &note)?;
-        }
+            Some((cost, note))
+        } else {
+            None
+        };
         let g = grade::grade(
             &case,
             &body.standard_checks,
@@ -409,7 +440,15 @@ impl Service {
         it.body = serde_json::to_value(&info).expect("serializes");
         it.transcript = Some(serde_json::to_value(&transcript).expect("serializes"));
         it.grade = Some(serde_json::to_value(&g).expect("serializes"));
-        self.store().save_iteration(run_id, &it)?;
+        let debit = debit
+            .as_ref()
+            .map(|(cost, note)| (ctx.who.org_id.as_str(), *cost, note.as_str()));
+        if !self
+            .store()
+            .save_iteration(run_id, &it, Some(self.worker_id()), debit)?
+        {
+            return Err(Error::conflict("another process took the run over").with_reason(LOST));
+        }
         timing.wall_ms = t0.elapsed().as_secs_f64() * 1000.0;
         Ok(timing)
     }

@@ -55,6 +55,9 @@ pub struct NewJob<'a> {
     pub tools: &'a [DiscoveredTool],
     pub author: &'a serde_json::Value,
     pub commit_deadline: i64,
+    /// The process that runs it, and when its first lease runs out.
+    pub owner: &'a str,
+    pub lease_until: i64,
 }
 
 /// How finishing authoring went.
@@ -207,11 +210,12 @@ impl Store {
         self.write(|tx| {
             let r = tx.execute(
                 "INSERT INTO authoring_jobs (id, org_id, project_id, suite_id, user_id, status, request, fingerprint,
-                   idempotency_key, tools, author, commit_deadline, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+                   idempotency_key, tools, author, commit_deadline, created_at, updated_at, owner, lease_until)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13, ?14)",
                 params![
                     j.id, j.org_id, j.project_id, j.suite_id, j.user_id, to_json(j.request), j.fingerprint,
-                    j.idempotency_key, to_json(&j.tools), to_json(j.author), j.commit_deadline, now
+                    j.idempotency_key, to_json(&j.tools), to_json(j.author), j.commit_deadline, now,
+                    j.owner, j.lease_until
                 ],
             );
             match r {
@@ -227,18 +231,20 @@ impl Store {
             .ok_or_else(|| Error::not_found("authoring job", id))
     }
 
-    pub fn job_by_key(&self, org_id: &str, key: &str) -> Result<Option<JobRow>> {
+    /// The job `user_id` of `org_id` started with idempotency key `key` (keys are scoped
+    /// to the principal).
+    pub fn job_by_key(&self, org_id: &str, user_id: &str, key: &str) -> Result<Option<JobRow>> {
         let id: Option<String> = self.read(|c| {
             Ok(c.prepare_cached(
-                "SELECT id FROM authoring_jobs WHERE org_id = ?1 AND idempotency_key = ?2",
+                "SELECT id FROM authoring_jobs WHERE org_id = ?1 AND user_id = ?2 AND idempotency_key = ?3",
             )?
-            .query_row(params![org_id, key], |r| r.get(0))
+            .query_row(params![org_id, user_id, key], |r| r.get(0))
             .optional()?)
         })?;
         id.map(|id| self.job(&id)).transpose()
     }
 
-    /// Ids of the jobs left `pending` (by a stopped process, on open).
+    /// Ids of the jobs still `pending`, oldest first.
     pub fn pending_jobs(&self) -> Result<Vec<String>> {
         self.read(|c| {
             let mut st = c.prepare(

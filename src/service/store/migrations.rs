@@ -541,6 +541,57 @@ CREATE TRIGGER suites_version_stats_changed AFTER UPDATE ON eval_suite_stats BEG
 END;
 "#;
 
+/// Leases and idempotency outcomes (see `service::leases`).
+///
+/// - A run or an authoring job belongs to the process that drives it (`owner`) for as long
+///   as that process keeps renewing `lease_until`; any process sweeping the store takes over
+///   what no live process holds. Active runs get a lease from their last heartbeat (so a run
+///   another process is still driving is not taken over at once).
+/// - Idempotency keys are scoped to the principal (organization and member) instead of the
+///   organization. A claim carries its owner and lease like a run, `committed` (set in the
+///   same transaction as any write the keyed request made, so a claim whose request died
+///   tells whether its write happened) and `role` (the caller's project role when the
+///   answer was recorded, checked again before a replay). Records from before this
+///   migration are dropped: they were scoped to the organization alone and may hold secret
+///   values in clear; they lived 24 hours at most.
+const V13_LEASES: &str = r#"
+ALTER TABLE eval_runs ADD COLUMN lease_until INTEGER;
+UPDATE eval_runs SET lease_until = COALESCE(heartbeat_at, 0) + 10000
+  WHERE status IN ('pending', 'running');
+ALTER TABLE authoring_jobs ADD COLUMN owner TEXT;
+ALTER TABLE authoring_jobs ADD COLUMN lease_until INTEGER;
+DROP TABLE idempotency_keys;
+CREATE TABLE idempotency_keys (
+  org_id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  status INTEGER,
+  body BLOB,
+  created_at INTEGER NOT NULL,
+  owner TEXT,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  committed INTEGER NOT NULL DEFAULT 0,
+  project_id TEXT,
+  role TEXT,
+  PRIMARY KEY (org_id, user_id, key)
+);
+CREATE INDEX idempotency_keys_age ON idempotency_keys(created_at);
+CREATE INDEX idempotency_keys_claimed ON idempotency_keys(lease_until) WHERE status IS NULL;
+DROP INDEX authoring_jobs_key;
+CREATE UNIQUE INDEX authoring_jobs_key ON authoring_jobs(org_id, user_id, idempotency_key)
+  WHERE idempotency_key IS NOT NULL;
+"#;
+
+/// Store-wide settings; for now the sealed value that tells whether the secret key opening
+/// the store is the one its secrets were sealed with (see `store::secrets`).
+const V14_STORE_META: &str = r#"
+CREATE TABLE store_meta (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -555,6 +606,8 @@ fn migrations() -> Migrations<'static> {
         M::up(&V10_SUITE_STATS),
         M::up(V11_SUITES_VERSION),
         M::up(&V12_PORTABLE_TRIGGERS),
+        M::up(V13_LEASES),
+        M::up(V14_STORE_META),
     ])
 }
 
@@ -755,6 +808,59 @@ mod tests {
             let now = version(&c);
             assert_eq!(now != last, moves, "{what}: {last} → {now}");
             last = now;
+        }
+    }
+
+    /// V13: active runs from before get a lease from their last heartbeat (a run another
+    /// process still drives is not taken over at once); renewing a lease moves no suite-list
+    /// version; keys are scoped to the principal.
+    #[test]
+    fn v13_leases_runs_and_scopes_keys_to_the_principal() {
+        let mut c = rusqlite::Connection::open_in_memory().unwrap();
+        c.pragma_update(None, "foreign_keys", "OFF").unwrap();
+        super::migrations().to_version(&mut c, 11).unwrap();
+        c.execute_batch(
+            "INSERT INTO organizations (id, name, created_at, updated_at) VALUES ('o', 'o', 0, 0);
+             INSERT INTO projects (id, org_id, name, created_at, updated_at) VALUES ('p', 'o', 'p', 0, 0);
+             INSERT INTO eval_suites (id, project_id, name, created_at, updated_at) VALUES ('s', 'p', 's', 1, 1);
+             INSERT INTO eval_runs (id, suite_id, project_id, run_number, status, source, created_at, heartbeat_at)
+               VALUES ('live', 's', 'p', 1, 'running', 'ui', 2, 5000),
+                      ('done', 's', 'p', 2, 'completed', 'ui', 3, 5000);
+             INSERT INTO idempotency_keys (org_id, key, fingerprint, created_at) VALUES ('o', 'k', 'f', 1);",
+        )
+        .unwrap();
+        super::migrations().to_latest(&mut c).unwrap();
+        let lease = |id: &str| -> Option<i64> {
+            c.query_row(
+                "SELECT lease_until FROM eval_runs WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        assert_eq!(lease("live"), Some(15_000));
+        assert_eq!(lease("done"), None);
+        let version = |c: &rusqlite::Connection| -> i64 {
+            c.query_row(
+                "SELECT suites_version FROM projects WHERE id = 'p'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+        };
+        let before = version(&c);
+        c.execute(
+            "UPDATE eval_runs SET lease_until = 99999, owner = 'x' WHERE id = 'live'",
+            [],
+        )
+        .unwrap();
+        assert_eq!(version(&c), before, "a lease renewal moves no version");
+        for user in ["u1", "u2"] {
+            c.execute(
+                "INSERT INTO idempotency_keys (org_id, user_id, key, fingerprint, created_at) VALUES ('o', ?1, 'same', 'f', 1)",
+                [user],
+            )
+            .unwrap();
         }
     }
 }

@@ -13,15 +13,17 @@ pub mod hosts;
 pub mod idempotency;
 pub mod identity;
 pub mod ingest;
+pub mod leases;
 mod migrations;
 pub mod projects;
 pub mod runs;
 pub mod schedules;
+pub mod secrets;
 pub mod seed;
 pub mod servers;
 pub mod suites;
 
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -34,6 +36,8 @@ const READERS: usize = 4;
 
 pub struct Store {
     path: PathBuf,
+    /// Seals and opens secret values (see [`secrets`]).
+    pub(crate) sealer: secrets::Sealer,
     writer: Mutex<Connection>,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
@@ -79,19 +83,117 @@ impl Store {
         let mut writer = open(OpenFlags::default())?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
         configure(&writer)?;
+        // Deleted and overwritten content is zeroed, so a secret replaced by its sealed
+        // form does not linger in free space.
+        writer.pragma_update(None, "secure_delete", "ON")?;
         migrations::apply(&mut writer)?;
+        let sealer = secrets::Sealer::for_store(path)?;
         let mut readers = Vec::with_capacity(READERS);
         for _ in 0..READERS {
             let r = open(OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
             configure(&r)?;
             readers.push(Mutex::new(r));
         }
-        Ok(Store {
+        let store = Store {
             path: path.to_path_buf(),
+            sealer,
             writer: Mutex::new(writer),
             readers,
             next_reader: AtomicUsize::new(0),
-        })
+        };
+        store.check_secret_key()?;
+        store.seal_clear_secrets()?;
+        Ok(store)
+    }
+
+    /// Refuses a key that is not the one this store's secrets were sealed with (recording
+    /// a check value on first use).
+    fn check_secret_key(&self) -> Result<()> {
+        const CHECK: &str = "evaldeck secret key check";
+        let stored: Option<String> = self.read(|c| {
+            Ok(c.query_row(
+                "SELECT value FROM store_meta WHERE name = 'secret_check'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })?;
+        match stored {
+            Some(v) if self.sealer.open(&v).ok().as_deref() == Some(CHECK) => Ok(()),
+            Some(_) => Err(Error::internal(format!(
+                "the secret key ({} or {}) is not the one this database's secrets were sealed with; restore the key file that belongs to it",
+                secrets::key_path(&self.path).display(),
+                secrets::KEY_ENV
+            ))),
+            None => self.write(|tx| {
+                tx.execute(
+                    "INSERT OR IGNORE INTO store_meta (name, value) VALUES ('secret_check', ?1)",
+                    [self.sealer.seal(CHECK)],
+                )?;
+                Ok(())
+            }),
+        }
+    }
+
+    /// Seals secrets a store written before sealing holds in clear (see [`secrets`]).
+    fn seal_clear_secrets(&self) -> Result<()> {
+        let servers: Vec<(String, String)> = self.read(|c| {
+            let mut st = c.prepare("SELECT id, config FROM servers")?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })?;
+        type TokenRow = (String, Option<String>, String, Option<String>);
+        let tokens: Vec<TokenRow> = self.read(|c| {
+            let mut st = c.prepare(
+                "SELECT server_id, client_secret, access_token, refresh_token FROM oauth_tokens",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })?;
+        let clear = |v: &Option<String>| {
+            v.as_deref()
+                .is_some_and(|v| !v.starts_with(secrets::SEALED))
+        };
+        let mut changed = 0;
+        self.write(|tx| {
+            for (id, json) in &servers {
+                let Ok(config) = serde_json::from_str::<crate::spec::server::ServerConfig>(json) else {
+                    continue;
+                };
+                if secrets::has_clear_secrets(&config) {
+                    tx.execute(
+                        "UPDATE servers SET config = ?2 WHERE id = ?1",
+                        rusqlite::params![id, to_json(&self.sealer.seal_config(&config))],
+                    )?;
+                    changed += 1;
+                }
+            }
+            for (id, secret, access, refresh) in &tokens {
+                if clear(secret) || clear(&Some(access.clone())) || clear(refresh) {
+                    let seal = |v: &Option<String>| {
+                        v.as_deref().map(|v| {
+                            if v.starts_with(secrets::SEALED) {
+                                v.to_string()
+                            } else {
+                                self.sealer.seal(v)
+                            }
+                        })
+                    };
+                    tx.execute(
+                        "UPDATE oauth_tokens SET client_secret = ?2, access_token = ?3, refresh_token = ?4 WHERE server_id = ?1",
+                        rusqlite::params![id, seal(secret), seal(&Some(access.clone())), seal(refresh)],
+                    )?;
+                    changed += 1;
+                }
+            }
+            Ok(())
+        })?;
+        if changed > 0 {
+            tracing::info!(rows = changed, "sealed secrets stored in clear");
+            let conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+            conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+        }
+        Ok(())
     }
 
     pub fn path(&self) -> &Path {
@@ -118,6 +220,7 @@ impl Store {
         let mut conn = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let out = f(&tx)?;
+        idempotency::mark_committed(&tx)?;
         tx.commit()?;
         Ok(out)
     }

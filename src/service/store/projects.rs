@@ -22,6 +22,15 @@ impl ProjectRole {
             ProjectRole::Admin => "admin",
         }
     }
+
+    /// The role [`ProjectRole::as_str`] wrote.
+    pub fn parse(s: &str) -> Option<ProjectRole> {
+        match s {
+            "member" => Some(ProjectRole::Member),
+            "admin" => Some(ProjectRole::Admin),
+            _ => None,
+        }
+    }
 }
 
 /// Organization owners and admins administer every project of the organization; a plain

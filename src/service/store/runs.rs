@@ -14,6 +14,15 @@ use crate::spec::{Error, Result};
 /// runner drives them, and the cap does not apply to ingestion).
 pub const ACTIVE: &str = "('pending', 'running')";
 
+/// What a runner learns when it looks at its run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunSignal {
+    Continue,
+    Cancel,
+    /// Another process owns the run now.
+    Lost,
+}
+
 /// A run row.
 #[derive(Debug, Clone)]
 pub struct StoredRun {
@@ -36,6 +45,8 @@ pub struct StoredRun {
     pub owner: Option<String>,
     pub heartbeat_at: Option<i64>,
     pub cancel_requested: bool,
+    /// When the owner's lease runs out (epoch ms); see `service::leases`.
+    pub lease_until: Option<i64>,
 }
 
 /// An iteration row.
@@ -69,13 +80,15 @@ pub struct NewRun<'a> {
     pub body: &'a Value,
     pub environment: Option<&'a Value>,
     pub owner: &'a str,
+    /// When the owner's first lease runs out (epoch ms).
+    pub lease_until: i64,
     /// `(limit, retry_after_secs)`: refuse when the organization has this many active runs.
     pub cap: (usize, u64),
     /// `(environment id, revision)` the launch resolved; another current revision is 409.
     pub pin: Option<(&'a str, i64)>,
 }
 
-const RUN_COLS: &str = "id, suite_id, project_id, org_id, run_number, status, result, passed, failed, total, source, body, created_at, completed_at, environment, error, owner, heartbeat_at, cancel_requested";
+const RUN_COLS: &str = "id, suite_id, project_id, org_id, run_number, status, result, passed, failed, total, source, body, created_at, completed_at, environment, error, owner, heartbeat_at, cancel_requested, lease_until";
 const IT_COLS: &str = "id, run_id, seq, case_id, status, result, body, transcript, grade";
 
 fn run_row(r: &Row) -> rusqlite::Result<(StoredRun, String, Option<String>)> {
@@ -100,6 +113,7 @@ fn run_row(r: &Row) -> rusqlite::Result<(StoredRun, String, Option<String>)> {
             owner: r.get(16)?,
             heartbeat_at: r.get(17)?,
             cancel_requested: r.get::<_, i64>(18)? != 0,
+            lease_until: r.get(19)?,
         },
         r.get(11)?,
         r.get(14)?,
@@ -186,11 +200,11 @@ impl Store {
                 |r| r.get(0),
             )?;
             tx.execute(
-                "INSERT INTO eval_runs (id, suite_id, project_id, org_id, run_number, status, total, source, body, created_at, environment, owner, heartbeat_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10, ?11, ?9)",
+                "INSERT INTO eval_runs (id, suite_id, project_id, org_id, run_number, status, total, source, body, created_at, environment, owner, heartbeat_at, lease_until)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?8, ?9, ?10, ?11, ?9, ?12)",
                 params![
                     new.id, new.suite_id, new.project_id, new.org_id, number, iterations.len() as i64,
-                    new.source, to_json(new.body), now, new.environment.map(to_json), new.owner
+                    new.source, to_json(new.body), now, new.environment.map(to_json), new.owner, new.lease_until
                 ],
             )?;
             let mut st = tx.prepare_cached(
@@ -299,10 +313,28 @@ impl Store {
     }
 
     /// Records a finished (or cancelled) iteration and refreshes the run's counters and
-    /// heartbeat in one transaction.
-    pub fn save_iteration(&self, run_id: &str, it: &StoredIteration) -> Result<()> {
+    /// heartbeat in one transaction, with the credits it spent (`debit`: organization, cost,
+    /// ledger note), so a restart never charges an iteration twice. With `owner`, only while
+    /// that process still owns the run: `Ok(false)` (nothing written) once another took it
+    /// over.
+    pub fn save_iteration(
+        &self,
+        run_id: &str,
+        it: &StoredIteration,
+        owner: Option<&str>,
+        debit: Option<(&str, i64, &str)>,
+    ) -> Result<bool> {
         let now = now_ms();
         self.write(|tx| {
+            if let Some(owner) = owner {
+                let current: Option<String> = tx
+                    .query_row("SELECT owner FROM eval_runs WHERE id = ?1", [run_id], |r| r.get(0))
+                    .optional()?
+                    .flatten();
+                if current.as_deref() != Some(owner) {
+                    return Ok(false);
+                }
+            }
             tx.execute(
                 "UPDATE eval_iterations SET status = ?3, result = ?4, body = ?5, transcript = ?6, grade = ?7 WHERE run_id = ?1 AND id = ?2",
                 params![
@@ -318,7 +350,10 @@ impl Store {
                  WHERE id = ?1",
                 params![run_id, now],
             )?;
-            Ok(())
+            if let Some((org, cost, note)) = debit {
+                super::credits::debit_in(tx, org, cost, "run", Some(run_id), note)?;
+            }
+            Ok(true)
         })
     }
 
@@ -364,18 +399,21 @@ impl Store {
         })
     }
 
-    /// Refreshes the heartbeat; returns whether cancellation was requested.
-    pub fn heartbeat(&self, run_id: &str, owner: &str) -> Result<bool> {
-        self.write(|tx| {
-            tx.execute(
-                "UPDATE eval_runs SET heartbeat_at = ?3 WHERE id = ?1 AND owner = ?2",
-                params![run_id, owner, now_ms()],
-            )?;
-            Ok(tx.query_row(
-                "SELECT cancel_requested FROM eval_runs WHERE id = ?1",
-                [run_id],
-                |r| r.get::<_, i64>(0),
-            )? != 0)
+    /// What the runner of `run_id` in process `owner` should do next: go on, stop for a
+    /// cancel, or stop because another process took the run over (its lease ran out).
+    pub fn run_signal(&self, run_id: &str, owner: &str) -> Result<RunSignal> {
+        let row: Option<(Option<String>, i64)> = self.read(|c| {
+            Ok(
+                c.prepare_cached("SELECT owner, cancel_requested FROM eval_runs WHERE id = ?1")?
+                    .query_row([run_id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .optional()?,
+            )
+        })?;
+        Ok(match row {
+            Some((o, _)) if o.as_deref() != Some(owner) => RunSignal::Lost,
+            Some((_, c)) if c != 0 => RunSignal::Cancel,
+            Some(_) => RunSignal::Continue,
+            None => RunSignal::Lost,
         })
     }
 
@@ -386,29 +424,6 @@ impl Store {
                 [run_id],
             )?;
             Ok(())
-        })
-    }
-
-    /// Takes over active runs whose heartbeat is older than `stale_before`; returns their ids.
-    pub fn claim_stale_runs(&self, owner: &str, stale_before: i64) -> Result<Vec<String>> {
-        self.write(|tx| {
-            let ids: Vec<String> = tx
-                .prepare(&format!(
-                    "SELECT id FROM eval_runs WHERE status IN {ACTIVE} AND source != 'sdk' AND COALESCE(heartbeat_at, 0) <= ?1 ORDER BY created_at"
-                ))?
-                .query_map([stale_before], |r| r.get(0))?
-                .collect::<rusqlite::Result<_>>()?;
-            for id in &ids {
-                tx.execute(
-                    "UPDATE eval_runs SET owner = ?2, heartbeat_at = ?3 WHERE id = ?1",
-                    params![id, owner, now_ms()],
-                )?;
-                tx.execute(
-                    "UPDATE eval_iterations SET status = 'pending' WHERE run_id = ?1 AND status = 'running'",
-                    [id],
-                )?;
-            }
-            Ok(ids)
         })
     }
 }
@@ -458,6 +473,7 @@ mod tests {
                     body: &body,
                     environment: None,
                     owner: "test",
+                    lease_until: i64::MAX,
                     cap: (10, 1),
                     pin: Some((&env.id, rev)),
                 },

@@ -2,6 +2,7 @@
 
 use rusqlite::{OptionalExtension, Row, params};
 
+use super::secrets::Sealer;
 use super::{Keyset, Store, from_json, new_id, now_ms, to_json};
 use crate::spec::page::{Page, PageRequest};
 use crate::spec::server::{Server, ServerConfig};
@@ -38,9 +39,10 @@ fn row_to_server(r: &Row) -> rusqlite::Result<ServerRow> {
     ))
 }
 
-/// Fills the fields derived from the stored config and capability snapshot.
-fn finish((mut s, config, snapshot): ServerRow) -> Result<Server> {
-    let config: ServerConfig = from_json(&config)?;
+/// Fills the fields derived from the stored config (its secrets opened) and capability
+/// snapshot.
+fn finish(sealer: &Sealer, (mut s, config, snapshot): ServerRow) -> Result<Server> {
+    let config: ServerConfig = sealer.open_config(&from_json(&config)?)?;
     s.transport_type = config.transport.kind().to_string();
     s.url = config.transport.url().map(str::to_string);
     s.use_oauth = config.use_oauth;
@@ -104,7 +106,7 @@ impl Store {
             tx.execute(
                 "INSERT INTO servers (id, project_id, name, enabled, config, created_at, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)",
-                params![id, project_id, name, enabled, to_json(config), now],
+                params![id, project_id, name, enabled, to_json(&self.sealer.seal_config(config)), now],
             )
             .map_err(|e| duplicate(e, name))?;
             Ok(())
@@ -122,7 +124,10 @@ impl Store {
             .query_row(params![project_id, id_or_name], row_to_server)
             .optional()?)
         })?;
-        finish(row.ok_or_else(|| Error::not_found("server", id_or_name))?)
+        finish(
+            &self.sealer,
+            row.ok_or_else(|| Error::not_found("server", id_or_name))?,
+        )
     }
 
     pub fn servers(&self, project_id: &str, page: &PageRequest) -> Result<Page<Server>> {
@@ -138,8 +143,23 @@ impl Store {
             )?;
             Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
         })?;
-        let rows = rows.into_iter().map(finish).collect::<Result<Vec<_>>>()?;
+        let rows = rows
+            .into_iter()
+            .map(|r| finish(&self.sealer, r))
+            .collect::<Result<Vec<_>>>()?;
         Ok(ks.page(rows, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
+    }
+
+    /// Every saved stdio server, of every project.
+    pub fn stdio_servers(&self) -> Result<Vec<Server>> {
+        let rows = self.read(|c| {
+            let mut st = c.prepare(&format!(
+                "SELECT {COLUMNS} FROM servers WHERE json_extract(config, '$.transport.type') = 'stdio' ORDER BY created_at, id"
+            ))?;
+            let rows = st.query_map([], row_to_server)?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })?;
+        rows.into_iter().map(|r| finish(&self.sealer, r)).collect()
     }
 
     /// Replaces name, enabled flag and config; bumps the revision so live sessions of the
@@ -153,13 +173,21 @@ impl Store {
         enabled: bool,
         config: &ServerConfig,
     ) -> Result<Server> {
+        // Sealed values differ on every write, so "is it the same config" is asked of the
+        // opened one.
+        let same = self
+            .server(project_id, id)
+            .ok()
+            .and_then(|s| s.config)
+            .is_some_and(|c| c == *config);
+        let sealed = to_json(&self.sealer.seal_config(config));
         let n = self.write(|tx| {
             tx
                 .execute(
                     "UPDATE servers SET name = ?3, enabled = ?4, config = ?5, revision = revision + 1, updated_at = ?6,
-                       snapshot = CASE WHEN config = ?5 THEN snapshot END
+                       snapshot = CASE WHEN ?7 THEN snapshot END
                      WHERE project_id = ?1 AND id = ?2",
-                    params![project_id, id, name, enabled, to_json(config), now_ms()],
+                    params![project_id, id, name, enabled, sealed, now_ms(), same],
                 )
                 .map_err(|e| duplicate(e, name))
         })?;
@@ -211,8 +239,9 @@ impl Store {
                    refresh_token = excluded.refresh_token, token_type = excluded.token_type,
                    scope = excluded.scope, expires_at = excluded.expires_at, updated_at = excluded.updated_at",
                 params![
-                    server_id, t.server_url, t.resource_url, t.client_id, t.client_secret, t.access_token,
-                    t.refresh_token, t.token_type, t.scope, t.expires_at, now_ms()
+                    server_id, t.server_url, t.resource_url, t.client_id,
+                    self.sealer.seal_opt(t.client_secret.as_deref()), self.sealer.seal(&t.access_token),
+                    self.sealer.seal_opt(t.refresh_token.as_deref()), t.token_type, t.scope, t.expires_at, now_ms()
                 ],
             )?;
             Ok(())
@@ -220,7 +249,7 @@ impl Store {
     }
 
     pub fn tokens(&self, server_id: &str) -> Result<Option<StoredTokens>> {
-        self.read(|c| {
+        let sealed = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT server_url, resource_url, client_id, client_secret, access_token, refresh_token,
                         token_type, scope, expires_at FROM oauth_tokens WHERE server_id = ?1",
@@ -239,7 +268,15 @@ impl Store {
                 })
             })
             .optional()?)
-        })
+        })?;
+        sealed
+            .map(|mut t| {
+                t.client_secret = self.sealer.open_opt(t.client_secret)?;
+                t.access_token = self.sealer.open(&t.access_token)?;
+                t.refresh_token = self.sealer.open_opt(t.refresh_token)?;
+                Ok(t)
+            })
+            .transpose()
     }
 
     pub fn has_client_secret(&self, server_id: &str) -> Result<bool> {

@@ -97,8 +97,10 @@ impl Service {
         })
     }
 
-    /// A POST to an upload URL: checks the token, reads the file, stores its results.
-    pub fn ingest_upload(&self, token: &str, content: &[u8]) -> Result<ArtifactIngested> {
+    /// The upload a token names, if it may still be used: 401 `UPLOAD_URL_INVALID`,
+    /// `UPLOAD_URL_USED` or `UPLOAD_URL_EXPIRED` otherwise. The HTTP layer asks this before
+    /// it reads a byte of the body, so an unknown token costs one indexed read.
+    pub fn upload_token(&self, token: &str) -> Result<db::StoredUpload> {
         let up = self
             .store()
             .upload_by_hash(&sha256_hex(token))?
@@ -120,6 +122,12 @@ impl Service {
                 "UPLOAD_URL_EXPIRED",
             ));
         }
+        Ok(up)
+    }
+
+    /// A POST to an upload URL: checks the token, reads the file, stores its results.
+    pub fn ingest_upload(&self, token: &str, content: &[u8]) -> Result<ArtifactIngested> {
+        let up = self.upload_token(token)?;
         let max = self.config().ingest.max_artifact_bytes;
         if content.len() > max {
             return Err(Error::invalid(
