@@ -99,6 +99,10 @@ struct ServeArgs {
     /// Credits per started 1,000 model tokens (model authoring, hosted runs, agent turns).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(i64).range(0..))]
     credits_per_1k_tokens: i64,
+    /// Largest message an MCP server may send (a tool result above all), in bytes; a
+    /// larger one is 502 with `details.reason` RESULT_TOO_LARGE.
+    #[arg(long, default_value_t = 16 * 1024 * 1024, value_parser = clap::value_parser!(u64).range(1024..))]
+    max_result_bytes: u64,
     /// Lease on the runs, authoring jobs and idempotency keys this process works on, in
     /// milliseconds; renewed and swept every third of it. What a dead process held is
     /// taken over within twice the lease.
@@ -304,6 +308,7 @@ async fn serve(target: &Target, a: ServeArgs) -> i32 {
     config.authoring.credits_per_1k_tokens = a.credits_per_1k_tokens;
     config.runs.credits_per_1k_tokens = a.credits_per_1k_tokens;
     config.agent.credits_per_1k_tokens = a.credits_per_1k_tokens;
+    config.pool.max_result_bytes = a.max_result_bytes as usize;
     config.leases = evaldeck::service::leases::LeaseOptions::from_lease(
         std::time::Duration::from_millis(a.lease_ms),
     );

@@ -852,3 +852,124 @@ async fn a_childs_stderr_in_the_log_is_capped() {
         "{text}"
     );
 }
+
+/// Callers waiting for the same server share one connection attempt: against a server that
+/// never answers, eight concurrent calls fail together at one connect timeout, after one
+/// attempt, instead of queueing behind each other's timeouts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_callers_share_one_connection_attempt() {
+    let pool = pool();
+    let mut c = stdio(&["--hang"]);
+    c.connect_timeout_ms = 800;
+    let t = target("srv_hang_shared", c);
+    let started = std::time::Instant::now();
+    let calls = (0..8).map(|_| pool.list_tools(&t, None));
+    let results = futures::future::join_all(calls).await;
+    let took = started.elapsed();
+    for r in &results {
+        assert_eq!(r.as_ref().unwrap_err().code, Code::Timeout, "{r:?}");
+    }
+    assert_eq!(
+        pool.stats().connects,
+        1,
+        "one attempt for all eight callers"
+    );
+    assert!(
+        took < Duration::from_millis(800 * 4),
+        "they failed together, not one after another: {took:?}"
+    );
+    // A caller that comes later tries again.
+    let later = pool.list_tools(&t, None).await;
+    assert_eq!(later.unwrap_err().code, Code::Timeout);
+    assert_eq!(pool.stats().connects, 2);
+    pool.shutdown().await;
+}
+
+/// A tool result over the limit is its own error, with the size and the limit, over stdio
+/// (refused while it is read) and over HTTP; the next call works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_result_is_its_own_clear_error() {
+    let pool = McpPool::new(PoolOptions {
+        close_grace: Duration::from_millis(500),
+        max_result_bytes: 100_000,
+        ..Default::default()
+    });
+    let demo = http_demo(&[]).await;
+    for t in [
+        target("srv_big_stdio", stdio(&[])),
+        target("srv_big_http", http(&demo.url)),
+    ] {
+        let e = pool
+            .call_tool(&t, &call("large-result", json!({"size": 2_000_000})))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, Code::ServerUnreachable, "{e:?}");
+        let d = e.details.clone().unwrap();
+        assert_eq!(d["reason"], "RESULT_TOO_LARGE", "{e:?}");
+        assert!(d["size"].as_u64().unwrap() > 2_000_000, "{d}");
+        assert_eq!(d["limit"], 100_000);
+        assert!(e.message.contains("100000 bytes"), "{}", e.message);
+        let ok = pool
+            .call_tool(&t, &call("large-result", json!({"size": 1000})))
+            .await
+            .unwrap();
+        assert_eq!(ok["content"][0]["text"].as_str().unwrap().len(), 1000);
+    }
+    pool.shutdown().await;
+}
+
+/// Error messages speak of the server, never of Rust types.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_messages_carry_no_rust_type_names() {
+    let pool = pool();
+    // An HTTP server that is not an MCP endpoint, one that refuses, a command that is not
+    // there, a server that exits at once, and one that crashes mid-call.
+    let web = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let web_url = format!("http://{}/mcp", web.local_addr().unwrap());
+    tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        while let Ok((mut s, _)) = web.accept().await {
+            let _ = s
+                .write_all(b"HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n")
+                .await;
+        }
+    });
+    let mut errors = vec![];
+    for t in [
+        target("srv_web", http(&web_url)),
+        target("srv_refused", http("http://127.0.0.1:1/mcp")),
+        target(
+            "srv_missing",
+            config(Transport::Stdio {
+                command: "/nonexistent/server".into(),
+                args: vec![],
+                env: BTreeMap::new(),
+                cwd: None,
+            }),
+        ),
+        target(
+            "srv_exits",
+            config(Transport::Stdio {
+                command: "sh".into(),
+                args: vec!["-c".into(), "exit 3".into()],
+                env: BTreeMap::new(),
+                cwd: None,
+            }),
+        ),
+    ] {
+        errors.push(pool.list_tools(&t, None).await.unwrap_err());
+        let report = pool.doctor(&t).await;
+        errors.extend(report.error);
+    }
+    let crash = target("srv_crash_names", stdio(&[]));
+    errors.push(
+        pool.call_tool(&crash, &call("crash", json!({})))
+            .await
+            .unwrap_err(),
+    );
+    for e in &errors {
+        assert!(!e.message.contains("::"), "a Rust path in: {}", e.message);
+    }
+    assert!(errors.len() >= 9);
+    pool.shutdown().await;
+}

@@ -348,6 +348,8 @@ pub(crate) struct Session {
     pub token_hash: u64,
     /// evaldeck's side of the session: roots, answers to the server's requests, traffic.
     pub side: Arc<ClientSide>,
+    /// Size of a message the server sent that was over the limit ([`LineLimit`]); 0 if none.
+    oversized: Arc<AtomicU64>,
     last_used: Mutex<Instant>,
     /// Set after a timeout: the next use pings before trusting the session.
     pub suspect: AtomicBool,
@@ -418,6 +420,89 @@ impl Session {
         }
         if let Some(c) = &self.child {
             c.reap(grace).await;
+        }
+    }
+}
+
+/// A server's stdout that refuses a message (one line) longer than `limit` bytes: the
+/// rest of that line is read and counted, its size noted in `seen`, and reading fails, so
+/// the call fails fast with the size instead of buffering it (or timing out parsing it).
+pub(crate) struct LineLimit<R> {
+    inner: R,
+    limit: usize,
+    line: usize,
+    over: bool,
+    seen: Arc<AtomicU64>,
+}
+
+impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        loop {
+            let this = &mut *self;
+            let start = buf.filled().len();
+            if this.over {
+                // Discard the rest of the oversized line, counting it.
+                let mut scratch = [0u8; 64 * 1024];
+                let mut tmp = tokio::io::ReadBuf::new(&mut scratch);
+                match std::pin::Pin::new(&mut this.inner).poll_read(cx, &mut tmp) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                    Poll::Ready(Ok(())) => {
+                        let got = tmp.filled();
+                        let end = got.iter().position(|b| *b == b'\n');
+                        this.line += end.unwrap_or(got.len());
+                        if end.is_some() || got.is_empty() {
+                            this.seen.store(this.line as u64, Ordering::Release);
+                            return Poll::Ready(Err(std::io::Error::new(
+                                std::io::ErrorKind::InvalidData,
+                                format!(
+                                    "a message of {} bytes, more than {}",
+                                    this.line, this.limit
+                                ),
+                            )));
+                        }
+                        continue;
+                    }
+                }
+            }
+            match std::pin::Pin::new(&mut this.inner).poll_read(cx, buf) {
+                Poll::Ready(Ok(())) => {
+                    let new = &buf.filled()[start..];
+                    if new.is_empty() {
+                        return Poll::Ready(Ok(()));
+                    }
+                    for b in new {
+                        if *b == b'\n' {
+                            if this.line > this.limit {
+                                // A whole over-long line in one read.
+                                this.seen.store(this.line as u64, Ordering::Release);
+                                return Poll::Ready(Err(std::io::Error::new(
+                                    std::io::ErrorKind::InvalidData,
+                                    format!(
+                                        "a message of {} bytes, more than {}",
+                                        this.line, this.limit
+                                    ),
+                                )));
+                            }
+                            this.line = 0;
+                        } else {
+                            this.line += 1;
+                        }
+                    }
+                    if this.line > this.limit {
+                        // Refused once it ends; meanwhile it is read and counted, not kept.
+                        this.over = true;
+                        continue;
+                    }
+                    return Poll::Ready(Ok(()));
+                }
+                other => return other,
+            }
         }
     }
 }
@@ -594,6 +679,7 @@ pub(crate) async fn connect(
     let budget = Duration::from_millis(cfg.connect_timeout_ms.max(1));
     let deadline = tokio::time::Instant::now() + budget;
     let token = target.access_token.as_deref().filter(|t| !t.is_empty());
+    let oversized = Arc::new(AtomicU64::new(0));
     let side = Arc::new(ClientSide::new(
         &target.server_id,
         traffic.clone(),
@@ -688,7 +774,13 @@ pub(crate) async fn connect(
             drop(cmd);
             let lifeline = lifeline.map(process::Lifeline::spawned);
             let pid = child.id();
-            let stdout = child.stdout.take().expect("piped");
+            let stdout = LineLimit {
+                inner: child.stdout.take().expect("piped"),
+                limit: opts.max_result_bytes,
+                line: 0,
+                over: false,
+                seen: oversized.clone(),
+            };
             let stdin = child.stdin.take().expect("piped");
             let stderr = child.stderr.take().expect("piped");
             let tail = Arc::new(StderrTail::default());
@@ -859,6 +951,7 @@ pub(crate) async fn connect(
         request_timeout: Duration::from_millis(cfg.request_timeout_ms.max(1)),
         sent_token,
         revision: std::sync::atomic::AtomicI64::new(target.revision),
+        oversized,
         token_hash: token_hash(token),
         side,
         last_used: Mutex::new(Instant::now()),
@@ -870,6 +963,14 @@ pub(crate) async fn connect(
 impl Session {
     pub fn mark_suspect(&self) {
         self.suspect.store(true, Ordering::Relaxed);
+    }
+
+    /// The size of an over-long message that ended the session, if one did.
+    pub fn oversized(&self) -> Option<usize> {
+        match self.oversized.load(Ordering::Acquire) {
+            0 => None,
+            n => Some(n as usize),
+        }
     }
 
     /// Settled on `2026-07-28` or later: no handshake, no `ping`, no `logging/setLevel`.

@@ -9,6 +9,7 @@
 //! | the server rejects the arguments (JSON-RPC -32602) | `VALIDATION_ERROR` (400) |
 //! | the server says the resource does not exist (JSON-RPC -32002; -32602 on `resources/read`, as `2026-07-28` answers it) | `NOT_FOUND` (404) |
 //! | any other JSON-RPC error from the server | `SERVER_UNREACHABLE` (502, a bad gateway), `details.reason = "MCP_ERROR"` |
+//! | a message larger than the pool's `max_result_bytes` (16 MiB) | `SERVER_UNREACHABLE` (502), `details.reason = "RESULT_TOO_LARGE"`, `size`, `limit` |
 //!
 //! `details` says what happened (`reason`, the JSON-RPC error, the child's exit status and
 //! the tail of its stderr); it never carries a token.
@@ -32,6 +33,8 @@ pub const REASON_AUTH_CHALLENGE: &str = "AUTH_CHALLENGE";
 pub const REASON_REFRESH_FAILED: &str = "REFRESH_FAILED";
 /// `details.reason` when the server process exited or the stream closed mid-exchange.
 pub const REASON_SERVER_EXITED: &str = "SERVER_EXITED";
+/// `details.reason` when a server's message is larger than evaldeck accepts.
+pub const REASON_RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
 /// `details.reason` for a JSON-RPC error the table above has no better code for.
 pub const REASON_MCP_ERROR: &str = "MCP_ERROR";
 
@@ -88,6 +91,15 @@ impl Context {
 
 pub(crate) fn unreachable(message: impl Into<String>) -> Error {
     Error::new(Code::ServerUnreachable, message)
+}
+
+/// A message of `size` bytes over the `limit`.
+pub(crate) fn too_large(method: &str, size: usize, limit: usize) -> Error {
+    Error::new(
+        Code::ServerUnreachable,
+        format!("{method}: the server's answer is {size} bytes, more than the {limit} bytes evaldeck accepts"),
+    )
+    .with_details(json!({"reason": REASON_RESULT_TOO_LARGE, "size": size, "limit": limit, "method": method}))
 }
 
 pub(crate) fn timeout(what: &str, after: Duration) -> Error {
@@ -151,7 +163,8 @@ fn find_challenge(err: &(dyn std::error::Error + 'static)) -> Option<String> {
     None
 }
 
-/// The whole source chain as one line, for `message`.
+/// The whole source chain as one line, for `message`, in words about the server: rmcp's
+/// wrapper around transport errors is dropped, and so is any Rust type path.
 fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut out = err.to_string();
     let mut cur = err.source();
@@ -163,7 +176,22 @@ fn chain(err: &(dyn std::error::Error + 'static)) -> String {
         }
         cur = e.source();
     }
-    out
+    plain(&out)
+}
+
+/// `text` without Rust type paths (`rmcp::transport::worker::WorkerTransport<…>`) and
+/// without rmcp's `Transport [NAME] error:` wrapper.
+pub(crate) fn plain(text: &str) -> String {
+    static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)+(?:<[^>\s]*>*)?")
+            .expect("a valid pattern")
+    });
+    static WRAPPER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"Transport \[[^\]]*\] error: ").expect("a valid pattern")
+    });
+    let t = WRAPPER.replace_all(text, "");
+    let t = PATH.replace_all(&t, "the connection");
+    t.into_owned()
 }
 
 fn jsonrpc(err: &rmcp::ErrorData, method: &str) -> Error {
@@ -214,7 +242,7 @@ pub(crate) fn from_service(err: &ServiceError, ctx: &Context) -> Error {
             ctx.method,
             reason.as_deref().unwrap_or("no reason given")
         )),
-        other => unreachable(format!("{}: {other}", ctx.method)),
+        other => unreachable(format!("{}: {}", ctx.method, plain(&other.to_string()))),
     };
     ctx.decorate(e)
 }
@@ -261,4 +289,16 @@ pub(crate) fn add_detail(mut err: Error, key: &str, value: Value) -> Error {
     d[key] = value;
     err.details = Some(d);
     err
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn messages_speak_of_the_server_not_of_rust_types() {
+        let raw = "initialize: Transport [rmcp::transport::worker::WorkerTransport<rmcp::transport::streamable_http_client::StreamableHttpClientWorker<reqwest::Client>>] error: HTTP 501";
+        assert_eq!(super::plain(raw), "initialize: HTTP 501");
+        let raw = "tools/call: unexpected error in rmcp::service::ServiceError<x>";
+        let p = super::plain(raw);
+        assert!(!p.contains("::"), "{p}");
+    }
 }

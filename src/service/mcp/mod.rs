@@ -95,6 +95,9 @@ pub struct PoolOptions {
     pub supervisor: Option<std::path::PathBuf>,
     /// Write every protocol event to stderr as it happens (the CLI's `--verbose`).
     pub echo_traffic: bool,
+    /// Largest message a server may send (a tool result, above all); a larger one is 502
+    /// with `details.reason` `RESULT_TOO_LARGE`.
+    pub max_result_bytes: usize,
 }
 
 impl Default for PoolOptions {
@@ -109,6 +112,7 @@ impl Default for PoolOptions {
             max_pages: 100,
             supervisor: process::supervisor(),
             echo_traffic: false,
+            max_result_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -135,6 +139,9 @@ struct Inner {
     /// of the handshake era: their next connection skips the `server/discover` probe.
     eras: Mutex<HashMap<String, rmcp::model::ProtocolVersion>>,
     sampler: Mutex<Option<Arc<dyn Sampler>>>,
+    /// The last failed connection attempt of each server, and when it failed: callers that
+    /// were already waiting for that attempt share its failure instead of each trying again.
+    failures: Mutex<HashMap<String, (Instant, Error)>>,
     /// Calls that named themselves (`callId`), by `server/callId`, to cancel them.
     calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
     connects: AtomicU64,
@@ -387,6 +394,7 @@ impl McpPool {
                 eras: Mutex::new(HashMap::new()),
                 sampler: Mutex::new(None),
                 calls: Mutex::new(HashMap::new()),
+                failures: Mutex::new(HashMap::new()),
                 connects: AtomicU64::new(0),
                 spawns: AtomicU64::new(0),
                 shut: AtomicBool::new(false),
@@ -517,7 +525,20 @@ impl McpPool {
         }
         self.close_idle(&target.server_id).await;
         let slot = self.slot(&target.server_id);
+        let arrived = Instant::now();
         let mut guard = slot.lock().await;
+        // One connection attempt at a time per server: whoever waited for an attempt that
+        // failed fails with it, at its timeout, rather than starting another.
+        if let Some((at, e)) = self
+            .inner
+            .failures
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&target.server_id)
+            && *at > arrived
+        {
+            return Err(e.clone());
+        }
         if let Some(s) = guard.clone() {
             let fits = s.revision.load(Ordering::Relaxed) == target.revision
                 && s.token_hash
@@ -544,10 +565,17 @@ impl McpPool {
             s.close(self.inner.opts.close_grace).await;
         }
         let mut timings = ConnectTimings::default();
-        let s = self
-            .open(target, &mut timings, self.era(target))
-            .await
-            .map_err(|f| f.error)?;
+        let s = match self.open(target, &mut timings, self.era(target)).await {
+            Ok(s) => s,
+            Err(f) => {
+                self.inner
+                    .failures
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(target.server_id.clone(), (Instant::now(), f.error.clone()));
+                return Err(f.error);
+            }
+        };
         tracing::debug!(server = %target.server_id, revision = target.revision, ?timings, "mcp: session opened");
         let s = Arc::new(s);
         *guard = Some(s.clone());
@@ -756,7 +784,10 @@ impl McpPool {
                 use rmcp::ServiceError as E;
                 let died = matches!(e, E::TransportClosed | E::TransportSend(_));
                 let ctx = s.context(method, died).await;
-                let err = errors::from_service(&e, &ctx);
+                let err = match s.oversized() {
+                    Some(size) => errors::too_large(method, size, self.inner.opts.max_result_bytes),
+                    None => errors::from_service(&e, &ctx),
+                };
                 if died || err.code == Code::OauthRequired {
                     self.discard(&target.server_id, s).await;
                 } else if matches!(e, E::Timeout { .. }) {
@@ -970,7 +1001,20 @@ impl McpPool {
             }
         };
         match answer {
-            ServerResult::CallToolResult(r) => convert(r),
+            ServerResult::CallToolResult(r) => {
+                let v: Value = convert(r)?;
+                // Over HTTP the message is whole before it can be measured; over stdio a
+                // longer one already failed while it was read.
+                let size = serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
+                if size > self.inner.opts.max_result_bytes {
+                    return Err(errors::too_large(
+                        "tools/call",
+                        size,
+                        self.inner.opts.max_result_bytes,
+                    ));
+                }
+                Ok(v)
+            }
             _ => Err(unexpected("tools/call")),
         }
     }
