@@ -20,6 +20,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{CallCancelled, TrafficPage, TrafficQuery};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -87,6 +88,8 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<UploadUrlRequest, UploadUrl, _, _>("/projects/{project_id}/eval-ingest/artifacts/upload-url", "Mint a single-use, expiring upload URL for a JUnit XML, Jest JSON or Vitest JSON artifact", StatusCode::OK, ingest_upload_url)
         .post::<AgentTurnRequest, AgentTurnResponse, _, _>("/projects/{project_id}/agent", "One assistant turn over messages; reads servers, suites and runs, creates eval suites, cannot start runs. Not idempotent: on an error check details.createdResources", StatusCode::OK, agent_turn)
         .extensions()
+        .post::<Any, CallCancelled, _, _>("/projects/{project_id}/servers/{server_id}/calls/{call_id}/cancel", "Cancel a running tools/call that named itself with callId (the server is sent notifications/cancelled)", StatusCode::OK, cancel_call)
+        .get::<TrafficPage, _, _>("/projects/{project_id}/servers/{server_id}/traffic", "The server's recent protocol events (JSON-RPC both ways, stderr, decisions) after `after`", server_traffic)
         .get::<ImportResponse, _, _>("/projects/{project_id}/authoring-jobs/{job_id}", "Poll an authoring job: the recorded EvalCaseImported once committed, else the job body", authoring_job)
         .post::<CommitRequest, EvalCaseImported, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/commit", "Commit a completed authoring job (duplicatePolicy may be chosen now)", StatusCode::OK, commit_authoring_job)
         .post::<Any, EvalAuthoringJobAccepted, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/cancel", "Cancel a pending job, or discard a completed uncommitted one", StatusCode::OK, cancel_authoring_job)
@@ -437,6 +440,24 @@ async fn call_tool(
     MemberBody(b): MemberBody<ToolCallRequest>,
 ) -> R<serde_json::Value> {
     s.service.call_tool(&who, &p, &id, &b).await.map(Json)
+}
+
+async fn cancel_call(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id, call)): Path<(String, String, String)>,
+    MemberBody(_): MemberBody<serde_json::Value>,
+) -> R<CallCancelled> {
+    s.service.cancel_call(&who, &p, &id, &call).map(Json)
+}
+
+async fn server_traffic(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    Query(q): Query<TrafficQuery>,
+) -> R<TrafficPage> {
+    s.service.server_traffic(&who, &p, &id, q.after).map(Json)
 }
 
 async fn prompts(

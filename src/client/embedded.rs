@@ -17,6 +17,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{CallCancelled, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -185,6 +186,35 @@ impl Backend for Embedded {
         self.service
             .call_tool(&self.who, project, server, req)
             .await
+    }
+    async fn call_tool_watched(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ToolCallRequest,
+        watch: super::CallWatch,
+    ) -> Result<Value> {
+        let ctx = crate::service::mcp::CallContext {
+            progress: watch.progress,
+            asker: watch.asker,
+            ..Default::default()
+        };
+        self.service
+            .call_tool_with(&self.who, project, server, req, &ctx)
+            .await
+    }
+    async fn cancel_call(
+        &self,
+        project: &str,
+        server: &str,
+        call_id: &str,
+    ) -> Result<CallCancelled> {
+        self.service
+            .cancel_call(&self.who, project, server, call_id)
+    }
+    async fn server_traffic(&self, project: &str, server: &str, after: u64) -> Result<TrafficPage> {
+        self.service
+            .server_traffic(&self.who, project, server, after)
     }
     async fn prompts(
         &self,

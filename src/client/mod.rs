@@ -24,6 +24,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{CallCancelled, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -33,6 +34,13 @@ use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
 use serde_json::Value;
+
+/// What a caller of [`Backend::call_tool_watched`] follows and answers.
+#[derive(Clone, Default)]
+pub struct CallWatch {
+    pub progress: Option<tokio::sync::mpsc::UnboundedSender<crate::service::mcp::client::Progress>>,
+    pub asker: Option<std::sync::Arc<dyn crate::service::mcp::Asker>>,
+}
 
 #[async_trait]
 pub trait Backend: Send + Sync {
@@ -108,6 +116,27 @@ pub trait Backend: Send + Sync {
     ) -> Result<McpPage<ToolItem>>;
     /// The MCP call-tool result verbatim; a tool-level error is `Ok` with `isError: true`.
     async fn call_tool(&self, project: &str, server: &str, req: &ToolCallRequest) -> Result<Value>;
+    /// `tools/call` with the caller watching: progress as the server reports it, and a
+    /// person asked when the server elicits. Only the embedded core can do either; over a
+    /// remote backend it is `call_tool` (progress shows in the server's traffic).
+    async fn call_tool_watched(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ToolCallRequest,
+        _watch: CallWatch,
+    ) -> Result<Value> {
+        self.call_tool(project, server, req).await
+    }
+    /// Cancels a running call that named itself with `callId`.
+    async fn cancel_call(
+        &self,
+        project: &str,
+        server: &str,
+        call_id: &str,
+    ) -> Result<CallCancelled>;
+    /// A server's protocol events after `after` (the protocol pane, `--verbose`).
+    async fn server_traffic(&self, project: &str, server: &str, after: u64) -> Result<TrafficPage>;
     async fn prompts(
         &self,
         project: &str,

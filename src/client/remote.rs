@@ -22,6 +22,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
+use crate::spec::primitives::{CallCancelled, TrafficPage, TrafficQuery};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -441,6 +442,28 @@ impl Backend for Remote {
             Method::POST,
             &["projects", project, "servers", server, "tools", "call"],
             req,
+        )
+        .await
+    }
+    async fn cancel_call(
+        &self,
+        project: &str,
+        server: &str,
+        call_id: &str,
+    ) -> Result<CallCancelled> {
+        self.send(
+            Method::POST,
+            &[
+                "projects", project, "servers", server, "calls", call_id, "cancel",
+            ],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn server_traffic(&self, project: &str, server: &str, after: u64) -> Result<TrafficPage> {
+        self.get_q(
+            &["projects", project, "servers", server, "traffic"],
+            &TrafficQuery { after },
         )
         .await
     }

@@ -466,3 +466,11 @@ pub struct ElicitationRequest {
 pub struct CallCancelled {
     pub cancelled: bool,
 }
+
+/// Query of `GET …/servers/{s}/traffic` (extension): events after this sequence number.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TrafficQuery {
+    #[serde(default)]
+    pub after: u64,
+}
