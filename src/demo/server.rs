@@ -1,6 +1,11 @@
 //! The demo server's MCP side: tools, prompts and resources chosen to exercise every
 //! diagnostic and assertion — with and without descriptions and annotations, structured
-//! output, a deprecated tool, a tool error, progress, a large result, paging, a crash.
+//! output, a deprecated tool, a tool error, progress, a large result, paging, a crash;
+//! with `--client-features`, tools that ask things of the client.
+
+// Logging, sampling and roots are deprecated (SEP-2577) yet part of every revision, and
+// the demo server exists to exercise them.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,12 +30,21 @@ pub struct DemoOptions {
     pub resources: bool,
     /// Items per page of `tools/list`, `prompts/list` and `resources/list`; 0 = one page.
     pub page_size: usize,
+    /// Add the tools that ask things of the client: `ask-llm` (sampling), `ask-user`
+    /// (elicitation), `list-roots` (roots) and `log` (logging).
+    pub client_features: bool,
+    /// Speak only these protocol revisions (empty: every revision rmcp speaks).
+    pub protocols: Vec<rmcp::model::ProtocolVersion>,
 }
 
 #[derive(Clone)]
 pub struct DemoServer {
     opts: Arc<DemoOptions>,
     started: Instant,
+    /// `notifications/roots/list_changed` received so far.
+    roots_changed: Arc<std::sync::atomic::AtomicU64>,
+    /// The level `logging/setLevel` asked for (handshake era).
+    log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
 }
 
 /// A 1×1 transparent PNG: the binary resource.
@@ -159,6 +173,40 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
+/// The tools that ask things of the client (`--client-features`).
+fn client_feature_tools() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "ask-llm",
+            "Asks the client's model a question (sampling) and returns its answer.",
+            schema(
+                json!({"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}),
+            ),
+        ),
+        Tool::new(
+            "ask-user",
+            "Asks the user for their name (elicitation) and returns what they said.",
+            schema(json!({"type": "object", "properties": {"message": {"type": "string"}}})),
+        ),
+        Tool::new(
+            "list-roots",
+            "Returns the client's roots and how many times they changed.",
+            schema(json!({"type": "object", "properties": {}})),
+        ),
+        Tool::new(
+            "log",
+            "Sends one log message at `level` (debug … emergency).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "level": {"type": "string", "enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
+                    "message": {"type": "string"}
+                }
+            })),
+        ),
+    ]
+}
+
 fn prompts() -> Vec<Prompt> {
     vec![
         Prompt::new(
@@ -250,7 +298,199 @@ impl DemoServer {
         DemoServer {
             opts: Arc::new(opts),
             started: Instant::now(),
+            roots_changed: Arc::default(),
+            log_level: Arc::default(),
         }
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        let mut all = tools();
+        if self.opts.client_features {
+            all.extend(client_feature_tools());
+        }
+        all
+    }
+
+    /// A tool that needs something from the client: asked as a server-to-client request in
+    /// the handshake era, as an `input_required` round from `2026-07-28` (the answer comes
+    /// back in the retried request's `inputResponses` under `key`).
+    async fn ask(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+        key: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Result<Value, CallToolResponse>, ErrorData> {
+        let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        if modern {
+            if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(key)) {
+                return Ok(Ok(answer.clone()));
+            }
+            let mut wanted = json!({"method": method});
+            if !params.is_null() {
+                wanted["params"] = params;
+            }
+            let input: rmcp::model::InputRequest = serde_json::from_value(wanted)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let requests = [(key.to_string(), input)].into_iter().collect();
+            return Ok(Err(CallToolResponse::InputRequired(
+                rmcp::model::InputRequiredResult::from_input_requests(requests),
+            )));
+        }
+        let mut raw = json!({"method": method});
+        if !params.is_null() {
+            raw["params"] = params;
+        }
+        let req: rmcp::model::ServerRequest = serde_json::from_value(raw)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match ctx.peer.send_request(req).await {
+            Ok(r) => Ok(Ok(serde_json::to_value(r).unwrap_or_default())),
+            Err(rmcp::ServiceError::McpError(e)) => Ok(Ok(json!({"error": e.message}))),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    /// The tools that ask things of the client; `None` for any other tool.
+    async fn client_feature_tool(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
+        let args = request.arguments.clone().unwrap_or_default();
+        let text = |s: String| {
+            CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(s)]))
+        };
+        let (key, method, params) = match &*request.name {
+            "ask-llm" => (
+                "answer",
+                "sampling/createMessage",
+                json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": args.get("question").and_then(Value::as_str).unwrap_or("Say hello.")}}],
+                    "maxTokens": 200
+                }),
+            ),
+            "ask-user" => (
+                "details",
+                "elicitation/create",
+                json!({
+                    "mode": "form",
+                    "message": args.get("message").and_then(Value::as_str).unwrap_or("Who are you?"),
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "title": "Name", "minLength": 1},
+                            "subscribe": {"type": "boolean", "title": "Subscribe", "default": false}
+                        },
+                        "required": ["name"]
+                    }
+                }),
+            ),
+            "list-roots" => ("roots", "roots/list", Value::Null),
+            "log" => {
+                return Some(self.log(&args, ctx).await.map(|s| text(s)));
+            }
+            _ => return None,
+        };
+        let answer = match self.ask(request, ctx, key, method, params).await {
+            Ok(Ok(a)) => a,
+            Ok(Err(more)) => return Some(Ok(more)),
+            Err(e) => return Some(Err(e)),
+        };
+        let out = match &*request.name {
+            "ask-llm" => match answer["content"]["text"].as_str() {
+                Some(t) => format!("the model said: {t}"),
+                None => format!(
+                    "no answer: {}",
+                    answer["error"].as_str().unwrap_or("declined")
+                ),
+            },
+            "ask-user" => match answer["action"].as_str() {
+                Some("accept") => format!("accepted: {}", answer["content"]),
+                Some(other) => format!("the user chose {other}"),
+                None => format!(
+                    "no answer: {}",
+                    answer["error"].as_str().unwrap_or("declined")
+                ),
+            },
+            _ => json!({
+                "roots": answer["roots"],
+                "listChanged": self.roots_changed.load(std::sync::atomic::Ordering::Relaxed),
+            })
+            .to_string(),
+        };
+        Some(Ok(text(out)))
+    }
+
+    /// `log`: one log message at `level`, if the client asked for that level or a lower one
+    /// (`logging/setLevel` in the handshake era, the request's `_meta` level from
+    /// `2026-07-28`, which sends nothing without one).
+    async fn log(
+        &self,
+        args: &JsonObject,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<String, ErrorData> {
+        use rmcp::model::LoggingLevel;
+        let level: LoggingLevel =
+            serde_json::from_value(args.get("level").cloned().unwrap_or(json!("info")))
+                .map_err(|_| ErrorData::invalid_params("`level` is a log level", None))?;
+        let message = args
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("hello from the demo server");
+        let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        let wanted = if modern {
+            ctx.meta.log_level()
+        } else {
+            *self.log_level.lock().unwrap_or_else(|p| p.into_inner())
+        };
+        let rank = |l: LoggingLevel| {
+            serde_json::to_value(l).ok().and_then(|v| {
+                [
+                    "debug",
+                    "info",
+                    "notice",
+                    "warning",
+                    "error",
+                    "critical",
+                    "alert",
+                    "emergency",
+                ]
+                .iter()
+                .position(|n| v == *n)
+            })
+        };
+        let sent = match wanted {
+            Some(w) if rank(level) >= rank(w) => {
+                #[allow(deprecated)]
+                let _ = ctx
+                    .peer
+                    .notify_logging_message(
+                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
+                            .with_logger("demo"),
+                    )
+                    .await;
+                true
+            }
+            // The handshake era logs at the server's default (info) until told otherwise.
+            None if !modern && rank(level) >= rank(LoggingLevel::Info) => {
+                #[allow(deprecated)]
+                let _ = ctx
+                    .peer
+                    .notify_logging_message(
+                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
+                            .with_logger("demo"),
+                    )
+                    .await;
+                true
+            }
+            _ => false,
+        };
+        Ok(if sent {
+            "logged".into()
+        } else {
+            "below the requested level; not sent".into()
+        })
     }
 
     async fn run_tool(
@@ -390,6 +630,7 @@ impl ServerHandler for DemoServer {
             .enable_tools()
             .enable_prompts()
             .enable_resources()
+            .enable_logging()
             .build();
         if !self.opts.prompts {
             caps.prompts = None;
@@ -410,7 +651,7 @@ impl ServerHandler for DemoServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (items, next) = page(&tools(), cursor(&request), self.opts.page_size)?;
+        let (items, next) = page(&self.tools(), cursor(&request), self.opts.page_size)?;
         let mut r = ListToolsResult::with_all_items(items);
         r.next_cursor = next;
         Ok(r)
@@ -421,10 +662,42 @@ impl ServerHandler for DemoServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.opts.client_features
+            && let Some(r) = self.client_feature_tool(&request, &context).await
+        {
+            return r;
+        }
         let args = request.arguments.clone().unwrap_or_default();
         self.run_tool(&request.name, args, &context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        if self.opts.protocols.is_empty() {
+            std::borrow::Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+        } else {
+            std::borrow::Cow::Owned(self.opts.protocols.clone())
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(request.level);
+        Ok(())
+    }
+
+    async fn on_roots_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        self.roots_changed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     async fn list_prompts(
@@ -459,7 +732,7 @@ impl ServerHandler for DemoServer {
         }
         let args = request.arguments.unwrap_or_default();
         let arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
-        let result = match request.name.as_str() {
+        let result = match &*request.name {
             "greeting" => {
                 let name = arg("name")
                     .ok_or_else(|| ErrorData::invalid_params("`name` is required", None))?;

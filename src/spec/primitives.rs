@@ -123,6 +123,32 @@ pub struct DoctorChecks {
     pub resource_templates: Option<Check>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<Check>,
+    /// Additive: which protocol revisions the server accepts (see `revisions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Check>,
+}
+
+/// The protocol revisions evaldeck speaks, newest first; the first two are current.
+pub const REVISIONS: [&str; 5] = [
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+/// How many of [`REVISIONS`] (from the start) count as current.
+pub const CURRENT_REVISIONS: usize = 2;
+
+/// Additive: whether the server accepted one protocol revision, tried on a connection of
+/// its own (`server/discover` for `2026-07-28`, `initialize` for the others).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RevisionSupport {
+    pub revision: String,
+    pub accepted: bool,
+    /// What the server answered: the revision it settled on, or why it failed.
+    pub detail: String,
 }
 
 /// Additive: wall time of each stage and of the whole run, in milliseconds.
@@ -162,6 +188,9 @@ pub struct DoctorReport {
     pub resource_templates: Option<Vec<ResourceTemplateItem>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<Vec<PromptItem>>,
+    /// Additive: the revision matrix, newest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Vec<RevisionSupport>>,
     pub checks: DoctorChecks,
     pub timings: DoctorTimings,
     /// `{code, message, details?}` of the stage that failed, or `null`.

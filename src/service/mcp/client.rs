@@ -419,19 +419,29 @@ impl ClientHandler for EvalClient {
 
 impl ClientSide {
     /// Answers one `input_required` round: each input request as a server-to-client
-    /// request of the same kind would be answered. A request that cannot be answered is
-    /// left out, which the server sees as declined.
+    /// request of the same kind would be answered. A sampling request that is declined
+    /// ends the request: from `2026-07-28` there is no way to tell the server "no" but to
+    /// stop asking again.
     pub async fn answer_input(
         &self,
         ir: rmcp::model::InputRequiredResult,
-    ) -> (rmcp::model::InputResponses, Option<String>) {
+    ) -> Result<(rmcp::model::InputResponses, Option<String>), crate::spec::Error> {
         use rmcp::model::InputRequest;
         let mut out = rmcp::model::InputResponses::new();
         for (key, request) in ir.input_requests.unwrap_or_default() {
             let answer = match request {
                 InputRequest::CreateMessage(r) => match self.sample(r.params).await {
                     Ok(v) => serde_json::to_value(v).ok(),
-                    Err(_) => None,
+                    Err(e) => {
+                        return Err(crate::spec::Error::new(
+                            crate::spec::Code::FeatureNotSupported,
+                            format!(
+                                "the server needs a sampling answer to go on, and evaldeck declined: {} (set `config.client.sampling`, or `sampling` on the call)",
+                                e.message
+                            ),
+                        )
+                        .with_reason("SAMPLING_DECLINED"));
+                    }
                 },
                 InputRequest::Elicitation(r) => {
                     serde_json::to_value(self.elicit(r.params).await).ok()
@@ -443,6 +453,6 @@ impl ClientSide {
                 out.insert(key, a);
             }
         }
-        (out, ir.request_state)
+        Ok((out, ir.request_state))
     }
 }

@@ -620,7 +620,6 @@ pub(crate) enum Era {
     /// Try `2026-07-28`, then `initialize` offering the newest handshake revision.
     Auto,
     /// `server/discover` with exactly this revision; no fallback (the doctor's matrix).
-    #[allow(dead_code)]
     Only(ProtocolVersion),
     /// `initialize` offering this revision.
     Handshake(ProtocolVersion),

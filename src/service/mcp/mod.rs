@@ -35,9 +35,10 @@ pub use errors::needs_refresh;
 pub use oauth::{OAuthTokens, RefreshRequest, discover_token_endpoint, refresh_access_token};
 
 use crate::spec::primitives::{
-    Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport, DoctorStatus,
-    DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest, PromptItem,
-    ResourceItem, ResourceTemplateItem, ToolCallRequest, ToolItem, TrafficPage, ValidateResult,
+    CURRENT_REVISIONS, Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport,
+    DoctorStatus, DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest,
+    PromptItem, REVISIONS, ResourceItem, ResourceTemplateItem, RevisionSupport, ToolCallRequest,
+    ToolItem, TrafficPage, ValidateResult,
 };
 use crate::spec::server::{ServerConfig, Transport};
 use crate::spec::{Code, Error, Result};
@@ -295,6 +296,19 @@ impl List {
     }
 }
 
+/// The newest handshake revision a server named when no revision was in common.
+fn handshake_fallback(e: &Error) -> Option<rmcp::model::ProtocolVersion> {
+    if e.reason() != Some(errors::REASON_NO_COMMON_REVISION) {
+        return None;
+    }
+    let named = e.details.as_ref()?["serverSupported"].as_array()?.clone();
+    rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .filter(|v| v.has_initialize() && named.iter().any(|n| n == v.as_str()))
+        .max_by(|a, b| a.as_str().cmp(b.as_str()))
+        .cloned()
+}
+
 /// `details.reason` of a call cancelled through its `callId`.
 pub const REASON_CALL_CANCELLED: &str = "CALL_CANCELLED";
 
@@ -490,15 +504,36 @@ impl McpPool {
         era: Era,
     ) -> std::result::Result<Session, connect::ConnectFailure> {
         self.count_connect(target);
-        let s = connect::connect(
+        let attempt = connect::connect(
             target,
             &self.inner.opts,
             timings,
             self.traffic_of(&target.server_id),
             self.sampler(),
-            era,
+            era.clone(),
         )
-        .await?;
+        .await;
+        // A server that answers `server/discover` but speaks only handshake revisions (it
+        // names them) is asked again with the handshake, on a fresh connection.
+        let s = match attempt {
+            Err(f) if matches!(era, Era::Auto) => match handshake_fallback(&f.error) {
+                Some(v) => {
+                    self.count_connect(target);
+                    *timings = ConnectTimings::default();
+                    connect::connect(
+                        target,
+                        &self.inner.opts,
+                        timings,
+                        self.traffic_of(&target.server_id),
+                        self.sampler(),
+                        Era::Handshake(v),
+                    )
+                    .await?
+                }
+                None => return Err(f),
+            },
+            other => other?,
+        };
         let v = &s.info.protocol_version;
         if v.has_initialize() {
             self.inner
@@ -580,6 +615,52 @@ impl McpPool {
         let s = Arc::new(s);
         *guard = Some(s.clone());
         Ok(s)
+    }
+
+    /// Which of [`REVISIONS`] the server accepts, each tried at once on a connection of its
+    /// own (that is not pooled and leaves no protocol events).
+    async fn revision_matrix(&self, target: &Target) -> Vec<RevisionSupport> {
+        let probes = REVISIONS.iter().map(|name| async move {
+            let Some(v) = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .find(|v| v.as_str() == *name)
+                .cloned()
+            else {
+                return RevisionSupport {
+                    revision: name.to_string(),
+                    accepted: false,
+                    detail: "not known to this build".into(),
+                };
+            };
+            let era = if v.has_initialize() {
+                Era::Handshake(v.clone())
+            } else {
+                Era::Only(v.clone())
+            };
+            let mut timings = ConnectTimings::default();
+            let quiet = Arc::new(Traffic::new(&target.server_id, false));
+            match connect::connect(target, &self.inner.opts, &mut timings, quiet, None, era).await {
+                Ok(s) => {
+                    let got = s.info.protocol_version.as_str().to_string();
+                    s.close(self.inner.opts.close_grace).await;
+                    RevisionSupport {
+                        revision: name.to_string(),
+                        accepted: got == *name,
+                        detail: if got == *name {
+                            "accepted".into()
+                        } else {
+                            format!("answered with {got}")
+                        },
+                    }
+                }
+                Err(f) => RevisionSupport {
+                    revision: name.to_string(),
+                    accepted: false,
+                    detail: f.error.message,
+                },
+            }
+        });
+        futures::future::join_all(probes).await
     }
 
     /// A health check: `ping` in the handshake era; from `2026-07-28`, which removed it,
@@ -820,7 +901,7 @@ impl McpPool {
                 .await?
             {
                 ServerResult::InputRequiredResult(ir) => {
-                    let (responses, state) = s.side.answer_input(ir).await;
+                    let (responses, state) = s.side.answer_input(ir).await?;
                     params = params.with_input(responses, state);
                 }
                 other => return Ok(other),
@@ -1254,6 +1335,7 @@ impl McpPool {
                 "completions",
                 session.info.capabilities.completions.is_some(),
             ),
+            ("logging", session.info.capabilities.logging.is_some()),
         ]
         .into_iter()
         .filter(|(_, on)| *on)
@@ -1328,9 +1410,32 @@ impl McpPool {
             }
         }
         session.close(self.inner.opts.close_grace).await;
+        let revisions = self.revision_matrix(target).await;
+        let current = revisions.iter().take(CURRENT_REVISIONS).any(|r| r.accepted);
+        let accepted: Vec<&str> = revisions
+            .iter()
+            .filter(|r| r.accepted)
+            .map(|r| r.revision.as_str())
+            .collect();
+        checks.revisions = Some(if current {
+            Check::ok(format!("accepts {}", accepted.join(", ")), None)
+        } else {
+            Check::error(
+                format!(
+                    "accepts none of the current revisions ({}); accepts {}",
+                    REVISIONS[..CURRENT_REVISIONS].join(", "),
+                    if accepted.is_empty() {
+                        "none of them".to_string()
+                    } else {
+                        accepted.join(", ")
+                    }
+                ),
+                None,
+            )
+        });
         DoctorReport {
             generated_at: iso_now(),
-            status: if first_error.is_some() {
+            status: if first_error.is_some() || !current {
                 DoctorStatus::Partial
             } else {
                 DoctorStatus::Ready
@@ -1346,6 +1451,7 @@ impl McpPool {
             resources: report_resources,
             resource_templates: report_templates,
             prompts: report_prompts,
+            revisions: Some(revisions),
             checks,
             timings: DoctorTimings {
                 probe_ms: timings.probe.map(ms),
@@ -1414,6 +1520,7 @@ pub fn doctor_refresh_failed(
                     resources: Some(Check::skipped("not initialized")),
                     resource_templates: Some(Check::skipped("not initialized")),
                     prompts: Some(Check::skipped("not initialized")),
+                    revisions: Some(Check::skipped("not initialized")),
                 },
                 DoctorTimings {
                     probe_ms: None,
@@ -1448,6 +1555,7 @@ fn unconnected(
         resources: None,
         resource_templates: None,
         prompts: None,
+        revisions: None,
         checks,
         timings,
         error: Some(error),
