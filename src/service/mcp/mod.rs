@@ -901,7 +901,7 @@ impl McpPool {
                 .await?
             {
                 ServerResult::InputRequiredResult(ir) => {
-                    let (responses, state) = s.side.answer_input(ir).await?;
+                    let (responses, state) = s.side.answer_input(ir, ctx).await?;
                     params = params.with_input(responses, state);
                 }
                 other => return Ok(other),
