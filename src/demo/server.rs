@@ -388,7 +388,7 @@ impl DemoServer {
             ),
             "list-roots" => ("roots", "roots/list", Value::Null),
             "log" => {
-                return Some(self.log(&args, ctx).await.map(|s| text(s)));
+                return Some(self.log(&args, ctx).await.map(text));
             }
             _ => return None,
         };
