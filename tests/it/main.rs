@@ -3,6 +3,7 @@ mod access;
 mod agent;
 mod aliases;
 mod cli_process;
+mod client_features;
 mod common;
 mod contract;
 mod crash_loop;
