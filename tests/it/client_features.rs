@@ -528,3 +528,151 @@ fn the_cli_shows_its_traffic_and_runs_unsaved_targets() {
         "the unsaved target is gone: {listed}"
     );
 }
+
+/// A case's scripted elicitation answer is what a run gives the server; the trace records
+/// that the server asked and what it was told. The field round-trips through suite files.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_elicitation_answer_comes_from_the_case() {
+    let h = Harness::with_config(demo_config()).await;
+    let p = h.project.clone();
+    h.call(
+        Method::POST,
+        &format!("/projects/{p}/servers"),
+        Some(&h.owner_key),
+        Some(json!({
+            "name": "asker",
+            "transport": {"type": "stdio", "command": BIN, "args": ["demo-server", "--client-features"]}
+        })),
+    )
+    .await
+    .ok(201);
+    let suite = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/eval-suites"),
+            Some(&h.owner_key),
+            Some(json!({"name": "Ask", "serverIds": ["asker"], "model": "builtin/baseline", "tests": [
+                {"title": "asks", "steps": [
+                    {"id": "t1", "kind": "toolCall", "toolName": "ask-user", "arguments": {}},
+                    {"id": "a1", "kind": "assert", "assertion": {"type": "toolResultContains", "needle": "Grace"}}
+                ]}
+            ]})),
+        )
+        .await;
+    let suite = suite.ok(201)["suiteId"].as_str().unwrap().to_string();
+    let cases = h
+        .get(
+            &format!("/projects/{p}/eval-suites/{suite}/cases"),
+            &h.owner_key,
+        )
+        .await;
+    let case = cases.ok(200)["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let updated = h
+        .call(
+            Method::PATCH,
+            &format!("/projects/{p}/eval-suites/{suite}/cases/{case}"),
+            Some(&h.owner_key),
+            Some(json!({"elicitation": {"action": "accept", "content": {"name": "Grace"}}})),
+        )
+        .await;
+    assert_eq!(
+        updated.ok(200)["elicitation"],
+        json!({"action": "accept", "content": {"name": "Grace"}})
+    );
+    let bad = h
+        .call(
+            Method::PATCH,
+            &format!("/projects/{p}/eval-suites/{suite}/cases/{case}"),
+            Some(&h.owner_key),
+            Some(json!({"elicitation": {"action": "decline", "content": {"name": "x"}}})),
+        )
+        .await;
+    bad.invalid("/elicitation/content", "requires");
+
+    let run = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/eval-runs"),
+            Some(&h.owner_key),
+            Some(json!({"suiteId": suite})),
+        )
+        .await;
+    let run = run.ok(202)["runId"].as_str().unwrap().to_string();
+    let mut done = json!(null);
+    for _ in 0..200 {
+        done = h
+            .get(&format!("/projects/{p}/eval-runs/{run}"), &h.owner_key)
+            .await
+            .ok(200)
+            .clone();
+        if done["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(done["result"], "passed", "{done}");
+    let its = h
+        .get(
+            &format!("/projects/{p}/eval-runs/{run}/iterations"),
+            &h.owner_key,
+        )
+        .await;
+    let it = its.ok(200)["items"][0]["id"].as_str().unwrap().to_string();
+    let trace = h
+        .get(
+            &format!("/projects/{p}/eval-runs/{run}/iterations/{it}/trace"),
+            &h.owner_key,
+        )
+        .await;
+    let trace = trace.ok(200).to_string();
+    assert!(trace.contains("the scripted answer is accept"), "{trace}");
+
+    // Suite files keep the field.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ask.yaml");
+    let out = std::process::Command::new(BIN)
+        .args([
+            "--base-url",
+            &h.base,
+            "--api-key",
+            &h.owner_key,
+            "suite",
+            "export",
+            "Ask",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        text.contains("elicitation:") && text.contains("Grace"),
+        "{text}"
+    );
+    std::fs::write(&file, &text).unwrap();
+    let plan = std::process::Command::new(BIN)
+        .args([
+            "--base-url",
+            &h.base,
+            "--api-key",
+            &h.owner_key,
+            "suite",
+            "apply",
+            "--dry-run",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let plan = String::from_utf8_lossy(&plan.stdout);
+    assert!(
+        plan.contains("no changes") || plan.contains("unchanged"),
+        "{plan}"
+    );
+    h.service.shutdown().await;
+}
