@@ -575,7 +575,8 @@ impl McpPool {
             return Err(e.clone());
         }
         if let Some(s) = guard.clone() {
-            let fits = s.revision.load(Ordering::Relaxed) == target.revision
+            let same_revision = s.revision.load(Ordering::Relaxed) == target.revision;
+            let fits = (same_revision || s.connection == target.config.connection_part())
                 && s.token_hash
                     == connect::token_hash(
                         target.access_token.as_deref().filter(|t| !t.is_empty()),
@@ -592,6 +593,11 @@ impl McpPool {
                         .await
                 {
                     s.suspect.store(false, Ordering::Relaxed);
+                    if !same_revision {
+                        // Only the client side changed: take it on, announce new roots.
+                        s.revision.store(target.revision, Ordering::Relaxed);
+                        s.update_features(&target.config.client).await;
+                    }
                     return Ok(s);
                 }
                 tracing::info!(server = %target.server_id, "mcp: pooled session failed its health check; reconnecting");
