@@ -26,5 +26,6 @@ mod secrets;
 mod stdio_policy;
 mod store;
 mod suite_file;
+mod third_party;
 mod tui;
 mod uploads;

@@ -302,7 +302,14 @@ fn listening_on(serve: &mut Child) -> String {
 fn a_panicking_cli_leaves_no_server_behind() {
     let f = Fixture::new();
     let mut cli = f
-        .command(&["tools", "call", "wrapped", "large-result", "--arg", "size=200000"])
+        .command(&[
+            "tools",
+            "call",
+            "wrapped",
+            "large-result",
+            "--arg",
+            "size=200000",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
