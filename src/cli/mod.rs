@@ -151,6 +151,9 @@ pub enum Command {
     /// A server's resources.
     #[command(subcommand)]
     Resources(ResourcesCmd),
+    /// A server's tasks: those evaldeck follows and those the server lists; cancel one.
+    #[command(subcommand)]
+    Tasks(TasksCmd),
     /// One JSON snapshot of a server's tools, resources and prompts.
     Export {
         server: Option<String>,
@@ -212,6 +215,27 @@ pub enum ToolsCmd {
         /// model:PROVIDER/NAME.
         #[arg(long, value_name = "POLICY")]
         sampling: Option<String>,
+        /// Run the call as a task (a handshake-era server's task-only tools); evaldeck
+        /// follows it to its end. A `2026-07-28` server decides on its own.
+        #[arg(long)]
+        task: bool,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TasksCmd {
+    List {
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
+    /// Ask the server to cancel a task (cooperative).
+    Cancel {
+        /// `SERVER TASK_ID`, or `TASK_ID` with an unsaved target.
+        #[arg(value_name = "[SERVER] TASK_ID", num_args = 1..=2, required = true)]
+        names: Vec<String>,
         #[command(flatten)]
         adhoc: AdHoc,
     },
@@ -547,7 +571,8 @@ async fn execute(target: &Target, backend: Arc<dyn Backend>, cmd: Command, out: 
         | Command::Export { .. }
         | Command::Tools(_)
         | Command::Prompts(_)
-        | Command::Resources(_)) => server_commands::run(target, b, c, out).await,
+        | Command::Resources(_)
+        | Command::Tasks(_)) => server_commands::run(target, b, c, out).await,
         other => Ok(execute_plain(target, backend, other, out).await?),
     }
 }
@@ -569,7 +594,8 @@ async fn execute_plain(
         | Command::Export { .. }
         | Command::Tools(_)
         | Command::Prompts(_)
-        | Command::Resources(_) => unreachable!("dispatched by `execute`"),
+        | Command::Resources(_)
+        | Command::Tasks(_) => unreachable!("dispatched by `execute`"),
         Command::Me => out.me(&b.me().await?, &b.describe()),
         Command::Agent(a) => agent::run(target, b, *a, out).await,
         Command::Credits { cmd } => import::credits(target, b, cmd, out).await,

@@ -1,13 +1,13 @@
 //! The commands that talk to one MCP server — doctor, validate, export, tools, prompts,
-//! resources — against a saved server or an unsaved target ([`target_server`]).
+//! resources, tasks — against a saved server or an unsaved target ([`target_server`]).
 
 use std::collections::BTreeMap;
 
 use super::output::Out;
 use super::target_server::{self, Resolved};
 use super::{
-    Command, Failure, Outcome, PromptsCmd, ResourcesCmd, Target, ToolsCmd, collect_mcp, project_id,
-    server_and_name, tool_arguments,
+    Command, Failure, Outcome, PromptsCmd, ResourcesCmd, Target, TasksCmd, ToolsCmd, collect_mcp,
+    project_id, server_and_name, tool_arguments,
 };
 use crate::client::Backend;
 use crate::spec::primitives::{
@@ -23,10 +23,10 @@ pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: Command, out: &Ou
         | Command::Export { server, adhoc }
         | Command::Tools(ToolsCmd::List { server, adhoc })
         | Command::Prompts(PromptsCmd::List { server, adhoc })
-        | Command::Resources(ResourcesCmd::List { server, adhoc }) => {
-            (server.clone(), adhoc.clone())
-        }
+        | Command::Resources(ResourcesCmd::List { server, adhoc })
+        | Command::Tasks(TasksCmd::List { server, adhoc }) => (server.clone(), adhoc.clone()),
         Command::Tools(ToolsCmd::Call { names, adhoc, .. })
+        | Command::Tasks(TasksCmd::Cancel { names, adhoc })
         | Command::Prompts(PromptsCmd::Get { names, adhoc, .. })
         | Command::Resources(ResourcesCmd::Read { names, adhoc, .. }) => {
             (server_and_name(names, adhoc)?.0, adhoc.clone())
@@ -87,6 +87,7 @@ async fn dispatch(b: &dyn Backend, p: &str, r: &Resolved, cmd: Command, out: &Ou
             arg,
             elicitation,
             sampling,
+            task,
             adhoc,
         }) => {
             let (_, tool) = server_and_name(&names, &adhoc)?;
@@ -100,6 +101,7 @@ async fn dispatch(b: &dyn Backend, p: &str, r: &Resolved, cmd: Command, out: &Ou
                 .as_deref()
                 .map(target_server::sampling)
                 .transpose()?;
+            req.task = task.then(Default::default);
             let started = std::time::Instant::now();
             let Some(result) = call(b, p, server, &mut req).await? else {
                 eprintln!("evaldeck: interrupted — the call was cancelled");
@@ -160,6 +162,33 @@ async fn dispatch(b: &dyn Backend, p: &str, r: &Resolved, cmd: Command, out: &Ou
                 .read_resource(p, server, &ResourceReadRequest { uri })
                 .await?;
             Ok(out.resource_contents(&result)?)
+        }
+        Command::Tasks(TasksCmd::List { .. }) => {
+            let tasks = b.server_tasks(p, server).await?;
+            if out.json {
+                return Ok(out.value(&tasks)?);
+            }
+            super::table(
+                &["task", "status", "tool", "source", "message"],
+                tasks
+                    .items
+                    .iter()
+                    .map(|t| {
+                        vec![
+                            t.task_id.clone(),
+                            t.status.clone(),
+                            t.tool_name.clone().unwrap_or_else(|| "—".into()),
+                            t.source.clone(),
+                            t.status_message.clone().unwrap_or_default(),
+                        ]
+                    })
+                    .collect(),
+            );
+            Ok(())
+        }
+        Command::Tasks(TasksCmd::Cancel { names, adhoc }) => {
+            let (_, id) = server_and_name(&names, &adhoc)?;
+            Ok(out.value(&b.cancel_task(p, server, &id).await?)?)
         }
         _ => unreachable!("only server commands come here"),
     }

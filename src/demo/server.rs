@@ -45,6 +45,19 @@ pub struct DemoServer {
     roots_changed: Arc<std::sync::atomic::AtomicU64>,
     /// The level `logging/setLevel` asked for (handshake era).
     log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
+    /// Tasks of `long-job` (the `2026-07-28` tasks extension), by id.
+    jobs: Arc<std::sync::Mutex<std::collections::HashMap<String, Job>>>,
+}
+
+/// One `long-job` task: its progress, what it waits for, its end.
+#[derive(Debug, Clone)]
+struct Job {
+    status: rmcp::model::TaskStatus,
+    message: String,
+    /// The answer the job waits for (`ask`), once given.
+    answer: Option<Value>,
+    result: Option<Value>,
+    created: String,
 }
 
 /// A 1×1 transparent PNG: the binary resource.
@@ -194,6 +207,18 @@ fn client_feature_tools() -> Vec<Tool> {
             schema(json!({"type": "object", "properties": {}})),
         ),
         Tool::new(
+            "long-job",
+            "Works `durationMs` in `steps`, as a task when the client supports tasks; with `ask`, stops halfway for the user's name.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "durationMs": {"type": "integer", "minimum": 0, "default": 1000},
+                    "steps": {"type": "integer", "minimum": 1, "default": 4},
+                    "ask": {"type": "boolean", "default": false}
+                }
+            })),
+        ),
+        Tool::new(
             "log",
             "Sends one log message at `level` (debug … emergency).",
             schema(json!({
@@ -300,7 +325,109 @@ impl DemoServer {
             started: Instant::now(),
             roots_changed: Arc::default(),
             log_level: Arc::default(),
+            jobs: Arc::default(),
         }
+    }
+
+    /// `long-job`: works `durationMs` in `steps`; with `ask`, stops halfway for a name
+    /// (an elicitation). As a task when the client declares the tasks extension (from
+    /// `2026-07-28`), else within the call.
+    async fn long_job(
+        &self,
+        args: &JsonObject,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let duration = args
+            .get("durationMs")
+            .and_then(Value::as_u64)
+            .unwrap_or(1000);
+        let steps = args
+            .get("steps")
+            .and_then(Value::as_u64)
+            .unwrap_or(4)
+            .max(1);
+        let ask = args.get("ask").and_then(Value::as_bool).unwrap_or(false);
+        let tasks = ctx
+            .meta
+            .client_capabilities()
+            .and_then(|c| c.extensions)
+            .is_some_and(|e| e.contains_key(rmcp::model::TASKS_EXTENSION_ID));
+        if !tasks {
+            tokio::time::sleep(Duration::from_millis(duration)).await;
+            return Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text(format!("job done in {steps} steps (not as a task)")),
+            ])));
+        }
+        let id = format!("job-{}", uuid::Uuid::now_v7().simple());
+        let now = chrono::Utc::now().to_rfc3339();
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).insert(
+            id.clone(),
+            Job {
+                status: rmcp::model::TaskStatus::Working,
+                message: format!("step 0 of {steps}"),
+                answer: None,
+                result: None,
+                created: now.clone(),
+            },
+        );
+        let jobs = self.jobs.clone();
+        let job = id.clone();
+        tokio::spawn(async move {
+            let set = |f: &dyn Fn(&mut Job)| {
+                if let Some(j) = jobs.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&job) {
+                    f(j)
+                }
+            };
+            let live = || {
+                jobs.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&job)
+                    .is_some_and(|j| j.status != rmcp::model::TaskStatus::Cancelled)
+            };
+            let mut who = String::from("nobody");
+            for step in 1..=steps {
+                tokio::time::sleep(Duration::from_millis(duration / steps)).await;
+                if !live() {
+                    return;
+                }
+                set(&|j| j.message = format!("step {step} of {steps}"));
+                if ask && step == steps.div_ceil(2) {
+                    set(&|j| j.status = rmcp::model::TaskStatus::InputRequired);
+                    loop {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        if !live() {
+                            return;
+                        }
+                        let a = jobs
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .get(&job)
+                            .and_then(|j| j.answer.clone());
+                        if let Some(a) = a {
+                            who = a["content"]["name"]
+                                .as_str()
+                                .unwrap_or("someone")
+                                .to_string();
+                            set(&|j| j.status = rmcp::model::TaskStatus::Working);
+                            break;
+                        }
+                    }
+                }
+            }
+            let text = format!("job done in {steps} steps for {who}");
+            set(&|j| {
+                j.status = rmcp::model::TaskStatus::Completed;
+                j.result =
+                    Some(json!({"content": [{"type": "text", "text": text}], "isError": false}));
+            });
+        });
+        let task = rmcp::model::Task::new(id, rmcp::model::TaskStatus::Working, now.clone(), now)
+            .with_status_message(format!("step 0 of {steps}"))
+            .with_poll_interval_ms(50)
+            .with_ttl_ms(60_000);
+        Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
+            task,
+        )))
     }
 
     fn tools(&self) -> Vec<Tool> {
@@ -387,6 +514,7 @@ impl DemoServer {
                 }),
             ),
             "list-roots" => ("roots", "roots/list", Value::Null),
+            "long-job" => return Some(self.long_job(&args, ctx).await),
             "log" => {
                 return Some(self.log(&args, ctx).await.map(text));
             }
@@ -631,6 +759,7 @@ impl ServerHandler for DemoServer {
             .enable_prompts()
             .enable_resources()
             .enable_logging()
+            .enable_tasks()
             .build();
         if !self.opts.prompts {
             caps.prompts = None;
@@ -689,6 +818,91 @@ impl ServerHandler for DemoServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(request.level);
+        Ok(())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        use rmcp::model::{DetailedTask, GetTaskResult, Task, TaskPayload, TaskStatus};
+        let job = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&request.task_id)
+            .cloned()
+            .ok_or_else(|| ErrorData::invalid_params("no such task", None))?;
+        let now = chrono::Utc::now().to_rfc3339();
+        let task = Task::new(
+            request.task_id.clone(),
+            job.status,
+            job.created.clone(),
+            now,
+        )
+        .with_status_message(job.message.clone())
+        .with_poll_interval_ms(50)
+        .with_ttl_ms(60_000);
+        let payload = match job.status {
+            TaskStatus::InputRequired => {
+                let wanted: rmcp::model::InputRequest = serde_json::from_value(json!({
+                    "method": "elicitation/create",
+                    "params": {
+                        "mode": "form",
+                        "message": "Who is this job for?",
+                        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+                    }
+                }))
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                TaskPayload::InputRequired {
+                    input_requests: [("who".to_string(), wanted)].into_iter().collect(),
+                }
+            }
+            TaskStatus::Completed => TaskPayload::Completed {
+                result: job
+                    .result
+                    .and_then(|r| r.as_object().cloned())
+                    .unwrap_or_default(),
+            },
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            _ => TaskPayload::Working,
+        };
+        Ok(GetTaskResult::new(DetailedTask::new(task, payload)))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(j) = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&request.task_id)
+            && let Some(a) = request.input_responses.get("who")
+        {
+            j.answer = Some(a.clone());
+        }
+        Ok(())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(j) = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&request.task_id)
+            && !j.status.is_terminal()
+        {
+            j.status = rmcp::model::TaskStatus::Cancelled;
+            j.message = "cancelled by the client".into();
+        }
         Ok(())
     }
 

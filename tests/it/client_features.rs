@@ -676,3 +676,102 @@ async fn a_runs_elicitation_answer_comes_from_the_case() {
     );
     h.service.shutdown().await;
 }
+
+/// A `2026-07-28` call the server turns into a task is followed to its end — its
+/// elicitation answered on the way — and comes back as the tool's result; a task can be
+/// listed and cancelled while it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tasks_are_followed_listed_and_cancelled() {
+    let h = Harness::with_config(demo_config()).await;
+    let p = h.project.clone();
+    h.call(
+        Method::POST,
+        &format!("/projects/{p}/servers"),
+        Some(&h.owner_key),
+        Some(json!({
+            "name": "jobs",
+            "transport": {"type": "stdio", "command": BIN, "args": ["demo-server", "--client-features", "--protocol", "2026-07-28"]}
+        })),
+    )
+    .await
+    .ok(201);
+    let done = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/servers/jobs/tools/call"),
+            Some(&h.owner_key),
+            Some(
+                json!({"toolName": "long-job", "parameters": {"durationMs": 300, "ask": true},
+                "elicitation": {"action": "accept", "content": {"name": "Lin"}}}),
+            ),
+        )
+        .await;
+    assert_eq!(text(done.ok(200)), "job done in 4 steps for Lin");
+    let traffic = h
+        .get(
+            &format!("/projects/{p}/servers/jobs/traffic?after=0"),
+            &h.owner_key,
+        )
+        .await;
+    let items = traffic.ok(200)["items"].as_array().unwrap().clone();
+    for method in ["tasks/get", "tasks/update"] {
+        assert!(
+            items
+                .iter()
+                .any(|e| e["method"] == method && e["direction"] == "out"),
+            "{method} was sent"
+        );
+    }
+
+    // A long one, cancelled through the task list.
+    let base = h.base.clone();
+    let key = h.owner_key.clone();
+    let p2 = p.clone();
+    let running = tokio::spawn(async move {
+        reqwest::Client::new()
+            .post(format!("{base}/projects/{p2}/servers/jobs/tools/call"))
+            .bearer_auth(key)
+            .json(
+                &json!({"toolName": "long-job", "parameters": {"durationMs": 20000, "steps": 40}}),
+            )
+            .send()
+            .await
+            .unwrap()
+    });
+    let mut task = String::new();
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let list = h
+            .get(&format!("/projects/{p}/servers/jobs/tasks"), &h.owner_key)
+            .await;
+        if let Some(t) = list.ok(200)["items"].as_array().and_then(|a| a.first()) {
+            assert_eq!(t["source"], "followed");
+            assert_eq!(t["toolName"], "long-job");
+            task = t["taskId"].as_str().unwrap().to_string();
+            break;
+        }
+    }
+    assert!(!task.is_empty(), "the task is listed while it runs");
+    let cancelled = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/servers/jobs/tasks/{task}/cancel"),
+            Some(&h.owner_key),
+            Some(json!({})),
+        )
+        .await;
+    assert_eq!(cancelled.ok(200)["acknowledged"], true);
+    let answer = running.await.unwrap();
+    assert_eq!(answer.status(), 409);
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["details"]["reason"], "CALL_CANCELLED", "{body}");
+    let list = h
+        .get(&format!("/projects/{p}/servers/jobs/tasks"), &h.owner_key)
+        .await;
+    assert_eq!(
+        list.ok(200)["items"],
+        json!([]),
+        "a finished task is no longer followed"
+    );
+    h.service.shutdown().await;
+}

@@ -159,6 +159,32 @@ async fn server_everything_sampling_elicitation_roots_progress_logging_templates
         .filter(|e| e.method.as_deref() == Some("notifications/message"))
         .count();
     println!("{logs} log messages after enabling simulated logging");
+    // A task-only tool, as a handshake-era task: tools/call with `task`, tasks/get, then
+    // tasks/result.
+    let mut research = call(
+        "simulate-research-query",
+        json!({"topic": "mcp", "ambiguous": false}),
+    );
+    research.task = Some(Default::default());
+    let r = pool
+        .call_tool(&t, &research)
+        .await
+        .expect("a task-augmented call");
+    println!("task → {}", text(&r).lines().next().unwrap_or_default());
+    assert!(text(&r).contains("Research Report"), "{r}");
+    let events = pool.traffic(&t.server_id, 0, 2000).items;
+    assert!(
+        events
+            .iter()
+            .any(|e| e.method.as_deref() == Some("tasks/get"))
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e.method.as_deref() == Some("tasks/result"))
+    );
+    let listed = pool.list_tasks(&t).await.expect("tasks/list");
+    println!("{} task(s) listed by the server", listed.len());
     let report = pool.doctor(&t).await;
     for r in report.revisions.unwrap_or_default() {
         println!(

@@ -352,6 +352,7 @@ pub(crate) fn capabilities() -> ClientCapabilities {
                 .with_form(rmcp::model::FormElicitationCapability::new())
                 .with_url(rmcp::model::UrlElicitationCapability::new()),
         )
+        .enable_tasks()
         .build()
 }
 

@@ -15,6 +15,7 @@ pub mod errors;
 pub mod oauth;
 pub mod process;
 pub mod sse;
+mod tasks;
 pub mod traffic;
 
 use std::collections::HashMap;
@@ -37,8 +38,8 @@ pub use oauth::{OAuthTokens, RefreshRequest, discover_token_endpoint, refresh_ac
 use crate::spec::primitives::{
     CURRENT_REVISIONS, Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport,
     DoctorStatus, DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest,
-    PromptItem, REVISIONS, ResourceItem, ResourceTemplateItem, RevisionSupport, ToolCallRequest,
-    ToolItem, TrafficPage, ValidateResult,
+    PromptItem, REVISIONS, ResourceItem, ResourceTemplateItem, RevisionSupport, TaskItem,
+    ToolCallRequest, ToolItem, TrafficPage, ValidateResult,
 };
 use crate::spec::server::{ServerConfig, Transport};
 use crate::spec::{Code, Error, Result};
@@ -143,6 +144,8 @@ struct Inner {
     /// The last failed connection attempt of each server, and when it failed: callers that
     /// were already waiting for that attempt share its failure instead of each trying again.
     failures: Mutex<HashMap<String, (Instant, Error)>>,
+    /// The tasks evaldeck is following, by server.
+    followed: Mutex<HashMap<String, Vec<TaskItem>>>,
     /// Calls that named themselves (`callId`), by `server/callId`, to cancel them.
     calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
     connects: AtomicU64,
@@ -409,6 +412,7 @@ impl McpPool {
                 sampler: Mutex::new(None),
                 calls: Mutex::new(HashMap::new()),
                 failures: Mutex::new(HashMap::new()),
+                followed: Mutex::new(HashMap::new()),
                 connects: AtomicU64::new(0),
                 spawns: AtomicU64::new(0),
                 shut: AtomicBool::new(false),
@@ -1060,23 +1064,71 @@ impl McpPool {
         let mut ctx = ctx.clone();
         ctx.elicitation = req.elicitation.clone().or(ctx.elicitation);
         ctx.sampling = req.sampling.clone().or(ctx.sampling);
-        let call = self.request_with_input(
-            target,
-            &s,
-            "tools/call",
-            p,
-            |p| ClientRequest::CallToolRequest(Request::new(p)),
-            &ctx,
-        );
-        let answer = match &req.call_id {
-            None => call.await?,
+        let legacy_task = req.task.as_ref().filter(|_| !s.modern());
+        let follow = async {
+            let answer = match legacy_task {
+                // The handshake era's task-augmented call: `task` beside name and arguments.
+                Some(t) => {
+                    let mut params = json!({
+                        "name": req.tool_name,
+                        "arguments": req.parameters.clone().unwrap_or_default()
+                    });
+                    params["task"] = match t.ttl_ms {
+                        Some(ttl) => json!({"ttl": ttl}),
+                        None => json!({}),
+                    };
+                    self.request(
+                        target,
+                        &s,
+                        "tools/call",
+                        ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
+                            "tools/call",
+                            Some(params),
+                        )),
+                        &ctx,
+                    )
+                    .await?
+                }
+                None => {
+                    self.request_with_input(
+                        target,
+                        &s,
+                        "tools/call",
+                        p,
+                        |p| ClientRequest::CallToolRequest(Request::new(p)),
+                        &ctx,
+                    )
+                    .await?
+                }
+            };
+            match answer {
+                ServerResult::CallToolResult(r) => convert::<_, Value>(r),
+                ServerResult::CreateTaskResult(t) => {
+                    let t = serde_json::to_value(t).unwrap_or_default();
+                    self.follow_task(target, &s, &req.tool_name, t, &ctx).await
+                }
+                other => {
+                    let v = serde_json::to_value(other).unwrap_or_default();
+                    if v.get("task").is_some() {
+                        self.follow_task(target, &s, &req.tool_name, v, &ctx).await
+                    } else if v.get("content").is_some() {
+                        Ok(v)
+                    } else {
+                        Err(unexpected("tools/call"))
+                    }
+                }
+            }
+        };
+        let v = match &req.call_id {
+            None => follow.await?,
             Some(id) => {
                 let key = format!("{}/{id}", target.server_id);
                 let token = tokio_util::sync::CancellationToken::new();
                 self.calls().insert(key.clone(), token.clone());
                 let r = tokio::select! {
-                    r = call => r,
-                    // Dropping the call tells the server (`notifications/cancelled`).
+                    r = follow => r,
+                    // Dropping the call tells the server (`notifications/cancelled`, or
+                    // `tasks/cancel` for a task).
                     _ = token.cancelled() => Err(Error::new(
                         Code::Conflict,
                         format!("tools/call `{}`: cancelled (call `{id}`)", req.tool_name),
@@ -1087,23 +1139,17 @@ impl McpPool {
                 r?
             }
         };
-        match answer {
-            ServerResult::CallToolResult(r) => {
-                let v: Value = convert(r)?;
-                // Over HTTP the message is whole before it can be measured; over stdio a
-                // longer one already failed while it was read.
-                let size = serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
-                if size > self.inner.opts.max_result_bytes {
-                    return Err(errors::too_large(
-                        "tools/call",
-                        size,
-                        self.inner.opts.max_result_bytes,
-                    ));
-                }
-                Ok(v)
-            }
-            _ => Err(unexpected("tools/call")),
+        // Over HTTP the message is whole before it can be measured; over stdio a longer
+        // one already failed while it was read.
+        let size = serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
+        if size > self.inner.opts.max_result_bytes {
+            return Err(errors::too_large(
+                "tools/call",
+                size,
+                self.inner.opts.max_result_bytes,
+            ));
         }
+        Ok(v)
     }
 
     fn calls(
