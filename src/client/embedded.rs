@@ -17,7 +17,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage};
+use crate::spec::primitives::{CallCancelled, Subscribed, TaskCancelled, TaskList, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -211,6 +211,16 @@ impl Backend for Embedded {
     ) -> Result<CallCancelled> {
         self.service
             .cancel_call(&self.who, project, server, call_id)
+    }
+    async fn subscribe_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Subscribed> {
+        self.service
+            .subscribe_resource(&self.who, project, server, req)
+            .await
     }
     async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList> {
         self.service.server_tasks(&self.who, project, server).await

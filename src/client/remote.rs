@@ -22,7 +22,9 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage, TrafficQuery};
+use crate::spec::primitives::{
+    CallCancelled, Subscribed, TaskCancelled, TaskList, TrafficPage, TrafficQuery,
+};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -457,6 +459,26 @@ impl Backend for Remote {
                 "projects", project, "servers", server, "calls", call_id, "cancel",
             ],
             &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn subscribe_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Subscribed> {
+        self.send(
+            Method::POST,
+            &[
+                "projects",
+                project,
+                "servers",
+                server,
+                "resources",
+                "subscribe",
+            ],
+            req,
         )
         .await
     }

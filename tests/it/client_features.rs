@@ -775,3 +775,48 @@ async fn tasks_are_followed_listed_and_cancelled() {
     );
     h.service.shutdown().await;
 }
+
+/// A resource subscription in either era: updates arrive as protocol events
+/// (`resources/subscribe` in the handshake era, a `subscriptions/listen` stream from
+/// `2026-07-28`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_updates_arrive_after_a_subscription() {
+    let pool = pool();
+    for era in ERAS {
+        let t = target(
+            &format!("srv_sub_{era}"),
+            demo(&["--protocol", era], Default::default()),
+        );
+        pool.subscribe(&t, "demo://items/item-2")
+            .await
+            .unwrap_or_else(|e| panic!("{era}: {e:?}"));
+        let r = pool
+            .call_tool(&t, &call("touch-item", json!({"id": "item-2"})))
+            .await
+            .unwrap();
+        assert!(text(&r).contains("1 subscriber"), "{era}: {}", text(&r));
+        let mut seen = false;
+        for _ in 0..50 {
+            seen = pool.traffic(&t.server_id, 0, 2000).items.iter().any(|e| {
+                e.method.as_deref() == Some("notifications/resources/updated")
+                    && e.message["params"]["uri"] == "demo://items/item-2"
+            });
+            if seen {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(seen, "{era}: the update is a protocol event");
+    }
+    // A server without subscriptions says so.
+    let plain = target("srv_sub_none", {
+        let mut c = demo(&[], Default::default());
+        if let Transport::Stdio { args, .. } = &mut c.transport {
+            args.retain(|a| a != "--client-features");
+        }
+        c
+    });
+    let e = pool.subscribe(&plain, "demo://readme").await.unwrap_err();
+    assert_eq!(e.code, Code::FeatureNotSupported);
+    pool.shutdown().await;
+}

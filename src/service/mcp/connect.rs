@@ -352,6 +352,8 @@ pub(crate) struct Session {
     pub side: Arc<ClientSide>,
     /// Size of a message the server sent that was over the limit ([`LineLimit`]); 0 if none.
     oversized: Arc<AtomicU64>,
+    /// Open `subscriptions/listen` streams (`2026-07-28`), kept for the session's life.
+    pub listens: tokio::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
     last_used: Mutex<Instant>,
     /// Set after a timeout: the next use pings before trusting the session.
     pub suspect: AtomicBool,
@@ -417,6 +419,9 @@ impl Session {
 
     /// Closes the session and reaps its process, if any.
     pub async fn close(&self, grace: Duration) {
+        for l in self.listens.lock().await.drain(..) {
+            l.abort();
+        }
         if let Some(mut r) = self.running.lock().await.take() {
             let _ = r.close_with_timeout(grace).await;
         }
@@ -953,6 +958,7 @@ pub(crate) async fn connect(
         sent_token,
         revision: std::sync::atomic::AtomicI64::new(target.revision),
         connection: cfg.connection_part(),
+        listens: tokio::sync::Mutex::new(Vec::new()),
         oversized,
         token_hash: token_hash(token),
         side,
