@@ -1259,12 +1259,11 @@ impl McpPool {
             s.listens.lock().await.push(drain);
             Ok(())
         } else {
-            if !s
-                .info
+            if s.info
                 .capabilities
                 .resources
                 .as_ref()
-                .is_some_and(|r| r.subscribe == Some(true))
+                .is_none_or(|r| r.subscribe != Some(true))
             {
                 return Err(errors::not_supported("resources.subscribe"));
             }
