@@ -402,19 +402,30 @@ async fn a_named_call_is_cancelled_through_the_api() {
     let body: Value = answer.json().await.unwrap();
     assert_eq!(body["details"]["reason"], "CALL_CANCELLED", "{body}");
     assert!(started.elapsed() < Duration::from_secs(15));
-    let traffic = h
-        .get(
-            &format!("/projects/{p}/servers/demo/traffic?after=0"),
-            &h.owner_key,
-        )
-        .await;
-    let items = traffic.ok(200)["items"].as_array().unwrap().clone();
-    assert!(
-        items
+    // The cancellation goes out as the call is dropped.
+    let mut told = false;
+    let mut seen = vec![];
+    for _ in 0..100 {
+        let traffic = h
+            .get(
+                &format!("/projects/{p}/servers/demo/traffic?after=0"),
+                &h.owner_key,
+            )
+            .await;
+        let items = traffic.ok(200)["items"].as_array().unwrap().clone();
+        told = items
             .iter()
-            .any(|e| e["method"] == "notifications/cancelled" && e["direction"] == "out"),
-        "the server was told"
-    );
+            .any(|e| e["method"] == "notifications/cancelled" && e["direction"] == "out");
+        seen = items
+            .iter()
+            .map(|e| format!("{} {}", e["direction"], e["method"]))
+            .collect();
+        if told {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(told, "the server was told: {seen:?}");
     // Nothing left to cancel.
     let again = h
         .call(
