@@ -1,6 +1,7 @@
 //! The one integration test binary: a module per capability.
 mod agent;
 mod aliases;
+mod authoring_corpus;
 mod cli_process;
 mod common;
 mod contract;

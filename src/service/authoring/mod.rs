@@ -198,6 +198,51 @@ pub fn job_response(job: &JobRow) -> ImportResponse {
     ImportResponse::Job(body)
 }
 
+/// Turns drafts into persisted-shape cases (ids `drf_…`), grounded in `tools`.
+fn build_cases(
+    drafts: &[draft::Draft],
+    ix: &LineIndex,
+    file_name: &str,
+    version: &str,
+    models: &[CaseModel],
+    tools: &[DiscoveredTool],
+) -> Vec<EvalCase> {
+    let file_hash = sha256_hex(ix.text());
+    let ctx = CaseContext {
+        file_name,
+        file_hash: &file_hash,
+        ix,
+        extractor_version: version,
+        models,
+        tools,
+    };
+    drafts
+        .iter()
+        .map(|d| build_case(d, &new_id("drf"), &ctx))
+        .collect()
+}
+
+/// The built-in author's whole pipeline on one document, without a live server: the
+/// document is segmented, read against `tools` (the discovered catalog) and every draft
+/// is grounded and built into the case a job would store (before its commit).
+pub fn author_builtin(
+    content: &str,
+    file_name: &str,
+    tools: &[DiscoveredTool],
+    models: &[CaseModel],
+) -> Vec<EvalCase> {
+    let ix = LineIndex::new(content);
+    let drafts = extract::extract(content);
+    build_cases(
+        &drafts,
+        &ix,
+        file_name,
+        extract::EXTRACTOR_VERSION,
+        models,
+        tools,
+    )
+}
+
 /// The first idempotency key among the headers the API accepts (the caller passes them
 /// in order of precedence) or the body's.
 pub fn idempotency_key<'a>(headers: &[Option<&'a str>], body: Option<&'a str>) -> Option<&'a str> {
@@ -466,19 +511,14 @@ impl Service {
                 )
             }
         };
-        let file_hash = sha256_hex(&content);
-        let ctx = CaseContext {
-            file_name: job.request.file_name(),
-            file_hash: &file_hash,
-            ix: &ix,
-            extractor_version: &version,
-            models: &models,
-            tools: &job.tools,
-        };
-        let cases: Vec<EvalCase> = drafts
-            .iter()
-            .map(|d| build_case(d, &new_id("drf"), &ctx))
-            .collect();
+        let cases = build_cases(
+            &drafts,
+            &ix,
+            job.request.file_name(),
+            &version,
+            &models,
+            &job.tools,
+        );
         let tokens = tokens_in + tokens_out;
         let cost = cases.len() as i64 * cfg.credits_per_draft
             + if tokens > 0 {
