@@ -252,9 +252,12 @@ async fn launch_rules_and_reasons() {
 
     // Rule 1: shape.
     start(&h, json!({})).await.invalid("/suiteId", "required");
-    start(&h, json!({"suiteName": "n", "tests": [{"title": "t", "steps": []}], "serverIds": ["demo"]}))
-        .await
-        .invalid("/tests/0/steps", "minItems");
+    start(
+        &h,
+        json!({"suiteName": "n", "tests": [{"title": "t", "steps": []}], "serverIds": ["demo"]}),
+    )
+    .await
+    .invalid("/tests/0/steps", "minItems");
     start(&h, json!({"suiteId": "sut_nope"}))
         .await
         .err(404, "NOT_FOUND");
@@ -414,15 +417,22 @@ async fn launch_rules_and_reasons() {
 
     // The spec's shape: inline tests without `runs`, `model` and `provider` run once on
     // the run's `model` (here none is given either: the built-in baseline).
-    let r = start(&h, json!({"suiteName": "Inline minimal", "serverIds": ["demo"], "tests": [
+    let r = start(
+        &h,
+        json!({"suiteName": "Inline minimal", "serverIds": ["demo"], "tests": [
         {"title": "t", "steps": [prompt("p1", "Use echo to say 'z'")]},
-        {"title": "u", "steps": [prompt("p1", "Use echo to say 'y'")]}]})).await;
+        {"title": "u", "steps": [prompt("p1", "Use echo to say 'y'")]}]}),
+    )
+    .await;
     let minimal = r.ok(202).clone();
     let run = wait(&h, minimal["runId"].as_str().unwrap()).await;
     assert_eq!(run["status"], "completed");
     let its = iterations(&h, minimal["runId"].as_str().unwrap()).await;
     assert_eq!(its.len(), 2, "one iteration per test");
-    assert!(its.iter().all(|i| i["model"] == "builtin/baseline"), "{its:?}");
+    assert!(
+        its.iter().all(|i| i["model"] == "builtin/baseline"),
+        "{its:?}"
+    );
     let r = start(&h, json!({"suiteName": "Inline run model", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
         {"title": "t", "steps": [prompt("p1", "Use echo to say 'z'")]}]})).await;
     wait(&h, r.ok(202)["runId"].as_str().unwrap()).await;

@@ -14,6 +14,10 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::catalog::Catalog;
+use super::lexicon::{self, LabelRole};
+use super::reading;
+
 /// A tool call a case expects (or, for a render-check, makes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExpectedCall {
@@ -129,6 +133,10 @@ pub enum Role {
     ShouldCallTools,
     Forbidden,
     Type,
+    /// Remarks: read for negatives and forbidden tools only.
+    Notes,
+    /// A status: a dropped one means no case.
+    Status,
     Other,
 }
 
@@ -286,7 +294,22 @@ pub fn role_of(label: &str) -> Role {
         | "disallowed tools" | "not called" | "forbidden tool" => Role::Forbidden,
         "type" | "category" | "kind" | "test type" | "case type" | "tags" | "tag" | "labels"
         | "polarity" => Role::Type,
-        _ => Role::Other,
+        _ => match lexicon::label_role(label) {
+            Some(LabelRole::Prompt) => Role::Prompt,
+            Some(LabelRole::Steps) => Role::Steps,
+            Some(LabelRole::Tool) => Role::Tool,
+            Some(LabelRole::Args) => Role::Args,
+            Some(LabelRole::Expected) => Role::Expected,
+            Some(LabelRole::Contains) => Role::Contains,
+            Some(LabelRole::Forbidden) => Role::Forbidden,
+            Some(LabelRole::Negative) => Role::Negative,
+            Some(LabelRole::Type) => Role::Type,
+            Some(LabelRole::Id) => Role::Id,
+            Some(LabelRole::Title) => Role::Title,
+            Some(LabelRole::Notes) => Role::Notes,
+            Some(LabelRole::Status) => Role::Status,
+            Some(LabelRole::Metadata) | None => Role::Other,
+        },
     }
 }
 
@@ -411,106 +434,6 @@ fn turn_number(l: &str) -> Option<u8> {
     None
 }
 
-static BACKTICKED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"`([A-Za-z0-9_][A-Za-z0-9_.:/-]*)`(\s*\(([^)]*)\))?").unwrap());
-static CALL_WORD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:calls?|calling|invokes?|invoking|uses?|using|triggers?)\s+(?:the\s+)?(?:tool\s+)?`?([A-Za-z][A-Za-z0-9_]*(?:[-.:/][A-Za-z0-9_]+)+|[a-z][a-z0-9]*_[a-z0-9_]+)`?")
-        .unwrap()
-});
-static NEGATIVE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?ix)
-        \b(?:should|must|does|do|will|shall|may|can)\s*(?:not|n't|never)\s+(?:call|use|invoke|trigger|touch)\s+(?:any|a|the\s+)?\s*tools?\b
-      | \bno\s+tools?\s*(?:calls?\s*)?(?:is|are|should\s+be|must\s+be|get|gets)?\s*(?:called|used|invoked|needed|required)\b
-      | \bwithout\s+(?:calling|using|invoking)\s+(?:any\s+)?tools?\b
-      | \bno\s+tool\s+calls?\b
-      | \bnever\s+(?:calls?|uses?)\s+(?:any\s+)?tools?\b
-      | \bmust\s+not\s+use\s+(?:any\s+)?tools?\b
-      | \bdoes\s+not\s+(?:call|use)\s+(?:any\s+)?tools?\b
-      | \bshould\s+not\s+call\s+anything\b
-      | \bnot\s+call\s+any\s+tools?\b
-      | \banswer(?:s|ed|ing)?\s+directly\b
-      | \bwithout\s+(?:any\s+)?tools?\b")
-    .unwrap()
-});
-/// "no tool(s)" anywhere ("needs no tool", "Expected: no tool", "No tools; it answers
-/// from memory"), with the word after it: "no tool errors" or "no tools other than …"
-/// are not negatives (the `regex` crate has no look-ahead, so the word is checked in code).
-static NO_TOOL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bno\s+tools?(?:[\s-]+calls?)?\b(?:\s*[-:]?\s*([A-Za-z]+))?").unwrap()
-});
-/// Words that, right after "no tool(s)", make it something other than a negative.
-const NOT_NEGATIVE_AFTER: &[&str] = &[
-    "error",
-    "errors",
-    "failure",
-    "failures",
-    "failed",
-    "fails",
-    "result",
-    "results",
-    "output",
-    "outputs",
-    "schema",
-    "schemas",
-    "description",
-    "descriptions",
-    "annotation",
-    "annotations",
-    "crash",
-    "crashes",
-    "timeout",
-    "timeouts",
-    "problem",
-    "problems",
-    "issue",
-    "issues",
-    "other",
-    "others",
-    "besides",
-    "except",
-    "but",
-    "apart",
-    "beyond",
-    "than",
-    "latency",
-    "exception",
-    "exceptions",
-    "warning",
-    "warnings",
-    "name",
-    "names",
-];
-
-fn no_tool_phrase(text: &str) -> Option<String> {
-    NO_TOOL.captures_iter(text).find_map(|c| {
-        let after = c.get(1).map(|m| m.as_str().to_lowercase());
-        match after {
-            Some(w) if NOT_NEGATIVE_AFTER.contains(&w.as_str()) => None,
-            _ => {
-                let m = c.get(0).unwrap();
-                let end = c.get(1).map_or(m.end(), |w| w.start());
-                Some(
-                    text[m.start()..end]
-                        .trim_end_matches([' ', '-', ':'])
-                        .to_string(),
-                )
-            }
-        }
-    })
-}
-
-static NEVER_NAMED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:should|must|does|do|will)\s*(?:not|n't|never)\s+(?:call|use|invoke|trigger)\s+(?:the\s+)?`([A-Za-z0-9_][A-Za-z0-9_.:/-]*)`")
-        .unwrap()
-});
-static QUOTED_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)\b(?:contains?|containing|includes?|including|mentions?|mentioning|says?|saying|returns?|returning|shows?|reply|replies|responds?\s+with|answer(?:s)?\s+with|outputs?|echo(?:es)?(?:\s+back)?|with\s+the\s+text)\s*:?\s*(?:the\s+(?:text|word|string|number|value)\s+)?(?:"([^"\n]+)"|“([^”\n]+)”|'([^'\n]+)'|«([^»\n]+)»)"#)
-        .unwrap()
-});
-static SLASH_REGEX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:match(?:es|ing)?|pattern|regex)\s*:?\s*(?:/([^/\n]+)/|`([^`\n]+)`)")
-        .unwrap()
-});
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9_][A-Za-z0-9_.:/-]*$").unwrap());
 static CALL_FORM: LazyLock<Regex> = LazyLock::new(|| {
@@ -518,43 +441,9 @@ static CALL_FORM: LazyLock<Regex> = LazyLock::new(|| {
         .unwrap()
 });
 
-/// Words meaning "no tool" in a tool column.
+/// Words meaning "no tool" in a tool column, in every language of the lexicon.
 pub fn is_none_word(s: &str) -> bool {
-    let t = s
-        .trim()
-        .trim_matches(|c: char| c == '`' || c == '*' || c == '_' || c == '(' || c == ')')
-        .trim_end_matches(['.', '!'])
-        .to_lowercase();
-    // `none (small talk)`: a comment after the word does not change it.
-    if let Some((head, _)) = t.split_once(" (")
-        && !head.trim().is_empty()
-    {
-        return is_none_word(head);
-    }
-    matches!(
-        t.as_str(),
-        "none"
-            | "—"
-            | "–"
-            | "-"
-            | "n/a"
-            | "na"
-            | "no tool"
-            | "no tools"
-            | "no tool call"
-            | "no tool calls"
-            | "no tool call expected"
-            | "no tool needed"
-            | "no tools needed"
-            | "no call"
-            | "no calls"
-            | "(none)"
-            | "nothing"
-            | "no"
-            | "[]"
-            | "∅"
-            | "null"
-    )
+    lexicon::is_none_word(s)
 }
 
 /// A none-word that speaks of tools or calls (`no tool`, `No tool calls.`): in an
@@ -595,12 +484,10 @@ pub fn unquote(s: &str) -> String {
 
 /// Parses a truthy / falsy cell.
 pub fn truthy(s: &str) -> Option<bool> {
-    match s.trim().to_lowercase().as_str() {
-        "true" | "yes" | "y" | "1" | "x" | "✓" | "✔" | "✅" | "negative" | "on" => Some(true),
-        "false" | "no" | "n" | "0" | "" | "✗" | "❌" | "positive" | "off" | "-" | "—" => {
-            Some(false)
-        }
-        _ => None,
+    match lexicon::fold(s).trim() {
+        "negative" => Some(true),
+        "positive" | "" | "-" | "—" => Some(false),
+        _ => lexicon::truthy(s),
     }
 }
 
@@ -774,453 +661,6 @@ pub fn calls_from_value(v: &Value) -> Option<Vec<ExpectedCall>> {
     }
 }
 
-/// What free wording says about a case: read out of an expected result or a note.
-#[derive(Debug, Default)]
-pub struct Reading {
-    pub negative: Option<String>,
-    pub calls: Vec<ExpectedCall>,
-    pub never: Vec<String>,
-    pub contains: Vec<String>,
-    pub patterns: Vec<String>,
-}
-
-/// Reads negative wording, named tools (with arguments), quoted needles and patterns.
-pub fn read_wording(text: &str) -> Reading {
-    let mut r = Reading::default();
-    // Cheap substring checks first: most wording mentions none of these, and the
-    // extractor reads hundreds of expectations per document.
-    let lower = text.to_lowercase();
-    let has = |w: &str| lower.contains(w);
-    let toolish = has("call") || has("tool") || has("invok") || has("use") || has("trigger");
-    if (has("tool") || has("anything") || has("directly"))
-        && let Some(m) = NEGATIVE.find(text)
-    {
-        r.negative = Some(m.as_str().to_string());
-    } else if has("tool") {
-        r.negative = no_tool_phrase(text);
-    }
-    let mut never_spans = Vec::new();
-    if has("not") || has("n't") || has("never") {
-        for c in NEVER_NAMED.captures_iter(text) {
-            r.never.push(c[1].to_string());
-            never_spans.push(c.get(1).map(|m| m.range()).unwrap_or_default());
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    let backticks = if toolish && text.contains('`') {
-        BACKTICKED.captures_iter(text).collect::<Vec<_>>()
-    } else {
-        Vec::new()
-    };
-    for c in backticks {
-        let m = c.get(1).unwrap();
-        if never_spans.iter().any(|s| s.contains(&m.start())) || !toolish {
-            continue;
-        }
-        let name = m.as_str();
-        // A backticked number or plain word after "contains" is a needle, not a tool.
-        let before = &text[..c.get(0).unwrap().start()];
-        if QUOTE_CONTEXT.is_match(before) || name.chars().all(|ch| ch.is_ascii_digit()) {
-            continue;
-        }
-        let mut args = c.get(3).and_then(|a| parse_args(a.as_str()));
-        if args.is_none() {
-            let after = &text[c.get(0).unwrap().end()..];
-            args = args_after(after);
-        }
-        if seen.insert(name.to_string()) {
-            r.calls.push(ExpectedCall {
-                tool: name.to_string(),
-                args,
-            });
-        }
-    }
-    let call_words = if toolish {
-        CALL_WORD.captures_iter(text).collect::<Vec<_>>()
-    } else {
-        Vec::new()
-    };
-    for c in call_words {
-        let m = c.get(1).unwrap();
-        let name = m.as_str();
-        if never_spans.iter().any(|s| s.contains(&m.start())) {
-            continue;
-        }
-        if seen.insert(name.to_string()) {
-            let args = args_after(&text[c.get(0).unwrap().end()..]);
-            r.calls.push(ExpectedCall {
-                tool: name.to_string(),
-                args,
-            });
-        }
-    }
-    if has("tool") || has("call") || has("invok") {
-        for c in BARE_TOOL.captures_iter(text) {
-            let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)) else {
-                continue;
-            };
-            let name = m.as_str();
-            let after = &text[m.end()..];
-            // `call foo.bar`, `the get-sum tool`: a longer name CALL_WORD reads whole.
-            let cut = after.starts_with(['-', ':', '/', '_'])
-                || (after.starts_with('.')
-                    && after[1..].starts_with(|ch: char| ch.is_ascii_alphanumeric()));
-            // `the call succeeds`, `each tool call returns`: "call" as a noun names no tool.
-            let noun_call = c.get(3).is_some() && {
-                let before = text[..c.get(0).unwrap().start()].trim_end();
-                let prev = before
-                    .rsplit(|ch: char| !ch.is_alphanumeric())
-                    .next()
-                    .unwrap_or_default()
-                    .to_lowercase();
-                CALL_NOUN_BEFORE.contains(&prev.as_str())
-            };
-            if cut
-                || noun_call
-                || NOT_TOOL_WORDS.contains(&name.to_lowercase().as_str())
-                || never_spans.iter().any(|s| s.contains(&m.start()))
-                || r.never.iter().any(|n| n == name)
-                || seen.iter().any(|s: &String| s.eq_ignore_ascii_case(name))
-            {
-                continue;
-            }
-            seen.insert(name.to_string());
-            let args = if c.get(3).is_some() {
-                args_after(after)
-            } else {
-                None
-            };
-            r.calls.push(ExpectedCall {
-                tool: name.to_string(),
-                args,
-            });
-        }
-    }
-    if r.negative.is_some() {
-        r.calls.clear();
-    }
-    if text.contains(['"', '“', '\'', '«']) {
-        for c in QUOTED_AFTER.captures_iter(text) {
-            if let Some(m) = c.get(1).or(c.get(2)).or(c.get(3)).or(c.get(4)) {
-                r.contains.push(m.as_str().to_string());
-            }
-        }
-    }
-    if has("match") || has("pattern") || has("regex") {
-        for c in SLASH_REGEX.captures_iter(text) {
-            if let Some(m) = c.get(1).or(c.get(2)) {
-                r.patterns.push(m.as_str().to_string());
-            }
-        }
-    }
-    r
-}
-
-/// A tool named by a bare word: `the echo tool`, `echo tool`, `call echo`.
-/// ASCII-only (`-u`): tool names are ASCII here, and ASCII word boundaries let the regex
-/// run on its fast automaton instead of a backtracker, on every expectation read.
-static BARE_TOOL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i-u)\bthe\s+([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b([A-Za-z][A-Za-z0-9_]*)\s+tool\b|\b(?:call|calls|calling|invoke|invokes|invoking)\s+(?:the\s+)?([A-Za-z][A-Za-z0-9_]*)\b").unwrap()
-});
-/// Words before "call" that make it a noun (`the call`, `one tool call`).
-const CALL_NOUN_BEFORE: &[&str] = &[
-    "the", "a", "an", "each", "every", "one", "first", "second", "last", "tool", "no", "this",
-    "that", "any", "same", "single", "function", "api", "its", "their", "my", "your",
-];
-/// Words in a tool's place that name no tool (`any tool`, `call it`).
-const NOT_TOOL_WORDS: &[&str] = &[
-    "the",
-    "a",
-    "an",
-    "any",
-    "no",
-    "one",
-    "some",
-    "each",
-    "every",
-    "all",
-    "this",
-    "that",
-    "same",
-    "right",
-    "wrong",
-    "correct",
-    "other",
-    "another",
-    "single",
-    "second",
-    "first",
-    "it",
-    "them",
-    "anything",
-    "something",
-    "nothing",
-    "tool",
-    "tools",
-    "me",
-    "for",
-    "back",
-    "out",
-    "up",
-    "to",
-    "with",
-    "both",
-    "twice",
-    "again",
-    "once",
-    "only",
-    "more",
-    "external",
-    "functions",
-    "function",
-    "api",
-    "apis",
-    "which",
-    "what",
-    "its",
-    "their",
-    "expected",
-    "mcp",
-    "appropriate",
-    "relevant",
-    "matching",
-    "named",
-    "new",
-    "old",
-    "legacy",
-    "is",
-    "was",
-    "be",
-    "not",
-    "never",
-    "and",
-    "or",
-    "then",
-    "made",
-    "count",
-    "counts",
-    "result",
-    "results",
-    "of",
-    "in",
-    "on",
-    "at",
-];
-
-static QUOTE_CONTEXT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:contains?|includes?|says?|returns?|text|string|reply|replies|matches|pattern|regex)\s*:?\s*$").unwrap()
-});
-static WITH_ARGS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^\s*(?:with\s+(?:arguments?\s+|args?\s+|parameters?\s+)?|\(|:\s*)(`?\{[^}\n]*\}`?|(?:`?[A-Za-z_][A-Za-z0-9_]*`?\s*[=:]\s*(?:"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^,;)\s]+)(?:\s*,\s*|\s+and\s+)?)+)"#).unwrap()
-});
-
-fn args_after(after: &str) -> Option<Map<String, Value>> {
-    let c = WITH_ARGS.captures(after)?;
-    let raw = c[1].replace(" and ", ", ");
-    parse_args(raw.trim_end_matches([',', ' ']))
-}
-
-/// Roles a label written inside another field's value may have (`"What is 4 + 4?"
-/// Expected: …`): the expectation side of a case, never a title or a prompt, which prose
-/// inside a prompt names far more often than a second field does.
-fn splittable(role: Role) -> bool {
-    matches!(
-        role,
-        Role::Expected
-            | Role::Tool
-            | Role::Args
-            | Role::Contains
-            | Role::Pattern
-            | Role::Negative
-            | Role::ShouldCallTools
-            | Role::Forbidden
-    )
-}
-
-/// First words of labels strong enough to split a value without punctuation before them.
-const STRONG_LABEL_WORDS: &[&str] = &["Expected", "Expect", "Tool", "Tools", "Args", "Arguments"];
-
-/// Whether some colon could end a label: a letter or `)` before it (bold markers aside)
-/// and whitespace or the end after it. A cheap test before the real scan, which most
-/// values (`{"a": 2}`, times, URLs) never need.
-fn has_label_colon(value: &str) -> bool {
-    value.match_indices([':', '：']).any(|(i, c)| {
-        let before = value[..i].trim_end_matches(['*', '_']);
-        let after = value[i + c.len()..].trim_start_matches(['*', '_']);
-        before.ends_with(|ch: char| ch.is_ascii_alphabetic() || ch == ')')
-            && (after.is_empty() || after.starts_with(char::is_whitespace))
-    })
-}
-
-/// Byte ranges of `value` that are inside quotes or backticks.
-fn quoted_mask(value: &str) -> Vec<bool> {
-    let mut mask = vec![false; value.len()];
-    let mut straight = false;
-    let mut curly = 0i32;
-    let mut code = false;
-    for (i, c) in value.char_indices() {
-        let inside_before = straight || curly > 0 || code;
-        match c {
-            '`' => code = !code,
-            '"' if !code => straight = !straight,
-            '“' | '«' if !code => curly += 1,
-            '”' | '»' if !code => curly = (curly - 1).max(0),
-            _ => {}
-        }
-        let inside = inside_before || straight || curly > 0 || code;
-        for b in &mut mask[i..i + c.len_utf8()] {
-            *b = inside;
-        }
-    }
-    mask
-}
-
-/// A prompt written as a quotation followed by unlabelled words about it (`"Tell me a
-/// joke" Should not call any tool.`): the quotation, and the words as its expectation.
-pub fn split_quoted_prompt(value: &str) -> Option<(String, String)> {
-    let close = match value.chars().next()? {
-        '"' => '"',
-        '“' => '”',
-        _ => return None,
-    };
-    let open_len = value.chars().next()?.len_utf8();
-    let end = value[open_len..].find(close)? + open_len + close.len_utf8();
-    let rest = value[end..]
-        .trim()
-        .trim_start_matches(['—', '–', '-', '→', '>', ',', ';'])
-        .trim();
-    (!rest.is_empty()).then(|| (value[..end].to_string(), rest.to_string()))
-}
-
-/// Splits field labels written inline in a value: `"What is 4 + 4?" Expected: calls
-/// `get-sum` Tool: get-sum` → the head `"What is 4 + 4?"` and `[("Expected", "calls
-/// `get-sum`"), ("Tool", "get-sum")]`. A label counts when it is outside quotes, starts
-/// with a capital (or is bold), has an expectation role, is followed by whitespace, and
-/// follows punctuation that ends the previous part (a quote, `?`, `.`, `;`, `—`, `|`, …)
-/// or is a strong label (`Expected …`, `Tool`, `Args`).
-pub fn split_inline_fields(value: &str) -> (String, Vec<(String, String)>) {
-    if !has_label_colon(value) {
-        return (value.to_string(), Vec::new());
-    }
-    let mask = quoted_mask(value);
-    // (label start, value start, label)
-    let mut cuts: Vec<(usize, usize, String)> = Vec::new();
-    for (ci, c) in value.char_indices() {
-        if !(c == ':' || c == '：') || mask[ci] {
-            continue;
-        }
-        let after = &value[ci + c.len_utf8()..];
-        let after_trim = after.trim_start_matches(['*', '_']);
-        if !(after_trim.is_empty() || after_trim.starts_with(char::is_whitespace)) {
-            continue;
-        }
-        let before = &value[..ci];
-        let bare = before.trim_end_matches(['*', '_']);
-        let bold_close = bare.len() < before.len();
-        let found = label_before(bare);
-        let Some((start, label)) = found else {
-            continue;
-        };
-        let prev = bare[..start].trim_end();
-        let bold_open = prev.ends_with("**") || prev.ends_with("__");
-        let prev = prev.trim_end_matches(['*', '_']).trim_end();
-        if prev.is_empty() || mask.get(start).copied().unwrap_or(false) {
-            // A label at the very start is the field's own, not an inline one.
-            continue;
-        }
-        let capital = label.starts_with(|ch: char| ch.is_ascii_uppercase());
-        let bold = bold_open && bold_close;
-        let boundary = prev.ends_with([
-            '"', '”', '\'', '’', '»', '?', '.', '!', ';', ',', ')', '|', '—', '–', '-', '`',
-        ]);
-        let strong = STRONG_LABEL_WORDS.contains(&label.split(' ').next().unwrap_or_default());
-        if !(bold || (capital && (boundary || strong))) {
-            continue;
-        }
-        let label_start = before[..start].trim_end_matches(['*', '_']).len();
-        cuts.push((label_start, ci + c.len_utf8(), label.to_string()));
-    }
-    if cuts.is_empty() {
-        return (value.to_string(), Vec::new());
-    }
-    let clean = |s: &str| {
-        s.trim()
-            .trim_start_matches(['*', '_'])
-            .trim_end_matches(['*', '_', '—', '–', '|', ';', ','])
-            .trim()
-            .to_string()
-    };
-    let head = clean(&value[..cuts[0].0]);
-    let mut fields = Vec::new();
-    for (k, (_, vstart, label)) in cuts.iter().enumerate() {
-        let vend = cuts.get(k + 1).map_or(value.len(), |c| c.0);
-        fields.push((label.clone(), clean(&value[*vstart..vend])));
-    }
-    (head, fields)
-}
-
-/// The label ending `bare` (the text before a colon): the longest run of its last one to
-/// four words that has an expectation role, with its start.
-fn label_before(bare: &str) -> Option<(usize, &str)> {
-    let mut words: Vec<usize> = Vec::new();
-    let mut end = bare.len();
-    for _ in 0..4 {
-        let seg = &bare[..end];
-        let start = seg
-            .rfind(|ch: char| !(ch.is_ascii_alphabetic() || ch == '(' || ch == ')'))
-            .map_or(0, |p| p + seg[p..].chars().next().map_or(1, char::len_utf8));
-        if start == end {
-            break;
-        }
-        words.push(start);
-        if start == 0 || !bare[..start].ends_with(' ') {
-            break;
-        }
-        end = start - 1;
-    }
-    words
-        .iter()
-        .rev()
-        .map(|&start| (start, &bare[start..]))
-        .find(|(_, label)| splittable(role_of(label)))
-}
-
-/// A field label left inside a prompt (`… Expected: 8`, a line `**Expected tool:** …`),
-/// which means the reader did not find where the prompt ends.
-fn embedded_label(prompt: &str) -> Option<String> {
-    if let Some((label, _)) = split_inline_fields(prompt).1.into_iter().next() {
-        return Some(label);
-    }
-    // Looser than splitting: any `expected…:` outside quotes, in any case.
-    if !has_label_colon(prompt) {
-        return None;
-    }
-    let mask = quoted_mask(prompt);
-    for (ci, c) in prompt.char_indices() {
-        if !(c == ':' || c == '：') || mask[ci] {
-            continue;
-        }
-        let after = prompt[ci + c.len_utf8()..].trim_start_matches(['*', '_']);
-        if !(after.is_empty() || after.starts_with(char::is_whitespace)) {
-            continue;
-        }
-        let bare = prompt[..ci].trim_end_matches(['*', '_']);
-        if let Some((_, label)) = label_before(bare)
-            && (label.starts_with(|ch: char| ch.is_ascii_uppercase())
-                || label.to_ascii_lowercase().starts_with("expect"))
-        {
-            return Some(label.to_string());
-        }
-    }
-    prompt.lines().skip(1).find_map(|l| {
-        let t = l.trim().trim_start_matches(['-', '*', '_', ' ']);
-        let (label, _) = t.split_once([':', '：'])?;
-        let label = label.trim_end_matches(['*', '_']).trim();
-        (label.split_whitespace().count() <= 4 && splittable(role_of(label)))
-            .then(|| label.to_string())
-    })
-}
-
 /// Collected `(label, value)` pairs of one candidate case, in document order.
 #[derive(Debug, Default, Clone)]
 pub struct Fields {
@@ -1252,17 +692,13 @@ impl Fields {
     pub fn is_case(&self) -> bool {
         self.items.iter().any(|(_, v, r)| match *r {
             Role::Prompt | Role::Prompts | Role::Turn(_) => !value_is_blank(v),
-            Role::Steps => {
-                let mut d = Draft::default();
-                steps_into(v, &mut d);
-                !d.prompts.is_empty()
-            }
+            Role::Steps => !step_prompts(v).is_empty(),
             _ => false,
         })
     }
 
     /// Maps the fields into a draft spanning `start..=end`.
-    pub fn into_draft(self, start: usize, end: usize) -> Draft {
+    pub fn into_draft(self, start: usize, end: usize, cat: &Catalog) -> Draft {
         let mut d = Draft {
             start_line: start,
             end_line: end,
@@ -1275,6 +711,8 @@ impl Fields {
         let mut title_rank = 0;
         // Rules of tool fields, named once the arguments are known: `(index, label)`.
         let mut tool_rules: Vec<(usize, String)> = Vec::new();
+        let mut args_text: Option<String> = None;
+        let mut dropped = false;
         for (label, value, role) in &self.items {
             let role = *role;
             if value_is_blank(value) && role != Role::Tool {
@@ -1317,15 +755,25 @@ impl Fields {
                     d.prompts.extend(ps);
                 }
                 Role::Steps => {
-                    let before = d.prompts.len();
-                    steps_into(value, &mut d);
-                    if d.prompts.len() > before {
+                    let ps = step_prompts(value);
+                    if !ps.is_empty() {
                         d.notes
                             .push(format!("prompts read from the `{label}` list by wording"));
+                    }
+                    d.prompts.extend(ps);
+                    let r = reading::read(&text, cat);
+                    if !r.is_empty() {
+                        d.notes.push(format!("expectations read from the wording of `{label}`"));
+                        apply_reading(&mut d, r);
                     }
                 }
                 Role::Tool => {
                     match value {
+                        Value::Null => {
+                            d.negative = true;
+                            rules.push(format!("`{label}` = null → isNegative"));
+                        }
+                        Value::String(s) if s.trim().is_empty() => {}
                         Value::String(s) if is_none_word(s) => {
                             d.negative = true;
                             rules.push(format!("`{label}` = `{}` → isNegative", s.trim()));
@@ -1347,9 +795,9 @@ impl Fields {
                                 d.expected_calls.extend(calls);
                             }
                             None => {
-                                let r = read_wording(&text);
+                                let r = reading::read(&text, cat);
                                 d.notes.push(format!("tools read from the wording of `{label}`"));
-                                apply_reading(&mut d, r, &text);
+                                apply_reading(&mut d, r);
                             }
                         },
                     }
@@ -1359,15 +807,19 @@ impl Fields {
                         args = Some(m.clone());
                         args_label = label.clone();
                     }
-                    _ => match parse_args(&text) {
-                        Some(m) => {
+                    Value::String(s) => match serde_json::from_str::<Value>(s.trim()) {
+                        Ok(Value::Object(m)) => {
                             args = Some(m);
                             args_label = label.clone();
                         }
-                        None => d.notes.push(format!(
-                            "the `{label}` value could not be read as arguments; the call is expected without checking them"
-                        )),
+                        _ => {
+                            args_text = Some(s.clone());
+                            args_label = label.clone();
+                        }
                     },
+                    _ => d.notes.push(format!(
+                        "the `{label}` value could not be read as arguments; the call is expected without checking them"
+                    )),
                 },
                 Role::Expected => {
                     if let Value::String(s) = value
@@ -1398,15 +850,10 @@ impl Fields {
                         }
                         d.expected_calls.extend(calls);
                     }
-                    let r = read_wording(&expected);
-                    let interpreted = r.negative.is_some()
-                        || !r.calls.is_empty()
-                        || !r.contains.is_empty()
-                        || !r.patterns.is_empty()
-                        || !r.never.is_empty();
-                    if interpreted {
+                    let r = reading::read(&expected, cat);
+                    if !r.is_empty() {
                         d.notes.push(format!("expectations read from the wording of `{label}`"));
-                        apply_reading(&mut d, r, &expected);
+                        apply_reading(&mut d, r);
                     }
                     if !expected.is_empty() && d.expected_output.is_none() {
                         d.expected_output = Some(expected);
@@ -1462,11 +909,42 @@ impl Fields {
                         rules.push(format!("`{label}` = negative → isNegative"));
                     }
                 }
+                Role::Notes => {
+                    let r = reading::read(&text, cat);
+                    if r.negative.is_some() || !r.never.is_empty() {
+                        d.notes.push(format!("expectations read from the wording of `{label}`"));
+                        apply_reading(
+                            &mut d,
+                            reading::Reading {
+                                calls: Vec::new(),
+                                ..r
+                            },
+                        );
+                    }
+                }
+                Role::Status => {
+                    if lexicon::is_dropped_status(&text) {
+                        dropped = true;
+                    }
+                }
                 Role::Other => {
                     if !is_metadata_label(label) {
                         d.notes.push(unread_note(label));
                     }
                 }
+            }
+        }
+        if let Some(t) = args_text {
+            match d
+                .expected_calls
+                .first()
+                .and_then(|c| reading::read_args_field(&t, &c.tool, cat).or_else(|| parse_args(&t)))
+            {
+                Some(m) => args = Some(m),
+                None if d.expected_calls.is_empty() => {}
+                None => d.notes.push(format!(
+                    "the `{args_label}` value could not be read as arguments; the call is expected without checking them"
+                )),
             }
         }
         turns.sort_by_key(|(n, _)| *n);
@@ -1513,10 +991,10 @@ impl Fields {
             d.tool_call = d.expected_calls.pop();
             rules.push("no prompt: the call becomes a toolCall step".into());
         }
-        if let Some(label) = d.prompts.iter().find_map(|p| embedded_label(p)) {
-            d.notes.push(format!(
-                "a prompt still holds the field label `{label}:`; check where the prompt ends"
-            ));
+        if dropped {
+            // A status that says the case was dropped: no case.
+            d.prompts.clear();
+            d.tool_call = None;
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
             rules.dedup();
@@ -1652,28 +1130,35 @@ static ASK_STEP: LazyLock<Regex> = LazyLock::new(|| {
 static QUOTED_ONLY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r#"^(?:"([^"]+)"|“([^”]+)”|«([^»]+)»)\s*$"#).unwrap());
 
-/// Reads prompts out of a QA plan's "Steps" list: items that ask, say or send something.
-fn steps_into(v: &Value, d: &mut Draft) {
+/// Prompts in a QA plan's "Steps" list: items that ask, say or send something, or a
+/// quoted message.
+fn step_prompts(v: &Value) -> Vec<String> {
+    let mut out = Vec::new();
     for item in strings_of(v) {
         for line in item.lines() {
             let t = line.trim();
             if let Some(c) = ASK_STEP.captures(t).or_else(|| QUOTED_ONLY.captures(t)) {
                 let m = (1..=5).find_map(|i| c.get(i)).map(|m| m.as_str().trim());
                 if let Some(p) = m.filter(|p| !p.is_empty()) {
-                    d.prompts.push(unquote(p));
+                    out.push(unquote(p));
                 }
             } else {
-                let r = read_wording(t);
-                if r.negative.is_some() || !r.calls.is_empty() || !r.contains.is_empty() {
-                    apply_reading(d, r, t);
+                let t = reading::prepare(t);
+                if let Some(q) = reading::quotes(&t)
+                    .into_iter()
+                    .map(|(a, b)| t[a..b].trim().to_string())
+                    .find(|q| reading::utterance_like(q))
+                {
+                    out.push(q);
                 }
             }
         }
     }
+    out
 }
 
 /// Applies what wording says to a draft.
-pub fn apply_reading(d: &mut Draft, r: Reading, _text: &str) {
+pub fn apply_reading(d: &mut Draft, r: reading::Reading) {
     if let Some(n) = r.negative {
         d.negative = true;
         d.notes.push(format!("negative from the wording “{n}”"));
@@ -1688,276 +1173,9 @@ pub fn apply_reading(d: &mut Draft, r: Reading, _text: &str) {
             d.never_called.push(n);
         }
     }
-    for n in r.contains {
-        if !d.contains.iter().any(|x| x.text == n) {
-            d.contains.push(Needle {
-                text: n,
-                case_sensitive: None,
-            });
+    for n in r.notes {
+        if !d.notes.contains(&n) {
+            d.notes.push(n);
         }
-    }
-    d.patterns.extend(r.patterns);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn labels_map_across_shapes() {
-        for (l, r) in [
-            ("Prompt", Role::Prompt),
-            ("**Prompt**", Role::Prompt),
-            ("user_input", Role::Prompt),
-            ("userInput", Role::Prompt),
-            ("Question", Role::Prompt),
-            ("Turn 2", Role::Turn(2)),
-            ("Follow-up", Role::Turn(2)),
-            ("Expected tool(s)", Role::Tool),
-            ("expected_tools", Role::Tool),
-            ("Expected Result", Role::Expected),
-            ("__expected", Role::Expected),
-            ("expected_output", Role::Expected),
-            ("isNegativeTest", Role::Negative),
-            ("should_call_tools", Role::ShouldCallTools),
-            ("__description", Role::Title),
-            ("Priority", Role::Other),
-        ] {
-            assert_eq!(role_of(l), r, "{l}");
-        }
-    }
-
-    #[test]
-    fn wording_reads_negatives_tools_and_needles() {
-        let r = read_wording("The assistant should not call any tool and explains why.");
-        assert!(r.negative.is_some());
-        let r =
-            read_wording("Calls `get-sum` with {\"a\": 2, \"b\": 3}; the reply contains \"5\".");
-        assert_eq!(r.calls.len(), 1);
-        assert_eq!(r.calls[0].tool, "get-sum");
-        assert_eq!(r.calls[0].args.as_ref().unwrap()["a"], json!(2));
-        assert_eq!(r.contains, ["5"]);
-        let r = read_wording("Must not call `delete-item`; uses `list-items` with pageSize=3");
-        assert_eq!(r.never, ["delete-item"]);
-        assert_eq!(r.calls[0].tool, "list-items");
-        assert_eq!(r.calls[0].args.as_ref().unwrap()["pageSize"], json!(3));
-        let r = read_wording("A friendly greeting.");
-        assert!(r.negative.is_none() && r.calls.is_empty() && r.contains.is_empty());
-    }
-
-    #[test]
-    fn every_no_tool_phrasing_is_negative() {
-        for t in [
-            "no tool",
-            "No tool.",
-            "needs no tool",
-            "Small talk needs no tool; it just chats.",
-            "Expected result: no tool",
-            "no tools should be called",
-            "No tools should be called for this one.",
-            "no tool calls",
-            "Uses no tools and answers from memory.",
-            "The assistant should not call any tool.",
-            "must not use any tools",
-            "without calling any tool",
-            "requires no tool — a plain answer",
-            "no\u{a0}tool",
-        ] {
-            let r = read_wording(t);
-            assert!(r.negative.is_some(), "{t:?} is a negative");
-            assert!(r.calls.is_empty(), "{t:?}");
-        }
-        // Phrases about tools that are not negatives.
-        for (t, calls) in [
-            ("Calls `get-sum`; no tool errors.", 1),
-            ("Uses `echo` and no tools other than it.", 1),
-            (
-                "Calls `list-items` with pageSize=3 and reports no tool failures",
-                1,
-            ),
-            ("The reply names the tool it used.", 0),
-        ] {
-            let r = read_wording(t);
-            assert!(r.negative.is_none(), "{t:?} is not a negative");
-            assert_eq!(r.calls.len(), calls, "{t:?}");
-        }
-        for w in [
-            "no tool",
-            "No tools.",
-            "none (small talk)",
-            "—",
-            "no tool needed",
-            "`none`",
-        ] {
-            assert!(is_none_word(w), "{w:?}");
-        }
-        assert!(is_no_tool_word("No tool calls.") && !is_no_tool_word("none"));
-    }
-
-    #[test]
-    fn expectation_fields_saying_no_tool_make_negative_cases() {
-        for label in [
-            "Expected result",
-            "Expected",
-            "expected_output",
-            "Expected behaviour",
-        ] {
-            let mut f = Fields::new("markdown");
-            f.push("Prompt", "Tell me about your weekend");
-            f.push(label, "no tool");
-            let d = f.into_draft(1, 2);
-            assert!(d.negative, "{label}: {d:?}");
-            assert_eq!(d.expected_output, None, "{label}");
-            assert!(d.expected_calls.is_empty());
-            let rule = d.exact_rule.as_deref().unwrap_or_default();
-            assert!(rule.contains("= `no tool` → isNegative"), "{rule}");
-        }
-        // Wording that says so is read, and said to be read.
-        for text in [
-            "needs no tool",
-            "no tools should be called",
-            "No tool; it answers from memory.",
-        ] {
-            let mut f = Fields::new("markdown");
-            f.push("Prompt", "How are you?");
-            f.push("Expected result", text);
-            let d = f.into_draft(1, 2);
-            assert!(d.negative, "{text}");
-            assert!(d.exact_rule.is_none(), "{text}");
-        }
-        // A bare "none" as an expected reply is not a statement about tools.
-        let mut f = Fields::new("markdown");
-        f.push("Prompt", "Say nothing");
-        f.push("Expected result", "none");
-        assert!(!f.into_draft(1, 2).negative);
-    }
-
-    #[test]
-    fn unread_fields_and_outcome_labels_are_never_exact() {
-        let mut f = Fields::new("markdown");
-        f.push("Prompt", "Tell me a joke");
-        f.push("Priority", "High");
-        f.push("Expected outcome", "Must not use any tool.");
-        let d = f.into_draft(1, 3);
-        assert!(d.negative, "{d:?}");
-        assert!(d.exact_rule.is_none());
-        let mut f = Fields::new("markdown");
-        f.push("Prompt", "Tell me a joke");
-        f.push("Owner", "Ana");
-        f.push("Setup", "Log in as admin first");
-        let d = f.into_draft(1, 3);
-        assert!(d.exact_rule.is_none(), "{d:?}");
-        assert!(
-            d.notes.iter().any(|n| n.contains("`Setup`")),
-            "{:?}",
-            d.notes
-        );
-        let mut f = Fields::new("markdown");
-        f.push("Prompt", "Tell me a joke");
-        f.push("Owner", "Ana");
-        f.push("Preconditions", "Server running");
-        assert!(f.into_draft(1, 3).exact_rule.is_some());
-    }
-
-    #[test]
-    fn answering_directly_is_negative() {
-        for t in [
-            "Answer directly",
-            "Answers directly without tools.",
-            "It answers without using any tool",
-            "Replies without tools",
-        ] {
-            let r = read_wording(t);
-            assert!(r.negative.is_some(), "{t:?}");
-        }
-    }
-
-    #[test]
-    fn plain_tool_names_and_argument_lists() {
-        let c = parse_tool_cell("get-sum with a=2, b=3").unwrap();
-        assert_eq!(c.len(), 1, "{c:?}");
-        assert_eq!(c[0].tool, "get-sum");
-        assert_eq!(c[0].args.as_ref().unwrap()["a"], json!(2));
-        assert_eq!(c[0].args.as_ref().unwrap()["b"], json!(3));
-        let c = parse_tool_cell("echo, get-stats").unwrap();
-        assert_eq!(c.len(), 2);
-        for (t, tool) in [
-            ("Expect the echo tool.", "echo"),
-            ("Uses the calculator tool to add them.", "calculator"),
-            ("It should call echo with message=hi", "echo"),
-        ] {
-            let r = read_wording(t);
-            assert_eq!(r.calls.len(), 1, "{t:?}: {:?}", r.calls);
-            assert_eq!(r.calls[0].tool, tool, "{t:?}");
-        }
-        let r = read_wording("It should call echo with message=hi");
-        assert_eq!(r.calls[0].args.as_ref().unwrap()["message"], json!("hi"));
-        for t in [
-            "Should not call any tool.",
-            "The reply names the tool it used.",
-            "Call it twice.",
-            "The call succeeds and returns 5.",
-            "Each tool call returns within a second.",
-        ] {
-            assert!(read_wording(t).calls.is_empty(), "{t:?}");
-        }
-    }
-
-    #[test]
-    fn tool_rules_name_the_assertion_produced() {
-        let mut f = Fields::new("markdown table row");
-        f.push("Prompt", "Add 2 and 3");
-        f.push("Expected tool", "get-sum");
-        let d = f.into_draft(1, 1);
-        let rule = d.exact_rule.unwrap();
-        assert!(rule.contains("→ toolCalledAtLeastOnce"), "{rule}");
-        let mut f = Fields::new("tsv row");
-        f.push("Prompt", "Add 2 and 3");
-        f.push("Expected tool", "");
-        let rule = f.into_draft(1, 1).exact_rule.unwrap();
-        assert!(!rule.contains("toolCalled"), "{rule}");
-        let mut f = Fields::new("markdown table row");
-        f.push("Prompt", "Add 2 and 3");
-        f.push("Expected tool", "get-sum");
-        f.push("Arguments", "{\"a\": 2}");
-        let rule = f.into_draft(1, 1).exact_rule.unwrap();
-        assert!(rule.contains("`Expected tool` → toolCalledWith"), "{rule}");
-    }
-
-    #[test]
-    fn tool_cells() {
-        let c = parse_tool_cell("get-sum(a=2, b=3)").unwrap();
-        assert_eq!(c[0].tool, "get-sum");
-        assert_eq!(c[0].args.as_ref().unwrap()["b"], json!(3));
-        let c = parse_tool_cell("`echo`, `get-stats`").unwrap();
-        assert_eq!(c.len(), 2);
-        assert!(parse_tool_cell("the assistant uses the echo tool").is_none());
-        assert!(is_none_word("—") && is_none_word("None") && is_none_word("no tool"));
-    }
-
-    #[test]
-    fn fields_make_exact_and_approximated_drafts() {
-        let mut f = Fields::new("csv row");
-        f.push("prompt", "What is 2 + 3?");
-        f.push("tool", "get-sum");
-        f.push("args", "{\"a\": 2, \"b\": 3}");
-        f.push("expected", "5");
-        let d = f.into_draft(2, 2);
-        assert_eq!(d.prompts, ["What is 2 + 3?"]);
-        assert_eq!(d.expected_calls[0].args.as_ref().unwrap()["a"], json!(2));
-        assert_eq!(d.expected_output.as_deref(), Some("5"));
-        assert!(d.exact_rule.is_some(), "{d:?}");
-
-        let mut f = Fields::new("markdown");
-        f.push("Prompt", "\"Delete all my items\"");
-        f.push(
-            "Expected result",
-            "The assistant must not call any tool without confirmation.",
-        );
-        let d = f.into_draft(1, 3);
-        assert!(d.negative);
-        assert_eq!(d.prompts, ["Delete all my items"]);
-        assert!(d.exact_rule.is_none());
     }
 }

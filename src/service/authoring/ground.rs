@@ -51,7 +51,7 @@ enum Found<'a> {
 }
 
 fn spelling(s: &str) -> String {
-    s.trim().to_lowercase().replace(['_', ' '], "-")
+    s.trim().to_lowercase().replace(['_', ' ', '-'], "")
 }
 
 fn find<'a>(tools: &'a [DiscoveredTool], name: &str) -> Found<'a> {

@@ -52,12 +52,16 @@
 //!   provider); `source.format` `markdown` and `method` `ai` (the only values the spec
 //!   has) for every shape.
 
+pub mod catalog;
 pub mod dedupe;
 pub mod draft;
 pub mod extract;
 pub mod ground;
+pub mod lexicon;
 pub mod lines;
 pub mod model;
+pub mod reading;
+pub mod unit;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -232,7 +236,7 @@ pub fn author_builtin(
     models: &[CaseModel],
 ) -> Vec<EvalCase> {
     let ix = LineIndex::new(content);
-    let drafts = extract::extract(content);
+    let drafts = extract::extract(content, tools);
     build_cases(
         &drafts,
         &ix,
@@ -476,7 +480,7 @@ impl Service {
         let ix = LineIndex::new(&content);
         let (drafts, generation_model, tokens_in, tokens_out, version) = match &author {
             AuthorConfig::Builtin => (
-                extract::extract(&content),
+                extract::extract(&content, &job.tools),
                 extract::GENERATION_MODEL.to_string(),
                 0,
                 0,

@@ -10,7 +10,8 @@
 use serde_json::{Map, Value};
 
 use super::json::object_draft;
-use super::table::promptfoo_assert;
+use super::table::promptfoo_assert_value;
+use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, Fields, Role, role_of, value_text};
 use crate::service::authoring::lines::LineIndex;
 
@@ -66,6 +67,26 @@ pub fn looks_like_yaml(t: &str) -> bool {
             "tests:" | "cases:" | "testCases:" | "test_cases:" | "scenarios:" | "evals:"
         )
     }) {
+        return true;
+    }
+    // A top-level key holding a list of mappings (`casi:` then `  - id: …`), in a
+    // document made of YAML lines.
+    let yamlish = lines
+        .iter()
+        .filter(|l| {
+            let t = l.trim_start();
+            is_key_line(t.trim_start_matches("- ")) || t.starts_with("- ")
+        })
+        .count();
+    if yamlish * 10 >= lines.len() * 9
+        && lines.windows(2).any(|w| {
+            !w[0].starts_with(' ')
+                && w[0].trim_end().ends_with(':')
+                && is_key_line(w[0])
+                && w[1].trim_start().starts_with("- ")
+                && is_key_line(&w[1].trim_start()[2..])
+        })
+    {
         return true;
     }
     // A top-level list of multi-key maps: `- key: v` followed by `  key2: v2`.
@@ -425,7 +446,7 @@ fn flow_scalar(c: &[char], i: &mut usize, key: bool) -> Option<Value> {
 }
 
 /// Extracts the cases of a YAML plan.
-pub fn extract(ix: &LineIndex) -> Vec<Draft> {
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut p = Parser { ls: ylines(ix), ix };
     let mut i = 0;
     let Some(root) = p.node(&mut i, 0) else {
@@ -439,15 +460,27 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
                 .iter()
                 .any(|t| t.get("vars").is_some() || t.get("assert").is_some()))
     {
-        return promptfoo(&root, tests);
+        return promptfoo(&root, tests, cat);
     }
     let items: Vec<&YNode> = match &root {
         YNode::Seq(items, ..) => items.iter().collect(),
-        YNode::Map(m, ..) => m
-            .iter()
-            .find_map(|(k, v)| match v {
-                YNode::Seq(items, ..)
-                    if [
+        // The list of cases under a wrapping key (`tests`, `cases`, `casi`, `examples`…):
+        // the named ones first, else the first list of mappings.
+        YNode::Map(m, ..) => {
+            fn maps(v: &YNode) -> Option<Vec<&YNode>> {
+                match v {
+                    YNode::Seq(items, ..)
+                        if !items.is_empty()
+                            && items.iter().all(|i| matches!(i, YNode::Map(..))) =>
+                    {
+                        Some(items.iter().collect::<Vec<_>>())
+                    }
+                    _ => None,
+                }
+            }
+            m.iter()
+                .find(|(k, _)| {
+                    [
                         "tests",
                         "cases",
                         "testCases",
@@ -456,13 +489,12 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
                         "evals",
                         "examples",
                     ]
-                    .contains(&k.as_str()) =>
-                {
-                    Some(items.iter().collect())
-                }
-                _ => None,
-            })
-            .unwrap_or_default(),
+                    .contains(&k.as_str())
+                })
+                .and_then(|(_, v)| maps(v))
+                .or_else(|| m.iter().find_map(|(_, v)| maps(v)))
+                .unwrap_or_default()
+        }
         _ => Vec::new(),
     };
     items
@@ -470,12 +502,12 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
         .filter_map(|n| {
             let (a, b) = n.span();
             let v = n.to_value();
-            Some(object_draft(v.as_object()?, a, b, "YAML item"))
+            Some(object_draft(v.as_object()?, a, b, "YAML item", cat))
         })
         .collect()
 }
 
-fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
+fn promptfoo(root: &YNode, tests: &[YNode], cat: &Catalog) -> Vec<Draft> {
     let templates: Vec<String> = match root.get("prompts").map(YNode::to_value) {
         Some(Value::Array(a)) => a
             .iter()
@@ -488,6 +520,12 @@ fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
         Some(Value::String(s)) => vec![s],
         _ => Vec::new(),
     };
+    // A template kept in a file (`file://prompts/x.txt`) cannot be rendered here: the
+    // test's prompt variable is the prompt.
+    let templates: Vec<String> = templates
+        .into_iter()
+        .filter(|t| !t.trim_start().starts_with("file://"))
+        .collect();
     let default = root
         .get("defaultTest")
         .map(YNode::to_value)
@@ -550,7 +588,7 @@ fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
                 }
             }
         }
-        let mut d = f.into_draft(a, b);
+        let mut d = f.into_draft(a, b, cat);
         let exact = d.exact_rule.take();
         d.notes.extend(notes);
         let asserts = o
@@ -558,14 +596,19 @@ fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        for asrt in default_asserts.iter().chain(asserts.iter()) {
+        let inherited = default_asserts.len();
+        for (k, asrt) in default_asserts.iter().chain(asserts.iter()).enumerate() {
             let kind = asrt.get("type").and_then(Value::as_str).unwrap_or("equals");
-            let value = match asrt.get("value") {
-                Some(Value::Array(xs)) => xs.iter().map(value_text).collect::<Vec<_>>().join(","),
-                Some(v) => value_text(v),
-                None => String::new(),
-            };
-            promptfoo_assert(&mut d, "assert", &format!("{kind}: {value}"), &mut rules);
+            let value = asrt.get("value").cloned().unwrap_or(Value::Null);
+            promptfoo_assert_value(
+                &mut d,
+                "assert",
+                kind,
+                &value,
+                &mut rules,
+                cat,
+                k < inherited,
+            );
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
             let mut r = exact.unwrap_or_else(|| "promptfoo test".into());
@@ -610,7 +653,15 @@ fn render(tpl: &str, vars: &Map<String, Value>) -> (String, Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::service::authoring::extract::{Shape, extract, sniff};
+    use crate::service::authoring::draft::Draft;
+    use crate::service::authoring::extract::{Shape, sniff};
+
+    fn extract(t: &str) -> Vec<Draft> {
+        crate::service::authoring::extract::extract(
+            t,
+            &crate::service::authoring::catalog::demo_tools(),
+        )
+    }
 
     #[test]
     fn promptfoo_config() {
