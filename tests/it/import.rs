@@ -70,7 +70,7 @@ fn check_provenance(body: &Value, content: &str, file_name: &str) {
         );
         assert!(a >= 1 && b >= a, "{s}");
         assert_eq!(s["excerpt"], lines(content, a, b), "{}", c["title"]);
-        assert_eq!(s["extractorVersion"], "evaldeck-extract/1.0");
+        assert_eq!(s["extractorVersion"], "evaldeck-extract/2.0");
     }
 }
 
@@ -211,7 +211,7 @@ async fn markdown_qa_plan_against_the_demo_server() {
     let content = plan("qa-plan.md");
     let r = import(&h, json!({"content": content, "fileName": "qa-plan.md"})).await;
     let body = r.ok(200).clone();
-    assert_eq!(body["generationModel"], "evaldeck-extract/1");
+    assert_eq!(body["generationModel"], "evaldeck-extract/2");
     // Six headed cases and three table rows; no document-info, environment or exit-criteria row.
     assert_eq!(body["created"].as_array().unwrap().len(), 9, "{body:#}");
     assert_eq!(body["counts"], json!({"normal": 7, "negative": 2}));
@@ -1714,7 +1714,7 @@ async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
     first.ok();
     assert!(
         first.stdout.contains(
-            "created 9 case(s) (7 normal, 2 negative) with evaldeck-extract/1; skipped 0"
+            "created 9 case(s) (7 normal, 2 negative) with evaldeck-extract/2; skipped 0"
         ),
         "{}",
         first.stdout

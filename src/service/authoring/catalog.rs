@@ -457,6 +457,29 @@ impl Catalog {
 
     /// A tool-like name the catalog lacks, written as code or right after a call verb.
     fn unresolved_candidate(&self, text: &str, token: &str, s: usize, e: usize) -> bool {
+        let in_code = text[..s].ends_with('`') && text[e..].starts_with('`');
+        let before = fold(&text[..s]);
+        let prev = before
+            .trim_end_matches([' ', '`'])
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .unwrap_or_default()
+            .to_string();
+        let verb = [
+            "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
+        ]
+        .contains(&prev.as_str());
+        // `calls `sum``: a name written as code right after a call verb.
+        if in_code
+            && verb
+            && token.len() >= 3
+            && token
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+            && !self.is_param(token)
+        {
+            return true;
+        }
         if self.entries.is_empty() && !token.contains(['_', '-']) {
             return false;
         }

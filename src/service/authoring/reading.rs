@@ -372,9 +372,9 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
             Via::Exact => {}
             Via::Spelling => r
                 .notes
-                .push(format!("`{}` read as the live tool `{name}`", m.written)),
+                .push(format!("`{}` mapped to the live tool `{name}`", m.written)),
             Via::Description => r.notes.push(format!(
-                "\"{}\" read as the live tool `{name}` (by its description)",
+                "\"{}\" mapped to the live tool `{name}` by its description",
                 m.written.trim()
             )),
         }
@@ -482,4 +482,56 @@ pub fn utterance_like(q: &str) -> bool {
     }
     // `<prompt>`, `{{question}}`: a placeholder, filled in elsewhere.
     !(q.starts_with('<') && q.ends_with('>')) && q.chars().any(char::is_alphabetic)
+}
+
+/// Quoted texts an expectation says the reply contains ("contains \"5\"", "enthält „42“").
+pub fn needles(text: &str) -> Vec<String> {
+    const VERBS: &[&str] = &[
+        "contain*",
+        "include*",
+        "mention*",
+        "say*",
+        "return*",
+        "show*",
+        "repl*",
+        "respond*",
+        "enthalt*",
+        "nennt",
+        "contient",
+        "mentionne*",
+        "contiene*",
+        "menciona*",
+        "contem",
+        "inclui*",
+        "bevat",
+        "noemt",
+        "含む",
+        "包含",
+        "포함",
+        "含め",
+    ];
+    let mut out = Vec::new();
+    for (a, b) in quotes(text) {
+        let open = text[..a].char_indices().last().map_or(0, |(i, _)| i);
+        let before = fold(&text[..open]);
+        let last: Vec<&str> = word_list(&before).into_iter().rev().take(2).collect();
+        let cjk_before: String = before
+            .chars()
+            .rev()
+            .take(3)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after: String = fold(&text[b..]).chars().take(6).collect();
+        let verb = last.iter().any(|w| matches_word(w, VERBS))
+            || ["含む", "包含", "포함"]
+                .iter()
+                .any(|v| cjk_before.contains(v) || after.contains(v));
+        let q = text[a..b].trim();
+        if verb && !q.is_empty() && q.chars().count() <= 1000 {
+            out.push(q.to_string());
+        }
+    }
+    out
 }

@@ -181,6 +181,37 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     }
     let (prompt_text, prompt_seg, prompt_span) = prompt?;
     d.prompts.push(prompt_text);
+    // Further prompt fields, or further quoted messages in the steps: turns of one case.
+    if !quoted_prompt {
+        for (i, s) in segs.iter().enumerate().skip(prompt_seg + 1) {
+            let raw = s.text.trim();
+            match s.role {
+                Some(LabelRole::Prompt) if !raw.is_empty() && !raw.contains("~~") => {
+                    d.prompts.push(unquote_prompt(raw));
+                }
+                _ => {}
+            }
+            let _ = i;
+        }
+        if segs[prompt_seg].role == Some(LabelRole::Steps) {
+            let t = reading::strip_struck(&segs[prompt_seg].text);
+            let all: Vec<String> = t
+                .lines()
+                .filter_map(|l| {
+                    quotes(l)
+                        .into_iter()
+                        .map(|(a, b)| l[a..b].trim().to_string())
+                        .find(|q| utterance_like(q))
+                })
+                .collect();
+            if all.len() > 1 {
+                d.prompts = all;
+            }
+        }
+        if d.prompts.len() > 1 {
+            rules.push("each prompt → a prompt step, in order".into());
+        }
+    }
 
     // The expectation.
     let has_expect_label = segs.iter().any(|s| {
@@ -207,12 +238,45 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     rules.push(format!("`{label}` = `{text}` → isNegative"));
                     continue;
                 }
-                let r = reading::read(text, cat);
+                let mut r = reading::read(text, cat);
+                if r.is_empty() {
+                    // A name the target lacks, written alone or as code: kept, so
+                    // grounding says it does not resolve.
+                    let t = reading::prepare(text);
+                    let bare = t.trim().trim_matches(['`', '"', '\'', '*']);
+                    let code = t.split('`').nth(1).filter(|_| t.matches('`').count() >= 2);
+                    let name = if !bare.is_empty()
+                        && bare
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || "_-.:/".contains(c))
+                    {
+                        Some(bare.to_string())
+                    } else {
+                        code.filter(|c| {
+                            !c.is_empty()
+                                && c.chars()
+                                    .all(|x| x.is_alphanumeric() || "_-.:/".contains(x))
+                        })
+                        .map(str::to_string)
+                    };
+                    if let Some(n) = name.filter(|n| !cat.is_param(n)) {
+                        r.calls.push(ExpectedCall {
+                            tool: n,
+                            args: None,
+                        });
+                    }
+                }
+                let head = reading::prepare(text);
+                let head = head.trim().trim_start_matches('`');
                 let whole = r.calls.len() == 1
                     && r.never.is_empty()
                     && r.notes.is_empty()
                     && r.negative.is_none()
-                    && reading::prepare(text).trim().trim_matches('`') == r.calls[0].tool;
+                    && head.starts_with(&r.calls[0].tool)
+                    && head[r.calls[0].tool.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != '-');
                 if whole {
                     rules.push(format!("`{label}` → tool assertion"));
                 } else {
@@ -229,8 +293,28 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     args_fields.push((label.to_string(), text.to_string()));
                 }
             }
+            Some(LabelRole::Expected)
+                if lexicon::is_none_word(text)
+                    && lexicon::has_any(&lexicon::fold(text), lexicon::TOOL_NOUNS) =>
+            {
+                d.negative = true;
+                rules.push(format!("`{label}` = `{text}` → isNegative"));
+            }
             Some(LabelRole::Expected) => {
                 let r = reading::read(text, cat);
+                for n in reading::needles(text) {
+                    interpreted = true;
+                    let note = format!("response needles read from the wording of `{label}`");
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                    if !d.contains.iter().any(|x| x.text == n) {
+                        d.contains.push(Needle {
+                            text: n,
+                            case_sensitive: None,
+                        });
+                    }
+                }
                 if !r.is_empty() {
                     interpreted = true;
                     notes.push(format!("expectations read from the wording of `{label}`"));
@@ -612,47 +696,47 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     let mut cur = Segment::plain(String::new());
     let mut cur_indent = 0usize;
+    let push_text = |cur: &mut Segment, t: &str| {
+        if !cur.text.is_empty() {
+            cur.text.push('\n');
+        }
+        cur.text.push_str(t);
+    };
     for line in text.lines() {
         let indent = line.len() - line.trim_start().len();
-        let deeper_args = cur.role == Some(LabelRole::Args) && indent > cur_indent;
-        match leading_label(line).filter(|_| !deeper_args) {
+        let deeper_args =
+            matches!(cur.role, Some(LabelRole::Args | LabelRole::Steps)) && indent > cur_indent;
+        let mut rest = match leading_label(line).filter(|_| !deeper_args) {
             Some((label, rest)) => {
                 if !cur.text.trim().is_empty() || cur.label.is_some() {
                     out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
                 }
-                cur = Segment::labelled(&label, rest);
+                cur = Segment::labelled(&label, String::new());
                 cur_indent = indent;
+                rest
             }
-            None => {
-                // `… answered 41 (!). Expected: call …`: a label after a sentence end.
-                let mut rest = line;
-                let mut placed = false;
-                if let Some((before, label, after)) = inline_label(line) {
-                    if !before.trim().is_empty() {
-                        if !cur.text.is_empty() {
-                            cur.text.push('\n');
-                        }
-                        cur.text.push_str(&before);
-                    }
-                    out.push(std::mem::replace(
-                        &mut cur,
-                        Segment::labelled(&label, after),
-                    ));
-                    cur_indent = indent;
-                    placed = true;
-                    rest = "";
-                }
-                if !placed {
-                    if !cur.text.is_empty() {
-                        cur.text.push('\n');
-                    }
-                    cur.text.push_str(rest);
-                }
+            None => line.to_string(),
+        };
+        // `"What is 4 + 4?" Expected: …`, `… answered 41 (!). Expected: …`: a label
+        // after a quote or a sentence end inside the line.
+        while let Some((before, label, after)) = inline_label(&rest) {
+            if !before.trim().is_empty() {
+                push_text(&mut cur, &before);
             }
+            out.push(std::mem::replace(
+                &mut cur,
+                Segment::labelled(&label, String::new()),
+            ));
+            cur_indent = indent;
+            rest = after;
         }
+        push_text(&mut cur, &rest);
     }
     if !cur.text.trim().is_empty() || cur.label.is_some() {
         out.push(cur);
+    }
+    for s in &mut out {
+        s.text = s.text.trim_matches('\n').to_string();
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out
@@ -664,8 +748,15 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
     let mut i = 0;
     while i < line.len() {
         let c = line[i..].chars().next()?;
-        if matches!(c, '.' | ';' | '!' | '?' | '。' | ')') && b.get(i + 1) == Some(&b' ') {
-            let after = line[i + 1..].trim_start();
+        let dash = matches!(c, '—' | '–') && i > 0 && b[i - 1] == b' ';
+        if (dash
+            || matches!(
+                c,
+                '.' | ';' | '!' | '?' | '。' | ')' | '"' | '”' | '」' | '»'
+            ))
+            && b.get(i + c.len_utf8()) == Some(&b' ')
+        {
+            let after = line[i + c.len_utf8()..].trim_start();
             if let Some(colon) = after.find([':', '：']) {
                 let head = after[..colon].trim();
                 if !head.is_empty()
@@ -678,8 +769,9 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
                     )
                 {
                     let rest = after[colon..].chars().skip(1).collect::<String>();
+                    let upto = if dash { i } else { i + c.len_utf8() };
                     return Some((
-                        line[..=i].to_string(),
+                        line[..upto].to_string(),
                         head.to_string(),
                         rest.trim().to_string(),
                     ));

@@ -130,7 +130,7 @@ pub fn ground_names(d: &mut Draft, cat: &Catalog) {
             Some((i, _)) => {
                 let live = cat.name(i).to_string();
                 if live != name {
-                    let n = format!("`{name}` read as the live tool `{live}`");
+                    let n = format!("`{name}` mapped to the live tool `{live}`");
                     if !notes.contains(&n) {
                         notes.push(n);
                     }

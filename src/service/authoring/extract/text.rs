@@ -260,15 +260,47 @@ fn walk(
         let title = heading_text(lines[i].text);
         let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);
         if !excluded {
+            // Fields at the top of the section (a numbered step under `Steps:` is not one).
+            let top = (i + 1..end)
+                .filter(|&k| !matches!(lines[k].kind, Kind::Blank | Kind::Code))
+                .map(|k| lines[k].indent)
+                .min()
+                .unwrap_or(0);
             let prompts = (i + 1..end)
                 .filter(|&k| {
                     !matches!(lines[k].kind, Kind::Heading(_) | Kind::Table | Kind::Code)
+                        && lines[k].indent <= top
                         && prompt_label(lines[k].text)
                 })
                 .count();
             let sub_headings =
                 (i + 1..end).any(|k| matches!(lines[k].kind, Kind::Heading(l) if l < 8));
-            if prompts == 1 && !sub_headings {
+            let steps = (i + 1..end)
+                .filter(|&k| {
+                    !matches!(lines[k].kind, Kind::Heading(_) | Kind::Table | Kind::Code)
+                        && lines[k].indent <= top
+                        && leading_label(lines[k].text)
+                            .is_some_and(|(l, _)| label_role(&l) == Some(LabelRole::Steps))
+                })
+                .count();
+            // One conversation: a list of fields whose prompts all come before its
+            // expectations.
+            let conversation = prompts >= 2 && !sub_headings && {
+                let body: Vec<usize> = (i + 1..end)
+                    .filter(|&k| lines[k].kind != Kind::Blank)
+                    .collect();
+                body.first()
+                    .and_then(|&f| field_list(lines, f, end))
+                    .is_some_and(|items| {
+                        items.len() == body.len() && {
+                            let roles: Vec<bool> =
+                                items.iter().map(|&k| prompt_label(lines[k].text)).collect();
+                            let first_other = roles.iter().position(|p| !p).unwrap_or(roles.len());
+                            roles[first_other..].iter().all(|p| !p)
+                        }
+                    })
+            };
+            if (prompts == 1 || (prompts == 0 && steps == 1) || conversation) && !sub_headings {
                 section_unit(lines, i, end, &title, cat, out);
             } else {
                 chain.push(title);
@@ -289,6 +321,10 @@ fn section_unit(
     cat: &Catalog,
     out: &mut Vec<Draft>,
 ) {
+    // A rule (`---`) ends the case: what follows it is not part of it.
+    let end = (h + 1..end)
+        .find(|&k| lines[k].kind == Kind::Rule && lines[k - 1].kind == Kind::Blank)
+        .unwrap_or(end);
     let body: Vec<&Ln> = lines[h + 1..end]
         .iter()
         .filter(|l| !matches!(l.kind, Kind::Code | Kind::Rule))
@@ -353,6 +389,47 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                 let end = (i..b).find(|&k| lines[k].kind != Kind::Table).unwrap_or(b);
                 table(lines, i, end, cat, out);
                 i = end;
+            }
+            Kind::Item if field_list(lines, i, b).is_some() => {
+                let items = field_list(lines, i, b).unwrap();
+                let title = chain.last().cloned();
+                let mut group: Vec<usize> = Vec::new();
+                let mut has_expect = false;
+                let flush = |group: &mut Vec<usize>, out: &mut Vec<Draft>| {
+                    if group.is_empty() {
+                        return;
+                    }
+                    let segs: Vec<Segment> = group
+                        .iter()
+                        .filter_map(|&k| leading_label(lines[k].text))
+                        .map(|(l, r)| Segment::labelled(&l, r))
+                        .collect();
+                    let info = UnitInfo {
+                        shape: "field list",
+                        start: lines[group[0]].n,
+                        end: lines[*group.last().unwrap()].n,
+                        title: title.clone(),
+                        key: None,
+                        structured: false,
+                    };
+                    if let Some(d) = read_unit(&segs, &info, cat) {
+                        out.push(d);
+                    }
+                    group.clear();
+                };
+                for &k in &items {
+                    let role = leading_label(lines[k].text).and_then(|(l, _)| label_role(&l));
+                    if role == Some(LabelRole::Prompt) && has_expect {
+                        flush(&mut group, out);
+                        has_expect = false;
+                    }
+                    if role != Some(LabelRole::Prompt) {
+                        has_expect = true;
+                    }
+                    group.push(k);
+                }
+                flush(&mut group, out);
+                i = items.last().unwrap() + 1;
             }
             Kind::Item => {
                 let base = lines[i].indent;
@@ -424,6 +501,24 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
         }
     }
     let _ = chain;
+}
+
+/// A list whose items are one-line fields (`- Prompt: "…"`, `- Expected: …`) with at
+/// least two prompts: the indices of its items.
+fn field_list(lines: &[Ln], a: usize, b: usize) -> Option<Vec<usize>> {
+    let base = lines[a].indent;
+    let mut items = Vec::new();
+    let mut k = a;
+    while k < b && lines[k].kind == Kind::Item && lines[k].indent == base {
+        leading_label(lines[k].text)?;
+        items.push(k);
+        k += 1;
+    }
+    let prompts = items
+        .iter()
+        .filter(|&&k| prompt_label(lines[k].text))
+        .count();
+    (items.len() >= 2 && prompts >= 2 && prompts < items.len()).then_some(items)
 }
 
 fn free_unit(
