@@ -302,6 +302,10 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             }
             Some(LabelRole::Expected) => {
                 let r = reading::read(text, cat);
+                if !r.is_empty() {
+                    interpreted = true;
+                    notes.push(format!("expectations read from the wording of `{label}`"));
+                }
                 for n in reading::needles(text) {
                     interpreted = true;
                     let note = format!("response needles read from the wording of `{label}`");
@@ -314,10 +318,6 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                             case_sensitive: None,
                         });
                     }
-                }
-                if !r.is_empty() {
-                    interpreted = true;
-                    notes.push(format!("expectations read from the wording of `{label}`"));
                 }
                 merge(&mut expected_reading, r);
                 if d.expected_output.is_none() {
