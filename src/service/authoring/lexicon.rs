@@ -240,6 +240,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
         LabelRole::Expected,
         &[
             "expected",
+            "should",
+            "must",
             "expect",
             "expectation",
             "result",

@@ -37,10 +37,18 @@ fn split_line(line: &str, d: char) -> Vec<String> {
 /// column (or promptfoo's `__` columns).
 fn is_header(cells: &[String]) -> bool {
     let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+    let known = filled
+        .iter()
+        .filter(|h| h.starts_with("__") || role_of(h) != Role::Other)
+        .count();
     filled.len() >= 2
-        && filled
-            .iter()
-            .all(|h| h.chars().count() <= 60 && !h.contains('\n'))
+        && known >= 2
+        && filled.iter().all(|h| {
+            h.chars().count() <= 60
+                && !h.contains(['\n', '?', '!', '？', '！'])
+                && !h.ends_with(['.', '。'])
+                && !h.contains(": ")
+        })
         && filled.iter().any(|h| {
             h.starts_with("__")
                 || matches!(

@@ -381,6 +381,24 @@ fn key_and_title(t: &str) -> (Option<String>, String) {
 
 /// Tables, list items and paragraphs of lines `[a, b)`.
 fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out: &mut Vec<Draft>) {
+    let cases_section = chain.last().is_some_and(|h| {
+        lexicon::has_any(&lexicon::fold(h), lexicon::CASES_HEADING)
+            || lexicon::has_any(
+                &lexicon::fold(h),
+                &[
+                    "test*",
+                    "eval*",
+                    "check*",
+                    "szenari*",
+                    "prueba*",
+                    "teste*",
+                    "prova",
+                    "テスト",
+                    "测试",
+                    "테스트",
+                ],
+            )
+    });
     let mut i = a;
     while i < b {
         match lines[i].kind {
@@ -467,7 +485,15 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                     .map(|l| l.text)
                     .collect::<Vec<_>>()
                     .join("\n");
-                free_unit(&text, lines[i].n, lines[last].n, "list item", cat, out);
+                free_unit(
+                    &text,
+                    lines[i].n,
+                    lines[last].n,
+                    "list item",
+                    cases_section,
+                    cat,
+                    out,
+                );
                 i = last + 1;
             }
             Kind::Text => {
@@ -486,7 +512,7 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                             .map(|l| l.text)
                             .collect::<Vec<_>>()
                             .join("\n");
-                        free_unit(&text, lines[s].n, lines[e].n, "paragraph", cat, out);
+                        free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
                     }
                 } else {
                     let text = lines[i..=end]
@@ -494,13 +520,20 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         .map(|l| l.text)
                         .collect::<Vec<_>>()
                         .join("\n");
-                    free_unit(&text, lines[i].n, lines[end].n, "paragraph", cat, out);
+                    free_unit(
+                        &text,
+                        lines[i].n,
+                        lines[end].n,
+                        "paragraph",
+                        false,
+                        cat,
+                        out,
+                    );
                 }
                 i = end + 1;
             }
         }
     }
-    let _ = chain;
 }
 
 /// A list whose items are one-line fields (`- Prompt: "…"`, `- Expected: …`) with at
@@ -526,6 +559,7 @@ fn free_unit(
     start: usize,
     end: usize,
     shape: &str,
+    cases_section: bool,
     cat: &Catalog,
     out: &mut Vec<Draft>,
 ) {
@@ -540,7 +574,61 @@ fn free_unit(
     };
     if let Some(d) = read_unit(&segs, &info, cat) {
         out.push(d);
+        return;
     }
+    // Under a heading about cases, an item written as an instruction and its expectation
+    // (`1. Echo hello back → echo`, `2. Say hi. Expected: no tool`): the instruction is
+    // the prompt, when what follows it names a tool or says no tool.
+    if cases_section
+        && shape == "list item"
+        && let Some(segs) = instruction_segments(text)
+        && let Some(mut d) = read_unit(&segs, &info, cat)
+    {
+        d.notes
+            .retain(|n| n != "the prompt was read from a quoted utterance");
+        d.notes
+            .push("the prompt was read from the instruction before the expectation".into());
+        d.exact_rule = None;
+        out.push(d);
+    }
+}
+
+/// An unquoted instruction before its expectation, quoted so the unit reader takes it as
+/// the prompt.
+fn instruction_segments(text: &str) -> Option<Vec<Segment>> {
+    let first = text.lines().next()?.trim();
+    let t = first
+        .get(item_marker(first).unwrap_or(0)..)
+        .unwrap_or(first)
+        .trim();
+    let t = crate::service::authoring::unit::strip_checkbox(t);
+    let segs = segments_of(text);
+    let (lead, rest): (String, String) = if segs.len() > 1 && segs[0].label.is_none() {
+        let lead = segs[0].text.lines().next().unwrap_or_default().to_string();
+        let lead = lead
+            .get(item_marker(lead.trim_start()).unwrap_or(0)..)
+            .unwrap_or(&lead)
+            .to_string();
+        (lead, String::new())
+    } else {
+        let cut = ["→", "->", "➜", " — ", " – "]
+            .iter()
+            .filter_map(|m| t.find(m))
+            .min()?;
+        (t[..cut].to_string(), t[cut..].to_string())
+    };
+    let lead = lead.trim().trim_matches(['*', '_', ' ']).trim().to_string();
+    if lead.is_empty() || lead.contains(['"', '“', '«', '「']) {
+        return None;
+    }
+    let mut out = vec![Segment::plain(format!("“{lead}”"))];
+    if rest.is_empty() {
+        out.extend(segs.into_iter().skip(1));
+    } else {
+        out.push(Segment::plain(rest));
+        out.extend(segments_of(&text.lines().skip(1).collect::<Vec<_>>().join("\n")).into_iter());
+    }
+    Some(out)
 }
 
 /// Splits a table row into cells: `\|` is a pipe inside a cell; Confluence `||` too.
