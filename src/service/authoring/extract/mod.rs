@@ -36,6 +36,9 @@ pub mod table;
 pub mod text;
 pub mod yaml;
 
+#[cfg(test)]
+mod tests;
+
 use serde_json::Map;
 
 use super::catalog::Catalog;
