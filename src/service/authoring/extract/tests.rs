@@ -26,7 +26,12 @@ fn of_type(c: &EvalCase, t: &str) -> Vec<Value> {
 fn positive_tools(c: &EvalCase) -> Vec<String> {
     asserts(c)
         .iter()
-        .filter(|a| matches!(a["type"].as_str(), Some("toolCalledAtLeastOnce" | "toolCalledWith")))
+        .filter(|a| {
+            matches!(
+                a["type"].as_str(),
+                Some("toolCalledAtLeastOnce" | "toolCalledWith")
+            )
+        })
         .filter_map(|a| a["toolName"].as_str().map(str::to_string))
         .collect()
 }
@@ -96,8 +101,14 @@ fn every_promptfoo_trajectory_assertion_maps_onto_tool_assertions() {
     assert_ne!(c.import.as_ref().unwrap().status, ClaimStatus::Unsupported);
     let c = promptfoo("      - type: trajectory:tool-used\n        value: [get-stats, echo]\n");
     assert_eq!(positive_tools(&c), ["get-stats", "echo"]);
-    let c = promptfoo("      - type: trajectory:tool-used\n        value:\n          name: echo\n          min: 2\n          max: 3\n");
-    assert!(of_type(&c, "toolCalledWith").iter().any(|a| a["minCount"] == 2));
+    let c = promptfoo(
+        "      - type: trajectory:tool-used\n        value:\n          name: echo\n          min: 2\n          max: 3\n",
+    );
+    assert!(
+        of_type(&c, "toolCalledWith")
+            .iter()
+            .any(|a| a["minCount"] == 2)
+    );
     assert_eq!(of_type(&c, "toolCallCountUnder")[0]["count"], 4);
     // not-trajectory:tool-used forbids; over every tool it is a negative case.
     let c = promptfoo("      - type: not-trajectory:tool-used\n        value: legacy-echo\n");
@@ -109,25 +120,55 @@ fn every_promptfoo_trajectory_assertion_maps_onto_tool_assertions() {
     ));
     assert!(c.is_negative);
     // tool-args-match, partial and exact.
-    let c = promptfoo("      - type: trajectory:tool-args-match\n        value:\n          name: echo\n          args: { message: done }\n");
+    let c = promptfoo(
+        "      - type: trajectory:tool-args-match\n        value:\n          name: echo\n          args: { message: done }\n",
+    );
     let w = &of_type(&c, "toolCalledWith")[0];
-    assert_eq!((&w["args"]["args"], &w["args"]["argumentMatching"]), (&json!({"message": "done"}), &json!("partial")));
-    let c = promptfoo("      - type: trajectory:tool-args-match\n        value:\n          name: echo\n          args: { message: done }\n          mode: exact\n");
-    assert!(of_type(&c, "toolCalledWith").iter().any(|a| a["args"]["argumentMatching"] == "exact"));
+    assert_eq!(
+        (&w["args"]["args"], &w["args"]["argumentMatching"]),
+        (&json!({"message": "done"}), &json!("partial"))
+    );
+    let c = promptfoo(
+        "      - type: trajectory:tool-args-match\n        value:\n          name: echo\n          args: { message: done }\n          mode: exact\n",
+    );
+    assert!(
+        of_type(&c, "toolCalledWith")
+            .iter()
+            .any(|a| a["args"]["argumentMatching"] == "exact")
+    );
     // tool-sequence: order, and in exact mode the set of tools.
-    let c = promptfoo("      - type: trajectory:tool-sequence\n        value:\n          steps: [get-stats, echo]\n");
+    let c = promptfoo(
+        "      - type: trajectory:tool-sequence\n        value:\n          steps: [get-stats, echo]\n",
+    );
     let b = &of_type(&c, "toolCalledBefore")[0];
-    assert_eq!((&b["toolName"], &b["beforeToolName"]), (&json!("get-stats"), &json!("echo")));
-    let c = promptfoo("      - type: trajectory:tool-sequence\n        value:\n          mode: exact\n          steps: [get-stats, echo]\n");
-    assert_eq!(of_type(&c, "onlyToolsCalled")[0]["toolNames"], json!(["get-stats", "echo"]));
+    assert_eq!(
+        (&b["toolName"], &b["beforeToolName"]),
+        (&json!("get-stats"), &json!("echo"))
+    );
+    let c = promptfoo(
+        "      - type: trajectory:tool-sequence\n        value:\n          mode: exact\n          steps: [get-stats, echo]\n",
+    );
+    assert_eq!(
+        of_type(&c, "onlyToolsCalled")[0]["toolNames"],
+        json!(["get-stats", "echo"])
+    );
     // step-count: max 0 tool steps is a negative case; a maximum caps the calls.
-    let c = promptfoo("      - type: trajectory:step-count\n        value:\n          type: tool\n          max: 0\n");
+    let c = promptfoo(
+        "      - type: trajectory:step-count\n        value:\n          type: tool\n          max: 0\n",
+    );
     assert!(c.is_negative);
-    let c = promptfoo("      - type: trajectory:step-count\n        value:\n          type: tool\n          max: 3\n");
+    let c = promptfoo(
+        "      - type: trajectory:step-count\n        value:\n          type: tool\n          max: 3\n",
+    );
     assert_eq!(of_type(&c, "toolCallCountUnder")[0]["count"], 4);
     // goal-success is graded by the judge.
-    let c = promptfoo("      - type: trajectory:goal-success\n        value: Reports the mean and echoes done\n");
-    assert_eq!(c.expected_output.as_deref(), Some("Reports the mean and echoes done"));
+    let c = promptfoo(
+        "      - type: trajectory:goal-success\n        value: Reports the mean and echoes done\n",
+    );
+    assert_eq!(
+        c.expected_output.as_deref(),
+        Some("Reports the mean and echoes done")
+    );
 }
 
 #[test]
@@ -165,7 +206,11 @@ fn forbidden_tools_in_every_language() {
         let doc = format!("- \"Repeat hello\" → {expectation}\n");
         let c = &cases(&doc)[0];
         assert_eq!(positive_tools(c), ["echo"], "{lang}");
-        assert_eq!(of_type(c, "toolNeverCalled")[0]["toolName"], "legacy-echo", "{lang}");
+        assert_eq!(
+            of_type(c, "toolNeverCalled")[0]["toolName"],
+            "legacy-echo",
+            "{lang}"
+        );
     }
 }
 
