@@ -494,9 +494,7 @@ impl Catalog {
                 .is_some_and(|c| c.is_ascii_alphabetic())
             && token.len() >= 4
             && !self.is_param(token)
-            && !token
-                .rsplit_once('.')
-                .is_some_and(|(_, ext)| ext.len() <= 4);
+            && token.rsplit_once('.').is_none_or(|(_, ext)| ext.len() > 4);
         if !shaped {
             return false;
         }
@@ -512,7 +510,7 @@ impl Catalog {
             "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
         ]
         .contains(&prev.as_str());
-        in_code && verb || (verb && token.contains('_'))
+        verb && (in_code || token.contains('_'))
     }
 
     /// `get sum`, `list items tool`: a multi-word name written with spaces.
@@ -586,10 +584,7 @@ impl Catalog {
             }
         }
         for (s, e) in nouns {
-            if out
-                .iter()
-                .any(|m| m.start <= s && s < m.end + 2 && m.end + 2 > s)
-            {
+            if out.iter().any(|m| m.start <= s && s < m.end + 2) {
                 continue;
             }
             let before: Vec<(usize, &str)> = words_before(&lower[..s])
@@ -1015,11 +1010,9 @@ fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
                 let at = search + i;
                 let close_len = inner[at..].chars().next().unwrap().len_utf8();
                 let next = inner[at + close_len..].chars().next();
-                if *c == '\'' || *c == '’' {
-                    if next.is_some_and(|n| n.is_alphanumeric()) {
-                        search = at + close_len;
-                        continue;
-                    }
+                if (*c == '\'' || *c == '’') && next.is_some_and(|n| n.is_alphanumeric()) {
+                    search = at + close_len;
+                    continue;
                 }
                 let text = inner[..at].to_string();
                 if text.starts_with('[') && array {

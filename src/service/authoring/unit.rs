@@ -116,7 +116,9 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         }
     }
     // The prompt.
-    let mut prompt: Option<(String, usize, Option<(usize, usize)>)> = None;
+    // The prompt, the segment it is in, and its byte span there when read from a quote.
+    type Found = (String, usize, Option<(usize, usize)>);
+    let mut prompt: Option<Found> = None;
     for (i, s) in segs.iter().enumerate() {
         if s.role == Some(LabelRole::Prompt) && !s.text.trim().is_empty() {
             let raw = s.text.trim();

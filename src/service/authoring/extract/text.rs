@@ -626,7 +626,9 @@ fn instruction_segments(text: &str) -> Option<Vec<Segment>> {
         out.extend(segs.into_iter().skip(1));
     } else {
         out.push(Segment::plain(rest));
-        out.extend(segments_of(&text.lines().skip(1).collect::<Vec<_>>().join("\n")).into_iter());
+        out.extend(segments_of(
+            &text.lines().skip(1).collect::<Vec<_>>().join("\n"),
+        ));
     }
     Some(out)
 }
