@@ -681,7 +681,7 @@ impl Catalog {
                 let raw = &text[open..=close];
                 let v = serde_json::from_str::<Value>(raw)
                     .ok()
-                    .or_else(|| super::extract::yaml::parse_flow(raw));
+                    .or_else(|| super::yaml_values::parse_flow(raw));
                 if let Some(Value::Object(m)) = v {
                     for (k, v) in m {
                         if let Some(t) = self.type_value(tool, &k, &v) {

@@ -56,12 +56,14 @@ pub mod catalog;
 pub mod dedupe;
 pub mod draft;
 pub mod extract;
+pub mod fields;
 pub mod ground;
 pub mod lexicon;
 pub mod lines;
 pub mod model;
 pub mod reading;
 pub mod unit;
+pub mod yaml_values;
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -430,7 +430,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     )
                     && s.role.is_some()
                 {
-                    notes.push(super::draft::unread_note(l));
+                    notes.push(super::fields::unread_note(l));
                 }
             }
         }

@@ -8,7 +8,8 @@
 use serde_json::{Map, Value};
 
 use crate::service::authoring::catalog::Catalog;
-use crate::service::authoring::draft::{Draft, ExpectedCall, Fields, Role, role_of};
+use crate::service::authoring::draft::{Draft, ExpectedCall};
+use crate::service::authoring::fields::{Fields, Role, role_of};
 use crate::service::authoring::lines::LineIndex;
 
 /// A JSON value's byte range, with children for containers.

@@ -7,7 +7,8 @@
 use serde_json::Value;
 
 use crate::service::authoring::catalog::Catalog;
-use crate::service::authoring::draft::{Draft, ExpectedCall, Needle, Role, role_of};
+use crate::service::authoring::draft::{Draft, ExpectedCall, Needle};
+use crate::service::authoring::fields::{Role, role_of};
 use crate::service::authoring::lexicon::LabelRole;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::reading;
@@ -276,7 +277,7 @@ pub fn promptfoo_assert(
     let v = if value.starts_with(['[', '{']) {
         serde_json::from_str::<Value>(&value)
             .ok()
-            .or_else(|| super::yaml::parse_flow(&value))
+            .or_else(|| crate::service::authoring::yaml_values::parse_flow(&value))
             .unwrap_or(Value::String(value.clone()))
     } else {
         Value::String(value.clone())
@@ -397,7 +398,7 @@ pub fn promptfoo_assert_value(
                 .unwrap_or(text.clone());
             let r = reading::read(&goal, cat);
             if r.negative.is_some() {
-                crate::service::authoring::draft::apply_reading(d, r);
+                crate::service::authoring::fields::apply_reading(d, r);
             }
             d.expected_output.get_or_insert(goal);
             d.notes.push(format!(

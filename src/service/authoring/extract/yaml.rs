@@ -12,8 +12,10 @@ use serde_json::{Map, Value};
 use super::json::object_draft;
 use super::table::promptfoo_assert_value;
 use crate::service::authoring::catalog::Catalog;
-use crate::service::authoring::draft::{Draft, Fields, Role, role_of, value_text};
+use crate::service::authoring::draft::{Draft, value_text};
+use crate::service::authoring::fields::{Fields, Role, role_of};
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::yaml_values::scalar;
 
 #[derive(Debug, Clone)]
 struct YLine {
@@ -308,139 +310,6 @@ impl Parser<'_, '_> {
             lines.join(" ")
         } else {
             lines.join("\n")
-        }
-    }
-}
-
-/// A plain or quoted scalar, or a one-line flow collection.
-fn scalar(s: &str) -> Value {
-    let t = s.trim();
-    if t.starts_with('"')
-        && let Ok(v) = serde_json::from_str::<String>(t)
-    {
-        return Value::String(v);
-    }
-    if t.len() >= 2 && t.starts_with('\'') && t.ends_with('\'') {
-        return Value::String(t[1..t.len() - 1].replace("''", "'"));
-    }
-    if (t.starts_with('[') || t.starts_with('{'))
-        && let Some(v) = parse_flow(t)
-    {
-        return v;
-    }
-    plain(t)
-}
-
-fn plain(t: &str) -> Value {
-    match t {
-        "true" | "True" | "TRUE" | "yes" | "Yes" => Value::Bool(true),
-        "false" | "False" | "FALSE" | "no" | "No" => Value::Bool(false),
-        "null" | "~" | "" => Value::Null,
-        _ => {
-            if let Ok(i) = t.parse::<i64>() {
-                Value::from(i)
-            } else if let Ok(f) = t.parse::<f64>()
-                && t.chars().any(|c| c.is_ascii_digit())
-                && !t.ends_with('.')
-            {
-                serde_json::Number::from_f64(f)
-                    .map(Value::Number)
-                    .unwrap_or(Value::String(t.into()))
-            } else {
-                Value::String(t.to_string())
-            }
-        }
-    }
-}
-
-/// Parses a one-line flow collection (`{a: 2, b: "x"}`, `[a, b]`).
-pub fn parse_flow(s: &str) -> Option<Value> {
-    let chars: Vec<char> = s.trim().chars().collect();
-    let mut i = 0;
-    let v = flow(&chars, &mut i)?;
-    while i < chars.len() && chars[i].is_whitespace() {
-        i += 1;
-    }
-    (i == chars.len()).then_some(v)
-}
-
-fn flow(c: &[char], i: &mut usize) -> Option<Value> {
-    let ws = |i: &mut usize| {
-        while *i < c.len() && c[*i].is_whitespace() {
-            *i += 1;
-        }
-    };
-    ws(i);
-    match *c.get(*i)? {
-        '{' => {
-            *i += 1;
-            let mut m = Map::new();
-            loop {
-                ws(i);
-                match *c.get(*i)? {
-                    '}' => {
-                        *i += 1;
-                        return Some(Value::Object(m));
-                    }
-                    ',' => *i += 1,
-                    _ => {
-                        let k = flow_scalar(c, i, true)?;
-                        ws(i);
-                        if *c.get(*i)? != ':' {
-                            return None;
-                        }
-                        *i += 1;
-                        let v = flow(c, i)?;
-                        m.insert(value_text(&k), v);
-                    }
-                }
-            }
-        }
-        '[' => {
-            *i += 1;
-            let mut a = Vec::new();
-            loop {
-                ws(i);
-                match *c.get(*i)? {
-                    ']' => {
-                        *i += 1;
-                        return Some(Value::Array(a));
-                    }
-                    ',' => *i += 1,
-                    _ => a.push(flow(c, i)?),
-                }
-            }
-        }
-        _ => flow_scalar(c, i, false),
-    }
-}
-
-fn flow_scalar(c: &[char], i: &mut usize, key: bool) -> Option<Value> {
-    match *c.get(*i)? {
-        q @ ('"' | '\'') => {
-            let start = *i;
-            *i += 1;
-            while *i < c.len() {
-                if c[*i] == '\\' && q == '"' {
-                    *i += 2;
-                    continue;
-                }
-                if c[*i] == q {
-                    *i += 1;
-                    let s: String = c[start..*i].iter().collect();
-                    return Some(scalar(&s));
-                }
-                *i += 1;
-            }
-            None
-        }
-        _ => {
-            let start = *i;
-            while *i < c.len() && !matches!(c[*i], ',' | ']' | '}') && !(key && c[*i] == ':') {
-                *i += 1;
-            }
-            let s: String = c[start..*i].iter().collect();
-            Some(plain(s.trim()))
         }
     }
 }
