@@ -529,7 +529,11 @@ impl Catalog {
             let phrase = e.words.join(" ");
             for at in lexicon::find_word(&f, &phrase) {
                 let end = at + phrase.len();
-                if out.iter().any(|m| m.start <= at && at < m.end) {
+                if out.iter().any(|m| m.start <= at && at < m.end)
+                    || !text.is_char_boundary(at)
+                    || !text.is_char_boundary(end.min(text.len()))
+                    || end > text.len()
+                {
                     continue;
                 }
                 if self.formatted(text, at, end) || self.toolish_context(text, at, end) {
@@ -554,7 +558,11 @@ impl Catalog {
             let phrase = e.words.join(" ");
             for at in lexicon::find_word(&lower, &phrase) {
                 let end = at + phrase.len();
-                if out.iter().any(|m| m.start <= at && at < m.end) {
+                if out.iter().any(|m| m.start <= at && at < m.end)
+                    || !text.is_char_boundary(at)
+                    || !text.is_char_boundary(end.min(text.len()))
+                    || end > text.len()
+                {
                     continue;
                 }
                 if self.formatted(text, at, end) || self.toolish_context(text, at, end) {
@@ -655,6 +663,10 @@ impl Catalog {
             {
                 let start = before.last().map(|(i, _)| *i).unwrap_or(s);
                 let end = after.last().map(|(i, w)| i + w.len()).unwrap_or(e);
+                if end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end)
+                {
+                    continue;
+                }
                 out.push(Mention {
                     tool: Some(t),
                     start,
@@ -706,6 +718,9 @@ impl Catalog {
             while let Some(i) = hay[from..].find(needle) {
                 let at = from + i;
                 from = at + needle.len();
+                if from > text.len() || !text.is_char_boundary(at) || !text.is_char_boundary(from) {
+                    break;
+                }
                 let before_ok = text[..at]
                     .chars()
                     .next_back()
@@ -739,6 +754,8 @@ impl Catalog {
             let f = r.to_lowercase();
             for c in CONNECTORS {
                 if f.starts_with(c)
+                    && r.is_char_boundary(c.len().min(r.len()))
+                    && c.len() <= r.len()
                     && f[c.len()..]
                         .chars()
                         .next()

@@ -12,11 +12,15 @@ use unicode_normalization::char::is_combining_mark;
 
 /// NFKC, lowercase, accents stripped: the form every lexicon lookup works on.
 pub fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(s.len());
     for c in s.nfkc() {
-        if is_cjk(c) {
-            // Kana voicing marks and Hangul syllables are letters, not accents.
-            out.push(c);
+        let latin = (c as u32) <= 0x024f || (0x1e00..=0x1eff).contains(&(c as u32));
+        if !latin {
+            // Kana voicing marks, Hangul syllables and Cyrillic й are letters, not accents.
+            out.extend(c.to_lowercase());
             continue;
         }
         for d in std::iter::once(c).nfd() {
@@ -51,8 +55,11 @@ pub fn find_word(text: &str, word: &str) -> Vec<usize> {
         Some(w) => (w, true),
         None => (word, false),
     };
-    let cjk = word.chars().any(is_cjk);
     let mut out = Vec::new();
+    if word.is_empty() || !text.contains(word) {
+        return out;
+    }
+    let cjk = word.chars().any(is_cjk);
     let mut from = 0;
     while let Some(i) = text[from..].find(word) {
         let at = from + i;
@@ -81,7 +88,10 @@ pub fn find_word(text: &str, word: &str) -> Vec<usize> {
 
 /// Whether folded `text` holds any of `words`.
 pub fn has_any(text: &str, words: &[&str]) -> bool {
-    words.iter().any(|w| !find_word(text, w).is_empty())
+    words.iter().any(|w| {
+        // Most words are absent: a plain substring test first, no allocation.
+        text.contains(w.trim_end_matches('*')) && !find_word(text, w).is_empty()
+    })
 }
 
 /// The role of a field label.
@@ -165,6 +175,13 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Args,
         &[
+            "аргументы",
+            "параметры",
+            "argumenty",
+            "parametry",
+            "parametre",
+            "parametreler",
+            "argumen",
             "args",
             "arguments",
             "argument",
@@ -192,6 +209,14 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Tool,
         &[
+            "инструмент*",
+            "narzedzi*",
+            "verktyg",
+            "vaerktoj",
+            "verktoy",
+            "alat",
+            "arac",
+            "nastroj",
             "tool",
             "tools",
             "tool call",
@@ -239,6 +264,26 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Expected,
         &[
+            "ожидается",
+            "ожидаемый",
+            "ожидаемое",
+            "ожидаемый результат",
+            "ответ",
+            "результат",
+            "oczekiwan*",
+            "wynik",
+            "odpowiedz",
+            "forvantat",
+            "forventet",
+            "svar",
+            "resultat",
+            "diharapkan",
+            "hasil",
+            "jawaban",
+            "beklenen",
+            "sonuc",
+            "ocekavan*",
+            "vysledek",
             "expected",
             "should",
             "must",
@@ -300,6 +345,21 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Prompt,
         &[
+            "запрос",
+            "вопрос",
+            "сообщение",
+            "ввод",
+            "pytanie",
+            "zapytanie",
+            "wiadomosc",
+            "fraga",
+            "sporsmal",
+            "sporgsmal",
+            "pertanyaan",
+            "soru",
+            "dotaz",
+            "otazka",
+            "pesan",
             "prompt",
             "prompts",
             "input",
@@ -562,6 +622,26 @@ pub fn normalize_label(label: &str) -> String {
 /// (so "expected tool" and "outil attendu" are tool labels), else the last keyword (the
 /// head noun: "test script – expected result").
 pub fn label_role(label: &str) -> Option<LabelRole> {
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashMap<String, Option<LabelRole>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    // Documents repeat their labels: each is looked up once per thread.
+    if let Some(r) = SEEN.with(|m| m.borrow().get(label).copied()) {
+        return r;
+    }
+    let r = label_role_uncached(label);
+    SEEN.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() > 4096 {
+            m.clear();
+        }
+        m.insert(label.to_string(), r);
+    });
+    r
+}
+
+fn label_role_uncached(label: &str) -> Option<LabelRole> {
     let l = normalize_label(label);
     if l.is_empty() || l.chars().count() > 60 {
         return None;
@@ -574,7 +654,7 @@ pub fn label_role(label: &str) -> Option<LabelRole> {
     // promptfoo's `__expected1`, `turn 2`…: a number after a known label.
     let trimmed = l.trim_end_matches(|c: char| c.is_ascii_digit() || c == ' ');
     if trimmed != l && !trimmed.is_empty() {
-        return label_role(trimmed);
+        return label_role_uncached(trimmed);
     }
     let mut hits: Vec<(LabelRole, usize)> = Vec::new();
     for (role, words) in LABELS {
@@ -607,6 +687,17 @@ pub fn label_role(label: &str) -> Option<LabelRole> {
 /// Words that negate what follows them in the clause (or, for verb-final languages and
 /// passives, what precedes them).
 pub const NEGATION: &[&str] = &[
+    "не",
+    "без",
+    "nie",
+    "bez",
+    "inte",
+    "ikke",
+    "tidak",
+    "tanpa",
+    "jangan",
+    "nesmi",
+    "nema",
     "not",
     "n't",
     "never",
@@ -672,6 +763,11 @@ pub const NEGATION: &[&str] = &[
 /// Negation words that also negate a tool named before them ("`x` is not called",
 /// "`x` wird nicht aufgerufen", "x は使わない", "x 호출 금지").
 pub const NEGATION_AFTER: &[&str] = &[
+    "не",
+    "nie",
+    "inte",
+    "ikke",
+    "tidak",
     "not",
     "n't",
     "never",
@@ -699,13 +795,59 @@ pub const NEGATION_AFTER: &[&str] = &[
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
 pub const NO_DETERMINER: &[&str] = &[
-    "no", "none", "zero", "kein", "keine", "keinen", "keinem", "keiner", "aucun", "aucune",
-    "ningun", "ninguna", "ninguno", "nenhum", "nenhuma", "nessun", "nessuno", "nessuna", "geen",
-    "无", "無", "没有", "없", "없이", "미",
+    "никакой",
+    "никаких",
+    "никакие",
+    "никакого",
+    "нет",
+    "zadnego",
+    "zadnych",
+    "zaden",
+    "inget",
+    "ingen",
+    "ingenting",
+    "zadny",
+    "zadne",
+    "hicbir",
+    "no",
+    "none",
+    "zero",
+    "kein",
+    "keine",
+    "keinen",
+    "keinem",
+    "keiner",
+    "aucun",
+    "aucune",
+    "ningun",
+    "ninguna",
+    "ninguno",
+    "nenhum",
+    "nenhuma",
+    "nessun",
+    "nessuno",
+    "nessuna",
+    "geen",
+    "无",
+    "無",
+    "没有",
+    "없",
+    "없이",
+    "미",
 ];
 
 /// Nouns for "tool" (and "tool call").
 pub const TOOL_NOUNS: &[&str] = &[
+    "инструмент*",
+    "narzedzi*",
+    "verktyg*",
+    "vaerktoj*",
+    "værktøj*",
+    "verktøy*",
+    "nastroj*",
+    "alat",
+    "arac*",
+    "araç*",
     "tool",
     "tools",
     "tool call",
@@ -804,6 +946,15 @@ pub const NOT_NEGATIVE_AFTER: &[&str] = &[
 
 /// "Answer directly" wordings: a verb of answering near an adverb of directness.
 pub const ANSWER_VERBS: &[&str] = &[
+    "отвеча*",
+    "ответ*",
+    "odpowi*",
+    "svara*",
+    "svare*",
+    "menjawab",
+    "jawab*",
+    "odpovi*",
+    "cevap*",
     "answer*",
     "reply",
     "replies",
@@ -828,6 +979,15 @@ pub const ANSWER_VERBS: &[&str] = &[
     "erklar*",
 ];
 pub const DIRECTLY: &[&str] = &[
+    "сразу",
+    "напрямую",
+    "сам",
+    "bezposrednio",
+    "samodzielnie",
+    "direkte",
+    "langsung",
+    "primo",
+    "dogrudan",
     "directly",
     "just",
     "only from knowledge",
@@ -857,6 +1017,15 @@ pub const DIRECTLY: &[&str] = &[
 
 /// Tool-column values that mean "no tool".
 pub const NONE_WORDS: &[&str] = &[
+    "нет",
+    "никакой",
+    "brak",
+    "zadne",
+    "inget",
+    "ingen",
+    "tidak ada",
+    "zadny",
+    "yok",
     "none",
     "(none)",
     "—",
@@ -955,6 +1124,20 @@ pub fn truthy(s: &str) -> Option<bool> {
 /// Markers of a unit or a section that holds no case: ideas dropped or rejected, set-up,
 /// environment, exit criteria, action items, change logs, sign-offs.
 pub const NOT_CASES: &[&str] = &[
+    "окружение",
+    "среда",
+    "подготовка",
+    "отклонено",
+    "środowisko",
+    "srodowisko",
+    "przygotowanie",
+    "odrzucon*",
+    "miljo",
+    "miljø",
+    "forberedelse",
+    "lingkungan",
+    "persiapan",
+    "ortam",
     "dropped",
     "rejected",
     "discarded",
@@ -1095,6 +1278,15 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    "отклонено",
+    "удалено",
+    "отменено",
+    "odrzucone",
+    "usuniete",
+    "struken",
+    "strøget",
+    "dihapus",
+    "silindi",
     "dropped",
     "rejected",
     "discarded",
@@ -1150,13 +1342,16 @@ pub const DROPPED_STATUS: &[&str] = &[
 
 /// Whether a status value says the unit was dropped.
 pub fn is_dropped_status(s: &str) -> bool {
-    let f = fold(s);
+    let t = s.trim();
+    if t.is_empty() || t.chars().count() > 80 {
+        return false;
+    }
+    let f = fold(t);
     let t = f.trim().trim_end_matches(['.', '!', '。']).trim();
     !t.is_empty()
-        && (DROPPED_STATUS.contains(&t)
-            || DROPPED_STATUS
-                .iter()
-                .any(|w| t.starts_with(&format!("{w} "))))
+        && DROPPED_STATUS.iter().any(|w| {
+            t == *w || (t.starts_with(w) && t[w.len()..].starts_with([' ', '(', '-', '–', '—']))
+        })
 }
 
 /// Words of asking and sending before a quoted prompt ("Send:", "user asks", "用户问").

@@ -58,6 +58,9 @@ pub fn strip_struck(s: &str) -> String {
 
 /// NFKC, struck passages removed: the text every reading works on.
 pub fn prepare(s: &str) -> String {
+    if s.is_ascii() {
+        return strip_struck(s);
+    }
     strip_struck(&s.nfkc().collect::<String>())
 }
 

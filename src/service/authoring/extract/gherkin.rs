@@ -12,6 +12,14 @@ use super::super::unit::{Segment, UnitInfo, read_unit};
 use super::text::cells;
 
 const FEATURE: &[&str] = &[
+    "Функция",
+    "Функционал",
+    "Функциональность",
+    "Właściwość",
+    "Funkcja",
+    "Požadavek",
+    "Fitur",
+    "Özellik",
     "Feature",
     "Business Need",
     "Ability",
@@ -31,6 +39,12 @@ const FEATURE: &[&str] = &[
     "기능",
 ];
 const OUTLINE: &[&str] = &[
+    "Структура сценария",
+    "Szablon scenariusza",
+    "Abstrakt Scenario",
+    "Náčrt Scénáře",
+    "Skenario konsep",
+    "Senaryo taslağı",
     "Scenario Outline",
     "Scenario Template",
     "Szenariogrundriss",
@@ -50,6 +64,12 @@ const OUTLINE: &[&str] = &[
     "시나리오 개요",
 ];
 const SCENARIO: &[&str] = &[
+    "Сценарий",
+    "Пример",
+    "Scenariusz",
+    "Scénář",
+    "Skenario",
+    "Senaryo",
     "Scenario",
     "Example",
     "Szenario",
@@ -69,6 +89,12 @@ const SCENARIO: &[&str] = &[
     "시나리오",
 ];
 const EXAMPLES: &[&str] = &[
+    "Примеры",
+    "Przykłady",
+    "Exempel",
+    "Příklady",
+    "Contoh",
+    "Örnekler",
     "Examples",
     "Scenarios",
     "Beispiele",
@@ -85,6 +111,13 @@ const EXAMPLES: &[&str] = &[
     "예",
 ];
 const BACKGROUND: &[&str] = &[
+    "Предыстория",
+    "Контекст",
+    "Założenia",
+    "Bakgrund",
+    "Pozadí",
+    "Dasar",
+    "Geçmiş",
     "Background",
     "Grundlage",
     "Hintergrund",

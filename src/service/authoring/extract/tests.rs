@@ -235,3 +235,32 @@ fn documents_without_cases_yield_none() {
         assert!(cases(doc).is_empty(), "{doc}");
     }
 }
+
+#[test]
+fn odd_input_never_panics() {
+    let odd = [
+        "",
+        "~~",
+        "|",
+        "||a||b||\n|x|",
+        "---\n---",
+        "\"",
+        "“unclosed",
+        "İstanbul İİ ẞ → get-sum a=1",
+        "- \"İİİ ẞẞ\" → the İ tool, a=İ",
+        "# 见\n- 用户输入：“「」”\n- 预期工具：\n",
+        "question,__expected\n\"a\nb",
+        "Feature: x\n  Scenario Outline: y\n    When \"<a>\"\n    Examples:\n      | a |\n      | \"|",
+        "{\"tests\": [{\"prompt\": null, \"tool\": {}}]}",
+        "tests:\n  - vars: {q: [}\n",
+        "- \"Ask 3,\" → get-sum a=3,,,, b=..5",
+        "\u{feff}\r\n\r\n- \"x y\" → `echo` message=\"\u{a0}\"\r\n",
+    ];
+    for doc in odd {
+        let _ = cases(doc);
+        // Every prefix, cut at character boundaries, too.
+        for (i, _) in doc.char_indices() {
+            let _ = cases(&doc[..i]);
+        }
+    }
+}
