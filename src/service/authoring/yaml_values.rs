@@ -130,6 +130,11 @@ fn flow_scalar(c: &[char], i: &mut usize, key: bool) -> Option<Value> {
             while *i < c.len() && !matches!(c[*i], ',' | ']' | '}') && !(key && c[*i] == ':') {
                 *i += 1;
             }
+            // A closing bracket where a value belongs (`[}`) is malformed, not empty:
+            // reading nothing would leave the caller's loop where it was.
+            if *i == start {
+                return None;
+            }
             let s: String = c[start..*i].iter().collect();
             Some(plain(s.trim()))
         }
