@@ -1077,6 +1077,61 @@ pub const NONE_WORDS: &[&str] = &[
 ];
 
 /// Whether a tool cell means "no tool at all".
+/// Words meaning "every tool" in a forbidden-tools field (`Must not call: any`).
+pub const ALL_WORDS: &[&str] = &[
+    "any",
+    "all",
+    "anything",
+    "any tool",
+    "any tools",
+    "all tools",
+    "every tool",
+    "*",
+    "alle",
+    "alles",
+    "jedes",
+    "tous",
+    "toutes",
+    "tout",
+    "n'importe lequel",
+    "todos",
+    "todas",
+    "cualquiera",
+    "qualquer",
+    "qualquer um",
+    "tutti",
+    "tutte",
+    "qualsiasi",
+    "allemaal",
+    "все",
+    "любой",
+    "wszystkie",
+    "każdy",
+    "semua",
+    "hepsi",
+    "すべて",
+    "全て",
+    "全部",
+    "所有",
+    "任何",
+    "모두",
+    "전부",
+    "모든 도구",
+    "sab",
+    "koi bhi",
+];
+
+/// Whether a forbidden-tools value forbids every tool.
+pub fn is_all_word(s: &str) -> bool {
+    let f = fold(s);
+    let t = f
+        .trim()
+        .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '(' | ')'))
+        .trim_end_matches(['.', '!', '。'])
+        .trim();
+    ALL_WORDS.contains(&t) || (t.len() > 1 && ALL_WORDS.contains(&t.trim_matches('*')))
+}
+
 pub fn is_none_word(s: &str) -> bool {
     let f = fold(s);
     let t = f
@@ -1339,6 +1394,34 @@ pub const DROPPED_STATUS: &[&str] = &[
     "left it out",
     "not a case",
 ];
+
+/// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
+pub const TODO_MARKERS: &[&str] = &[
+    "todo",
+    "to do",
+    "tbd",
+    "wip",
+    "fixme",
+    "idea",
+    "later",
+    "offen",
+    "a faire",
+    "pendiente",
+    "pendente",
+    "da fare",
+    "未定",
+    "待定",
+    "할 일",
+];
+
+/// Whether a cell is only a to-do marker.
+pub fn is_todo_marker(s: &str) -> bool {
+    let f = fold(s);
+    let t = f
+        .trim()
+        .trim_matches(|c: char| matches!(c, '*' | '_' | '`' | ':' | '!'));
+    TODO_MARKERS.contains(&t.trim())
+}
 
 /// Whether a status value says the unit was dropped.
 pub fn is_dropped_status(s: &str) -> bool {

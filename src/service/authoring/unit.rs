@@ -327,6 +327,10 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     rules.push(format!("`{label}` → expectedOutput"));
                 }
             }
+            Some(LabelRole::Forbidden) if lexicon::is_all_word(text) => {
+                d.negative = true;
+                rules.push(format!("`{label}` forbids every tool → isNegative"));
+            }
             Some(LabelRole::Forbidden) => {
                 let r = reading::read(text, cat);
                 let mut names = r.never;
@@ -648,6 +652,13 @@ pub fn leading_label(line: &str) -> Option<(String, String)> {
         return None;
     }
     let role = label_role(head_clean)?;
+    // `negative: "…" → no tool`: a tag before the case, not a yes/no field.
+    let rest_raw = &t[colon..];
+    if role == LabelRole::Negative
+        && lexicon::truthy(rest_raw.trim_start_matches([':', '：'])).is_none()
+    {
+        return None;
+    }
     if !matches!(
         role,
         LabelRole::Prompt
@@ -732,6 +743,18 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
             cur_indent = indent;
             rest = after;
         }
+        // `user: "…" -> search-items`: the quote is the turn, the arrow what it expects.
+        if cur.role == Some(LabelRole::Prompt)
+            && cur.text.is_empty()
+            && let Some((turn, expected)) = quote_then_arrow(&rest)
+        {
+            push_text(&mut cur, &turn);
+            out.push(std::mem::replace(
+                &mut cur,
+                Segment::labelled("expected", expected),
+            ));
+            continue;
+        }
         push_text(&mut cur, &rest);
     }
     if !cur.text.trim().is_empty() || cur.label.is_some() {
@@ -742,6 +765,24 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out
+}
+
+/// `"…" -> what is expected`: the quote (quotes kept) and the text after the arrow.
+fn quote_then_arrow(t: &str) -> Option<(String, String)> {
+    let t = t.trim();
+    let &(a, b) = quotes(t).first()?;
+    let close = b + t[b..].chars().next()?.len_utf8();
+    if !t[..a].chars().all(|c| !c.is_alphanumeric()) {
+        return None;
+    }
+    let after = t[close..].trim_start();
+    let arrow = ["→", "->", "=>", "➜", "⇒"]
+        .into_iter()
+        .find(|p| after.starts_with(p))?;
+    Some((
+        t[..close].to_string(),
+        after[arrow.len()..].trim().to_string(),
+    ))
 }
 
 /// A label after a sentence end inside a line: `(before, label, after)`.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall, Needle};
 use crate::service::authoring::fields::{Role, role_of};
-use crate::service::authoring::lexicon::LabelRole;
+use crate::service::authoring::lexicon::{self, LabelRole};
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::reading;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit};
@@ -68,9 +68,6 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
         .filter(|l| !l.trim().is_empty())
         .take(8)
     {
-        if line.trim_start().starts_with('|') || line.starts_with('#') {
-            return None;
-        }
         let best = ['\t', ',', ';']
             .into_iter()
             .map(|d| (d, split_line(line, d)))
@@ -80,6 +77,11 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
             && is_header(&cells)
         {
             return Some(d as u8);
+        }
+        // A Markdown table or heading before any header row: the document is text. (A
+        // header row's `#` column, `#<TAB>Name`, was taken above.)
+        if line.trim_start().starts_with('|') || line.starts_with("# ") || line.starts_with("##") {
+            return None;
         }
     }
     None
@@ -132,14 +134,18 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         "CSV row"
     };
     // Group continuation rows with the record they continue.
+    // A blank row ends a record: what follows it is never its continuation.
     let mut groups: Vec<(usize, usize, Vec<Vec<String>>)> = Vec::new();
+    let mut after_blank = false;
     for (k, (pos, r)) in rows.iter().enumerate() {
         let cells: Vec<String> = r.iter().map(str::to_string).collect();
         if cells.iter().all(|c| c.trim().is_empty()) {
+            after_blank = true;
             continue;
         }
         let end = rows.get(k + 1).map(|(p, _)| *p).unwrap_or(text.len());
         let continues = first_is_key
+            && !std::mem::take(&mut after_blank)
             && cells.first().is_some_and(|c| c.trim().is_empty())
             && !groups.is_empty();
         if continues {
@@ -205,6 +211,24 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
                 segs.push(Segment::labelled("expected", value.trim().to_string()));
                 let _ = h;
             }
+        }
+        // A reminder row (`TODO` in a cell) with nothing expected is not a case yet.
+        let expects = segs.iter().any(|s| {
+            !s.text.trim().is_empty()
+                && matches!(
+                    s.role,
+                    Some(
+                        LabelRole::Tool
+                            | LabelRole::Args
+                            | LabelRole::Expected
+                            | LabelRole::Contains
+                            | LabelRole::Forbidden
+                            | LabelRole::Negative
+                    )
+                )
+        }) || !asserts.is_empty();
+        if !expects && rows.iter().flatten().any(|c| lexicon::is_todo_marker(c)) {
+            continue;
         }
         let info = UnitInfo {
             shape,

@@ -13,6 +13,7 @@ use super::super::catalog::Catalog;
 use super::super::draft::Draft;
 use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
+use super::super::reading;
 use super::super::unit::{Segment, UnitInfo, leading_label, read_unit, segments_of};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -480,20 +481,22 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         }
                     }
                 }
-                let text = lines[i..=last]
-                    .iter()
-                    .map(|l| l.text)
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                free_unit(
-                    &text,
-                    lines[i].n,
-                    lines[last].n,
-                    "list item",
-                    cases_section,
-                    cat,
-                    out,
-                );
+                for (s, e) in case_lines(lines, i, last) {
+                    let text = lines[s..=e]
+                        .iter()
+                        .map(|l| l.text)
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    free_unit(
+                        &text,
+                        lines[s].n,
+                        lines[e].n,
+                        "list item",
+                        cases_section,
+                        cat,
+                        out,
+                    );
+                }
                 i = last + 1;
             }
             Kind::Text => {
@@ -515,25 +518,56 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
                     }
                 } else {
-                    let text = lines[i..=end]
-                        .iter()
-                        .map(|l| l.text)
-                        .collect::<Vec<_>>()
-                        .join("\n");
-                    free_unit(
-                        &text,
-                        lines[i].n,
-                        lines[end].n,
-                        "paragraph",
-                        false,
-                        cat,
-                        out,
-                    );
+                    for (s, e) in case_lines(lines, i, end) {
+                        let text = lines[s..=e]
+                            .iter()
+                            .map(|l| l.text)
+                            .collect::<Vec<_>>()
+                            .join("\n");
+                        free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
+                    }
                 }
                 i = end + 1;
             }
         }
     }
+}
+
+/// Lines `a..=b` cut where a line states a case of its own: a quoted utterance followed by
+/// an expectation (`5) "what's the time" -> get-time`, `also 6) "…" → no tools`). Turns of
+/// one conversation (`user: "…" -> tool`) stay together; so does a block with fewer than
+/// two such lines.
+fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
+    let starts: Vec<usize> = (a..=b).filter(|&k| states_a_case(lines[k].text)).collect();
+    if starts.len() < 2 {
+        return vec![(a, b)];
+    }
+    let mut out = Vec::new();
+    if starts[0] > a {
+        // Lead-in lines belong to the first case.
+        out.push((a, starts.get(1).map_or(b, |x| x - 1)));
+    } else {
+        out.push((starts[0], starts.get(1).map_or(b, |x| x - 1)));
+    }
+    for (k, &s) in starts.iter().enumerate().skip(1) {
+        out.push((s, starts.get(k + 1).map_or(b, |x| x - 1)));
+    }
+    out
+}
+
+/// Whether a line holds a quoted utterance and, after it, an arrow to what is expected —
+/// and is not a speaker's turn (`user: "…"`), which continues a conversation.
+fn states_a_case(line: &str) -> bool {
+    if leading_label(line).is_some_and(|(l, _)| label_role(&l) == Some(LabelRole::Prompt)) {
+        return false;
+    }
+    let Some(&(_, b)) = reading::quotes(line).first() else {
+        return false;
+    };
+    let after = &line[b..];
+    ["→", "->", "=>", "➜", "⇒"]
+        .iter()
+        .any(|a| after.contains(a))
 }
 
 /// A list whose items are one-line fields (`- Prompt: "…"`, `- Expected: …`) with at
