@@ -118,7 +118,8 @@ pub fn role_of(label: &str) -> Role {
         "prompts" | "turns" | "conversation" | "user turns" | "messages" | "dialogue" => {
             Role::Prompts
         }
-        "steps" | "test steps" | "procedure" | "actions" => Role::Steps,
+        "steps" | "step" | "test steps" | "test step" | "steps separated" | "procedure"
+        | "actions" => Role::Steps,
         "tool"
         | "tools"
         | "expected tool"

@@ -27,11 +27,13 @@
 //! | JSONL | every non-blank line parses as a JSON object | a line |
 //! | YAML | a `tests:`/`cases:` key, or a top-level `- ` list of `key: value` maps | an item of that list |
 //! | CSV / TSV | a header row of delimiter-separated labels, one of them a prompt, steps or tool column | a record |
+//! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
 pub mod gherkin;
 pub mod json;
+pub mod markup;
 pub mod table;
 pub mod text;
 pub mod yaml;
@@ -59,6 +61,7 @@ pub enum Shape {
     Yaml,
     Csv(u8),
     Gherkin,
+    Markup,
     Markdown,
 }
 
@@ -82,6 +85,9 @@ pub fn sniff(text: &str) -> Shape {
             .all(|l| l.starts_with('{') && serde_json::from_str::<serde_json::Value>(l).is_ok())
     {
         return Shape::Jsonl;
+    }
+    if markup::looks_like_markup(t) {
+        return Shape::Markup;
     }
     if gherkin::looks_like_gherkin(t) {
         return Shape::Gherkin;
@@ -110,6 +116,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Yaml => yaml::extract(&ix, cat),
         Shape::Csv(d) => table::extract(&ix, d, cat),
         Shape::Gherkin => gherkin::extract(&ix, cat),
+        Shape::Markup => markup::extract(&ix, cat),
         Shape::Markdown => text::extract(&ix, cat),
     };
     drafts.retain(Draft::is_case);
