@@ -114,6 +114,21 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         if s.role == Some(LabelRole::Status) && lexicon::is_dropped_status(&s.text) {
             return None;
         }
+        // A remark that opens with a shouted status (`VERVALLEN — too risky`), or is one.
+        if s.role == Some(LabelRole::Notes) {
+            let t = s.text.trim();
+            let first = t.split_whitespace().next().unwrap_or_default();
+            let shouted = first.chars().any(char::is_alphabetic)
+                && !first.chars().any(char::is_lowercase)
+                && first.chars().count() > 2;
+            if lexicon::is_dropped_status(t)
+                && (shouted
+                    || lexicon::is_dropped_status(t.trim_end_matches(['.', '!']))
+                        && !t.contains(' '))
+            {
+                return None;
+            }
+        }
     }
     // The prompt.
     // The prompt, the segment it is in, and its byte span there when read from a quote.

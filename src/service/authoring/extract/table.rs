@@ -45,7 +45,12 @@ fn is_header(cells: &[String]) -> bool {
     filled.len() >= 2
         && known >= 2
         && filled.iter().all(|h| {
+            // A label is a few words; a sentence cut at its commas is not a header.
             h.chars().count() <= 60
+                && h.split_whitespace()
+                    .filter(|w| w.chars().any(char::is_alphanumeric))
+                    .count()
+                    <= 7
                 && !h.contains(['\n', '?', '!', '？', '！'])
                 && !h.ends_with(['.', '。'])
                 && !h.contains(": ")

@@ -160,9 +160,12 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
 }
 
 fn atx_level(t: &str) -> Option<u8> {
-    let hashes = t.chars().take_while(|c| *c == '#').count();
-    if (1..=6).contains(&hashes) && t[hashes..].starts_with(' ') {
-        return Some(hashes as u8);
+    // Markdown `## Title`, AsciiDoc `== Title`.
+    for mark in ['#', '='] {
+        let n = t.chars().take_while(|c| *c == mark).count();
+        if (1..=6).contains(&n) && t[n..].starts_with(' ') && !t[n..].trim().is_empty() {
+            return Some(n as u8);
+        }
     }
     // Confluence `h2. Title`.
     let b = t.as_bytes();
@@ -404,6 +407,13 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
     while i < b {
         match lines[i].kind {
             Kind::Blank | Kind::Rule | Kind::Code | Kind::Heading(_) => i += 1,
+            Kind::Table if lines[i].text.trim() == "|===" => {
+                let close = (i + 1..b)
+                    .find(|&k| lines[k].text.trim() == "|===")
+                    .unwrap_or(b);
+                asciidoc_table(lines, i + 1, close, cat, out);
+                i = close + 1;
+            }
             Kind::Table => {
                 let end = (i..b).find(|&k| lines[k].kind != Kind::Table).unwrap_or(b);
                 table(lines, i, end, cat, out);
@@ -721,39 +731,99 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
         if is_separator(l.text) {
             continue;
         }
-        let row = cells(l.text);
-        if row.iter().all(|c| c.trim().is_empty()) {
+        table_row(
+            &header,
+            &cells(l.text),
+            "markdown table row",
+            (l.n, l.n),
+            cat,
+            out,
+        );
+    }
+}
+
+/// An AsciiDoc table (between `|===` lines): the first row is the header and sets the
+/// number of columns; each later cell starts with `|` and may run over lines, so a row is
+/// the next that many cells, wherever the lines break.
+fn asciidoc_table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) {
+    let mut cells: Vec<(usize, String)> = Vec::new();
+    let mut header: Option<Vec<String>> = None;
+    for l in &lines[a..b] {
+        let t = l.text.trim();
+        if t.is_empty() {
             continue;
         }
-        let mut segs = Vec::new();
-        let mut key = None;
-        let mut title = None;
-        for (h, v) in header.iter().zip(row.iter()) {
-            let s = Segment::labelled(h, v.clone());
-            match s.role {
-                Some(LabelRole::Id) if key.is_none() && !v.trim().is_empty() => {
-                    key = Some(v.trim().to_string())
-                }
-                Some(LabelRole::Title) if title.is_none() && !v.trim().is_empty() => {
-                    title = Some(v.trim().to_string())
-                }
-                _ => {}
-            }
-            if s.role == Some(LabelRole::Contains) && lexicon::is_none_word(v) {
-                continue;
-            }
-            segs.push(s);
+        let mut parts = t.split('|');
+        let lead = parts.next().unwrap_or_default().trim();
+        if !lead.is_empty()
+            && let Some((_, last)) = cells.last_mut()
+        {
+            last.push('\n');
+            last.push_str(lead);
         }
-        let info = UnitInfo {
-            shape: "markdown table row",
-            start: l.n,
-            end: l.n,
-            title,
-            key,
-            structured: true,
-        };
-        if let Some(d) = read_unit(&segs, &info, cat) {
-            out.push(d);
+        let row: Vec<String> = parts.map(|c| c.trim().to_string()).collect();
+        if header.is_none() {
+            header = Some(row);
+            continue;
         }
+        cells.extend(row.into_iter().map(|c| (l.n, c)));
+    }
+    let Some(header) = header else { return };
+    let roles: Vec<Option<LabelRole>> = header.iter().map(|h| label_role(h)).collect();
+    if header.is_empty()
+        || !roles
+            .iter()
+            .any(|r| matches!(r, Some(LabelRole::Prompt | LabelRole::Steps)))
+    {
+        return;
+    }
+    for row in cells.chunks(header.len()) {
+        let values: Vec<String> = row.iter().map(|(_, c)| c.clone()).collect();
+        let span = (row[0].0, row[row.len() - 1].0);
+        table_row(&header, &values, "AsciiDoc table row", span, cat, out);
+    }
+}
+
+/// One row of a table under its header, read as a unit.
+fn table_row(
+    header: &[String],
+    row: &[String],
+    shape: &str,
+    (start, end): (usize, usize),
+    cat: &Catalog,
+    out: &mut Vec<Draft>,
+) {
+    if row.iter().all(|c| c.trim().is_empty()) {
+        return;
+    }
+    let mut segs = Vec::new();
+    let mut key = None;
+    let mut title = None;
+    for (h, v) in header.iter().zip(row.iter()) {
+        let s = Segment::labelled(h, v.clone());
+        match s.role {
+            Some(LabelRole::Id) if key.is_none() && !v.trim().is_empty() => {
+                key = Some(v.trim().to_string())
+            }
+            Some(LabelRole::Title) if title.is_none() && !v.trim().is_empty() => {
+                title = Some(v.trim().to_string())
+            }
+            _ => {}
+        }
+        if s.role == Some(LabelRole::Contains) && lexicon::is_none_word(v) {
+            continue;
+        }
+        segs.push(s);
+    }
+    let info = UnitInfo {
+        shape,
+        start,
+        end,
+        title,
+        key,
+        structured: true,
+    };
+    if let Some(d) = read_unit(&segs, &info, cat) {
+        out.push(d);
     }
 }
