@@ -196,7 +196,9 @@ pub fn role_of(label: &str) -> Role {
             Role::ShouldCallTools
         }
         "forbidden tools" | "must not call" | "should not call" | "never call"
-        | "disallowed tools" | "not called" | "forbidden tool" => Role::Forbidden,
+        | "disallowed tools" | "not called" | "forbidden tool" | "forbid" | "forbids"
+        | "must not use" | "never use" | "do not call" | "dont call" | "avoid" | "not allowed"
+        | "never" | "never called" => Role::Forbidden,
         "type" | "category" | "kind" | "test type" | "case type" | "tags" | "tag" | "labels"
         | "polarity" => Role::Type,
         _ => match lexicon::label_role(label) {

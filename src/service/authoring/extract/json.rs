@@ -298,10 +298,45 @@ pub fn object_draft(
                     f.push(mk.clone(), mv.clone());
                 }
             }
+            // `"expect": {"tool": "get-sum", "arguments": {…}}`: an expectation written as
+            // an object of labelled fields (`"tool": null` is no tool).
+            (_, Value::Object(m))
+                if matches!(role_of(k), Role::Expected | Role::Other)
+                    && is_expectation_key(k)
+                    && m.keys().any(|mk| !matches!(role_of(mk), Role::Other)) =>
+            {
+                for (mk, mv) in m {
+                    let mv = match (role_of(mk), mv) {
+                        (Role::Tool, Value::Null) => Value::String("none".into()),
+                        _ => mv.clone(),
+                    };
+                    f.push(mk.clone(), mv);
+                }
+            }
             _ => f.push(k.clone(), v.clone()),
         }
     }
     f.into_draft(start, end, cat)
+}
+
+/// Whether a key names what a case expects (`expect`, `expected`, `assert`, `checks`).
+fn is_expectation_key(k: &str) -> bool {
+    let f = crate::service::authoring::lexicon::fold(k);
+    [
+        "expect",
+        "expected",
+        "expectation",
+        "expectations",
+        "assert",
+        "asserts",
+        "assertions",
+        "checks",
+        "then",
+        "should",
+    ]
+    .contains(&f.trim())
+        || crate::service::authoring::lexicon::label_role(k)
+            == Some(crate::service::authoring::lexicon::LabelRole::Expected)
 }
 
 /// This API's own step shape, copied one-to-one.

@@ -127,6 +127,18 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     drafts
 }
 
+/// Arguments written per tool (`{"create-item": {"name": "x"}}`): this tool's own.
+fn own_args(
+    a: Map<String, serde_json::Value>,
+    written: &str,
+    live: &str,
+) -> Map<String, serde_json::Value> {
+    match a.get(live).or_else(|| a.get(written)) {
+        Some(serde_json::Value::Object(own)) if a.values().all(|v| v.is_object()) => own.clone(),
+        _ => a,
+    }
+}
+
 /// Rewrites every tool a draft names to the live tool it resolves to (noting a spelling
 /// that differs), types its arguments by the tool's schema, drops a parameter taken for a
 /// tool, and makes a case that forbids every tool of the target negative.
@@ -161,7 +173,7 @@ pub fn ground_names(d: &mut Draft, cat: &Catalog) {
         let Some((name, idx)) = resolve(&c.tool, &mut notes) else {
             continue;
         };
-        let args = match (idx, c.args) {
+        let args = match (idx, c.args.map(|a| own_args(a, &c.tool, &name))) {
             (Some(i), Some(a)) => Some(cat.type_args(i, &a)),
             (_, a) => a,
         };
@@ -181,7 +193,7 @@ pub fn ground_names(d: &mut Draft, cat: &Catalog) {
     if let Some(c) = d.tool_call.take() {
         match resolve(&c.tool, &mut notes) {
             Some((name, idx)) => {
-                let args = match (idx, c.args) {
+                let args = match (idx, c.args.map(|a| own_args(a, &c.tool, &name))) {
                     (Some(i), Some(a)) => Some(cat.type_args(i, &a)),
                     (_, a) => a,
                 };
