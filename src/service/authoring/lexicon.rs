@@ -1077,6 +1077,31 @@ pub const NONE_WORDS: &[&str] = &[
 ];
 
 /// Whether a tool cell means "no tool at all".
+/// "…or anything else" after a forbidden tool: every tool is forbidden (folded text).
+pub const ANYTHING_ELSE: &[&str] = &[
+    "or anything else",
+    "nor anything else",
+    "or any other",
+    "nor any other",
+    "or anything at all",
+    "oder sonst etwas",
+    "oder irgendein anderes",
+    "ou autre chose",
+    "ni aucun autre",
+    "ni nada mas",
+    "ni ninguna otra",
+    "o cualquier otra",
+    "ou qualquer outra",
+    "nem qualquer outra",
+    "o qualsiasi altro",
+    "ne altro",
+    "of iets anders",
+    "その他のツールも",
+    "或其他任何",
+    "也不要调用其他",
+    "다른 도구도",
+];
+
 /// Words meaning "every tool" in a forbidden-tools field (`Must not call: any`).
 pub const ALL_WORDS: &[&str] = &[
     "any",

@@ -333,6 +333,13 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
             positive.push(m);
         }
     }
+    // "must not call X (or anything else)": nothing may be called.
+    if r.negative.is_none() && positive.is_empty() && !r.never.is_empty() {
+        let f = fold(t);
+        if let Some(p) = lexicon::ANYTHING_ELSE.iter().find(|p| f.contains(*p)) {
+            r.negative = Some((*p).to_string());
+        }
+    }
     // "calls X and no other tool": the negative clause limits, it does not forbid all.
     if r.negative.is_some() && negative_other && !positive.is_empty() {
         r.negative = None;
