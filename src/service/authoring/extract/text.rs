@@ -101,6 +101,10 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Blank
         } else if let Some(level) = atx_level(t) {
             Kind::Heading(level)
+        } else if t.starts_with("<details") || t.starts_with("</details") {
+            // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
+            // section of its own: its summary the heading, its close the end.
+            Kind::Rule
         } else if is_rule(t) {
             Kind::Rule
         } else if t.starts_with('|') {
@@ -160,6 +164,9 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
 }
 
 fn atx_level(t: &str) -> Option<u8> {
+    if t.starts_with("<summary") {
+        return Some(4);
+    }
     // Markdown `## Title`, AsciiDoc `== Title`.
     for mark in ['#', '='] {
         let n = t.chars().take_while(|c| *c == mark).count();
@@ -194,7 +201,8 @@ fn bold_line(t: &str) -> bool {
 }
 
 fn heading_text(t: &str) -> String {
-    let t = t.trim();
+    let owned = strip_tags(t);
+    let t = owned.trim();
     let t = t.trim_start_matches('#').trim();
     let t = if atx_level(t).is_none()
         && t.len() > 3
@@ -209,6 +217,21 @@ fn heading_text(t: &str) -> String {
         .trim_end_matches([':', '：'])
         .trim()
         .to_string()
+}
+
+/// A line without its inline HTML tags (`<summary><b>E3</b></summary>` → `E3`).
+fn strip_tags(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut in_tag = false;
+    for c in t.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 /// Whether a line is a prompt label.
@@ -304,7 +327,10 @@ fn walk(
                         }
                     })
             };
-            if (prompts == 1 || (prompts == 0 && steps == 1) || conversation) && !sub_headings {
+            let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
+            if (prompts == 1 || (prompts == 0 && steps == 1) || conversation || table_turns)
+                && !sub_headings
+            {
                 section_unit(lines, i, end, &title, cat, out);
             } else {
                 chain.push(title);
@@ -336,10 +362,18 @@ fn section_unit(
     let Some(last) = body.iter().rev().find(|l| l.kind != Kind::Blank) else {
         return;
     };
+    // A conversation written as a table: its user rows are the turns.
+    let turns = conversation_table(lines, h + 1, end);
     let text = body
         .iter()
         .filter(|l| l.n <= last.n)
-        .map(|l| l.text)
+        .filter_map(|l| match &turns {
+            Some(t) if l.kind == Kind::Table => t
+                .iter()
+                .find(|(n, _)| *n == l.n)
+                .map(|(_, said)| format!("User: {said}")),
+            _ => Some(l.text.to_string()),
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let segs = segments_of(&text);
@@ -355,6 +389,72 @@ fn section_unit(
     if let Some(d) = read_unit(&segs, &info, cat) {
         out.push(d);
     }
+}
+
+/// The user turns (line number, text) of the first table in lines `[a, b)` whose header
+/// has a speaker column and a text column (`| turn | role | text |`).
+fn conversation_table(lines: &[Ln], a: usize, b: usize) -> Option<Vec<(usize, String)>> {
+    const SPEAKER: &[&str] = &[
+        "role", "speaker", "from", "who", "author", "rol", "rolle", "ruolo", "papel", "役割",
+        "話者", "角色", "역할", "роль",
+    ];
+    const SAID: &[&str] = &[
+        "text",
+        "content",
+        "message",
+        "utterance",
+        "says",
+        "inhalt",
+        "nachricht",
+        "texte",
+        "texto",
+        "mensaje",
+        "mensagem",
+        "testo",
+        "messaggio",
+        "tekst",
+        "内容",
+        "メッセージ",
+        "发言",
+        "내용",
+        "메시지",
+        "текст",
+    ];
+    const USER: &[&str] = &[
+        "user",
+        "human",
+        "customer",
+        "u",
+        "benutzer",
+        "nutzer",
+        "utilisateur",
+        "usuario",
+        "utente",
+        "gebruiker",
+        "ユーザー",
+        "用户",
+        "사용자",
+        "пользователь",
+    ];
+    let h = (a..b).find(|&k| lines[k].kind == Kind::Table)?;
+    let header: Vec<String> = cells(lines[h].text)
+        .iter()
+        .map(|c| lexicon::fold(c).trim().to_string())
+        .collect();
+    let who = header.iter().position(|c| SPEAKER.contains(&c.as_str()))?;
+    let said = header.iter().position(|c| SAID.contains(&c.as_str()))?;
+    let turns: Vec<(usize, String)> = lines[h + 1..b]
+        .iter()
+        .take_while(|l| l.kind == Kind::Table)
+        .filter(|l| !is_separator(l.text))
+        .filter_map(|l| {
+            let row = cells(l.text);
+            let speaker = lexicon::fold(row.get(who)?);
+            let text = row.get(said)?.trim().to_string();
+            (USER.contains(&speaker.trim()) && !text.is_empty()).then_some((l.n, text))
+        })
+        .collect();
+    (!turns.is_empty()).then_some(turns)
 }
 
 /// `TC-01 Simple addition` → (`TC-01`, `Simple addition`).
