@@ -1102,6 +1102,25 @@ pub const ANYTHING_ELSE: &[&str] = &[
     "다른 도구도",
 ];
 
+/// The user as a speaker (folded): `user:` lines and rows are turns of one conversation.
+pub const USER_SPEAKERS: &[&str] = &[
+    "user",
+    "human",
+    "customer",
+    "u",
+    "benutzer",
+    "nutzer",
+    "utilisateur",
+    "usuario",
+    "usuario",
+    "utente",
+    "gebruiker",
+    "ユーザー",
+    "用户",
+    "사용자",
+    "пользователь",
+];
+
 /// Words meaning "every tool" in a forbidden-tools field (`Must not call: any`).
 pub const ALL_WORDS: &[&str] = &[
     "any",
@@ -1459,13 +1478,16 @@ pub const TODO_MARKERS: &[&str] = &[
     "할 일",
 ];
 
-/// Whether a cell is only a to-do marker.
+/// Whether a cell is a to-do marker, alone or leading a note (`TODO: …`).
 pub fn is_todo_marker(s: &str) -> bool {
     let f = fold(s);
     let t = f
         .trim()
         .trim_matches(|c: char| matches!(c, '*' | '_' | '`' | ':' | '!'));
-    TODO_MARKERS.contains(&t.trim())
+    let t = t.trim();
+    TODO_MARKERS
+        .iter()
+        .any(|m| t == *m || t.strip_prefix(m).is_some_and(|r| r.starts_with(':')))
 }
 
 /// Whether a status value says the unit was dropped.

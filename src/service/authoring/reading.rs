@@ -241,7 +241,7 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     if near.iter().any(neg_words) {
         return true;
     }
-    if bw.iter().rev().take(4).any(|w| ["no", "ne"].contains(w))
+    if bw.iter().rev().take(5).any(|w| ["no", "ne"].contains(w))
         || bw
             .iter()
             .rev()

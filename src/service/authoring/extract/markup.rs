@@ -279,8 +279,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
     }
     // Repeated elements whose leaves name a case: of the tags that qualify, the one with
-    // the most such elements (`<case>` over the `<section>`s that hold them), the outermost
-    // on a tie.
+    // the most such elements (`<case>` over the `<section>`s that hold them).
     if records.is_empty() {
         let mut by_tag: Vec<(&str, Vec<&El>)> = Vec::new();
         for el in &all {
@@ -300,8 +299,22 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 }
             }
         }
-        // `all` is in document order, so the first tag of a count is the outermost.
-        if let Some((_, els)) = by_tag.into_iter().rev().max_by_key(|(_, v)| v.len()) {
+        // On a tie (each `<section>` holds one `<case>`), the innermost tag whose elements
+        // carry a title or an id of their own: `all` is in document order, so a container
+        // comes before what it holds.
+        let most = by_tag.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+        let tied: Vec<&(&str, Vec<&El>)> = by_tag.iter().filter(|(_, v)| v.len() == most).collect();
+        let titled = |els: &[&El]| {
+            els[0].elements().any(|c| {
+                c.elements().next().is_none() && matches!(role_of(&c.name), Role::Title | Role::Id)
+            })
+        };
+        let pick = tied
+            .iter()
+            .rev()
+            .find(|(_, v)| titled(v))
+            .or_else(|| tied.first());
+        if let Some((_, els)) = pick {
             for el in els {
                 records.push((el.start, el.end, leaves(el), "element"));
             }

@@ -142,8 +142,17 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
     // A blank row ends a record: what follows it is never its continuation.
     let mut groups: Vec<(usize, usize, Vec<Vec<String>>)> = Vec::new();
     let mut after_blank = false;
+    let mut prev = rows.first().map_or(0, |(p, _)| *p);
     for (k, (pos, r)) in rows.iter().enumerate() {
         let cells: Vec<String> = r.iter().map(str::to_string).collect();
+        // The reader skips empty lines, so look for one between the records too.
+        if text[prev.min(*pos)..*pos]
+            .replace('\r', "")
+            .contains("\n\n")
+        {
+            after_blank = true;
+        }
+        prev = *pos;
         if cells.iter().all(|c| c.trim().is_empty()) {
             after_blank = true;
             continue;

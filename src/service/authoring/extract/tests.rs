@@ -264,3 +264,104 @@ fn odd_input_never_panics() {
         }
     }
 }
+
+/// (first line, last line, negative, positive tools) of each case.
+fn outline(doc: &str) -> Vec<(u32, u32, bool, Vec<String>)> {
+    cases(doc)
+        .iter()
+        .map(|c| {
+            let s = c.source.as_ref().unwrap();
+            (
+                s.start_line as u32,
+                s.end_line as u32,
+                c.is_negative,
+                positive_tools(c),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_html_table_gives_a_case_per_row_but_not_under_a_reference_heading() {
+    let doc = "<!DOCTYPE html>\n<html><body>\n<h2>Tools (for reference)</h2>\n<table><tr><th>Tool</th><th>Example prompt</th></tr>\n<tr><td>get-sum</td><td>\"add 1 and 2\"</td></tr></table>\n<h2>Test cases</h2>\n<table>\n<tr><th>ID</th><th>User prompt</th><th>Expected tool</th><th>Arguments</th></tr>\n<tr>\n<td>TC-1</td>\n<td>What&#39;s 12 plus 30?</td>\n<td><code>get-sum</code></td>\n<td>a = 12, b = 30</td>\n</tr>\n<tr><td>TC-2</td><td>What is the capital of France?</td><td><em>none</em> &ndash; no tool call</td><td>&nbsp;</td></tr>\n</table>\n</body></html>\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (9, 14, false, vec!["get-sum".to_string()]),
+            (15, 15, true, vec![])
+        ]
+    );
+}
+
+#[test]
+fn repeated_xml_elements_are_cases_whatever_holds_them() {
+    let doc = "<?xml version=\"1.0\"?>\n<suite>\n<section><name>Maths</name>\n<cases>\n<case>\n<title>Sum</title>\n<steps><step><content>Send: \"Add 19 and 23 for me.\"</content>\n<expected>Calls get-sum with a=19 and b=23.</expected></step></steps>\n</case>\n</cases>\n</section>\n<section><name>Chat</name>\n<cases>\n<case>\n<title>Joke</title>\n<steps><step><content>Send: \"Tell me a joke.\"</content>\n<expected>No tool is called.</expected></step></steps>\n</case>\n</cases>\n</section>\n</suite>\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (5, 9, false, vec!["get-sum".to_string()]),
+            (14, 18, true, vec![])
+        ]
+    );
+}
+
+#[test]
+fn asciidoc_table_cells_run_over_lines() {
+    let doc = "= Plan\n\n== Cases\n\n|===\n|Nr. |Prompt |Expected tool |Remark\n\n|1\n|Add 17 and 25.\n|`get-sum`\n|answer has 42\n\n|2\n|Delete everything.\n|`delete-item`\n|DROPPED — too risky\n|===\n";
+    assert_eq!(outline(doc), [(8, 11, false, vec!["get-sum".to_string()])]);
+}
+
+#[test]
+fn chat_lines_with_a_quote_and_an_arrow_are_cases_of_their_own() {
+    let doc = "Jonas  10:15 AM\n5) \"what is 2 plus 3\" -> get-sum\nalso 6) \"don't look anything up, what is 2+2\" -> no tools\n\nAisha  10:16 AM\nand a multi-turn one:\n   user: \"echo hi\" -> echo\n   user: \"now add 1 and 2\" -> get-sum\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (2, 2, false, vec!["get-sum".to_string()]),
+            (3, 3, true, vec![]),
+            (6, 8, false, vec!["echo".to_string(), "get-sum".to_string()])
+        ]
+    );
+}
+
+#[test]
+fn a_details_block_with_a_conversation_table_is_one_case() {
+    let doc = "# Evals\n\n<details>\n<summary><b>E2 — sum after a clarifying turn</b></summary>\n\n| turn | role | text |\n|---|---|---|\n| 1 | user | I need to add two numbers. |\n| 2 | assistant | Which ones? |\n| 3 | user | 7.5 and 2.25 |\n\n**Expect:** `get-sum` called with `{\"a\": 7.5, \"b\": 2.25}`.\n\n</details>\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1);
+    let prompts: Vec<_> = c[0].steps.iter().filter_map(|s| s.prompt.clone()).collect();
+    assert_eq!(prompts, ["I need to add two numbers.", "7.5 and 2.25"]);
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+}
+
+#[test]
+fn sheet_rows_forbidding_any_tool_are_negative_and_todo_rows_are_not_cases() {
+    let doc = "Nightly regression\t\t\t\n\t\t\t\n#\tUser prompt\tExpected tool\tMust not call\n1\twhat is 2 plus 3\tget-sum\t\n2\tlol ok\t\tany\n\n\tTODO: unicode names\t\t\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (4, 4, false, vec!["get-sum".to_string()]),
+            (5, 5, true, vec![])
+        ]
+    );
+}
+
+#[test]
+fn a_forbidden_tool_or_anything_else_is_a_negative() {
+    let doc = "Cases:\n\n* \"What timezone is Sydney in?\" - a knowledge question, it must not call get-sum (or anything else).\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1);
+    assert!(c[0].is_negative);
+}
+
+#[test]
+fn an_expectation_object_and_arguments_keyed_by_tool() {
+    let doc = "{\"id\":\"j1\",\"input\":\"Sum 1000 and 24\",\"expect\":{\"tool\":\"get-sum\",\"arguments\":{\"get-sum\":{\"a\":1000,\"b\":24}}}}\n{\"id\":\"j2\",\"input\":\"Write a haiku\",\"expect\":{\"tool\":null}}\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        of_type(&c[0], "toolCalledWith")[0]["args"]["args"],
+        json!({"a": 1000, "b": 24})
+    );
+    assert!(c[1].is_negative);
+}

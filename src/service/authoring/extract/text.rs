@@ -11,6 +11,7 @@
 
 use super::super::catalog::Catalog;
 use super::super::draft::Draft;
+use super::super::fields::{Role, role_of};
 use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
 use super::super::reading;
@@ -420,22 +421,6 @@ fn conversation_table(lines: &[Ln], a: usize, b: usize) -> Option<Vec<(usize, St
         "메시지",
         "текст",
     ];
-    const USER: &[&str] = &[
-        "user",
-        "human",
-        "customer",
-        "u",
-        "benutzer",
-        "nutzer",
-        "utilisateur",
-        "usuario",
-        "utente",
-        "gebruiker",
-        "ユーザー",
-        "用户",
-        "사용자",
-        "пользователь",
-    ];
     let h = (a..b).find(|&k| lines[k].kind == Kind::Table)?;
     let header: Vec<String> = cells(lines[h].text)
         .iter()
@@ -451,7 +436,8 @@ fn conversation_table(lines: &[Ln], a: usize, b: usize) -> Option<Vec<(usize, St
             let row = cells(l.text);
             let speaker = lexicon::fold(row.get(who)?);
             let text = row.get(said)?.trim().to_string();
-            (USER.contains(&speaker.trim()) && !text.is_empty()).then_some((l.n, text))
+            (lexicon::USER_SPEAKERS.contains(&speaker.trim()) && !text.is_empty())
+                .then_some((l.n, text))
         })
         .collect();
     (!turns.is_empty()).then_some(turns)
@@ -614,10 +600,20 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                 while end + 1 < b && lines[end + 1].kind == Kind::Text {
                     end += 1;
                 }
+                // A chat message's name-and-time line heads it but is no part of a case.
+                if end > i && chat_header(lines[i].text) {
+                    i += 1;
+                }
                 // A paragraph with several prompt labels holds several units.
                 let starts: Vec<usize> =
                     (i..=end).filter(|&k| prompt_label(lines[k].text)).collect();
-                if starts.len() > 1 {
+                // `user: …` lines are turns of one conversation, not cases of their own.
+                let turns = starts.iter().all(|&k| {
+                    leading_label(lines[k].text).is_some_and(|(l, _)| {
+                        lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim())
+                    })
+                });
+                if starts.len() > 1 && !turns {
                     for (k, &s) in starts.iter().enumerate() {
                         let e = starts.get(k + 1).map(|x| x - 1).unwrap_or(end);
                         let text = lines[s..=e]
@@ -641,6 +637,24 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
             }
         }
     }
+}
+
+/// Whether a line is a chat message's header: a short line with a time of day
+/// (`Aisha Khan  10:11 AM`, `[09:42] jonas:`), no quote and no arrow.
+fn chat_header(t: &str) -> bool {
+    let t = t.trim();
+    if t.chars().count() > 80 || t.contains(['"', '“', '→', '「']) || t.contains("->") {
+        return false;
+    }
+    let b = t.as_bytes();
+    (0..b.len()).any(|k| {
+        b[k] == b':'
+            && k >= 1
+            && b[k - 1].is_ascii_digit()
+            && b.get(k + 1).is_some_and(u8::is_ascii_digit)
+            && b.get(k + 2).is_some_and(u8::is_ascii_digit)
+            && !b.get(k + 3).is_some_and(u8::is_ascii_digit)
+    })
 }
 
 /// Lines `a..=b` cut where a line states a case of its own: a quoted utterance followed by
@@ -668,7 +682,10 @@ fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
 /// Whether a line holds a quoted utterance and, after it, an arrow to what is expected —
 /// and is not a speaker's turn (`user: "…"`), which continues a conversation.
 fn states_a_case(line: &str) -> bool {
-    if leading_label(line).is_some_and(|(l, _)| label_role(&l) == Some(LabelRole::Prompt)) {
+    if leading_label(line).is_some_and(|(l, _)| {
+        label_role(&l) == Some(LabelRole::Prompt)
+            || matches!(role_of(&l), Role::Prompt | Role::Prompts | Role::Turn(_))
+    }) {
         return false;
     }
     let Some(&(_, b)) = reading::quotes(line).first() else {
