@@ -166,7 +166,12 @@ pub fn negative_clause(f: &str) -> Option<String> {
                 ]
                 .iter()
                 .any(|w| post.contains(w));
-                if neg_before || neg_after {
+                // "可以不调用任何工具" (may call none), "使わなくてもよい", "않아도 된다":
+                // allowed, not required.
+                let permissive = ["可以", "也可", "てもよい", "てもいい", "도 된", "도 괜찮"]
+                    .iter()
+                    .any(|w| prev.contains(w) || post.contains(w));
+                if (neg_before || neg_after) && !permissive {
                     return Some(format!("{}{}{}", prev.trim(), noun, post.trim()));
                 }
                 continue;
