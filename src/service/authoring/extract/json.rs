@@ -282,6 +282,10 @@ pub fn object_draft(
     {
         return steps_draft(o, steps, start, end, shape);
     }
+    if switched_off(o) {
+        // Kept in the file but switched off (`enabled = false`, `skip: true`): no case.
+        return Draft::default();
+    }
     let mut f = Fields::new(shape);
     for (k, v) in o {
         match (k.as_str(), v) {
@@ -317,6 +321,24 @@ pub fn object_draft(
         }
     }
     f.into_draft(start, end, cat)
+}
+
+/// Whether a record says it is switched off: `enabled`/`active` false, or
+/// `skip`/`disabled`/`wip` true.
+fn switched_off(o: &Map<String, Value>) -> bool {
+    o.iter().any(|(k, v)| {
+        let k = k.to_ascii_lowercase();
+        let on = match v {
+            Value::Bool(b) => Some(*b),
+            Value::String(s) => crate::service::authoring::lexicon::truthy(s),
+            _ => None,
+        };
+        match (k.as_str(), on) {
+            ("enabled" | "active" | "include" | "run", Some(false)) => true,
+            ("skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip", Some(true)) => true,
+            _ => false,
+        }
+    })
 }
 
 /// Whether a key names what a case expects (`expect`, `expected`, `assert`, `checks`).

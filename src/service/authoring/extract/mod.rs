@@ -28,6 +28,7 @@
 //! | YAML | a `tests:`/`cases:` key, or a top-level `- ` list of `key: value` maps | an item of that list |
 //! | CSV / TSV | a header row of delimiter-separated labels, one of them a prompt, steps or tool column | a record |
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
+//! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
@@ -36,6 +37,7 @@ pub mod json;
 pub mod markup;
 pub mod table;
 pub mod text;
+pub mod toml_tables;
 pub mod yaml;
 
 #[cfg(test)]
@@ -62,6 +64,7 @@ pub enum Shape {
     Csv(u8),
     Gherkin,
     Markup,
+    Toml,
     Markdown,
 }
 
@@ -88,6 +91,9 @@ pub fn sniff(text: &str) -> Shape {
     }
     if markup::looks_like_markup(t) {
         return Shape::Markup;
+    }
+    if toml_tables::looks_like_toml(t) {
+        return Shape::Toml;
     }
     if gherkin::looks_like_gherkin(t) {
         return Shape::Gherkin;
@@ -117,6 +123,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Csv(d) => table::extract(&ix, d, cat),
         Shape::Gherkin => gherkin::extract(&ix, cat),
         Shape::Markup => markup::extract(&ix, cat),
+        Shape::Toml => toml_tables::extract(&ix, cat),
         Shape::Markdown => text::extract(&ix, cat),
     };
     drafts.retain(Draft::is_case);

@@ -365,3 +365,14 @@ fn an_expectation_object_and_arguments_keyed_by_tool() {
     );
     assert!(c[1].is_negative);
 }
+
+#[test]
+fn toml_tables_are_cases_unless_switched_off() {
+    let doc = "title = \"Plan\"\n\n[[case]]\nid = \"sum-01\"\nprompt = \"Add 2 and 3\"\ntools = [\"get-sum\"]\nargs = { \"get-sum\" = { a = 2, b = 3 } }\n\n# dropped in review\n[[case]]\nid = \"crash-01\"\nenabled = false\nprompt = \"Crash the server.\"\ntools = [\"crash\"]\n";
+    assert_eq!(outline(doc), [(3, 7, false, vec!["get-sum".to_string()])]);
+    let c = &cases(doc)[0];
+    assert_eq!(
+        of_type(c, "toolCalledWith")[0]["args"]["args"],
+        json!({"a": 2, "b": 3})
+    );
+}

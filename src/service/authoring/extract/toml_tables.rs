@@ -1,0 +1,66 @@
+//! TOML files of cases: each `[[case]]` (any name) table whose keys name a prompt, steps or
+//! tool is a record, read like a JSON case object. A table runs from its header to the
+//! next header; its span leaves out trailing blank and comment lines.
+
+use serde_json::{Map, Value};
+
+use super::json::object_draft;
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::draft::Draft;
+use crate::service::authoring::fields::{Role, role_of};
+use crate::service::authoring::lines::LineIndex;
+
+fn is_array_header(t: &str) -> bool {
+    t.starts_with("[[") && t.trim_end().ends_with("]]")
+}
+
+/// Whether the document is TOML with arrays of tables.
+pub fn looks_like_toml(t: &str) -> bool {
+    t.lines().any(|l| is_array_header(l.trim())) && ::toml::from_str::<::toml::Table>(t).is_ok()
+}
+
+/// Extracts one case per array-of-tables entry that reads as a case.
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    let n = ix.len();
+    let headers: Vec<usize> = (1..=n)
+        .filter(|&k| ix.line(k).trim_start().starts_with('['))
+        .collect();
+    let mut out = Vec::new();
+    for (i, &h) in headers.iter().enumerate() {
+        if !is_array_header(ix.line(h).trim()) {
+            continue;
+        }
+        let next = headers.get(i + 1).copied().unwrap_or(n + 1);
+        let mut end = next - 1;
+        while end > h && {
+            let l = ix.line(end).trim();
+            l.is_empty() || l.starts_with('#')
+        } {
+            end -= 1;
+        }
+        let body: String = (h + 1..=end)
+            .map(|k| ix.line(k).trim_end_matches('\r'))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let Ok(table) = ::toml::from_str::<::toml::Table>(&body) else {
+            continue;
+        };
+        let Ok(Value::Object(m)) = serde_json::to_value(&table) else {
+            continue;
+        };
+        if !names_a_case(&m) {
+            continue;
+        }
+        out.push(object_draft(&m, h, end, "TOML table", cat));
+    }
+    out
+}
+
+fn names_a_case(m: &Map<String, Value>) -> bool {
+    m.keys().any(|k| {
+        matches!(
+            role_of(k),
+            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
+        )
+    })
+}
