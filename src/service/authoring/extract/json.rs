@@ -333,11 +333,14 @@ fn switched_off(o: &Map<String, Value>) -> bool {
             Value::String(s) => crate::service::authoring::lexicon::truthy(s),
             _ => None,
         };
-        match (k.as_str(), on) {
-            ("enabled" | "active" | "include" | "run", Some(false)) => true,
-            ("skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip", Some(true)) => true,
-            _ => false,
-        }
+        matches!(
+            (k.as_str(), on),
+            ("enabled" | "active" | "include" | "run", Some(false))
+                | (
+                    "skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip",
+                    Some(true)
+                )
+        )
     })
 }
 
