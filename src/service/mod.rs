@@ -7,6 +7,7 @@ pub mod agent;
 pub mod authoring;
 pub mod catalog;
 pub mod checks;
+pub mod drift;
 pub mod environments;
 pub mod evals;
 pub mod hosts;

@@ -235,7 +235,7 @@ pub const CHECKS: &[CheckSpec] = &[
     ),
     spec(
         "resources.not-found",
-        "Reading an unknown URI is refused with -32002 (Resource not found)",
+        "Reading an unknown URI is refused with -32002 (Resource not found); from 2026-07-28 with -32602 (Invalid params)",
         ALL,
         "server/resources#error-handling",
     ),

@@ -87,10 +87,12 @@ impl Verdict {
             Verdict::pass(passed)
         } else {
             let n = problems.len();
-            Verdict::fail(
-                format!("{n} {what}{}", if n == 1 { "" } else { "s" }),
-                problems,
-            )
+            let what = if n == 1 {
+                what.to_string()
+            } else {
+                plural(what)
+            };
+            Verdict::fail(format!("{n} {what}"), problems)
         }
     }
 
@@ -122,6 +124,31 @@ impl Verdict {
             }
         }
     }
+}
+
+/// `what` in the plural: its head noun (the word before `of`, `with`, … or the last word).
+fn plural(what: &str) -> String {
+    let words: Vec<&str> = what.split(' ').collect();
+    let head = words
+        .iter()
+        .position(|w| {
+            matches!(
+                *w,
+                "of" | "with" | "without" | "outside" | "against" | "not" | "that"
+            )
+        })
+        .map(|i| i.saturating_sub(1))
+        .unwrap_or(words.len() - 1);
+    words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match (i == head, w.strip_suffix('y')) {
+            (true, Some(stem)) if !stem.ends_with('e') => format!("{stem}ies"),
+            (true, _) => format!("{w}s"),
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// An answer in a few words: `result`, `error -32602 "…"`, `no answer within 500 ms`.
@@ -452,6 +479,28 @@ mod tests {
     }
 
     #[test]
+    fn plurals() {
+        assert_eq!(
+            plural("use of an undeclared capability"),
+            "uses of an undeclared capability"
+        );
+        assert_eq!(
+            plural("tool name with a character outside the allowed set"),
+            "tool names with a character outside the allowed set"
+        );
+        assert_eq!(plural("pagination fault"), "pagination faults");
+        assert_eq!(plural("malformed template"), "malformed templates");
+        assert_eq!(
+            plural("request not answered in time"),
+            "requests not answered in time"
+        );
+        assert_eq!(
+            plural("declared capability without an answer"),
+            "declared capabilities without an answer"
+        );
+    }
+
+    #[test]
     fn ids_are_unique_and_well_formed() {
         let mut seen = std::collections::HashSet::new();
         let shape = regex::Regex::new(r"^[a-z]+\.[a-z0-9-]+$").unwrap();
@@ -460,5 +509,26 @@ mod tests {
             assert!(shape.is_match(spec.id), "`{}`", spec.id);
             assert!(!spec.revisions.is_empty(), "`{}` applies nowhere", spec.id);
         }
+    }
+}
+
+impl crate::service::Service {
+    /// `evaldeck check` against a saved server (an unsaved target is saved for the length
+    /// of the command first): the same access, stdio policy and token handling as every
+    /// other connection to it.
+    pub async fn check(
+        &self,
+        who: &crate::service::Principal,
+        project_id: &str,
+        server: &str,
+        req: &CheckRequest,
+    ) -> crate::spec::Result<CheckReport> {
+        let s = self.saved_server(who, project_id, server)?;
+        let name = s.name.clone();
+        self.on_saved(&s, |t| {
+            let name = name.clone();
+            async move { Ok(run(self.mcp(), &t, &name, req).await) }
+        })
+        .await
     }
 }

@@ -51,7 +51,7 @@ pub(crate) async fn declared_answer(ctx: &Ctx<'_>) -> Verdict {
     Verdict::from_problems(
         problems,
         format!("{} answered", answered.join(", ")),
-        "declared capability that does not answer",
+        "declared capability without an answer",
     )
 }
 

@@ -200,10 +200,21 @@ pub(crate) async fn not_found(ctx: &Ctx<'_>) -> Verdict {
     }
     let uri = "evaldeck-check://no/such/resource";
     let a = ctx.request("resources/read", json!({"uri": uri})).await;
+    // From 2026-07-28 a missing resource is -32602 (clients still accept -32002).
+    if ctx.probe.modern() && a.error_code() == Some(-32002) {
+        return Verdict::pass(
+            "resources/read of an unknown URI is refused with -32002 (accepted from 2026-07-28 for compatibility)",
+        );
+    }
+    let (code, name) = if ctx.probe.modern() {
+        (-32602, "Invalid params")
+    } else {
+        (-32002, "Resource not found")
+    };
     Verdict::expect_error(
         &a,
-        -32002,
-        "Resource not found",
+        code,
+        name,
         "resources/read of an unknown URI",
         &format!("resource:{uri}"),
     )

@@ -348,27 +348,30 @@ pub(crate) async fn http_status_codes(ctx: &Ctx<'_>) -> Verdict {
     if a.status != 202 || !a.body.trim().is_empty() {
         problems.push(a.evidence("POST a notification (202 Accepted with no body expected)"));
     }
-    let mut extra: Vec<(&str, &str)> = vec![];
-    if let Some(s) = &session {
-        extra.push(("Mcp-Session-Id", s));
-    }
-    let g = tried!(
-        h.send(reqwest::Method::GET, None, "text/event-stream", &extra)
-            .await
-    );
-    seen.push(g.evidence("GET"));
-    if !((g.status == 200 && g.event_stream()) || g.status == 405) {
-        problems.push(g.evidence("GET (an event stream or 405 Method Not Allowed expected)"));
+    // The GET stream belongs to the handshake era; from 2026-07-28 notifications come
+    // through `subscriptions/listen`.
+    let mut get = "not asked (2026-07-28)";
+    if !ctx.probe.modern() {
+        let mut extra: Vec<(&str, &str)> = vec![];
+        if let Some(s) = &session {
+            extra.push(("Mcp-Session-Id", s));
+        }
+        let g = tried!(
+            h.send(reqwest::Method::GET, None, "text/event-stream", &extra)
+                .await
+        );
+        seen.push(g.evidence("GET"));
+        get = if g.status == 405 {
+            "405"
+        } else {
+            "an event stream"
+        };
+        if !((g.status == 200 && g.event_stream()) || g.status == 405) {
+            problems.push(g.evidence("GET (an event stream or 405 Method Not Allowed expected)"));
+        }
     }
     if problems.is_empty() {
-        let mut v = Verdict::pass(format!(
-            "a notification is answered 202; GET is {}",
-            if g.status == 405 {
-                "405"
-            } else {
-                "an event stream"
-            }
-        ));
+        let mut v = Verdict::pass(format!("a notification is answered 202; GET is {get}"));
         v.evidence = seen;
         v
     } else {
