@@ -329,6 +329,9 @@ pub(super) async fn check(target: &Target, b: &dyn Backend, a: CheckArgs, out: &
             }
         }
         write_file(path, &pretty(&base))?;
+        if out.json {
+            out.value(&base)?;
+        }
         eprintln!(
             "evaldeck: wrote {} ({} expected failure(s))",
             path.display(),
@@ -341,7 +344,14 @@ pub(super) async fn check(target: &Target, b: &dyn Backend, a: CheckArgs, out: &
     } else {
         a.format.unwrap_or(Format::Table)
     };
-    let table = (a.output.is_some() && !target.json).then(|| reports::check_table(&report));
+    // With -o the terminal still gets the table (or the JSON, under --json).
+    let table = a.output.is_some().then(|| {
+        if target.json {
+            pretty(&report)
+        } else {
+            reports::check_table(&report)
+        }
+    });
     emit(
         &render_check(&report, format),
         a.output.as_deref(),
