@@ -61,7 +61,7 @@ pub enum Fault {
     ErrorCodes,
     /// A relative resource URI (unreadable) and a malformed URI template.
     BadUris,
-    /// A prompt with the same argument twice, which cannot be rendered.
+    /// A prompt with the same argument twice, and one that cannot be rendered.
     BadPrompts,
     /// Sends log messages without declaring `logging`.
     UndeclaredLog,
@@ -74,6 +74,11 @@ pub enum Fault {
     /// Tools for the security scan: hidden instructions, invisible characters, a
     /// destructive tool without the hint, a free-form path, a secret in a result.
     Poisoned,
+    /// Declares prompts, but prompts/list fails.
+    ListFails,
+    /// Over streamable HTTP: answers JSON-only requests with a stream, ignores a bad
+    /// MCP-Protocol-Version, answers GET with text, and an unknown session with 400.
+    HttpLax,
     /// A later version of the server: `echo` says something else and needs `times`,
     /// `get-sum` is gone (for `diff` and `check --pins`).
     RugPull,
@@ -1255,6 +1260,9 @@ impl ServerHandler for DemoServer {
                 None,
             ));
         }
+        if self.fault(Fault::ListFails) {
+            return Err(ErrorData::internal_error("the prompt store is down", None));
+        }
         let mut all = prompts();
         if self.fault(Fault::BadPrompts) {
             all.push(Prompt::new(
@@ -1265,6 +1273,8 @@ impl ServerHandler for DemoServer {
                     PromptArgument::new("a"),
                 ]),
             ));
+            // Listed, but it cannot be rendered.
+            all.push(Prompt::new("broken", Some("Fails to render."), None));
         }
         let (items, next) = page(&all, cursor(&request), self.opts.page_size)?;
         let mut r = ListPromptsResult::with_all_items(items);

@@ -174,6 +174,14 @@ fn the_demo_server_passes_and_each_fault_fails_its_checks() {
     ] {
         assert_eq!(o[id], "passed", "{id}: {old:#}");
     }
+    // A server that speaks only an old revision.
+    let (r, code) = e.check(&["--only", "lifecycle"], &["--protocol", "2024-11-05"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        with_outcome(&r, "failed"),
+        set(&["lifecycle.current-revision"]),
+        "{r:#}"
+    );
 
     let faults: &[(&str, &[&str])] = &[
         ("stdout-noise", &["transport.stdio-stdout"]),
@@ -223,6 +231,10 @@ fn the_demo_server_passes_and_each_fault_fails_its_checks() {
         ("undeclared-log", &["capabilities.undeclared-unused"]),
         ("bad-progress", &["progress.notifications"]),
         ("bad-server-info", &["lifecycle.server-info"]),
+        (
+            "list-fails",
+            &["capabilities.declared-answer", "pagination.prompts"],
+        ),
     ];
     for (fault, want) in faults {
         let (r, code) = e.check(&[], &["--fault", fault]);
@@ -266,19 +278,19 @@ fn a_request_past_the_timeout_fails_the_timeout_check() {
     assert_eq!(code, 0, "{r:#}");
 }
 
-/// Every check of a handshake-era server over streamable HTTP on loopback: the session,
-/// `Accept`, status codes, SSE resumption and the protocol header.
-#[test]
-fn over_streamable_http_the_transport_rules_are_checked() {
-    let e = env();
+fn http_check(e: &Env, faults: &[&str]) -> (Value, i32) {
+    let mut args = vec![
+        "demo-server",
+        "--http",
+        "127.0.0.1:0",
+        "--protocol",
+        "2025-11-25",
+    ];
+    for f in faults {
+        args.extend_from_slice(&["--fault", f]);
+    }
     let mut server = Command::new(BIN)
-        .args([
-            "demo-server",
-            "--http",
-            "127.0.0.1:0",
-            "--protocol",
-            "2025-11-25",
-        ])
+        .args(&args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -298,7 +310,17 @@ fn over_streamable_http_the_transport_rules_are_checked() {
     let _ = server.kill();
     let _ = server.wait();
     let r: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{r:#}");
+    (r, out.status.code().unwrap_or(-1))
+}
+
+/// Every check of a handshake-era server over streamable HTTP on loopback: the session,
+/// `Accept`, status codes, SSE resumption and the protocol header; then the same server
+/// breaking each of those rules.
+#[test]
+fn over_streamable_http_the_transport_rules_are_checked() {
+    let e = env();
+    let (r, code) = http_check(&e, &[]);
+    assert_eq!(code, 0, "{r:#}");
     assert_eq!(r["transport"], "http");
     assert_eq!(r["revision"], "2025-11-25");
     let o = outcomes(&r);
@@ -313,6 +335,20 @@ fn over_streamable_http_the_transport_rules_are_checked() {
         assert_eq!(o[id], "passed", "{id}: {r:#}");
     }
     assert_eq!(o["transport.stdio-stdout"], "not_applicable");
+
+    let (r, code) = http_check(&e, &["http-lax"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        with_outcome(&r, "failed"),
+        set(&[
+            "transport.http-accept",
+            "transport.http-status-codes",
+            "transport.http-session",
+            "transport.http-sse-resumption",
+            "transport.http-protocol-header",
+        ]),
+        "{r:#}"
+    );
 }
 
 #[test]

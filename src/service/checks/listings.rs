@@ -133,6 +133,7 @@ pub(crate) fn verdict(l: &Listing) -> Verdict {
             RawAnswer::TimedOut(_) | RawAnswer::Failed(_) => {
                 Verdict::could_not_run(format!("{} got no answer", l.method), vec![e])
             }
+            _ if l.pages.is_empty() => Verdict::fail(format!("{} failed", l.method), vec![e]),
             _ => Verdict::fail(format!("{} failed part way", l.method), vec![e]),
         };
     }

@@ -297,10 +297,14 @@ pub(crate) async fn prompt_get(ctx: &Ctx<'_>) -> Verdict {
     }
     let mut problems = vec![];
     let mut n = 0;
+    // Prompt arguments have no schema: a value made up for a required one may be refused,
+    // which says nothing about the server.
+    let mut refused = vec![];
     for p in ctx.prompts.items.iter().take(MAX_READS) {
         let Some(pname) = p["name"].as_str() else {
             continue;
         };
+        let made_up = !prompt_args(p).is_empty();
         let at = format!("prompt:{pname}");
         let a = ctx
             .request(
@@ -315,14 +319,22 @@ pub(crate) async fn prompt_get(ctx: &Ctx<'_>) -> Verdict {
                     vec![Evidence::new(describe(&a)).at(at)],
                 );
             }
-            problems.push(
-                Evidence::new(format!(
-                    "rendering `{pname}` with its required arguments → {}",
-                    describe(&a)
-                ))
-                .at(at)
-                .with(a.to_json()),
-            );
+            let e = Evidence::new(format!(
+                "rendering `{pname}`{} → {}",
+                if made_up {
+                    " with made-up required arguments"
+                } else {
+                    ""
+                },
+                describe(&a)
+            ))
+            .at(at)
+            .with(a.to_json());
+            if made_up {
+                refused.push(e);
+            } else {
+                problems.push(e);
+            }
             continue;
         };
         n += 1;
@@ -354,11 +366,32 @@ pub(crate) async fn prompt_get(ctx: &Ctx<'_>) -> Verdict {
             ));
         }
     }
-    Verdict::from_problems(
+    if n == 0 && problems.is_empty() {
+        let mut v = Verdict::not_applicable(
+            "no prompt rendered with made-up values for its required arguments",
+        );
+        v.evidence = refused;
+        return v;
+    }
+    let mut v = Verdict::from_problems(
         problems,
-        format!("{n} prompt(s) rendered, each message well-formed"),
+        format!(
+            "{n} prompt(s) rendered, each message well-formed{}",
+            if refused.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; {} refused made-up arguments (not a fault)",
+                    refused.len()
+                )
+            }
+        ),
         "prompt rendering fault",
-    )
+    );
+    if v.outcome == crate::spec::conformance::Outcome::Passed {
+        v.evidence.extend(refused);
+    }
+    v
 }
 
 /// `prompts.missing-argument`.

@@ -90,7 +90,7 @@ struct Answer {
 
 impl Answer {
     fn evidence(&self, what: &str) -> Evidence {
-        let body: String = self.body.chars().take(300).collect();
+        let body: String = self.body.trim().chars().take(300).collect();
         Evidence::new(format!(
             "{what} → {} {}{}",
             self.status,
