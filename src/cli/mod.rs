@@ -18,6 +18,7 @@ mod target_server;
 
 pub use backend_choice::{DefaultBackend, Source, Sources, fail};
 pub use output::table;
+pub use reports::check_counts;
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
