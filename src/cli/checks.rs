@@ -127,9 +127,14 @@ pub struct ScanArgs {
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// A report saved with `check --json` (or `--format json -o FILE`) or `diff --json`.
-    pub file: PathBuf,
-    /// markdown (default), html, junit, sarif, table or json.
+    /// An eval run (id), or a report file saved with `check --json` (or `--format json -o
+    /// FILE`) or `diff --json`.
+    #[arg(value_name = "RUN|FILE")]
+    pub source: String,
+    /// With a run: compare it with this earlier run (regressed, fixed, added, removed).
+    #[arg(long, value_name = "RUN")]
+    pub base: Option<String>,
+    /// markdown (default), html, junit, sarif (check reports), table or json.
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -558,18 +563,76 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
     Ok(())
 }
 
-pub(super) async fn report(a: ReportArgs, out: &Out) -> Outcome {
-    let v = read_json(&a.file, "report")?;
+/// `report RUN`: an eval run as Markdown, HTML, JUnit or JSON.
+async fn run_report(target: &Target, b: &dyn Backend, a: &ReportArgs, out: &Out) -> Outcome {
+    use crate::client::collect_all;
+    let p = project_id(b, target.project.as_deref()).await?;
+    let p = p.as_str();
+    let run = b.run(p, &a.source).await?;
+    let suite = b.suite(p, &run.suite_id).await?.name;
+    let iterations = |id: String| async move {
+        collect_all(|pg| {
+            let id = id.clone();
+            async move { b.iterations(p, &id, &pg).await }
+        })
+        .await
+    };
+    let its = iterations(run.id.clone()).await?;
+    let cmp = match &a.base {
+        Some(base) => {
+            let base = b.run(p, base).await?;
+            let base_its = iterations(base.id.clone()).await?;
+            Some(crate::client::compare::compare(
+                &base.id, &base_its, &run.id, &its,
+            ))
+        }
+        None => None,
+    };
+    let format = if out.json {
+        Format::Json
+    } else {
+        a.format.unwrap_or(Format::Markdown)
+    };
+    let markdown = reports::run_markdown(&run, &suite, &its, cmp.as_ref());
+    let text = match format {
+        Format::Markdown => markdown.clone(),
+        Format::Html => reports::run_html(&run, &suite, &its, cmp.as_ref()),
+        Format::Junit => super::run::junit(&run, &suite, &its),
+        Format::Json => {
+            pretty(&serde_json::json!({"run": run, "iterations": its, "comparison": cmp}))
+        }
+        other => {
+            return Err(Error::invalid(
+                "/format",
+                "enum",
+                format!("a run is reported as markdown, html, junit or json, not {other:?}"),
+            )
+            .into());
+        }
+    };
+    emit(&text, a.output.as_deref(), None)?;
+    if a.github {
+        github_summary(&markdown)?;
+    }
+    Ok(())
+}
+
+pub(super) async fn report(target: &Target, b: &dyn Backend, a: ReportArgs, out: &Out) -> Outcome {
+    let file = PathBuf::from(&a.source);
+    if !file.exists() {
+        return run_report(target, b, &a, out).await;
+    }
+    let v = read_json(&file, "report")?;
     let format = if out.json {
         Format::Json
     } else {
         a.format.unwrap_or(Format::Markdown)
     };
     let (text, markdown) = if v["kind"] == REPORT_KIND {
-        let r: CheckReport = typed(v, &a.file, "check report")?;
+        let r: CheckReport = typed(v, &file, "check report")?;
         (render_check(&r, format), reports::check_markdown(&r))
     } else if v["kind"] == DRIFT_KIND {
-        let r: DriftReport = typed(v, &a.file, "diff report")?;
+        let r: DriftReport = typed(v, &file, "diff report")?;
         let text = match format {
             Format::Json => pretty(&r),
             Format::Table => reports::drift_table(&r),
@@ -590,7 +653,7 @@ pub(super) async fn report(a: ReportArgs, out: &Out) -> Outcome {
             "kind",
             format!(
                 "{} is neither a check report (`check --json`) nor a diff report (`diff --json`)",
-                a.file.display()
+                file.display()
             ),
         )
         .into());

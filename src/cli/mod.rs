@@ -153,7 +153,8 @@ pub enum Command {
     /// instructions, invisible Unicode, shadowing, unhinted destructive tools, broad
     /// schemas, secrets in results. Exit 1 for a finding of severity error.
     Scan(checks::ScanArgs),
-    /// A saved `check` or `diff` report as Markdown, HTML, JUnit or SARIF.
+    /// An eval run (`--base RUN` compares it), or a saved `check` or `diff` report, as
+    /// Markdown, HTML, JUnit or SARIF; `--github` appends it to the job summary.
     Report(checks::ReportArgs),
     /// Connect, initialize and store a capability snapshot.
     Validate {
@@ -601,7 +602,7 @@ async fn execute(target: &Target, backend: Arc<dyn Backend>, cmd: Command, out: 
         Command::Diff(a) => checks::diff(target, b, *a, out).await,
         Command::Pin(a) => checks::pin(target, b, *a, out).await,
         Command::Scan(a) => checks::scan(target, b, a, out).await,
-        Command::Report(a) => checks::report(a, out).await,
+        Command::Report(a) => checks::report(target, b, a, out).await,
         c @ (Command::Doctor { .. }
         | Command::Validate { .. }
         | Command::Export { .. }

@@ -637,3 +637,264 @@ pub fn drift_markdown(r: &DriftReport) -> String {
     }
     out
 }
+
+use crate::client::compare::{Change, Comparison};
+use crate::spec::run::{EvalIteration, EvalRun};
+
+fn run_verdict(run: &EvalRun) -> &'static str {
+    match (run.status.as_str(), run.result.as_deref()) {
+        (_, Some("passed")) => "✅ passed",
+        (_, Some("failed")) => "❌ failed",
+        ("completed", _) | ("failed", _) => "⛔ no verdict",
+        ("cancelled", _) => "⛔ cancelled",
+        _ => "⏳ running",
+    }
+}
+
+fn iteration_icon(i: &EvalIteration) -> &'static str {
+    match i.result.as_deref() {
+        Some("passed") => "✅",
+        Some("failed") => "❌",
+        Some("error") => "⛔",
+        _ => "➖",
+    }
+}
+
+fn iteration_name(i: &EvalIteration) -> String {
+    format!(
+        "{} #{}",
+        i.title.clone().unwrap_or_default(),
+        i.iteration_number
+    )
+}
+
+fn run_line(run: &EvalRun) -> String {
+    let s = run.summary.clone().unwrap_or_default();
+    format!(
+        "{}/{} iterations passed{}, cases {}/{} passed, {} errored, {} tokens, {:.0} ms in all",
+        s.passed,
+        s.total,
+        s.pass_rate
+            .map(|r| format!(" ({:.0}%)", r * 100.0))
+            .unwrap_or_default(),
+        s.cases.passed,
+        s.cases.total,
+        s.errored,
+        s.tokens.total_tokens,
+        s.latency_ms.total
+    )
+}
+
+fn comparison_markdown(c: &Comparison) -> String {
+    let mut out = format!(
+        "\n### Compared with `{}`\n\n{} regressed, {} fixed, {} added, {} removed\n\n",
+        c.base_run_id,
+        c.count(Change::Regressed),
+        c.count(Change::Fixed),
+        c.count(Change::Added),
+        c.count(Change::Removed)
+    );
+    let changed: Vec<_> = c
+        .cases
+        .iter()
+        .filter(|d| d.change != Change::Unchanged)
+        .collect();
+    if changed.is_empty() {
+        out.push_str("No case changed.\n");
+        return out;
+    }
+    out.push_str("| change | case | model | base | head |\n|---|---|---|---|---|\n");
+    for d in changed {
+        let t = |t: Option<crate::client::compare::Tally>| {
+            t.map(|t| t.to_string()).unwrap_or_else(|| "–".into())
+        };
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | {} | {} | {} |",
+            if d.change == Change::Regressed {
+                "❌ "
+            } else {
+                ""
+            },
+            d.change.as_str(),
+            md_escape(&d.title),
+            d.model.as_deref().unwrap_or("–"),
+            t(d.base),
+            t(d.head)
+        );
+    }
+    out
+}
+
+/// An eval run as Markdown (a job summary, a PR comment): the verdict, the counts, the
+/// iterations that did not pass, all of them folded, and the comparison with a base run.
+pub fn run_markdown(
+    run: &EvalRun,
+    suite: &str,
+    its: &[EvalIteration],
+    cmp: Option<&Comparison>,
+) -> String {
+    let mut out = format!(
+        "## evaldeck run #{} of `{}` — {}\n\n{}\n\n",
+        run.run_number.unwrap_or_default(),
+        suite,
+        run_verdict(run),
+        run_line(run)
+    );
+    if let Some(e) = &run.error {
+        let _ = writeln!(out, "Error: {}\n", md_escape(e));
+    }
+    let bad: Vec<&EvalIteration> = its
+        .iter()
+        .filter(|i| matches!(i.result.as_deref(), Some("failed") | Some("error")))
+        .collect();
+    if !bad.is_empty() {
+        out.push_str("| | iteration | model | why |\n|---|---|---|---|\n");
+        for i in &bad {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                iteration_icon(i),
+                md_escape(&iteration_name(i)),
+                i.model.as_deref().unwrap_or("–"),
+                md_escape(i.error.as_deref().unwrap_or("assertions failed"))
+            );
+        }
+        out.push('\n');
+    }
+    out.push_str("<details><summary>All iterations</summary>\n\n| | iteration | model | ms | tools |\n|---|---|---|---|---|\n");
+    for i in its {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            iteration_icon(i),
+            md_escape(&iteration_name(i)),
+            i.model.as_deref().unwrap_or("–"),
+            i.duration_ms.map(|d| format!("{d:.0}")).unwrap_or_default(),
+            i.actual_tool_calls
+                .iter()
+                .map(|c| format!("`{}`", c.tool_name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out.push_str("\n</details>\n");
+    if let Some(c) = cmp {
+        out.push_str(&comparison_markdown(c));
+    }
+    out
+}
+
+/// An eval run as one self-contained HTML file (no external `src` or `href`).
+pub fn run_html(
+    run: &EvalRun,
+    suite: &str,
+    its: &[EvalIteration],
+    cmp: Option<&Comparison>,
+) -> String {
+    let s = run.summary.clone().unwrap_or_default();
+    let total = s.total.max(1) as f64;
+    let mut svg = String::from(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="600" height="28" role="img" aria-label="iterations">"#,
+    );
+    let mut x = 0.0;
+    for (label, n, color) in [
+        ("passed", s.passed, "#2e7d32"),
+        ("failed", s.failed, "#c62828"),
+        ("errored", s.errored, "#ef6c00"),
+        ("pending or cancelled", s.pending + s.cancelled, "#9e9e9e"),
+    ] {
+        let w = 600.0 * n as f64 / total;
+        if n > 0 {
+            let _ = write!(
+                svg,
+                r#"<rect x="{x:.1}" y="0" width="{w:.1}" height="28" fill="{color}"><title>{label}: {n}</title></rect>"#
+            );
+        }
+        x += w;
+    }
+    svg.push_str("</svg>");
+    // Latency per iteration, as bars.
+    let max = its
+        .iter()
+        .filter_map(|i| i.duration_ms)
+        .fold(1.0_f64, f64::max);
+    let bar_w = (600.0 / its.len().max(1) as f64).clamp(2.0, 40.0);
+    let mut lat = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{:.0}" height="60" role="img" aria-label="latency">"#,
+        bar_w * its.len() as f64
+    );
+    for (k, i) in its.iter().enumerate() {
+        let h = 58.0 * i.duration_ms.unwrap_or(0.0) / max;
+        let _ = write!(
+            lat,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{h:.1}" fill="{}"><title>{}: {:.0} ms</title></rect>"#,
+            bar_w * k as f64,
+            60.0 - h,
+            (bar_w - 1.0).max(1.0),
+            if i.result.as_deref() == Some("passed") {
+                "#2e7d32"
+            } else {
+                "#c62828"
+            },
+            esc(&iteration_name(i)),
+            i.duration_ms.unwrap_or(0.0)
+        );
+    }
+    lat.push_str("</svg>");
+    let mut rows = String::new();
+    for i in its {
+        let _ = write!(
+            rows,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            iteration_icon(i),
+            esc(&iteration_name(i)),
+            esc(i.model.as_deref().unwrap_or("–")),
+            i.duration_ms.map(|d| format!("{d:.0}")).unwrap_or_default(),
+            esc(&i
+                .actual_tool_calls
+                .iter()
+                .map(|c| c.tool_name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")),
+            esc(i.error.as_deref().unwrap_or(""))
+        );
+    }
+    let compared = cmp
+        .map(|c| {
+            let mut t = format!(
+                "<h2>Compared with {}</h2><p>{} regressed, {} fixed, {} added, {} removed</p><table><tr><th>change</th><th>case</th><th>model</th><th>base</th><th>head</th></tr>",
+                esc(&c.base_run_id),
+                c.count(Change::Regressed),
+                c.count(Change::Fixed),
+                c.count(Change::Added),
+                c.count(Change::Removed)
+            );
+            for d in c.cases.iter().filter(|d| d.change != Change::Unchanged) {
+                let _ = write!(
+                    t,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    d.change.as_str(),
+                    esc(&d.title),
+                    esc(d.model.as_deref().unwrap_or("–")),
+                    d.base.map(|t| t.to_string()).unwrap_or_default(),
+                    d.head.map(|t| t.to_string()).unwrap_or_default()
+                );
+            }
+            t.push_str("</table>");
+            t
+        })
+        .unwrap_or_default();
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>evaldeck run {id}</title>\
+<style>body{{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}}table{{border-collapse:collapse;width:100%}}\
+td,th{{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}}</style></head><body>\
+<h1>evaldeck run #{n} of {suite} — {verdict}</h1><p>{line}</p>{svg}<h2>Latency</h2>{lat}\
+<table><tr><th></th><th>iteration</th><th>model</th><th>ms</th><th>tools</th><th>error</th></tr>{rows}</table>{compared}</body></html>\n",
+        id = esc(&run.id),
+        n = run.run_number.unwrap_or_default(),
+        suite = esc(suite),
+        verdict = esc(run_verdict(run)),
+        line = esc(&run_line(run)),
+    )
+}

@@ -1005,3 +1005,74 @@ fn a_check_of_the_demo_server_takes_under_a_second() {
         r["durationMs"]
     );
 }
+
+/// `report RUN`: an eval run (here two ingested ones) as Markdown with the comparison to a
+/// base run, one self-contained HTML file, and JUnit valid against the XSD; `--github`
+/// appends the Markdown to the job summary.
+#[test]
+fn eval_runs_are_reported_as_markdown_html_and_junit() {
+    let e = env();
+    let pytest = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/artifacts/pytest-junit.xml"
+    );
+    let fixed = regex::Regex::new(r"(?s)<failure[^>]*/>|<failure.*?</failure>")
+        .unwrap()
+        .replace_all(&std::fs::read_to_string(pytest).unwrap(), "")
+        .into_owned();
+    std::fs::write(e.path("fixed.xml"), fixed).unwrap();
+    let ingest = |file: &str| {
+        let o = cli(
+            &e.db,
+            &[
+                "--json",
+                "ingest",
+                "junit",
+                file,
+                "--suite",
+                "Contract tests",
+            ],
+        );
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["runId"].as_str().unwrap().to_string()
+    };
+    let base = ingest(pytest);
+    let head = ingest(&e.p("fixed.xml"));
+
+    let summary = e.p("summary.md");
+    let o = cli_env(
+        &e.db,
+        &["report", &head, "--base", &base, "--github"],
+        &[("GITHUB_STEP_SUMMARY", &summary)],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(
+        md.starts_with("## evaldeck run #2 of `Contract tests`"),
+        "{md}"
+    );
+    assert!(md.contains("6/7 iterations passed"), "{md}");
+    assert!(md.contains("0 regressed, 2 fixed"), "{md}");
+    assert!(
+        md.contains("| fixed | tests.test_mcp_tools.TestGetSum::test_rejects_strings"),
+        "{md}"
+    );
+    assert_eq!(std::fs::read_to_string(&summary).unwrap().trim(), md.trim());
+
+    let o = cli(&e.db, &["report", &base, "--format", "html"]);
+    let html = stdout(&o);
+    assert!(
+        html.starts_with("<!doctype html>") && html.contains("<svg"),
+        "{html}"
+    );
+    let external = regex::Regex::new(r#"(?i)\b(src|href)\s*="#).unwrap();
+    assert!(!external.is_match(&html) && !html.contains("<script"));
+
+    let o = cli(&e.db, &["report", &base, "--format", "junit"]);
+    validate_junit(&stdout(&o));
+
+    let o = cli(&e.db, &["report", &base, "--format", "sarif"]);
+    assert_eq!(o.status.code(), Some(2), "SARIF does not fit a run");
+    let o = cli(&e.db, &["report", "run_nope"]);
+    assert_eq!(o.status.code(), Some(5));
+}
