@@ -288,7 +288,7 @@ pub(super) async fn check(target: &Target, b: &dyn Backend, a: CheckArgs, out: &
     for p in &a.only {
         let known = catalog::CHECKS
             .iter()
-            .any(|c| catalog::selected(c.id, &[p.clone()]));
+            .any(|c| catalog::selected(c.id, std::slice::from_ref(p)));
         if !known {
             return Err(Error::invalid(
                 "/only",

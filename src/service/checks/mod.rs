@@ -461,6 +461,27 @@ fn snapshot(ctx: &Ctx<'_>, server: &str) -> ExportSnapshot {
     }
 }
 
+impl crate::service::Service {
+    /// `evaldeck check` against a saved server (an unsaved target is saved for the length
+    /// of the command first): the same access, stdio policy and token handling as every
+    /// other connection to it.
+    pub async fn check(
+        &self,
+        who: &crate::service::Principal,
+        project_id: &str,
+        server: &str,
+        req: &CheckRequest,
+    ) -> crate::spec::Result<CheckReport> {
+        let s = self.saved_server(who, project_id, server)?;
+        let name = s.name.clone();
+        self.on_saved(&s, |t| {
+            let name = name.clone();
+            async move { Ok(run(self.mcp(), &t, &name, req).await) }
+        })
+        .await
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,26 +530,5 @@ mod tests {
             assert!(shape.is_match(spec.id), "`{}`", spec.id);
             assert!(!spec.revisions.is_empty(), "`{}` applies nowhere", spec.id);
         }
-    }
-}
-
-impl crate::service::Service {
-    /// `evaldeck check` against a saved server (an unsaved target is saved for the length
-    /// of the command first): the same access, stdio policy and token handling as every
-    /// other connection to it.
-    pub async fn check(
-        &self,
-        who: &crate::service::Principal,
-        project_id: &str,
-        server: &str,
-        req: &CheckRequest,
-    ) -> crate::spec::Result<CheckReport> {
-        let s = self.saved_server(who, project_id, server)?;
-        let name = s.name.clone();
-        self.on_saved(&s, |t| {
-            let name = name.clone();
-            async move { Ok(run(self.mcp(), &t, &name, req).await) }
-        })
-        .await
     }
 }

@@ -188,15 +188,10 @@ impl<'a> Http<'a> {
         let mut bytes = vec![];
         // A stream is read until its first event (a GET stream may stay open for good).
         let limit = tokio::time::Instant::now() + self.ctx.timeout.min(Duration::from_secs(3));
-        loop {
-            match tokio::time::timeout_at(limit, resp.chunk()).await {
-                Ok(Ok(Some(c))) => {
-                    bytes.extend_from_slice(&c);
-                    if stream && String::from_utf8_lossy(&bytes).contains("\n\n") {
-                        break;
-                    }
-                }
-                _ => break,
+        while let Ok(Ok(Some(c))) = tokio::time::timeout_at(limit, resp.chunk()).await {
+            bytes.extend_from_slice(&c);
+            if stream && String::from_utf8_lossy(&bytes).contains("\n\n") {
+                break;
             }
         }
         Ok(Answer {
