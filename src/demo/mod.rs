@@ -59,7 +59,7 @@ pub struct DemoArgs {
     /// Break a rule on purpose (repeatable): stdout-noise, tool-names, bad-schemas,
     /// bad-structured, bad-annotations, cursor-loop, error-codes, bad-uris, bad-prompts,
     /// undeclared-log, bad-progress, slow-echo, bad-server-info, poisoned, list-fails,
-    /// http-lax, rug-pull.
+    /// cancel-exits, http-lax, rug-pull.
     #[arg(long = "fault", value_enum, value_name = "FAULT")]
     pub faults: Vec<server::Fault>,
 }

@@ -53,8 +53,11 @@ pub enum Fault {
     BadStructured,
     /// A tool both read-only and destructive.
     BadAnnotations,
-    /// `tools/list` hands out the same nextCursor for ever.
+    /// `tools/list`, `prompts/list` and `resources/list` hand out the same nextCursor for
+    /// ever.
     CursorLoop,
+    /// Exits on `notifications/cancelled`.
+    CancelExits,
     /// Wrong error codes: an unknown method and a cursor it never gave are accepted, an
     /// unknown tool is a tool result, a missing resource is -32603, a missing required
     /// prompt argument is not refused.
@@ -1211,6 +1214,17 @@ impl ServerHandler for DemoServer {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
+    async fn on_cancelled(
+        &self,
+        _notification: rmcp::model::CancelledNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        if self.fault(Fault::CancelExits) {
+            eprintln!("demo-server: exiting on a cancellation (--fault cancel-exits)");
+            std::process::exit(4);
+        }
+    }
+
     /// A request rmcp could not read as the method it names: known methods with bad params
     /// are -32602 (Invalid params), the rest -32601.
     async fn on_custom_request(
@@ -1275,6 +1289,11 @@ impl ServerHandler for DemoServer {
             ));
             // Listed, but it cannot be rendered.
             all.push(Prompt::new("broken", Some("Fails to render."), None));
+        }
+        if self.fault(Fault::CursorLoop) {
+            let mut r = ListPromptsResult::with_all_items(all);
+            r.next_cursor = Some("again".into());
+            return Ok(r);
         }
         let (items, next) = page(&all, cursor(&request), self.opts.page_size)?;
         let mut r = ListPromptsResult::with_all_items(items);
@@ -1351,6 +1370,11 @@ impl ServerHandler for DemoServer {
         let mut all = resources();
         if self.fault(Fault::BadUris) {
             all.push(Resource::new("readme.txt", "relative"));
+        }
+        if self.fault(Fault::CursorLoop) {
+            let mut r = ListResourcesResult::with_all_items(all);
+            r.next_cursor = Some("again".into());
+            return Ok(r);
         }
         let (items, next) = page(&all, cursor(&request), self.opts.page_size)?;
         let mut r = ListResourcesResult::with_all_items(items);

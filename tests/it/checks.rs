@@ -208,8 +208,11 @@ fn the_demo_server_passes_and_each_fault_fails_its_checks() {
             "cursor-loop",
             &[
                 "pagination.tools",
+                "pagination.prompts",
+                "pagination.resources",
                 "pagination.invalid-cursor",
                 "tools.name-unique",
+                "resources.uri",
             ],
         ),
         (
@@ -254,6 +257,31 @@ fn the_demo_server_passes_and_each_fault_fails_its_checks() {
             }
         }
     }
+}
+
+/// A server that dies on a cancellation, and one that never completes the handshake.
+#[test]
+fn cancellation_and_the_handshake_are_seen_failing() {
+    let e = env();
+    for id in ["cancellation.in-flight", "cancellation.unknown-request"] {
+        let (r, code) = e.check(&["--only", id], &["--fault", "cancel-exits"]);
+        assert_eq!(code, 1, "{r:#}");
+        assert_eq!(with_outcome(&r, "failed"), set(&[id]), "{r:#}");
+        let (r, code) = e.check(&["--only", id], &[]);
+        assert_eq!(code, 0, "{r:#}");
+    }
+    let out = cli(
+        &e.db,
+        &["--json", "check", "--", "sh", "-c", "echo not-json; exit 0"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failure outranks could-not-run"
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcomes(&r)["lifecycle.connect"], "failed", "{r:#}");
+    assert_eq!(r["summary"]["couldNotRun"], 41);
 }
 
 #[test]
