@@ -284,6 +284,30 @@ fn cancellation_and_the_handshake_are_seen_failing() {
     assert_eq!(r["summary"]["couldNotRun"], 41);
 }
 
+/// `tests/fixtures/echo-revision-server.sh`, a few lines of shell that speak just enough
+/// MCP to be wrong: it echoes any revision offered and answers with a malformed result.
+#[test]
+fn a_hand_written_server_that_echoes_revisions_is_caught() {
+    let e = env();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/echo-revision-server.sh"
+    );
+    let out = cli(&e.db, &["--json", "check", "--", "sh", script]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["revision"], "2025-11-25");
+    assert_eq!(
+        with_outcome(&r, "failed"),
+        set(&[
+            "lifecycle.version-negotiation",
+            "pagination.invalid-cursor",
+            "tools.result-shape",
+        ]),
+        "{r:#}"
+    );
+}
+
 #[test]
 fn a_request_past_the_timeout_fails_the_timeout_check() {
     let e = env();

@@ -261,7 +261,7 @@ pub(crate) fn result_shape(ctx: &Ctx<'_>) -> Verdict {
     Verdict::from_problems(
         problems,
         format!("{answered} tool result(s), each well-formed"),
-        "malformed tool result",
+        "tool result fault",
     )
 }
 
