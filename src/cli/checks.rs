@@ -80,9 +80,11 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The old snapshot: a file from `export` or `check --json`, or `server:NAME` (now).
+    /// The old snapshot: a file from `export` or `check --json`, `server:NAME` (the saved
+    /// server now) or `last:NAME` (what its last `check` saw).
     pub old: String,
-    /// The new one (the same kinds); omit it with an unsaved target (-- COMMAND, --url).
+    /// The new one (the same kinds); omit it with an unsaved target (-- COMMAND, --url),
+    /// or after `last:NAME` for the saved server now.
     pub new: Option<String>,
     /// table, json or markdown.
     #[arg(long, value_enum)]
@@ -398,6 +400,18 @@ async fn side(
     if let Some(name) = spec.strip_prefix("server:") {
         return Ok((b.export(project, name).await?, vec![]));
     }
+    if let Some(name) = spec.strip_prefix("last:") {
+        return match b.last_snapshot(project, name).await? {
+            Some(s) => Ok((s, vec![])),
+            None => Err(Error::invalid(
+                "/snapshot",
+                "exists",
+                format!(
+                    "no check of `{name}` has kept a snapshot yet: run `evaldeck check {name}`"
+                ),
+            )),
+        };
+    }
     let path = Path::new(spec);
     if !path.exists() {
         return Err(Error::invalid(
@@ -416,15 +430,20 @@ async fn side(
 }
 
 pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Out) -> Outcome {
-    let needs_backend =
-        a.old.starts_with("server:") || a.new.as_deref().is_none_or(|n| n.starts_with("server:"));
+    let named = |s: &str| s.starts_with("server:") || s.starts_with("last:");
+    let needs_backend = named(&a.old) || a.new.as_deref().is_none_or(named);
     let p = if needs_backend {
         project_id(b, target.project.as_deref()).await?
     } else {
         String::new()
     };
     let (old, _) = side(b, &p, &a.old).await?;
-    let (new, new_label) = match (&a.new, a.adhoc.given()) {
+    // `diff last:NAME`: the saved server now against its last check.
+    let implied = match (&a.new, a.adhoc.given(), a.old.strip_prefix("last:")) {
+        (None, false, Some(name)) => Some(format!("server:{name}")),
+        _ => None,
+    };
+    let (new, new_label) = match (a.new.as_ref().or(implied.as_ref()), a.adhoc.given()) {
         (Some(_), true) => {
             return Err(Error::invalid(
                 "/new",
@@ -509,7 +528,11 @@ pub(super) async fn pin(target: &Target, b: &dyn Backend, a: PinArgs, out: &Out)
 }
 
 pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Out) -> Outcome {
-    let p = if a.snapshots.iter().any(|s| s.starts_with("server:")) {
+    let p = if a
+        .snapshots
+        .iter()
+        .any(|s| s.starts_with("server:") || s.starts_with("last:"))
+    {
         project_id(b, target.project.as_deref()).await?
     } else {
         String::new()

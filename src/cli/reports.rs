@@ -119,6 +119,16 @@ pub fn check_table(r: &CheckReport) -> String {
         out.push_str("\nscan findings:\n");
         out.push_str(&findings_table(&r.findings));
     }
+    if let Some(d) = &r.drift {
+        let _ = writeln!(
+            out,
+            "\ndrift since {}: {} breaking, {} to review, {} non-breaking",
+            d.old, d.summary.breaking, d.summary.review, d.summary.non_breaking
+        );
+        for c in &d.changes {
+            let _ = writeln!(out, "  {:<13} {}", c.class.as_str(), c.message);
+        }
+    }
     if !r.summary.stale_baseline.is_empty() {
         let _ = writeln!(
             out,
@@ -208,6 +218,12 @@ pub fn check_markdown(r: &CheckReport) -> String {
     out.push_str("\n</details>\n");
     if !r.findings.is_empty() {
         out.push_str(&findings_markdown(&r.findings));
+    }
+    if let Some(d) = &r.drift
+        && !d.changes.is_empty()
+    {
+        out.push('\n');
+        out.push_str(&drift_markdown(d).replacen("## ", "### ", 1));
     }
     out
 }

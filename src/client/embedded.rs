@@ -290,6 +290,9 @@ impl Backend for Embedded {
     async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot> {
         self.service.export(&self.who, project, server).await
     }
+    async fn last_snapshot(&self, project: &str, server: &str) -> Result<Option<ExportSnapshot>> {
+        self.service.last_snapshot(&self.who, project, server)
+    }
     async fn check(
         &self,
         project: &str,

@@ -184,6 +184,17 @@ pub trait Backend: Send + Sync {
         req: &ResourceReadRequest,
     ) -> Result<Value>;
     async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot>;
+    /// The snapshot the last `check` of a saved server kept (embedded backend only).
+    async fn last_snapshot(&self, _project: &str, server: &str) -> Result<Option<ExportSnapshot>> {
+        Err(crate::spec::Error::invalid(
+            "/snapshot",
+            "embedded",
+            format!(
+                "`last:{server}` is the snapshot a local `check` kept; {} is a remote backend",
+                self.describe()
+            ),
+        ))
+    }
     /// Conformance checks (`evaldeck check`). They run where the MCP connection is made:
     /// the embedded core. `/api/v1` has no conformance suites, so a remote backend refuses.
     async fn check(

@@ -164,6 +164,9 @@ pub struct CheckReport {
     /// What the server listed during the check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<ExportSnapshot>,
+    /// What changed since the last check of this saved server (its snapshot is kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drift: Option<crate::spec::drift::DriftReport>,
 }
 
 /// The value of [`CheckReport::kind`].

@@ -1128,3 +1128,68 @@ fn eval_runs_are_reported_as_markdown_html_and_junit() {
     let o = cli(&e.db, &["report", "run_nope"]);
     assert_eq!(o.status.code(), Some(5));
 }
+
+/// A saved server keeps the snapshot of its last check: the next check reports the drift
+/// since, and `diff last:NAME` compares it with the server now.
+#[test]
+fn the_last_check_is_kept_and_the_next_one_reports_the_drift() {
+    let e = env();
+    let flags = e.path("flags");
+    std::fs::write(&flags, "").unwrap();
+    let line = format!("exec {BIN} demo-server $(cat {})", flags.display());
+    let o = cli(
+        &e.db,
+        &[
+            "servers",
+            "add",
+            "app",
+            "--command",
+            "sh",
+            "--",
+            "-c",
+            &line,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    let o = cli(&e.db, &["diff", "last:app"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("run `evaldeck check app`"),
+        "{}",
+        stderr(&o)
+    );
+
+    let check = || {
+        let o = cli(&e.db, &["--json", "check", "app", "--only", "lifecycle"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_slice::<Value>(&o.stdout).unwrap()
+    };
+    let first = check();
+    assert!(first["drift"].is_null(), "nothing to compare yet");
+    assert_eq!(cli(&e.db, &["diff", "last:app"]).status.code(), Some(0));
+
+    // A new version of the server behind the same saved name.
+    std::fs::write(&flags, "--fault rug-pull").unwrap();
+    let o = cli(&e.db, &["diff", "last:app"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "breaking drift since the last check"
+    );
+    assert!(stdout(&o).contains("tool.removed"), "{}", stdout(&o));
+    let second = check();
+    assert_eq!(
+        second["drift"]["summary"]["breaking"], 2,
+        "{:#}",
+        second["drift"]
+    );
+    let o = cli(&e.db, &["check", "app", "--only", "lifecycle"]);
+    assert!(
+        stdout(&o).contains("drift since the check of"),
+        "{}",
+        stdout(&o)
+    );
+    // That check kept the new snapshot: no drift any more.
+    assert_eq!(cli(&e.db, &["diff", "last:app"]).status.code(), Some(0));
+}

@@ -37,6 +37,13 @@ use crate::spec::primitives::{ExportSnapshot, InitInfo};
 use crate::spec::server::Transport;
 use listings::Listing;
 
+/// The reserved name the CLI saves an unsaved target under for one command
+/// (`adhoc-` and ten hex digits).
+fn is_adhoc_name(name: &str) -> bool {
+    name.strip_prefix("adhoc-")
+        .is_some_and(|h| h.len() == 10 && h.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
 /// At most this many tool calls per check run.
 const MAX_CALLS: usize = 20;
 
@@ -262,6 +269,7 @@ pub async fn run(pool: &McpPool, target: &Target, server: &str, req: &CheckReque
         findings: vec![],
         calls: vec![],
         snapshot: None,
+        drift: None,
     };
     let probe = match pool.probe(target, ProbeEra::Auto).await {
         Ok(p) => p,
@@ -474,11 +482,68 @@ impl crate::service::Service {
     ) -> crate::spec::Result<CheckReport> {
         let s = self.saved_server(who, project_id, server)?;
         let name = s.name.clone();
-        self.on_saved(&s, |t| {
-            let name = name.clone();
-            async move { Ok(run(self.mcp(), &t, &name, req).await) }
-        })
-        .await
+        let mut report = self
+            .on_saved(&s, |t| {
+                let name = name.clone();
+                async move { Ok(run(self.mcp(), &t, &name, req).await) }
+            })
+            .await?;
+        // A saved server keeps the snapshot of its last check, for the drift of the next
+        // one (an unsaved target is gone after the command).
+        if let Some(now) = &report.snapshot
+            && !is_adhoc_name(&s.name)
+        {
+            if let Some(last) = self.last_snapshot_of(&s.id) {
+                report.drift = Some(crate::service::drift::diff(
+                    &last,
+                    now,
+                    &format!("the check of {}", last.exported_at),
+                    "now",
+                ));
+            }
+            if let Err(e) = self.keep_snapshot(&s.id, now) {
+                tracing::warn!(server = %s.id, "cannot keep the check's snapshot: {e}");
+            }
+        }
+        Ok(report)
+    }
+
+    /// Where the last check's snapshot of each saved server is kept: beside the store.
+    fn snapshot_path(&self, server_id: &str) -> std::path::PathBuf {
+        let db = self.store().path();
+        let mut dir = db.as_os_str().to_owned();
+        dir.push(".snapshots");
+        std::path::PathBuf::from(dir).join(format!("{server_id}.json"))
+    }
+
+    fn last_snapshot_of(&self, server_id: &str) -> Option<crate::spec::primitives::ExportSnapshot> {
+        let text = std::fs::read_to_string(self.snapshot_path(server_id)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    fn keep_snapshot(
+        &self,
+        server_id: &str,
+        s: &crate::spec::primitives::ExportSnapshot,
+    ) -> std::io::Result<()> {
+        let path = self.snapshot_path(server_id);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_vec_pretty(s).unwrap_or_default())?;
+        std::fs::rename(tmp, path)
+    }
+
+    /// The snapshot the last `check` of a saved server took, if any.
+    pub fn last_snapshot(
+        &self,
+        who: &crate::service::Principal,
+        project_id: &str,
+        server: &str,
+    ) -> crate::spec::Result<Option<crate::spec::primitives::ExportSnapshot>> {
+        let s = self.saved_server(who, project_id, server)?;
+        Ok(self.last_snapshot_of(&s.id))
     }
 }
 

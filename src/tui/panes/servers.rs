@@ -71,7 +71,9 @@ pub struct Mcp {
 impl Mcp {
     /// Keeps a new check report, and the drift from the previous one's snapshot.
     pub fn set_checks(&mut self, report: CheckReport) {
-        if let (Some(old), Some(new)) = (
+        if let Some(d) = &report.drift {
+            self.drift = Some(d.clone());
+        } else if let (Some(old), Some(new)) = (
             self.checks.as_ref().and_then(|c| c.snapshot.as_ref()),
             report.snapshot.as_ref(),
         ) {
