@@ -701,7 +701,8 @@ fn run_line(run: &EvalRun) -> String {
     )
 }
 
-fn comparison_markdown(c: &Comparison) -> String {
+/// What regressed and what was fixed from a base run, as Markdown.
+pub fn comparison_markdown(c: &Comparison) -> String {
     let mut out = format!(
         "\n### Compared with `{}`\n\n{} regressed, {} fixed, {} added, {} removed\n\n",
         c.base_run_id,

@@ -1111,6 +1111,15 @@ fn eval_runs_are_reported_as_markdown_html_and_junit() {
     );
     assert_eq!(std::fs::read_to_string(&summary).unwrap().trim(), md.trim());
 
+    let o = cli(&e.db, &["runs", "compare", &base, &head, "--markdown"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).starts_with("### Compared with `run_"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("| fixed |"), "{}", stdout(&o));
+
     let o = cli(&e.db, &["report", &base, "--format", "html"]);
     let html = stdout(&o);
     assert!(
