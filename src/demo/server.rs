@@ -53,8 +53,7 @@ pub enum Fault {
     BadStructured,
     /// A tool both read-only and destructive.
     BadAnnotations,
-    /// `tools/list`, `prompts/list` and `resources/list` hand out the same nextCursor for
-    /// ever.
+    /// Every list hands out the same nextCursor for ever.
     CursorLoop,
     /// Exits on `notifications/cancelled`.
     CancelExits,
@@ -1402,7 +1401,11 @@ impl ServerHandler for DemoServer {
         if self.fault(Fault::BadUris) {
             all.push(ResourceTemplate::new("demo://items/{id", "broken"));
         }
-        Ok(ListResourceTemplatesResult::with_all_items(all))
+        let mut r = ListResourceTemplatesResult::with_all_items(all);
+        if self.fault(Fault::CursorLoop) {
+            r.next_cursor = Some("again".into());
+        }
+        Ok(r)
     }
 
     async fn read_resource(

@@ -210,6 +210,7 @@ fn the_demo_server_passes_and_each_fault_fails_its_checks() {
                 "pagination.tools",
                 "pagination.prompts",
                 "pagination.resources",
+                "pagination.resource-templates",
                 "pagination.invalid-cursor",
                 "tools.name-unique",
                 "resources.uri",
@@ -302,6 +303,7 @@ fn a_hand_written_server_that_echoes_revisions_is_caught() {
         set(&[
             "lifecycle.version-negotiation",
             "pagination.invalid-cursor",
+            "ping.answers",
             "tools.result-shape",
         ]),
         "{r:#}"
