@@ -98,8 +98,10 @@ pub(super) fn table(r: Routes) -> Routes {
         .get::<ImportResponse, _, _>("/projects/{project_id}/authoring-jobs/{job_id}", "Poll an authoring job: the recorded EvalCaseImported once committed, else the job body", authoring_job)
         .post::<CommitRequest, EvalCaseImported, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/commit", "Commit a completed authoring job (duplicatePolicy may be chosen now)", StatusCode::OK, commit_authoring_job)
         .post::<Any, EvalAuthoringJobAccepted, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/cancel", "Cancel a pending job, or discard a completed uncommitted one", StatusCode::OK, cancel_authoring_job)
+        .get::<Page<EarlierImport>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/authoring-jobs", "The suite's earlier authoring jobs for the same document (?fileHash=SHA-256 of its content), newest first: clients warn before importing it again", earlier_imports)
         .get::<Page<AuthoringDraft>, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts", "An authoring job's drafts (?state=skipped for the review)", authoring_drafts)
-        .post::<EvalCaseUpdate, EvalCase, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}/finish", "Write one skipped draft, optionally edited; costs nothing", StatusCode::OK, finish_draft)
+        .patch::<EvalCaseUpdate, AuthoringDraft, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}", "Save an edit of a draft (the review form): re-grounded against the job's discovered tools, its claim recomputed; it stays a draft", save_draft)
+        .post::<EvalCaseUpdate, EvalCase, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}/finish", "Write one skipped draft, optionally edited (re-grounded like a saved edit); costs nothing", StatusCode::OK, finish_draft)
         .get::<Credits, _, _>("/credits", "The organization's credit balance and ledger (grants are local: `evaldeck credits grant`)", credits)
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/cancel", "Cancel an active run", StatusCode::OK, cancel_run)
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/regrade", "Grade the stored transcripts again (calls nothing)", StatusCode::OK, regrade_run)
@@ -702,7 +704,9 @@ async fn regrade_run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> 
 
 // Authoring (`cases/import`) and credits.
 
-use crate::spec::authoring::{AuthoringDraft, CommitRequest, Credits, DraftQuery};
+use crate::spec::authoring::{
+    AuthoringDraft, CommitRequest, Credits, DraftQuery, EarlierImport, EarlierImportQuery,
+};
 use crate::spec::import::{
     EvalAuthoringJobAccepted, EvalCaseImportRequest, EvalCaseImported, ImportResponse, JobStatus,
 };
@@ -773,6 +777,24 @@ async fn authoring_drafts(
     Query(q): Query<DraftQuery>,
 ) -> R<Page<AuthoringDraft>> {
     s.service.authoring_drafts(&who, &p, &j, &q).map(Json)
+}
+
+async fn earlier_imports(
+    AxState(s): St,
+    who: Principal,
+    Path((p, suite)): Path<(String, String)>,
+    Query(q): Query<EarlierImportQuery>,
+) -> R<Page<EarlierImport>> {
+    s.service.earlier_imports(&who, &p, &suite, &q).map(Json)
+}
+
+async fn save_draft(
+    AxState(s): St,
+    who: Principal,
+    Path((p, j, d)): Path<(String, String, String)>,
+    MemberBody(b): MemberBody<EvalCaseUpdate>,
+) -> R<AuthoringDraft> {
+    s.service.save_draft(&who, &p, &j, &d, &b).map(Json)
 }
 
 async fn finish_draft(

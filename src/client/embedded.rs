@@ -469,6 +469,31 @@ impl Backend for Embedded {
     ) -> Result<Page<crate::spec::authoring::AuthoringDraft>> {
         self.service.authoring_drafts(&self.who, project, job, q)
     }
+    async fn earlier_imports(
+        &self,
+        project: &str,
+        suite: &str,
+        file_hash: &str,
+    ) -> Result<Page<crate::spec::authoring::EarlierImport>> {
+        self.service.earlier_imports(
+            &self.who,
+            project,
+            suite,
+            &crate::spec::authoring::EarlierImportQuery {
+                file_hash: file_hash.to_string(),
+            },
+        )
+    }
+    async fn save_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<crate::spec::authoring::AuthoringDraft> {
+        self.service
+            .save_draft(&self.who, project, job, draft, edit)
+    }
     async fn finish_draft(
         &self,
         project: &str,

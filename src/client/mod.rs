@@ -317,6 +317,21 @@ pub trait Backend: Send + Sync {
         job: &str,
         q: &crate::spec::authoring::DraftQuery,
     ) -> Result<Page<crate::spec::authoring::AuthoringDraft>>;
+    /// The suite's earlier authoring jobs for a document with this SHA-256, newest first.
+    async fn earlier_imports(
+        &self,
+        project: &str,
+        suite: &str,
+        file_hash: &str,
+    ) -> Result<Page<crate::spec::authoring::EarlierImport>>;
+    /// Saves an edit of a draft: re-grounded against the job's tools, claim recomputed.
+    async fn save_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<crate::spec::authoring::AuthoringDraft>;
     /// Writes one skipped draft (with an optional edit); costs nothing.
     async fn finish_draft(
         &self,

@@ -827,6 +827,34 @@ impl Backend for Remote {
         self.get_q(&["projects", project, "authoring-jobs", job, "drafts"], q)
             .await
     }
+    async fn earlier_imports(
+        &self,
+        project: &str,
+        suite: &str,
+        file_hash: &str,
+    ) -> Result<Page<crate::spec::authoring::EarlierImport>> {
+        self.get_q(
+            &["projects", project, "eval-suites", suite, "authoring-jobs"],
+            &crate::spec::authoring::EarlierImportQuery {
+                file_hash: file_hash.to_string(),
+            },
+        )
+        .await
+    }
+    async fn save_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<crate::spec::authoring::AuthoringDraft> {
+        self.send(
+            Method::PATCH,
+            &["projects", project, "authoring-jobs", job, "drafts", draft],
+            edit,
+        )
+        .await
+    }
     async fn finish_draft(
         &self,
         project: &str,

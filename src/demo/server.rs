@@ -776,31 +776,19 @@ impl DemoServer {
             })
         };
         let sent = match wanted {
-            Some(w) if rank(level) >= rank(w) => {
-                #[allow(deprecated)]
-                let _ = ctx
-                    .peer
-                    .notify_logging_message(
-                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
-                            .with_logger("demo"),
-                    )
-                    .await;
-                true
-            }
+            Some(w) => rank(level) >= rank(w),
             // The handshake era logs at the server's default (info) until told otherwise.
-            None if !modern && rank(level) >= rank(LoggingLevel::Info) => {
-                #[allow(deprecated)]
-                let _ = ctx
-                    .peer
-                    .notify_logging_message(
-                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
-                            .with_logger("demo"),
-                    )
-                    .await;
-                true
-            }
-            _ => false,
+            None => !modern && rank(level) >= rank(LoggingLevel::Info),
         };
+        if sent {
+            let _ = ctx
+                .peer
+                .notify_logging_message(
+                    rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
+                        .with_logger("demo"),
+                )
+                .await;
+        }
         Ok(if sent {
             "logged".into()
         } else {

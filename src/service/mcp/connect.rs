@@ -442,6 +442,17 @@ pub(crate) struct LineLimit<R> {
     seen: Arc<AtomicU64>,
 }
 
+impl<R> LineLimit<R> {
+    /// Notes the over-long line's size and ends the stream with it.
+    fn refuse(&self) -> std::io::Error {
+        self.seen.store(self.line as u64, Ordering::Release);
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a message of {} bytes, more than {}", self.line, self.limit),
+        )
+    }
+}
+
 impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
     fn poll_read(
         mut self: std::pin::Pin<&mut Self>,
@@ -464,14 +475,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
                         let end = got.iter().position(|b| *b == b'\n');
                         this.line += end.unwrap_or(got.len());
                         if end.is_some() || got.is_empty() {
-                            this.seen.store(this.line as u64, Ordering::Release);
-                            return Poll::Ready(Err(std::io::Error::new(
-                                std::io::ErrorKind::InvalidData,
-                                format!(
-                                    "a message of {} bytes, more than {}",
-                                    this.line, this.limit
-                                ),
-                            )));
+                            return Poll::Ready(Err(this.refuse()));
                         }
                         continue;
                     }
@@ -487,14 +491,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
                         if *b == b'\n' {
                             if this.line > this.limit {
                                 // A whole over-long line in one read.
-                                this.seen.store(this.line as u64, Ordering::Release);
-                                return Poll::Ready(Err(std::io::Error::new(
-                                    std::io::ErrorKind::InvalidData,
-                                    format!(
-                                        "a message of {} bytes, more than {}",
-                                        this.line, this.limit
-                                    ),
-                                )));
+                                return Poll::Ready(Err(this.refuse()));
                             }
                             this.line = 0;
                         } else {

@@ -1,0 +1,397 @@
+//! Markup exports (HTML pages from a wiki, XML from a test-management tool): read as an
+//! element tree with byte spans, then
+//!
+//! - each row of a `<table>` whose header names a prompt, steps or tool column is a record
+//!   of its cells, labelled by the header;
+//! - an element repeated in the document (`<case>`, `<testcase>`, `<item>`) whose leaves
+//!   name a prompt, steps or tool is a record of its leaves, each labelled by its tag or,
+//!   when the tag says nothing, by the nearest enclosing tag that does (`<steps><step>
+//!   <content>` is a step);
+//!
+//! and each record is read like a JSON case object. A page with neither is read as text,
+//! its tags blanked out so the lines (and so the spans) stay where they were.
+
+use quick_xml::Reader;
+use quick_xml::events::Event;
+use serde_json::{Map, Value};
+
+use super::json::object_draft;
+use super::text;
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::draft::Draft;
+use crate::service::authoring::fields::{Role, role_of};
+use crate::service::authoring::lexicon::{self, LabelRole};
+use crate::service::authoring::lines::LineIndex;
+
+/// Elements that never hold content in HTML (`<br>`, `<meta …>`), so never wait for a close.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+    "wbr",
+];
+
+/// Elements whose text is not content.
+const SKIPPED: &[&str] = &["script", "style", "head", "title"];
+
+#[derive(Debug, Default)]
+struct El {
+    name: String,
+    start: usize,
+    end: usize,
+    children: Vec<Node>,
+}
+
+#[derive(Debug)]
+enum Node {
+    El(El),
+    Text(String),
+}
+
+impl El {
+    fn elements(&self) -> impl Iterator<Item = &El> {
+        self.children.iter().filter_map(|c| match c {
+            Node::El(e) => Some(e),
+            Node::Text(_) => None,
+        })
+    }
+
+    /// The element's text, whitespace collapsed; block elements and `<br>` break lines.
+    fn text(&self) -> String {
+        let mut out = String::new();
+        self.collect_text(&mut out);
+        out.lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn collect_text(&self, out: &mut String) {
+        if SKIPPED.contains(&self.name.as_str()) {
+            return;
+        }
+        for c in &self.children {
+            match c {
+                Node::Text(t) => out.push_str(&t.replace('\n', " ")),
+                Node::El(e) => {
+                    let block = matches!(
+                        e.name.as_str(),
+                        "br" | "p"
+                            | "div"
+                            | "li"
+                            | "tr"
+                            | "ul"
+                            | "ol"
+                            | "pre"
+                            | "h1"
+                            | "h2"
+                            | "h3"
+                            | "h4"
+                            | "h5"
+                            | "h6"
+                    );
+                    if block {
+                        out.push('\n');
+                    }
+                    e.collect_text(out);
+                    if block {
+                        out.push('\n');
+                    }
+                }
+            }
+        }
+    }
+
+    fn descendants<'a>(&'a self, out: &mut Vec<&'a El>) {
+        for e in self.elements() {
+            out.push(e);
+            e.descendants(out);
+        }
+    }
+}
+
+/// Whether the document is markup: it starts with a tag and has an element that closes.
+pub fn looks_like_markup(t: &str) -> bool {
+    let t = t.trim_start_matches('\u{feff}').trim_start();
+    t.starts_with('<')
+        && (t.starts_with("<?xml")
+            || t[..t.len().min(512)]
+                .to_ascii_lowercase()
+                .contains("<!doctype html")
+            || t.starts_with("<html")
+            || t.contains("</"))
+}
+
+/// Parses leniently: unclosed and stray tags are tolerated, as pages exported from wikis
+/// have them.
+fn parse(text: &str) -> El {
+    let mut reader = Reader::from_str(text);
+    let cfg = reader.config_mut();
+    cfg.check_end_names = false;
+    cfg.allow_unmatched_ends = true;
+    cfg.allow_dangling_amp = true;
+    let mut stack: Vec<El> = vec![El {
+        name: String::new(),
+        start: 0,
+        end: text.len(),
+        children: Vec::new(),
+    }];
+    loop {
+        let before = reader.buffer_position() as usize;
+        let Ok(ev) = reader.read_event() else { break };
+        let after = reader.buffer_position() as usize;
+        match ev {
+            Event::Eof => break,
+            Event::Start(e) => {
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                let el = El {
+                    name: name.clone(),
+                    start: before,
+                    end: after,
+                    children: Vec::new(),
+                };
+                if VOID.contains(&name.as_str()) {
+                    push(&mut stack, Node::El(el));
+                } else {
+                    stack.push(el);
+                }
+            }
+            Event::Empty(e) => {
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                push(
+                    &mut stack,
+                    Node::El(El {
+                        name,
+                        start: before,
+                        end: after,
+                        children: Vec::new(),
+                    }),
+                );
+            }
+            Event::End(e) => {
+                let name = e.local_name().as_ref().to_ascii_lowercase();
+                // Close up to the matching open element; a stray close is ignored.
+                if let Some(k) = stack.iter().rposition(|el| el.name == name)
+                    && k > 0
+                {
+                    while stack.len() > k {
+                        let mut el = stack.pop().unwrap_or_default();
+                        el.end = after;
+                        push(&mut stack, Node::El(el));
+                    }
+                }
+            }
+            Event::Text(t) => push(&mut stack, Node::Text(t.xml10_content().into_owned())),
+            Event::CData(t) => push(&mut stack, Node::Text(t.xml10_content().into_owned())),
+            Event::GeneralRef(r) => {
+                let s = match r.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    _ => match r.xml10_content().as_ref() {
+                        "amp" => "&".into(),
+                        "lt" => "<".into(),
+                        "gt" => ">".into(),
+                        "quot" => "\"".into(),
+                        "apos" => "'".into(),
+                        "nbsp" => " ".into(),
+                        "ndash" => "–".into(),
+                        "mdash" => "—".into(),
+                        "rarr" => "→".into(),
+                        "hellip" => "…".into(),
+                        "ldquo" => "“".into(),
+                        "rdquo" => "”".into(),
+                        other => format!("&{other};"),
+                    },
+                };
+                push(&mut stack, Node::Text(s));
+            }
+            _ => {}
+        }
+    }
+    while stack.len() > 1 {
+        let mut el = stack.pop().unwrap_or_default();
+        el.end = text.len();
+        push(&mut stack, Node::El(el));
+    }
+    stack.pop().unwrap_or_default()
+}
+
+fn push(stack: &mut [El], n: Node) {
+    if let Some(top) = stack.last_mut() {
+        top.children.push(n);
+    }
+}
+
+fn names_a_case(keys: &[String]) -> bool {
+    keys.iter().any(|k| {
+        matches!(
+            role_of(k),
+            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
+        ) || matches!(
+            lexicon::label_role(k),
+            Some(LabelRole::Prompt | LabelRole::Steps | LabelRole::Tool)
+        )
+    })
+}
+
+/// Extracts the cases of a markup document.
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    let text = ix.text();
+    let root = parse(text);
+    let mut all = Vec::new();
+    root.descendants(&mut all);
+    let mut records: Vec<(usize, usize, Map<String, Value>, &str)> = Vec::new();
+    // Table rows under a header that names a prompt, steps or tool column.
+    let headings: Vec<&&El> = all
+        .iter()
+        .filter(|e| matches!(e.name.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+        .collect();
+    for table in all.iter().filter(|e| e.name == "table") {
+        // Under a heading that says it holds no case (reference, set-up, dropped ideas).
+        if headings
+            .iter()
+            .rfind(|h| h.end <= table.start)
+            .is_some_and(|h| lexicon::heading_excludes(&h.text()))
+        {
+            continue;
+        }
+        let mut rows = Vec::new();
+        table.descendants(&mut rows);
+        let rows: Vec<&El> = rows.into_iter().filter(|e| e.name == "tr").collect();
+        let cells = |tr: &El| -> Vec<String> {
+            tr.elements()
+                .filter(|c| c.name == "td" || c.name == "th")
+                .map(El::text)
+                .collect()
+        };
+        let Some(h) = rows.iter().position(|r| names_a_case(&cells(r))) else {
+            continue;
+        };
+        let header = cells(rows[h]);
+        for tr in &rows[h + 1..] {
+            let mut m = Map::new();
+            for (label, v) in header.iter().zip(cells(tr)) {
+                if !label.is_empty() && !v.is_empty() {
+                    m.insert(label.clone(), Value::String(v));
+                }
+            }
+            if !m.is_empty() {
+                records.push((tr.start, tr.end, m, "table row"));
+            }
+        }
+    }
+    // Repeated elements whose leaves name a case: of the tags that qualify, the one with
+    // the most such elements (`<case>` over the `<section>`s that hold them).
+    if records.is_empty() {
+        let mut by_tag: Vec<(&str, Vec<&El>)> = Vec::new();
+        for el in &all {
+            let m = leaves(el);
+            let keys: Vec<String> = m.keys().cloned().collect();
+            if m.len() >= 2
+                && names_a_case(&keys)
+                && all.iter().filter(|o| o.name == el.name).count() >= 2
+            {
+                match by_tag.iter_mut().find(|(t, _)| *t == el.name) {
+                    Some((_, v)) => {
+                        if !v.iter().any(|o| el.start >= o.start && el.end <= o.end) {
+                            v.push(el);
+                        }
+                    }
+                    None => by_tag.push((el.name.as_str(), vec![el])),
+                }
+            }
+        }
+        // On a tie (each `<section>` holds one `<case>`), the innermost tag whose elements
+        // carry a title or an id of their own: `all` is in document order, so a container
+        // comes before what it holds.
+        let most = by_tag.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
+        let tied: Vec<&(&str, Vec<&El>)> = by_tag.iter().filter(|(_, v)| v.len() == most).collect();
+        let titled = |els: &[&El]| {
+            els[0].elements().any(|c| {
+                c.elements().next().is_none() && matches!(role_of(&c.name), Role::Title | Role::Id)
+            })
+        };
+        let pick = tied
+            .iter()
+            .rev()
+            .find(|(_, v)| titled(v))
+            .or_else(|| tied.first());
+        if let Some((_, els)) = pick {
+            for el in els {
+                records.push((el.start, el.end, leaves(el), "element"));
+            }
+        }
+    }
+    if records.is_empty() {
+        return text::extract(&LineIndex::new(&blank_tags(text)), cat);
+    }
+    records
+        .into_iter()
+        .map(|(a, b, m, shape)| {
+            let (s, e) = ix.span_of(a, b);
+            object_draft(&m, s, e, shape, cat)
+        })
+        .collect()
+}
+
+/// The record of an element: each leaf's text under its label (the tag, or the nearest
+/// enclosing tag with a known role); several leaves under one label join by lines.
+fn leaves(el: &El) -> Map<String, Value> {
+    fn walk(el: &El, context: Option<&str>, out: &mut Map<String, Value>) {
+        for c in el.elements() {
+            let own = (role_of(&c.name) != Role::Other || lexicon::label_role(&c.name).is_some())
+                .then_some(c.name.as_str());
+            let label = own.or(context);
+            if c.elements().next().is_none() {
+                let t = c.text();
+                if t.is_empty() {
+                    continue;
+                }
+                let key = label.unwrap_or(c.name.as_str()).to_string();
+                match out.get_mut(&key) {
+                    Some(Value::String(s)) => {
+                        s.push('\n');
+                        s.push_str(&t);
+                    }
+                    _ => {
+                        out.insert(key, Value::String(t));
+                    }
+                }
+            } else {
+                walk(c, label, out);
+            }
+        }
+    }
+    let mut out = Map::new();
+    walk(el, None, &mut out);
+    out
+}
+
+/// The text with every tag replaced by spaces (line breaks kept) and entities decoded
+/// loosely, so a page of prose is read as text with its lines where they were.
+fn blank_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_tag = false;
+    for c in text.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+                continue;
+            }
+            _ => {}
+        }
+        if in_tag {
+            if c == '\n' {
+                out.push('\n');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&nbsp;", " ")
+        .replace("&#39;", "'")
+}

@@ -1,0 +1,367 @@
+//! The reader against the demo server's catalog: the defects the issue names, promptfoo's
+//! metadata columns and trajectory assertions, negatives in every lexicon language.
+
+use serde_json::{Value, json};
+
+use crate::service::authoring::author_builtin;
+use crate::service::authoring::catalog::demo_tools;
+use crate::spec::case::{ClaimStatus, EvalCase};
+
+fn cases(doc: &str) -> Vec<EvalCase> {
+    author_builtin(doc, "plan.md", &demo_tools(), &[])
+}
+
+fn asserts(c: &EvalCase) -> Vec<Value> {
+    c.steps
+        .iter()
+        .filter_map(|s| s.assertion.clone())
+        .map(Value::Object)
+        .collect()
+}
+
+fn of_type(c: &EvalCase, t: &str) -> Vec<Value> {
+    asserts(c).into_iter().filter(|a| a["type"] == t).collect()
+}
+
+fn positive_tools(c: &EvalCase) -> Vec<String> {
+    asserts(c)
+        .iter()
+        .filter(|a| {
+            matches!(
+                a["type"].as_str(),
+                Some("toolCalledAtLeastOnce" | "toolCalledWith")
+            )
+        })
+        .filter_map(|a| a["toolName"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn a_negative_naming_a_tool_stays_negative() {
+    let doc = "### TC-05 Trivial arithmetic\n- **Prompt:** \"Quick one: what's 2 + 2?\"\n- **Expected:** Must not use get-sum or any other tool; answers 4 directly.\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1);
+    assert!(c[0].is_negative);
+    assert!(positive_tools(&c[0]).is_empty(), "{:?}", asserts(&c[0]));
+}
+
+#[test]
+fn must_not_use_alone_forbids_the_tool() {
+    let doc = "### Echo\n- **Prompt:** \"Say hi back\"\n- **Expected tool:** echo\n- **Notes:** must not use `legacy-echo`.\n";
+    let c = &cases(doc)[0];
+    assert!(!c.is_negative);
+    assert_eq!(positive_tools(c), ["echo"]);
+    assert_eq!(of_type(c, "toolNeverCalled")[0]["toolName"], "legacy-echo");
+}
+
+#[test]
+fn a_parameter_is_never_a_tool() {
+    let doc = "### TC-02 Echo round trip\n- **Prompt:** \"Please echo back exactly: hello world\"\n- **Expected tool:** calls `echo` with `message` = \"hello world\"\n";
+    let c = &cases(doc)[0];
+    assert_eq!(positive_tools(c), ["echo"]);
+    let w = &of_type(c, "toolCalledWith")[0];
+    assert_eq!(w["args"]["args"], json!({"message": "hello world"}));
+    assert_ne!(c.import.as_ref().unwrap().status, ClaimStatus::Unresolved);
+}
+
+#[test]
+fn numbers_lose_sentence_punctuation() {
+    let doc = "### TC-01 Sum\n- **Prompt:** \"What is 17 + 25?\"\n- **Expected:** get-sum with a=17, b=25. Answer mentions 42.\n";
+    let c = &cases(doc)[0];
+    let w = &of_type(c, "toolCalledWith")[0];
+    assert_eq!(w["args"]["args"], json!({"a": 17, "b": 25}));
+    assert_ne!(c.import.as_ref().unwrap().status, ClaimStatus::Unresolved);
+}
+
+#[test]
+fn promptfoo_metadata_columns_name_the_tool_and_its_arguments() {
+    let doc = "question,__expected,__description,__metadata:expected_tool,__metadata:expected_args\nWhat is 120 plus 380?,contains: 500,basic sum,get-sum,\"{\"\"a\"\": 120, \"\"b\"\": 380}\"\nHow much is 9 times 7?,contains: 63,no multiply tool; should answer directly without tools,,\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2);
+    let w = &of_type(&c[0], "toolCalledWith")[0];
+    assert_eq!(w["toolName"], "get-sum");
+    assert_eq!(w["args"]["args"], json!({"a": 120, "b": 380}));
+    assert!(c[1].is_negative);
+}
+
+fn promptfoo(asserts_yaml: &str) -> EvalCase {
+    let doc = format!(
+        "prompts:\n  - '{{{{question}}}}'\ntests:\n  - description: t\n    vars:\n      question: Compute the mean of 2, 4 and 9, then echo done\n    assert:\n{asserts_yaml}"
+    );
+    let c = cases(&doc);
+    assert_eq!(c.len(), 1, "{doc}");
+    c.into_iter().next().unwrap()
+}
+
+#[test]
+fn every_promptfoo_trajectory_assertion_maps_onto_tool_assertions() {
+    // tool-used: a name, a list, an object with min and max.
+    let c = promptfoo("      - type: trajectory:tool-used\n        value: get-stats\n");
+    assert_eq!(positive_tools(&c), ["get-stats"]);
+    assert_ne!(c.import.as_ref().unwrap().status, ClaimStatus::Unsupported);
+    let c = promptfoo("      - type: trajectory:tool-used\n        value: [get-stats, echo]\n");
+    assert_eq!(positive_tools(&c), ["get-stats", "echo"]);
+    let c = promptfoo(
+        "      - type: trajectory:tool-used\n        value:\n          name: echo\n          min: 2\n          max: 3\n",
+    );
+    assert!(
+        of_type(&c, "toolCalledWith")
+            .iter()
+            .any(|a| a["minCount"] == 2)
+    );
+    assert_eq!(of_type(&c, "toolCallCountUnder")[0]["count"], 4);
+    // not-trajectory:tool-used forbids; over every tool it is a negative case.
+    let c = promptfoo("      - type: not-trajectory:tool-used\n        value: legacy-echo\n");
+    assert_eq!(of_type(&c, "toolNeverCalled")[0]["toolName"], "legacy-echo");
+    let all: Vec<String> = demo_tools().iter().map(|t| t.tool.name.clone()).collect();
+    let c = promptfoo(&format!(
+        "      - type: not-trajectory:tool-used\n        value: [{}]\n",
+        all.join(", ")
+    ));
+    assert!(c.is_negative);
+    // tool-args-match, partial and exact.
+    let c = promptfoo(
+        "      - type: trajectory:tool-args-match\n        value:\n          name: echo\n          args: { message: done }\n",
+    );
+    let w = &of_type(&c, "toolCalledWith")[0];
+    assert_eq!(
+        (&w["args"]["args"], &w["args"]["argumentMatching"]),
+        (&json!({"message": "done"}), &json!("partial"))
+    );
+    let c = promptfoo(
+        "      - type: trajectory:tool-args-match\n        value:\n          name: echo\n          args: { message: done }\n          mode: exact\n",
+    );
+    assert!(
+        of_type(&c, "toolCalledWith")
+            .iter()
+            .any(|a| a["args"]["argumentMatching"] == "exact")
+    );
+    // tool-sequence: order, and in exact mode the set of tools.
+    let c = promptfoo(
+        "      - type: trajectory:tool-sequence\n        value:\n          steps: [get-stats, echo]\n",
+    );
+    let b = &of_type(&c, "toolCalledBefore")[0];
+    assert_eq!(
+        (&b["toolName"], &b["beforeToolName"]),
+        (&json!("get-stats"), &json!("echo"))
+    );
+    let c = promptfoo(
+        "      - type: trajectory:tool-sequence\n        value:\n          mode: exact\n          steps: [get-stats, echo]\n",
+    );
+    assert_eq!(
+        of_type(&c, "onlyToolsCalled")[0]["toolNames"],
+        json!(["get-stats", "echo"])
+    );
+    // step-count: max 0 tool steps is a negative case; a maximum caps the calls.
+    let c = promptfoo(
+        "      - type: trajectory:step-count\n        value:\n          type: tool\n          max: 0\n",
+    );
+    assert!(c.is_negative);
+    let c = promptfoo(
+        "      - type: trajectory:step-count\n        value:\n          type: tool\n          max: 3\n",
+    );
+    assert_eq!(of_type(&c, "toolCallCountUnder")[0]["count"], 4);
+    // goal-success is graded by the judge.
+    let c = promptfoo(
+        "      - type: trajectory:goal-success\n        value: Reports the mean and echoes done\n",
+    );
+    assert_eq!(
+        c.expected_output.as_deref(),
+        Some("Reports the mean and echoes done")
+    );
+}
+
+#[test]
+fn negatives_in_every_language_of_the_lexicon() {
+    for (lang, expectation) in [
+        ("en", "Should not call any tool."),
+        ("de", "Darf kein Werkzeug aufrufen."),
+        ("fr", "Le modèle ne doit appeler aucun outil."),
+        ("es", "Responde sin usar herramientas."),
+        ("pt", "Não deve chamar nenhuma ferramenta."),
+        ("it", "Nessuno strumento: risponde da solo."),
+        ("nl", "Geen enkele tool aanroepen."),
+        ("ja", "ツールを呼び出さずに回答する"),
+        ("zh", "不应调用任何工具，直接回答。"),
+        ("ko", "도구를 호출하지 않아야 함"),
+    ] {
+        let doc = format!("- \"Tell me something nice\" → {expectation}\n");
+        let c = cases(&doc);
+        assert_eq!(c.len(), 1, "{lang}: {doc}");
+        assert!(c[0].is_negative, "{lang}: {expectation}");
+    }
+}
+
+#[test]
+fn forbidden_tools_in_every_language() {
+    for (lang, expectation) in [
+        ("en", "echo, and it must not call legacy-echo"),
+        ("de", "echo; legacy-echo wird nicht aufgerufen"),
+        ("fr", "echo. Surtout pas legacy-echo."),
+        ("es", "echo. No debe llamar a legacy-echo."),
+        ("ja", "echo。legacy-echo は使わないこと"),
+        ("zh", "echo，注意不能用 legacy-echo"),
+        ("ko", "echo 호출 (legacy-echo 사용 금지)"),
+    ] {
+        let doc = format!("- \"Repeat hello\" → {expectation}\n");
+        let c = &cases(&doc)[0];
+        assert_eq!(positive_tools(c), ["echo"], "{lang}");
+        assert_eq!(
+            of_type(c, "toolNeverCalled")[0]["toolName"],
+            "legacy-echo",
+            "{lang}"
+        );
+    }
+}
+
+#[test]
+fn tools_named_by_spelling_or_description_are_mapped_with_an_honest_claim() {
+    let doc = "1. “what’s 19 plus 23” Expected: call the sum tool with a = 19, b = 23.\n2. “Mean of 1.5 and 2.5?” → GetStats, numbers = [1.5, 2.5]\n";
+    let c = cases(doc);
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert_eq!(positive_tools(&c[1]), ["get-stats"]);
+    for x in &c {
+        assert_eq!(x.import.as_ref().unwrap().status, ClaimStatus::Approximated);
+    }
+}
+
+#[test]
+fn documents_without_cases_yield_none() {
+    for doc in [
+        "# Changelog\n\n## [1.0]\n- `get-sum` no longer rounds (`a=0.1, b=0.2`).\n",
+        "# Set-up\n\n1. Start the server with `demo --stdio`.\n2. Call `get-sum` with a = 1 and b = 2 to check it works.\n",
+        "## Actions\n- Ana: add the \"echo twice\" case → Bo reviews\n",
+    ] {
+        assert!(cases(doc).is_empty(), "{doc}");
+    }
+}
+
+#[test]
+fn odd_input_never_panics() {
+    let odd = [
+        "",
+        "~~",
+        "|",
+        "||a||b||\n|x|",
+        "---\n---",
+        "\"",
+        "“unclosed",
+        "İstanbul İİ ẞ → get-sum a=1",
+        "- \"İİİ ẞẞ\" → the İ tool, a=İ",
+        "# 见\n- 用户输入：“「」”\n- 预期工具：\n",
+        "question,__expected\n\"a\nb",
+        "Feature: x\n  Scenario Outline: y\n    When \"<a>\"\n    Examples:\n      | a |\n      | \"|",
+        "{\"tests\": [{\"prompt\": null, \"tool\": {}}]}",
+        "tests:\n  - vars: {q: [}\n",
+        "- \"Ask 3,\" → get-sum a=3,,,, b=..5",
+        "\u{feff}\r\n\r\n- \"x y\" → `echo` message=\"\u{a0}\"\r\n",
+    ];
+    for doc in odd {
+        let _ = cases(doc);
+        // Every prefix, cut at character boundaries, too.
+        for (i, _) in doc.char_indices() {
+            let _ = cases(&doc[..i]);
+        }
+    }
+}
+
+/// (first line, last line, negative, positive tools) of each case.
+fn outline(doc: &str) -> Vec<(u32, u32, bool, Vec<String>)> {
+    cases(doc)
+        .iter()
+        .map(|c| {
+            let s = c.source.as_ref().unwrap();
+            (
+                s.start_line as u32,
+                s.end_line as u32,
+                c.is_negative,
+                positive_tools(c),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_html_table_gives_a_case_per_row_but_not_under_a_reference_heading() {
+    let doc = "<!DOCTYPE html>\n<html><body>\n<h2>Tools (for reference)</h2>\n<table><tr><th>Tool</th><th>Example prompt</th></tr>\n<tr><td>get-sum</td><td>\"add 1 and 2\"</td></tr></table>\n<h2>Test cases</h2>\n<table>\n<tr><th>ID</th><th>User prompt</th><th>Expected tool</th><th>Arguments</th></tr>\n<tr>\n<td>TC-1</td>\n<td>What&#39;s 12 plus 30?</td>\n<td><code>get-sum</code></td>\n<td>a = 12, b = 30</td>\n</tr>\n<tr><td>TC-2</td><td>What is the capital of France?</td><td><em>none</em> &ndash; no tool call</td><td>&nbsp;</td></tr>\n</table>\n</body></html>\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (9, 14, false, vec!["get-sum".to_string()]),
+            (15, 15, true, vec![])
+        ]
+    );
+}
+
+#[test]
+fn repeated_xml_elements_are_cases_whatever_holds_them() {
+    let doc = "<?xml version=\"1.0\"?>\n<suite>\n<section><name>Maths</name>\n<cases>\n<case>\n<title>Sum</title>\n<steps><step><content>Send: \"Add 19 and 23 for me.\"</content>\n<expected>Calls get-sum with a=19 and b=23.</expected></step></steps>\n</case>\n</cases>\n</section>\n<section><name>Chat</name>\n<cases>\n<case>\n<title>Joke</title>\n<steps><step><content>Send: \"Tell me a joke.\"</content>\n<expected>No tool is called.</expected></step></steps>\n</case>\n</cases>\n</section>\n</suite>\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (5, 9, false, vec!["get-sum".to_string()]),
+            (14, 18, true, vec![])
+        ]
+    );
+}
+
+#[test]
+fn asciidoc_table_cells_run_over_lines() {
+    let doc = "= Plan\n\n== Cases\n\n|===\n|Nr. |Prompt |Expected tool |Remark\n\n|1\n|Add 17 and 25.\n|`get-sum`\n|answer has 42\n\n|2\n|Delete everything.\n|`delete-item`\n|DROPPED — too risky\n|===\n";
+    assert_eq!(outline(doc), [(8, 11, false, vec!["get-sum".to_string()])]);
+}
+
+#[test]
+fn chat_lines_with_a_quote_and_an_arrow_are_cases_of_their_own() {
+    let doc = "Jonas  10:15 AM\n5) \"what is 2 plus 3\" -> get-sum\nalso 6) \"don't look anything up, what is 2+2\" -> no tools\n\nAisha  10:16 AM\nand a multi-turn one:\n   user: \"echo hi\" -> echo\n   user: \"now add 1 and 2\" -> get-sum\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (2, 2, false, vec!["get-sum".to_string()]),
+            (3, 3, true, vec![]),
+            (6, 8, false, vec!["echo".to_string(), "get-sum".to_string()])
+        ]
+    );
+}
+
+#[test]
+fn a_details_block_with_a_conversation_table_is_one_case() {
+    let doc = "# Evals\n\n<details>\n<summary><b>E2 — sum after a clarifying turn</b></summary>\n\n| turn | role | text |\n|---|---|---|\n| 1 | user | I need to add two numbers. |\n| 2 | assistant | Which ones? |\n| 3 | user | 7.5 and 2.25 |\n\n**Expect:** `get-sum` called with `{\"a\": 7.5, \"b\": 2.25}`.\n\n</details>\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1);
+    let prompts: Vec<_> = c[0].steps.iter().filter_map(|s| s.prompt.clone()).collect();
+    assert_eq!(prompts, ["I need to add two numbers.", "7.5 and 2.25"]);
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+}
+
+#[test]
+fn sheet_rows_forbidding_any_tool_are_negative_and_todo_rows_are_not_cases() {
+    let doc = "Nightly regression\t\t\t\n\t\t\t\n#\tUser prompt\tExpected tool\tMust not call\n1\twhat is 2 plus 3\tget-sum\t\n2\tlol ok\t\tany\n\n\tTODO: unicode names\t\t\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (4, 4, false, vec!["get-sum".to_string()]),
+            (5, 5, true, vec![])
+        ]
+    );
+}
+
+#[test]
+fn a_forbidden_tool_or_anything_else_is_a_negative() {
+    let doc = "Cases:\n\n* \"What timezone is Sydney in?\" - a knowledge question, it must not call get-sum (or anything else).\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1);
+    assert!(c[0].is_negative);
+}
+
+#[test]
+fn an_expectation_object_and_arguments_keyed_by_tool() {
+    let doc = "{\"id\":\"j1\",\"input\":\"Sum 1000 and 24\",\"expect\":{\"tool\":\"get-sum\",\"arguments\":{\"get-sum\":{\"a\":1000,\"b\":24}}}}\n{\"id\":\"j2\",\"input\":\"Write a haiku\",\"expect\":{\"tool\":null}}\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        of_type(&c[0], "toolCalledWith")[0]["args"]["args"],
+        json!({"a": 1000, "b": 24})
+    );
+    assert!(c[1].is_negative);
+}
