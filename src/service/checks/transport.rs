@@ -32,7 +32,9 @@ pub(crate) async fn stdio_stdout(ctx: &Ctx<'_>) -> Verdict {
             json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
         ]
     };
-    let wait = ctx.timeout.min(Duration::from_secs(5));
+    // A second start of the same command: give it the request timeout, at least the time
+    // the first one took.
+    let wait = ctx.timeout.max(ctx.probe.connected_in * 2);
     let lines = match stdio_transcript(ctx.target, &input, 2, wait).await {
         Ok(l) => l,
         Err(e) => return Verdict::could_not_run(e, vec![]),
