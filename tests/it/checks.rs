@@ -1204,3 +1204,50 @@ fn the_last_check_is_kept_and_the_next_one_reports_the_drift() {
     // That check kept the new snapshot: no drift any more.
     assert_eq!(cli(&e.db, &["diff", "last:app"]).status.code(), Some(0));
 }
+
+/// Checks of two saved servers of one project: the second one's scan finds the tools it
+/// shares with the first (as the first's last check saw them).
+#[test]
+fn a_check_finds_tools_shadowing_another_saved_server() {
+    let e = env();
+    for name in ["one", "two"] {
+        let o = cli(
+            &e.db,
+            &[
+                "servers",
+                "add",
+                name,
+                "--command",
+                BIN,
+                "--",
+                "demo-server",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let o = cli(&e.db, &["--json", "check", "one", "--only", "lifecycle"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let shadowing = |r: &Value| {
+        r["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == "scan.shadowing")
+            .count()
+    };
+    // `demo` of the first-run project has no kept snapshot yet: nothing to shadow.
+    assert_eq!(shadowing(&r), 0, "{:#}", r["findings"]);
+    let o = cli(&e.db, &["--json", "check", "two", "--only", "lifecycle"]);
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(shadowing(&r), 12, "{:#}", r["findings"]);
+    assert!(
+        r["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("also a tool of `one`"),
+        "{:#}",
+        r["findings"][0]
+    );
+    // Findings do not change the exit code of check.
+    assert_eq!(o.status.code(), Some(0));
+}

@@ -482,6 +482,11 @@ impl crate::service::Service {
     ) -> crate::spec::Result<CheckReport> {
         let s = self.saved_server(who, project_id, server)?;
         let name = s.name.clone();
+        // The project's other servers, as their last checks saw them, for the scan's
+        // shadowing rule.
+        let mut req = req.clone();
+        req.others.extend(self.other_snapshots(project_id, &s.id));
+        let req = &req;
         let mut report = self
             .on_saved(&s, |t| {
                 let name = name.clone();
@@ -506,6 +511,35 @@ impl crate::service::Service {
             }
         }
         Ok(report)
+    }
+
+    /// The kept snapshots of the project's servers other than `except`, named after them.
+    fn other_snapshots(
+        &self,
+        project_id: &str,
+        except: &str,
+    ) -> Vec<crate::spec::primitives::ExportSnapshot> {
+        let mut out = vec![];
+        let mut page = crate::spec::page::PageRequest {
+            cursor: None,
+            limit: Some(100),
+        };
+        for _ in 0..100 {
+            let Ok(p) = self.store().servers(project_id, &page) else {
+                break;
+            };
+            for srv in p.items.iter().filter(|srv| srv.id != except) {
+                if let Some(mut snap) = self.last_snapshot_of(&srv.id) {
+                    snap.server_id = srv.name.clone();
+                    out.push(snap);
+                }
+            }
+            match p.next_cursor {
+                Some(c) => page.cursor = Some(c),
+                None => break,
+            }
+        }
+        out
     }
 
     /// Where the last check's snapshot of each saved server is kept: beside the store.
