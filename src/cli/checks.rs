@@ -417,7 +417,9 @@ async fn side(
         return Err(Error::invalid(
             "/snapshot",
             "exists",
-            format!("no such file `{spec}` (write `server:NAME` for a saved server as it is now)"),
+            format!(
+                "no such file `{spec}` (write `server:NAME` for a saved server as it is now, `last:NAME` for what its last check saw)"
+            ),
         ));
     }
     let v = read_json(path, "snapshot")?;
