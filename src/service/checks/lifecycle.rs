@@ -158,6 +158,25 @@ pub(crate) async fn current_revision(ctx: &Ctx<'_>) -> Verdict {
         .map(|r| r.revision.as_str())
         .collect();
     let e = Evidence::new("the revision matrix").with(json!(matrix));
+    // The probe's own revision works; a matrix that cannot confirm it could not connect
+    // (a slow start under load, say), which says nothing about the server's revisions.
+    let confirms = matrix
+        .iter()
+        .any(|r| r.revision == ctx.revision && r.accepted);
+    if !confirms && REVISIONS.contains(&ctx.revision.as_str()) {
+        let why = matrix
+            .iter()
+            .find(|r| r.revision == ctx.revision)
+            .map(|r| r.detail.clone())
+            .unwrap_or_default();
+        return Verdict::could_not_run(
+            format!(
+                "the revision matrix could not confirm {}, which this session speaks: {why}",
+                ctx.revision
+            ),
+            vec![e],
+        );
+    }
     if matrix.iter().take(CURRENT_REVISIONS).any(|r| r.accepted) {
         Verdict::pass(format!("accepts {}", accepted.join(", "))).with(e)
     } else {
