@@ -3,10 +3,12 @@
 
 mod agent;
 mod backend_choice;
+mod checks;
 mod import;
 mod ingest;
 pub mod operator;
 mod output;
+mod reports;
 mod run;
 mod schedule;
 mod server_commands;
@@ -16,6 +18,7 @@ mod target_server;
 
 pub use backend_choice::{DefaultBackend, Source, Sources, fail};
 pub use output::table;
+pub use reports::check_counts;
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -136,6 +139,23 @@ pub enum Command {
         #[command(flatten)]
         adhoc: AdHoc,
     },
+    /// Protocol conformance checks against one server, each with a stable id (`--list`),
+    /// plus the security scan of what it lists. Exit 0 passed (or only baselined
+    /// failures), 1 a check failed, 2 a check could not run or invalid input. Runs where
+    /// the MCP connection is made: not over a remote backend.
+    Check(Box<checks::CheckArgs>),
+    /// Drift between two snapshots of a server: added, removed and changed tools, prompts
+    /// and resources, breaking or not. Exit 1 when a change is breaking.
+    Diff(Box<checks::DiffArgs>),
+    /// Write a lock file of SHA-256 tool hashes, for `check --pins`.
+    Pin(Box<checks::PinArgs>),
+    /// Offline security scan of snapshots (files from `export` or `check --json`): hidden
+    /// instructions, invisible Unicode, shadowing, unhinted destructive tools, broad
+    /// schemas, secrets in results. Exit 1 for a finding of severity error.
+    Scan(checks::ScanArgs),
+    /// An eval run (`--base RUN` compares it), or a saved `check` or `diff` report, as
+    /// Markdown, HTML, JUnit or SARIF; `--github` appends it to the job summary.
+    Report(checks::ReportArgs),
     /// Connect, initialize and store a capability snapshot.
     Validate {
         server: Option<String>,
@@ -578,6 +598,11 @@ async fn execute(target: &Target, backend: Arc<dyn Backend>, cmd: Command, out: 
         Command::Evals(c) => run::execute(target, b, c, out).await,
         Command::Ingest(c) => ingest::run(target, b, c, out).await,
         Command::Suite(SuiteCmd::Apply(a)) => suite_file::apply(target, b, a, out).await,
+        Command::Check(a) => checks::check(target, b, *a, out).await,
+        Command::Diff(a) => checks::diff(target, b, *a, out).await,
+        Command::Pin(a) => checks::pin(target, b, *a, out).await,
+        Command::Scan(a) => checks::scan(target, b, a, out).await,
+        Command::Report(a) => checks::report(target, b, a, out).await,
         c @ (Command::Doctor { .. }
         | Command::Validate { .. }
         | Command::Export { .. }
@@ -601,6 +626,11 @@ async fn execute_plain(
         | Command::Evals(_)
         | Command::Ingest(_)
         | Command::Suite(SuiteCmd::Apply(_))
+        | Command::Check(_)
+        | Command::Diff(_)
+        | Command::Pin(_)
+        | Command::Scan(_)
+        | Command::Report(_)
         | Command::Doctor { .. }
         | Command::Validate { .. }
         | Command::Export { .. }

@@ -75,7 +75,13 @@ pub enum RunsCmd {
     Show { run: String },
     /// What regressed and what was fixed, case by case, from BASE to HEAD (exit 1 when
     /// anything regressed).
-    Compare { base: String, head: String },
+    Compare {
+        base: String,
+        head: String,
+        /// Print Markdown (a job summary, a PR comment) instead of a table.
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 fn pct(r: Option<f64>) -> String {
@@ -354,7 +360,11 @@ pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out:
             let its = all_iterations(b, p, &r.id).await?;
             Ok(show(out, &r, &its)?)
         }
-        EvalCmd::Runs(RunsCmd::Compare { base, head }) => {
+        EvalCmd::Runs(RunsCmd::Compare {
+            base,
+            head,
+            markdown,
+        }) => {
             let (base, head) = (b.run(p, &base).await?, b.run(p, &head).await?);
             let c = compare(
                 &base.id,
@@ -364,6 +374,8 @@ pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out:
             );
             if out.json {
                 out.value(&c)?;
+            } else if markdown {
+                print!("{}", super::reports::comparison_markdown(&c).trim_start());
             } else {
                 println!(
                     "{} → {}: {} regressed, {} fixed, {} added, {} removed",

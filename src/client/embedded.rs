@@ -290,6 +290,17 @@ impl Backend for Embedded {
     async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot> {
         self.service.export(&self.who, project, server).await
     }
+    async fn last_snapshot(&self, project: &str, server: &str) -> Result<Option<ExportSnapshot>> {
+        self.service.last_snapshot(&self.who, project, server)
+    }
+    async fn check(
+        &self,
+        project: &str,
+        server: &str,
+        req: &crate::spec::conformance::CheckRequest,
+    ) -> Result<crate::spec::conformance::CheckReport> {
+        self.service.check(&self.who, project, server, req).await
+    }
     async fn import_tokens(
         &self,
         project: &str,

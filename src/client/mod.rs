@@ -184,6 +184,34 @@ pub trait Backend: Send + Sync {
         req: &ResourceReadRequest,
     ) -> Result<Value>;
     async fn export(&self, project: &str, server: &str) -> Result<ExportSnapshot>;
+    /// The snapshot the last `check` of a saved server kept (embedded backend only).
+    async fn last_snapshot(&self, _project: &str, server: &str) -> Result<Option<ExportSnapshot>> {
+        Err(crate::spec::Error::invalid(
+            "/snapshot",
+            "embedded",
+            format!(
+                "`last:{server}` is the snapshot a local `check` kept; {} is a remote backend",
+                self.describe()
+            ),
+        ))
+    }
+    /// Conformance checks (`evaldeck check`). They run where the MCP connection is made:
+    /// the embedded core. `/api/v1` has no conformance suites, so a remote backend refuses.
+    async fn check(
+        &self,
+        _project: &str,
+        _server: &str,
+        _req: &crate::spec::conformance::CheckRequest,
+    ) -> Result<crate::spec::conformance::CheckReport> {
+        Err(crate::spec::Error::invalid(
+            "/backend",
+            "embedded",
+            format!(
+                "`check` runs only where the MCP connection is made, and {} is a remote backend (`/api/v1` has no conformance suites): run it without --base-url, against a saved server of the local store or an unsaved target (-- COMMAND, --url URL)",
+                self.describe()
+            ),
+        ))
+    }
     async fn import_tokens(
         &self,
         project: &str,

@@ -79,7 +79,12 @@ pub(super) async fn serve(
             Arc::new(LocalSessionManager::default()),
             StreamableHttpServerConfig::default().with_allowed_hosts(hosts),
         );
-        Router::new().route_service("/mcp", service)
+        let r = Router::new().route_service("/mcp", service);
+        if args.faults.contains(&super::server::Fault::HttpLax) {
+            r.layer(middleware::from_fn(lax))
+        } else {
+            r
+        }
     };
     let app = mcp
         .route_layer(middleware::from_fn_with_state(
@@ -104,6 +109,40 @@ pub(super) async fn serve(
     std::io::stdout().flush()?;
     axum::serve(listener, app).await?;
     Ok(())
+}
+
+/// `--fault http-lax`: breaks the streamable HTTP transport's own rules around a correct
+/// server.
+async fn lax(mut req: Request, next: Next) -> Response {
+    if req.method() == axum::http::Method::GET {
+        return (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "text/plain")],
+            "no stream here",
+        )
+            .into_response();
+    }
+    let h = req.headers_mut();
+    let json_only = h
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| !a.contains("text/event-stream"));
+    if json_only {
+        h.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+    }
+    if h.get("mcp-protocol-version")
+        .is_some_and(|v| v.as_bytes() == b"1999-01-01")
+    {
+        h.remove("mcp-protocol-version");
+    }
+    let mut resp = next.run(req).await;
+    if resp.status() == StatusCode::NOT_FOUND {
+        *resp.status_mut() = StatusCode::BAD_REQUEST;
+    }
+    resp
 }
 
 async fn require_bearer(State(st): State<AppState>, req: Request, next: Next) -> Response {

@@ -5,7 +5,8 @@
 //! `WWW-Authenticate` challenge otherwise) and serves `POST /token` (refresh grant) plus the
 //! OAuth metadata documents, so OAuth-required, token import and refresh are testable for
 //! real. Fault flags: `--no-prompts`, `--no-resources`, `--hang` (never answers), `--linger`
-//! (ignores the end of its input), and the `crash` tool (exits mid-call).
+//! (ignores the end of its input), the `crash` tool (exits mid-call), and `--fault NAME`
+//! (repeatable), each breaking one protocol rule for `evaldeck check`, `diff` and the scan.
 
 mod http;
 pub mod server;
@@ -55,6 +56,12 @@ pub struct DemoArgs {
     /// server without the `initialize` handshake.
     #[arg(long = "protocol", value_name = "REVISION")]
     pub protocols: Vec<String>,
+    /// Break a rule on purpose (repeatable): stdout-noise, tool-names, bad-schemas,
+    /// bad-structured, bad-annotations, cursor-loop, error-codes, bad-uris, bad-prompts,
+    /// undeclared-log, bad-progress, slow-echo, bad-server-info, poisoned, list-fails,
+    /// cancel-exits, http-lax, rug-pull.
+    #[arg(long = "fault", value_enum, value_name = "FAULT")]
+    pub faults: Vec<server::Fault>,
 }
 
 pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
@@ -74,11 +81,15 @@ pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
         page_size: args.page_size,
         client_features: args.client_features,
         protocols,
+        faults: args.faults.clone(),
     });
     if let Some(addr) = args.http {
         return http::serve(addr, &args, server).await;
     }
     eprintln!("evaldeck demo-server: serving MCP on stdio");
+    if args.faults.contains(&server::Fault::StdoutNoise) {
+        println!("demo-server starting up (this line is not JSON-RPC)");
+    }
     if args.hang {
         // Read and ignore everything; exit when the client goes away.
         let mut sink = tokio::io::sink();

@@ -6,13 +6,17 @@
 pub mod agent;
 pub mod authoring;
 pub mod catalog;
+pub mod checks;
+pub mod drift;
 pub mod environments;
 pub mod evals;
 pub mod hosts;
 pub mod leases;
 pub mod mcp;
 pub mod models;
+pub mod pins;
 pub mod primitives;
+pub mod scan;
 pub mod schedules;
 pub mod servers;
 pub mod store;

@@ -54,7 +54,12 @@ impl Service {
     /// The saved server behind `server` (id or name) after an access check: read once per
     /// call and handed to [`Service::on_saved`], so callers that also write its status
     /// (validate, doctor) need no second lookup.
-    fn saved_server(&self, who: &Principal, project_id: &str, server: &str) -> Result<Server> {
+    pub(crate) fn saved_server(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+    ) -> Result<Server> {
         self.store()
             .project_access(who, project_id, ProjectRole::Member)?;
         self.store().server(project_id, server)
@@ -119,7 +124,7 @@ impl Service {
     /// `--allow-command`: the same 403 as on save), refreshes expiring tokens first and a
     /// rejected token once. Every connection to a saved server passes here, or through
     /// [`Service::doctor_report`], which shares its checks ([`Service::connectable`]).
-    async fn on_saved<T, F, Fut>(&self, s: &Server, op: F) -> Result<T>
+    pub(crate) async fn on_saved<T, F, Fut>(&self, s: &Server, op: F) -> Result<T>
     where
         F: Fn(Target) -> Fut,
         Fut: Future<Output = Result<T>>,

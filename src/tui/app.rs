@@ -614,6 +614,11 @@ impl App {
                 self.servers.show(&server, ServerView::Doctor);
                 self.reload_server(&server);
             }
+            Reply::Checked { server, report } => {
+                self.notify(crate::cli::check_counts(&report));
+                self.servers.mcp_mut(&server).set_checks(*report);
+                self.servers.show(&server, ServerView::Checks);
+            }
             Reply::Tools { server, items } => {
                 self.servers.mcp_mut(&server).tools = Some(items);
                 self.servers.sync_sub();

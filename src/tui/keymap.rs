@@ -40,6 +40,8 @@ pub enum Action {
     /// A server's saved config.
     Config,
     Doctor,
+    /// A server's conformance checks, its drift since the last check, the scan.
+    Checks,
     Tools,
     Prompts,
     Resources,
@@ -95,6 +97,7 @@ impl Action {
             Action::Validate => "validate",
             Action::Config => "config",
             Action::Doctor => "doctor",
+            Action::Checks => "checks",
             Action::Tools => "tools",
             Action::Prompts => "prompts",
             Action::Resources => "resources",
@@ -259,6 +262,7 @@ impl Default for Keymap {
             (Key::ch('v'), Validate),
             (Key::ch('c'), Config),
             (Key::ch('d'), Doctor),
+            (Key::ch('K'), Checks),
             (Key::ch('t'), Tools),
             (Key::ch('p'), Prompts),
             (Key::ch('R'), Resources),

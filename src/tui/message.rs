@@ -86,6 +86,11 @@ pub enum Request {
         project: String,
         server: String,
     },
+    /// `evaldeck check`: the conformance checks (embedded backend only).
+    Check {
+        project: String,
+        server: String,
+    },
     Tools {
         project: String,
         server: String,
@@ -303,7 +308,9 @@ impl Request {
                 Slot::EnvironmentWrite
             }
             Request::Suites { .. } => Slot::Suites,
-            Request::Validate { .. } | Request::Doctor { .. } => Slot::ServerCheck,
+            Request::Validate { .. } | Request::Doctor { .. } | Request::Check { .. } => {
+                Slot::ServerCheck
+            }
             Request::Tools { .. } => Slot::ServerTools,
             Request::Prompts { .. } => Slot::ServerPrompts,
             Request::Resources { .. } => Slot::ServerResources,
@@ -355,6 +362,7 @@ impl Request {
             Request::Suites { .. } => "list suites".into(),
             Request::Validate { .. } => "validate the server".into(),
             Request::Doctor { .. } => "run the doctor".into(),
+            Request::Check { .. } => "run the conformance checks".into(),
             Request::Tools { .. } => "list tools".into(),
             Request::CallTool { body, .. } => format!("call tool {}", body.tool_name),
             Request::Prompts { .. } => "list prompts".into(),
@@ -414,6 +422,10 @@ pub enum Reply {
     Doctor {
         server: String,
         report: DoctorReport,
+    },
+    Checked {
+        server: String,
+        report: Box<crate::spec::conformance::CheckReport>,
     },
     Tools {
         server: String,
@@ -569,6 +581,17 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         Request::Doctor { project, server } => Reply::Doctor {
             server: server.clone(),
             report: b.doctor(project, server).await?,
+        },
+        Request::Check { project, server } => Reply::Checked {
+            server: server.clone(),
+            report: Box::new(
+                b.check(
+                    project,
+                    server,
+                    &crate::spec::conformance::CheckRequest::default(),
+                )
+                .await?,
+            ),
         },
         Request::Tools { project, server } => Reply::Tools {
             server: server.clone(),

@@ -3,6 +3,7 @@ mod access;
 mod agent;
 mod aliases;
 mod authoring_corpus;
+mod checks;
 mod cli_process;
 mod client_features;
 mod common;

@@ -241,3 +241,98 @@ async fn mcp_server_time_speaks_2026_07_28() {
     let _ = ListRequest::default();
     pool.shutdown().await;
 }
+
+/// `evaldeck check`, `scan` and `diff` as a user runs them against a server someone else
+/// wrote. A failed check there is a finding about that server (the README lists them),
+/// not a failure of this test: it asserts that every check ran and that the reports hold
+/// together.
+fn check_scan_diff(command: &[&str]) -> serde_json::Value {
+    use std::process::{Command, Stdio};
+    let bin = env!("CARGO_BIN_EXE_evaldeck");
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("db.sqlite3");
+    let run = |args: &[&str]| {
+        Command::new(bin)
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .env_remove("EVALDECK_BASE_URL")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let report = dir.path().join("report.json").display().to_string();
+    let mut args = vec![
+        "--json",
+        "check",
+        "--timeout-ms",
+        "60000",
+        "-o",
+        &report,
+        "--",
+    ];
+    args.extend_from_slice(command);
+    let out = run(&args);
+    let code = out.status.code();
+    let r: Value = serde_json::from_slice(&out.stdout).expect("a JSON report");
+    println!(
+        "{} {}: {}",
+        r["serverInfo"]["name"], r["revision"], r["summary"]
+    );
+    for c in r["results"].as_array().unwrap() {
+        if c["outcome"] != "passed" {
+            println!("  {} {}: {}", c["id"], c["outcome"], c["summary"]);
+        }
+    }
+    for f in r["findings"].as_array().unwrap() {
+        println!(
+            "  finding {} {}: {}",
+            f["rule"], f["location"], f["message"]
+        );
+    }
+    assert!(matches!(code, Some(0) | Some(1)), "exit {code:?}");
+    assert_eq!(
+        r["summary"]["couldNotRun"], 0,
+        "every check ran: {:#}",
+        r["results"]
+    );
+    let connect = r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "lifecycle.connect")
+        .unwrap();
+    assert_eq!(connect["outcome"], "passed");
+
+    let out = run(&["scan", &report]);
+    assert!(matches!(out.status.code(), Some(0) | Some(1)));
+    let out = run(&["diff", &report, &report]);
+    assert_eq!(out.status.code(), Some(0));
+    // The server now against the snapshot the check took: nothing drifted.
+    let mut args = vec!["diff", &report, "--"];
+    args.extend_from_slice(command);
+    let out = run(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    println!("{text}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    r
+}
+
+#[test]
+#[ignore = "third-party server: npx -y @modelcontextprotocol/server-everything"]
+fn server_everything_check_scan_diff() {
+    let r = check_scan_diff(&["npx", "-y", "@modelcontextprotocol/server-everything"]);
+    assert_eq!(r["transport"], "stdio");
+}
+
+#[test]
+#[ignore = "third-party server: pip install mcp-server-time"]
+fn mcp_server_time_check_scan_diff() {
+    let r = check_scan_diff(&["python3", "-m", "mcp_server_time"]);
+    assert_eq!(r["revision"], "2026-07-28");
+}

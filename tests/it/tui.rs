@@ -1313,3 +1313,49 @@ async fn the_credit_ledger_shows_what_authoring_spent() {
     h.press("Esc");
     assert!(!h.shows("Credits — Esc close"), "{}", h.screen());
 }
+
+/// `K` on a server runs the conformance checks: results by area, the evidence of the
+/// selected one (Enter adds its JSON), the scan; run again, the drift since the last run.
+#[tokio::test]
+async fn servers_pane_runs_the_checks_and_shows_evidence_scan_and_drift() {
+    let (mut h, _b, _dir) = app(140, 60).await;
+    h.press("2");
+    h.press("K");
+    assert!(h.shows("checking demo"), "{}", h.screen());
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("demo › Checks: "), "{screen}");
+    assert!(screen.contains(" 0 failed"), "{screen}");
+    assert!(screen.contains("✓ lifecycle.connect"), "{screen}");
+    assert!(screen.contains("– ping.answers"), "{screen}");
+    assert!(screen.contains("Scan (0 finding(s))"), "{screen}");
+    assert!(screen.contains("press K again later"), "{screen}");
+
+    // Into the results: the selected check's evidence, then its JSON on Enter.
+    h.keys(&["Tab", "j"]);
+    let screen = h.screen();
+    assert!(screen.contains("lifecycle.server-info  passed"), "{screen}");
+    assert!(screen.contains("evaldeck-demo"), "{screen}");
+    h.keys(&["k"]);
+    assert!(
+        !h.screen().contains("\"capabilities\": {"),
+        "{}",
+        h.screen()
+    );
+    h.press("Enter");
+    assert!(h.screen().contains("\"capabilities\": {"), "{}", h.screen());
+
+    h.press("Enter");
+    assert!(
+        !h.screen().contains("\"capabilities\": {"),
+        "{}",
+        h.screen()
+    );
+
+    // Run again: the drift since the previous check.
+    h.keys(&["Esc", "K"]);
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Drift since the check of"), "{screen}");
+    assert!(screen.contains(": 0 breaking, 0"), "{screen}");
+}

@@ -13,6 +13,7 @@ pub mod client;
 mod connect;
 pub mod errors;
 pub mod oauth;
+pub mod probe;
 pub mod process;
 pub mod sse;
 mod tasks;
@@ -34,6 +35,7 @@ use serde_json::{Map, Value, json};
 
 pub use errors::needs_refresh;
 pub use oauth::{OAuthTokens, RefreshRequest, discover_token_endpoint, refresh_access_token};
+pub use probe::{Probe, ProbeEra, ProbeFailure, RawAnswer};
 
 use crate::spec::primitives::{
     CURRENT_REVISIONS, Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport,
@@ -629,7 +631,7 @@ impl McpPool {
 
     /// Which of [`REVISIONS`] the server accepts, each tried at once on a connection of its
     /// own (that is not pooled and leaves no protocol events).
-    async fn revision_matrix(&self, target: &Target) -> Vec<RevisionSupport> {
+    pub async fn revision_matrix(&self, target: &Target) -> Vec<RevisionSupport> {
         let probes = REVISIONS.iter().map(|name| async move {
             let Some(v) = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
                 .iter()

@@ -1,7 +1,12 @@
 //! Servers: the project's saved MCP servers with transport and last status. The detail
 //! shows the config, the doctor's report stage by stage, and the server's tools, prompts
 //! and resources (with schemas and annotations); Enter on a tool opens the call form, whose
-//! result shows here too. `n` adds a server through the server form.
+//! result shows here too. `n` adds a server through the server form. `K` runs the
+//! conformance checks: results by area, the evidence of the selected one (Enter adds the
+//! JSON), the scan's findings, and the drift since the previous check.
+
+use crate::spec::conformance::{CheckReport, CheckResult, Outcome};
+use crate::spec::drift::DriftReport;
 
 use std::collections::HashMap;
 
@@ -32,6 +37,8 @@ pub enum View {
     #[default]
     Config,
     Doctor,
+    /// The conformance checks, the scan and the drift since the previous check.
+    Checks,
     Tools,
     Prompts,
     Resources,
@@ -56,6 +63,31 @@ pub struct Mcp {
     pub prompts: Option<Vec<PromptItem>>,
     pub resources: Option<Vec<ResourceItem>>,
     pub output: Option<Output>,
+    pub checks: Option<CheckReport>,
+    /// From the snapshot of the check before the last one to the last one's.
+    pub drift: Option<DriftReport>,
+}
+
+impl Mcp {
+    /// Keeps a new check report, and the drift from the previous one's snapshot.
+    pub fn set_checks(&mut self, report: CheckReport) {
+        if let Some(d) = &report.drift {
+            self.drift = Some(d.clone());
+        } else if let (Some(old), Some(new)) = (
+            self.checks.as_ref().and_then(|c| c.snapshot.as_ref()),
+            report.snapshot.as_ref(),
+        ) {
+            let label = format!(
+                "the check of {}",
+                self.checks
+                    .as_ref()
+                    .map(|c| c.generated_at.clone())
+                    .unwrap_or_default()
+            );
+            self.drift = Some(crate::service::drift::diff(old, new, &label, "now"));
+        }
+        self.checks = Some(report);
+    }
 }
 
 #[derive(Default)]
@@ -68,6 +100,8 @@ pub struct ServersPane {
     pub mcp: HashMap<String, Mcp>,
     /// Tools, prompts or resources of the selected server.
     sub: ListView,
+    /// The checks view shows the evidence's JSON too.
+    evidence_data: bool,
 }
 
 impl ServersPane {
@@ -118,6 +152,7 @@ impl ServersPane {
 
     fn set_view(&mut self, view: View) {
         self.view = view;
+        self.evidence_data = false;
         self.detail.top();
         self.sync_sub();
         self.sub.top();
@@ -139,6 +174,10 @@ impl ServersPane {
                 .and_then(|m| m.prompts.as_ref())
                 .map(|t| t.iter().map(|t| t.name.clone()).collect())
                 .unwrap_or_default(),
+            View::Checks => m
+                .and_then(|m| m.checks.as_ref())
+                .map(|c| c.results.iter().map(|r| r.id.clone()).collect())
+                .unwrap_or_default(),
             View::Resources => m
                 .and_then(|m| m.resources.as_ref())
                 .map(|t| {
@@ -156,6 +195,7 @@ impl ServersPane {
         let (project, server) = (project.to_string(), server.to_string());
         Some(match view {
             View::Doctor => Request::Doctor { project, server },
+            View::Checks => Request::Check { project, server },
             View::Tools => Request::Tools { project, server },
             View::Prompts => Request::Prompts { project, server },
             View::Resources => Request::Resources { project, server },
@@ -598,7 +638,180 @@ fn detail_lines(s: &Server, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
+fn outcome_mark(r: &CheckResult, theme: &Theme) -> Span<'static> {
+    let (mark, style) = match (r.outcome, r.baselined) {
+        (_, true) => ("⚑", theme.warn),
+        (Outcome::Passed, _) => ("✓", theme.ok),
+        (Outcome::Failed, _) => ("✗", theme.error),
+        (Outcome::NotApplicable, _) => ("–", theme.dim),
+        (Outcome::CouldNotRun, _) => ("!", theme.warn),
+    };
+    Span::styled(mark, style)
+}
+
+/// One check: what it is, its result, its evidence.
+fn check_detail(r: &CheckResult, data: bool, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![
+        Line::from(vec![
+            outcome_mark(r, theme),
+            Span::raw(" "),
+            Span::styled(r.id.clone(), theme.title),
+            Span::styled(
+                format!(
+                    "  {}{}",
+                    r.outcome.as_str(),
+                    if r.baselined { " (baselined)" } else { "" }
+                ),
+                theme.dim,
+            ),
+        ]),
+        Line::raw(r.title.clone()),
+        field("revisions", r.revisions.join(", "), theme),
+        field("result", r.summary.clone(), theme),
+    ];
+    for e in &r.evidence {
+        out.push(Line::from(vec![
+            Span::styled("  • ", theme.dim),
+            Span::styled(
+                e.location
+                    .as_deref()
+                    .map(|l| format!("[{l}] "))
+                    .unwrap_or_default(),
+                theme.accent,
+            ),
+            Span::raw(e.message.clone()),
+        ]));
+        if data && let Some(d) = &e.data {
+            let text = serde_json::to_string_pretty(d).unwrap_or_default();
+            for l in text.lines().take(40) {
+                out.push(Line::styled(format!("      {l}"), theme.dim));
+            }
+        }
+    }
+    out
+}
+
+/// The scan's findings and the drift, under the selected check.
+fn report_tail(m: &Mcp, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![];
+    if let Some(c) = &m.checks {
+        out.push(Line::raw(""));
+        out.push(heading(
+            &format!("Scan ({} finding(s))", c.findings.len()),
+            theme,
+        ));
+        for f in &c.findings {
+            let style = match f.severity {
+                crate::spec::scan::Severity::Error => theme.error,
+                crate::spec::scan::Severity::Warning => theme.warn,
+                crate::spec::scan::Severity::Note => theme.dim,
+            };
+            out.push(Line::from(vec![
+                Span::styled(format!("{:<8}", f.severity.as_str()), style),
+                Span::raw(format!("{} {}{}  ", f.rule, f.location, f.pointer)),
+                Span::styled(f.message.clone(), theme.dim),
+            ]));
+        }
+    }
+    out.push(Line::raw(""));
+    match &m.drift {
+        None => {
+            out.push(heading("Drift", theme));
+            out.push(Line::styled(
+                "press K again later: the next check is compared with this one",
+                theme.dim,
+            ));
+        }
+        Some(d) => {
+            out.push(heading(
+                &format!(
+                    "Drift since {}: {} breaking, {} to review, {} non-breaking",
+                    d.old, d.summary.breaking, d.summary.review, d.summary.non_breaking
+                ),
+                theme,
+            ));
+            for c in &d.changes {
+                let style = match c.class {
+                    crate::spec::drift::DriftClass::Breaking => theme.error,
+                    crate::spec::drift::DriftClass::Review => theme.warn,
+                    crate::spec::drift::DriftClass::NonBreaking => theme.dim,
+                };
+                out.push(Line::from(vec![
+                    Span::styled(format!("{:<13}", c.class.as_str()), style),
+                    Span::raw(c.message.clone()),
+                ]));
+            }
+        }
+    }
+    out
+}
+
 impl ServersPane {
+    /// Draws the checks view: the results above, the selected one's evidence, the scan and
+    /// the drift below.
+    fn render_checks(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
+        let theme = rcx.theme;
+        let focused = rcx.focus == PaneFocus::Detail;
+        let m = self.mcp.get(&server.id);
+        let report = m.and_then(|m| m.checks.as_ref());
+        let n = report.map(|r| r.results.len());
+        let list_h = (n.unwrap_or(1) as u16 + 2).clamp(3, area.height / 2);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Fill(1)]).areas(area);
+        let busy = (rcx.busy)(Slot::ServerCheck);
+        let title = match report {
+            Some(r) => format!(
+                "{} › Checks: {} passed, {} failed, {} n/a, {} could not run{}",
+                server.name,
+                r.summary.passed,
+                r.summary.failed,
+                r.summary.not_applicable,
+                r.summary.could_not_run,
+                if busy { " (running again…)" } else { "" }
+            ),
+            None => format!("{} › Checks", server.name),
+        };
+        let empty = if busy {
+            format!(
+                "{} checking {} (a session of its own)…",
+                rcx.spinner, server.name
+            )
+        } else {
+            "no checks yet — press K to run them".into()
+        };
+        let results: Vec<CheckResult> = report.map(|r| r.results.clone()).unwrap_or_default();
+        let width = top.width.saturating_sub(4) as usize;
+        self.sub.render(
+            f,
+            top,
+            pane_block(title, focused, theme),
+            theme,
+            focused,
+            &empty,
+            |i| {
+                let r = &results[i];
+                Line::from(vec![
+                    outcome_mark(r, theme),
+                    Span::raw(" "),
+                    Span::raw(pad(&r.id, 31.min(width / 2))),
+                    Span::styled(
+                        format!(" {}", clip(&r.summary, width.saturating_sub(34))),
+                        theme.dim,
+                    ),
+                ])
+            },
+        );
+        let mut lines = match (self.sub.selected().and_then(|i| results.get(i)), m) {
+            (Some(r), _) => check_detail(r, self.evidence_data, theme),
+            _ => vec![],
+        };
+        if let Some(m) = m.filter(|m| m.checks.is_some()) {
+            lines.extend(report_tail(m, theme));
+        }
+        self.detail
+            .render(f, bottom, Line::from(""), lines, false, theme);
+    }
+
     fn selected_tool(&self, id: &str) -> Option<&ToolItem> {
         let i = self.sub.selected()?;
         self.mcp.get(id)?.tools.as_ref()?.get(i)
@@ -719,6 +932,7 @@ impl Pane for ServersPane {
             Command::new(Action::Validate, "validate"),
             Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),
+            Command::new(Action::Checks, "checks"),
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
@@ -735,6 +949,7 @@ impl Pane for ServersPane {
             View::Tools => Some("call tool"),
             View::Prompts => Some("render prompt"),
             View::Resources => Some("read resource"),
+            View::Checks => Some("evidence JSON"),
             _ => None,
         };
         let mut out: Vec<Command> = open
@@ -744,6 +959,7 @@ impl Pane for ServersPane {
         out.extend([
             Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),
+            Command::new(Action::Checks, "checks"),
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
@@ -822,6 +1038,7 @@ impl Pane for ServersPane {
             }
             Action::Config => View::Config,
             Action::Doctor => View::Doctor,
+            Action::Checks => View::Checks,
             Action::Tools => View::Tools,
             Action::Prompts => View::Prompts,
             Action::Resources => View::Resources,
@@ -838,6 +1055,18 @@ impl Pane for ServersPane {
     }
 
     fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if self.view == View::Checks {
+            match action {
+                Action::Up => self.sub.up(),
+                Action::Down => self.sub.down(),
+                Action::Top => self.sub.top(),
+                Action::Bottom => self.sub.bottom(),
+                Action::Open | Action::Right => self.evidence_data = !self.evidence_data,
+                _ => return false,
+            }
+            self.detail.top();
+            return true;
+        }
         if !matches!(self.view, View::Tools | View::Prompts | View::Resources) {
             return false;
         }
@@ -923,6 +1152,10 @@ impl Pane for ServersPane {
         let (title, lines) = match self.view {
             View::Tools | View::Prompts | View::Resources => {
                 self.render_sub(f, detail_area, rcx, &s);
+                return;
+            }
+            View::Checks => {
+                self.render_checks(f, detail_area, rcx, &s);
                 return;
             }
             View::Config => {
