@@ -1121,6 +1121,24 @@ pub const USER_SPEAKERS: &[&str] = &[
     "пользователь",
 ];
 
+/// The assistant as a speaker (folded): its lines are no part of a prompt.
+pub const ASSISTANT_SPEAKERS: &[&str] = &[
+    "assistant",
+    "bot",
+    "agent",
+    "ai",
+    "model",
+    "assistent",
+    "assistente",
+    "asistente",
+    "assistente virtuale",
+    "アシスタント",
+    "助手",
+    "助理",
+    "어시스턴트",
+    "ассистент",
+];
+
 /// Words meaning "every tool" in a forbidden-tools field (`Must not call: any`).
 pub const ALL_WORDS: &[&str] = &[
     "any",

@@ -734,6 +734,18 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
         let indent = line.len() - line.trim_start().len();
         let deeper_args =
             matches!(cur.role, Some(LabelRole::Args | LabelRole::Steps)) && indent > cur_indent;
+        // `assistant: "…"`: the other side of a conversation, kept out of the prompt.
+        if let Some(said) = assistant_line(line) {
+            if !cur.text.trim().is_empty() || cur.label.is_some() {
+                out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+            }
+            out.push(Segment {
+                label: Some("assistant".into()),
+                role: Some(LabelRole::Metadata),
+                text: said,
+            });
+            continue;
+        }
         let mut rest = match leading_label(line).filter(|_| !deeper_args) {
             Some((label, rest)) => {
                 if !cur.text.trim().is_empty() || cur.label.is_some() {
@@ -780,6 +792,16 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out
+}
+
+/// The text of a line spoken by the assistant (`Assistant: …`, `어시스턴트: …`).
+pub fn assistant_line(line: &str) -> Option<String> {
+    let t = line.trim_start().trim_start_matches(['-', '*', '>', ' ']);
+    let (head, rest) = t.split_once([':', '：'])?;
+    let head = lexicon::fold(head.trim_matches(['*', '_', ' ']));
+    lexicon::ASSISTANT_SPEAKERS
+        .contains(&head.as_str())
+        .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
 
 /// `"…" -> what is expected`: the quote (quotes kept) and the text after the arrow.

@@ -376,3 +376,13 @@ fn toml_tables_are_cases_unless_switched_off() {
         json!({"a": 2, "b": 3})
     );
 }
+
+#[test]
+fn an_assistant_line_is_no_part_of_the_prompt() {
+    let doc = "### Slow job\n- User: \"Run something slow\"\n- Assistant: \"For how long?\"\n- User: \"Two seconds, no progress\"\n- Expected tool: slow with durationMs=2000\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1);
+    let prompts: Vec<_> = c[0].steps.iter().filter_map(|s| s.prompt.clone()).collect();
+    assert_eq!(prompts, ["Run something slow", "Two seconds, no progress"]);
+    assert_eq!(positive_tools(&c[0]), ["slow"]);
+}

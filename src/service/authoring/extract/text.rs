@@ -15,7 +15,9 @@ use super::super::fields::{Role, role_of};
 use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
 use super::super::reading;
-use super::super::unit::{Segment, UnitInfo, leading_label, read_unit, segments_of};
+use super::super::unit::{
+    Segment, UnitInfo, assistant_line, leading_label, read_unit, segments_of,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -321,8 +323,11 @@ fn walk(
                     .and_then(|&f| field_list(lines, f, end))
                     .is_some_and(|items| {
                         items.len() == body.len() && {
-                            let roles: Vec<bool> =
-                                items.iter().map(|&k| prompt_label(lines[k].text)).collect();
+                            let roles: Vec<bool> = items
+                                .iter()
+                                .filter(|&&k| assistant_line(lines[k].text).is_none())
+                                .map(|&k| prompt_label(lines[k].text))
+                                .collect();
                             let first_other = roles.iter().position(|p| !p).unwrap_or(roles.len());
                             roles[first_other..].iter().all(|p| !p)
                         }
@@ -533,6 +538,11 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                     group.clear();
                 };
                 for &k in &items {
+                    // The assistant's turns sit between the user's: they start nothing.
+                    if assistant_line(lines[k].text).is_some() {
+                        group.push(k);
+                        continue;
+                    }
                     let role = leading_label(lines[k].text).and_then(|(l, _)| label_role(&l));
                     if role == Some(LabelRole::Prompt) && has_expect {
                         flush(&mut group, out);
@@ -704,7 +714,9 @@ fn field_list(lines: &[Ln], a: usize, b: usize) -> Option<Vec<usize>> {
     let mut items = Vec::new();
     let mut k = a;
     while k < b && lines[k].kind == Kind::Item && lines[k].indent == base {
-        leading_label(lines[k].text)?;
+        if assistant_line(lines[k].text).is_none() {
+            leading_label(lines[k].text)?;
+        }
         items.push(k);
         k += 1;
     }
