@@ -37,6 +37,8 @@ struct Ln<'a> {
     text: &'a str,
     kind: Kind,
     indent: usize,
+    /// The role of the line's leading label, read once (sections ask it many times).
+    label: Option<LabelRole>,
 }
 
 fn indent_of(s: &str) -> usize {
@@ -121,11 +123,18 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         } else {
             Kind::Text
         };
+        let label = match kind {
+            Kind::Text | Kind::Item | Kind::Heading(7) => {
+                leading_label(text).and_then(|(l, _)| label_role(&l))
+            }
+            _ => None,
+        };
         out.push(Ln {
             n,
             text,
             kind,
             indent,
+            label,
         });
     }
     // Setext headings: a text line above `===` or `---`.
@@ -237,11 +246,6 @@ fn strip_tags(t: &str) -> String {
     out
 }
 
-/// Whether a line is a prompt label.
-fn prompt_label(t: &str) -> bool {
-    leading_label(t).is_some_and(|(l, _)| label_role(&l) == Some(LabelRole::Prompt))
-}
-
 /// Extracts every case of a text document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let lines = classify(ix);
@@ -300,7 +304,7 @@ fn walk(
                 .filter(|&k| {
                     !matches!(lines[k].kind, Kind::Heading(_) | Kind::Table | Kind::Code)
                         && lines[k].indent <= top
-                        && prompt_label(lines[k].text)
+                        && lines[k].label == Some(LabelRole::Prompt)
                 })
                 .count();
             let sub_headings =
@@ -309,8 +313,7 @@ fn walk(
                 .filter(|&k| {
                     !matches!(lines[k].kind, Kind::Heading(_) | Kind::Table | Kind::Code)
                         && lines[k].indent <= top
-                        && leading_label(lines[k].text)
-                            .is_some_and(|(l, _)| label_role(&l) == Some(LabelRole::Steps))
+                        && lines[k].label == Some(LabelRole::Steps)
                 })
                 .count();
             // One conversation: a list of fields whose prompts all come before its
@@ -326,7 +329,7 @@ fn walk(
                             let roles: Vec<bool> = items
                                 .iter()
                                 .filter(|&&k| assistant_line(lines[k].text).is_none())
-                                .map(|&k| prompt_label(lines[k].text))
+                                .map(|&k| lines[k].label == Some(LabelRole::Prompt))
                                 .collect();
                             let first_other = roles.iter().position(|p| !p).unwrap_or(roles.len());
                             roles[first_other..].iter().all(|p| !p)
@@ -615,8 +618,9 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                     i += 1;
                 }
                 // A paragraph with several prompt labels holds several units.
-                let starts: Vec<usize> =
-                    (i..=end).filter(|&k| prompt_label(lines[k].text)).collect();
+                let starts: Vec<usize> = (i..=end)
+                    .filter(|&k| lines[k].label == Some(LabelRole::Prompt))
+                    .collect();
                 // `user: …` lines are turns of one conversation, not cases of their own.
                 let turns = starts.iter().all(|&k| {
                     leading_label(lines[k].text).is_some_and(|(l, _)| {
@@ -722,7 +726,7 @@ fn field_list(lines: &[Ln], a: usize, b: usize) -> Option<Vec<usize>> {
     }
     let prompts = items
         .iter()
-        .filter(|&&k| prompt_label(lines[k].text))
+        .filter(|&&k| lines[k].label == Some(LabelRole::Prompt))
         .count();
     (items.len() >= 2 && prompts >= 2 && prompts < items.len()).then_some(items)
 }
