@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::{Deserialize, Serialize};
 
-use super::nav::Section;
+use super::section::Section;
 
 /// Everything a key can ask for. Global actions are handled by the app; the rest go to the
 /// focused pane, which says in its `commands()` which ones it understands.

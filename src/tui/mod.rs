@@ -11,6 +11,7 @@ pub mod keymap;
 pub mod message;
 pub mod nav;
 pub mod panes;
+pub mod section;
 pub mod settings;
 pub mod terminal;
 pub mod testing;

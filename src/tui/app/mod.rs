@@ -1,0 +1,491 @@
+//! The controller: it owns the backend, the reply queue and every pane. Input becomes
+//! actions, actions become effects, effects become backend calls on spawned tasks whose
+//! replies come back through the queue tagged with a generation. Nothing here awaits the
+//! backend, so drawing and typing never wait on I/O.
+//!
+//! Headless use (tests): [`App::new`], [`App::handle_key`], [`App::drain`], [`App::render`].
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use futures::FutureExt;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use crate::client::Backend;
+use crate::spec::catalog::Me;
+use crate::spec::{Code, Error};
+use crate::tui::keymap::{Action, Keymap};
+use crate::tui::message::{Envelope, Reply, Request, Slot, SuiteThen, execute};
+use crate::tui::nav::{Nav, NavRow};
+use crate::tui::panes::agent::{AgentChat, AgentOutcome};
+use crate::tui::panes::call_form::{CallForm, CallOutcome};
+use crate::tui::panes::cases::{edit_value, parse_update, validate_update};
+use crate::tui::panes::credits::CreditsView;
+use crate::tui::panes::environments::EnvironmentsPane;
+use crate::tui::panes::hosts::HostsPane;
+use crate::tui::panes::import::{ImportScreen, Outcome as ImportOutcome, Target};
+use crate::tui::panes::projects::ProjectsPane;
+use crate::tui::panes::run_picker::{PickOutcome, RunPicker};
+use crate::tui::panes::runs::{LIVE_MS, RunsPane};
+use crate::tui::panes::server_form::{FormOutcome, ServerForm};
+use crate::tui::panes::servers::{Output, ServersPane, View as ServerView};
+use crate::tui::panes::suites::SuitesPane;
+use crate::tui::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx};
+use crate::tui::section::Section;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::help::{Help, HelpSection};
+use crate::tui::widgets::json_edit::{EditOutcome, JsonEditor};
+use crate::tui::widgets::list::{FilterKey, ListView};
+use crate::tui::widgets::modal::{Confirm, ErrorModal};
+use crate::tui::widgets::palette::{Entry, Palette, PaletteOutcome};
+
+mod effects;
+mod input;
+mod replies;
+mod view;
+
+const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+/// How often the runs list is read again while it is on screen.
+const RUNS_EVERY: Duration = Duration::from_secs(3);
+/// How long a footer notice stays.
+const NOTICE_FOR: Duration = Duration::from_secs(4);
+
+/// Which part of the screen has the keyboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Focus {
+    Nav,
+    List,
+    Detail,
+}
+
+/// One overlay at a time, moved rarely: its size does not matter.
+#[allow(clippy::large_enum_variant)]
+enum Overlay {
+    Help(Help),
+    Palette(Palette),
+    ServerForm(ServerForm),
+    CallForm(Box<CallForm>),
+    Confirm(Confirm),
+    Import(Box<ImportScreen>),
+    RunPicker(RunPicker),
+    Editor {
+        target: EditTarget,
+        editor: Box<JsonEditor>,
+    },
+    /// The conversation with the project's agent (kept in `App::agent` while closed).
+    Agent,
+    Credits(CreditsView),
+    /// Asks for a file path (an `mcp.json` to import).
+    Path {
+        input: crate::tui::widgets::input::LineInput,
+        error: Option<String>,
+    },
+}
+
+/// What an editor's document is saved as.
+enum EditTarget {
+    Case { suite: String, case: String },
+    Suite { id: String },
+    Schedule { suite: String },
+    NewEnvironment,
+    Environment { id: String },
+    Server { id: String },
+}
+
+pub struct App {
+    backend: Arc<dyn Backend>,
+    tx: mpsc::UnboundedSender<Envelope>,
+    rx: mpsc::UnboundedReceiver<Envelope>,
+    /// The newest generation issued per slot; older replies are stale.
+    generations: HashMap<Slot, u64>,
+    /// Slots whose newest request has not answered yet.
+    pending: HashMap<Slot, u64>,
+    in_flight: usize,
+    keymap: Keymap,
+    theme: Theme,
+    describe: String,
+    me: Option<Me>,
+    nav: Nav,
+    focus: Focus,
+    projects: ProjectsPane,
+    servers: ServersPane,
+    environments: EnvironmentsPane,
+    hosts: HostsPane,
+    suites: SuitesPane,
+    runs: RunsPane,
+    overlay: Option<Overlay>,
+    errors: VecDeque<ErrorModal>,
+    last_latency: Option<Duration>,
+    notice: Option<(String, Instant)>,
+    frame: usize,
+    quit: bool,
+    nav_area: Rect,
+    main_area: Rect,
+    /// The project to make active once the projects are known (a review link's).
+    prefer_project: Option<String>,
+    /// When the runs list was last read, to keep it live while it is on screen.
+    runs_read: Option<Instant>,
+    /// An import closed before it was submitted: its text comes back with the next `i`.
+    kept_import: Option<Box<ImportScreen>>,
+    /// The conversation with the agent, kept while its overlay is closed.
+    agent: AgentChat,
+}
+
+impl App {
+    /// A new app; starts loading the account and the projects at once. Needs a tokio
+    /// runtime (backend calls run on spawned tasks).
+    pub fn new(backend: Arc<dyn Backend>) -> App {
+        let (settings, problem) = crate::tui::settings::Settings::load();
+        let mut app = App::with_theme(backend, settings.theme());
+        match settings.keymap() {
+            Ok(km) => app.keymap = km,
+            Err(e) => app.notify(format!("settings: {e}")),
+        }
+        if let Some(p) = problem {
+            app.notify(format!("settings ignored: {p}"));
+        }
+        app
+    }
+
+    pub fn with_theme(backend: Arc<dyn Backend>, theme: Theme) -> App {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let describe = backend.describe();
+        let mut app = App {
+            backend,
+            tx,
+            rx,
+            generations: HashMap::new(),
+            pending: HashMap::new(),
+            in_flight: 0,
+            keymap: Keymap::default(),
+            theme,
+            describe,
+            me: None,
+            nav: Nav::default(),
+            focus: Focus::Nav,
+            projects: ProjectsPane::default(),
+            servers: ServersPane::default(),
+            environments: EnvironmentsPane::default(),
+            hosts: HostsPane::default(),
+            suites: SuitesPane::default(),
+            runs: RunsPane::default(),
+            overlay: None,
+            errors: VecDeque::new(),
+            last_latency: None,
+            notice: None,
+            frame: 0,
+            quit: false,
+            nav_area: Rect::default(),
+            main_area: Rect::default(),
+            prefer_project: None,
+            runs_read: None,
+            kept_import: None,
+            agent: AgentChat::default(),
+        };
+        app.dispatch(Request::Me);
+        app.dispatch(Request::Projects);
+        app
+    }
+
+    /// Opens straight onto a job's skipped drafts (`evaldeck open REVIEW_URL`).
+    pub fn open_review(&mut self, project: String, job: String, drafts: Vec<String>) {
+        if self.nav.projects.iter().any(|p| p.id == project) {
+            self.activate_project(&project);
+            self.nav.select_project(&project);
+        } else {
+            self.prefer_project = Some(project.clone());
+        }
+        let screen = ImportScreen::review(project, job, drafts);
+        if let Some(req) = screen.drafts_request() {
+            self.dispatch(req);
+        }
+        self.overlay = Some(Overlay::Import(Box::new(screen)));
+    }
+
+    /// Opens a review link; `false` when it is not one.
+    pub fn open_url(&mut self, url: &str) -> bool {
+        match crate::tui::panes::import::parse_review_url(url) {
+            Some((project, job, drafts)) => {
+                self.open_review(project, job, drafts);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn import_screen(&mut self) -> Option<&mut ImportScreen> {
+        match self.overlay.as_mut() {
+            Some(Overlay::Import(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The runs pane, for benchmarks that load it with synthetic iterations.
+    #[doc(hidden)]
+    pub fn runs_pane(&mut self) -> &mut RunsPane {
+        &mut self.runs
+    }
+
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    pub fn focus(&self) -> Focus {
+        self.focus
+    }
+
+    /// Whether something on screen moves by itself (spinner, countdown, notice), so the
+    /// loop should tick.
+    pub fn animating(&self) -> bool {
+        self.in_flight > 0
+            || self.notice.is_some()
+            || self.errors.iter().any(|e| e.retry.is_some())
+            // The runs list stays live while it is on screen (runs started anywhere).
+            || self.section() == Section::Runs
+    }
+
+    // --- the reply queue ----------------------------------------------------------------
+
+    /// Sends a request on its own task; the reply comes back through the queue.
+    fn dispatch(&mut self, req: Request) {
+        let slot = req.slot();
+        let generation = {
+            let g = self.generations.entry(slot).or_default();
+            *g += 1;
+            *g
+        };
+        self.pending.insert(slot, generation);
+        self.in_flight += 1;
+        tracing::debug!(?slot, generation, what = %req.describe(), "request");
+        let backend = self.backend.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            // A panic in the backend becomes an error reply, so the app never waits forever.
+            let result = std::panic::AssertUnwindSafe(execute(&*backend, &req))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|_| Err(Error::internal("the backend call panicked; see the log")));
+            let _ = tx.send(Envelope {
+                slot,
+                generation,
+                request: req,
+                result,
+                elapsed: started.elapsed(),
+            });
+        });
+    }
+
+    /// Waits for the next reply (the event loop selects on this).
+    pub async fn recv(&mut self) -> Option<Envelope> {
+        self.rx.recv().await
+    }
+
+    /// Applies every reply already queued, without waiting.
+    pub fn process_ready(&mut self) {
+        while let Ok(env) = self.rx.try_recv() {
+            self.on_envelope(env);
+        }
+    }
+
+    /// Waits until no request is in flight, applying replies (and whatever they trigger).
+    pub async fn drain(&mut self) {
+        while self.in_flight > 0 {
+            match self.rx.recv().await {
+                Some(env) => self.on_envelope(env),
+                None => break,
+            }
+        }
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    pub fn on_envelope(&mut self, env: Envelope) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if self.generations.get(&env.slot) != Some(&env.generation) {
+            tracing::debug!(slot = ?env.slot, generation = env.generation, "stale reply dropped");
+            return;
+        }
+        self.pending.remove(&env.slot);
+        self.last_latency = Some(env.elapsed);
+        match env.result {
+            Ok(reply) => self.apply(reply, env.elapsed),
+            Err(e) => self.fail(env.request, e),
+        }
+    }
+}
+
+impl App {
+    pub(super) fn notify(&mut self, msg: String) {
+        self.notice = Some((msg, Instant::now() + NOTICE_FOR));
+    }
+
+    // --- projects -----------------------------------------------------------------------
+
+    /// Once the projects are known, makes the organization's default (or the first) active.
+    pub(super) fn ensure_active_project(&mut self) {
+        if self.nav.active.is_some() || self.nav.projects.is_empty() {
+            return;
+        }
+        let preferred = self
+            .prefer_project
+            .take()
+            .filter(|id| self.nav.projects.iter().any(|p| &p.id == id));
+        let default = preferred.or_else(|| {
+            self.me
+                .as_ref()
+                .and_then(|m| m.organization.as_ref())
+                .and_then(|o| o.default_project_id.clone())
+                .filter(|id| self.nav.projects.iter().any(|p| &p.id == id))
+        });
+        let id = default.unwrap_or_else(|| self.nav.projects[0].id.clone());
+        self.activate_project(&id);
+        self.nav.select_project(&id);
+        self.projects.select_id(&id);
+    }
+
+    pub(super) fn activate_project(&mut self, id: &str) {
+        if self.nav.active.as_deref() == Some(id) {
+            return;
+        }
+        self.nav.set_active(Some(id.to_string()));
+        self.projects.active = Some(id.to_string());
+        self.servers.set_items(Vec::new());
+        self.environments.clear();
+        self.hosts.clear();
+        self.suites.set_items(Vec::new());
+        self.runs.set_items(Vec::new());
+        for s in Section::CHILDREN {
+            self.reload(s);
+        }
+    }
+
+    /// Re-reads one server (its status changes after validate and doctor).
+    pub(super) fn reload_server(&mut self, id: &str) {
+        if let Some(project) = self.nav.active.clone() {
+            self.dispatch(Request::Server {
+                project,
+                id: id.to_string(),
+            });
+        }
+    }
+
+    /// After an import or a review wrote cases: the suites' counts and the cases on screen.
+    pub(super) fn cases_changed(&mut self) {
+        self.reload(Section::Suites);
+        if let (Some(suite), Some(project)) = (self.suites.forget_cases(), self.nav.active.clone())
+        {
+            self.dispatch(Request::Cases { project, suite });
+        }
+    }
+
+    /// Reloads a section's list for the active project.
+    pub(super) fn reload(&mut self, section: Section) {
+        if section == Section::Projects {
+            self.dispatch(Request::Projects);
+            return;
+        }
+        let Some(project) = self.nav.active.clone() else {
+            return;
+        };
+        let req = match section {
+            Section::Servers => Request::Servers { project },
+            Section::Environments => self.environments.list_request(&project),
+            Section::Hosts => Request::Hosts { project },
+            Section::Suites => Request::Suites { project },
+            Section::Runs => Request::Runs { project },
+            Section::Projects => unreachable!(),
+        };
+        self.dispatch(req);
+    }
+
+    pub(super) fn refresh(&mut self) {
+        self.dispatch(Request::Me);
+        self.dispatch(Request::Projects);
+        for s in Section::CHILDREN {
+            self.reload(s);
+        }
+        self.notify("refreshing".into());
+    }
+
+    // --- panes --------------------------------------------------------------------------
+
+    /// The section the main area shows.
+    pub fn section(&self) -> Section {
+        self.nav.section()
+    }
+
+    pub(super) fn pane_mut(&mut self, s: Section) -> &mut dyn Pane {
+        match s {
+            Section::Projects => &mut self.projects,
+            Section::Servers => &mut self.servers,
+            Section::Environments => &mut self.environments,
+            Section::Hosts => &mut self.hosts,
+            Section::Suites => &mut self.suites,
+            Section::Runs => &mut self.runs,
+        }
+    }
+
+    pub(super) fn pane(&self, s: Section) -> &dyn Pane {
+        match s {
+            Section::Projects => &self.projects,
+            Section::Servers => &self.servers,
+            Section::Environments => &self.environments,
+            Section::Hosts => &self.hosts,
+            Section::Suites => &self.suites,
+            Section::Runs => &self.runs,
+        }
+    }
+
+    pub(super) fn slot_of(s: Section) -> Slot {
+        match s {
+            Section::Projects => Slot::Projects,
+            Section::Servers => Slot::Servers,
+            Section::Environments => Slot::Environments,
+            Section::Hosts => Slot::Hosts,
+            Section::Suites => Slot::Suites,
+            Section::Runs => Slot::Runs,
+        }
+    }
+
+    pub(super) fn count(&self, s: Section) -> Option<usize> {
+        if self.pending.contains_key(&App::slot_of(s)) {
+            return None;
+        }
+        Some(match s {
+            Section::Projects => self.projects.items.len(),
+            Section::Servers => self.servers.count(),
+            Section::Environments => self.environments.active_count(),
+            Section::Hosts => self.hosts.items.len(),
+            Section::Suites => self.suites.items.len(),
+            Section::Runs => self.runs.items.len(),
+        })
+    }
+
+    /// Runs a pane handler with a context, then carries out what it asked for.
+    pub(super) fn with_pane(&mut self, f: impl FnOnce(&mut dyn Pane, &mut Cx) -> bool) -> bool {
+        let project = self.nav.active.clone();
+        let section = self.section();
+        let mut cx = Cx {
+            project: project.as_deref(),
+            effects: Vec::new(),
+        };
+        let handled = f(self.pane_mut(section), &mut cx);
+        let effects = cx.effects;
+        for e in effects {
+            self.apply_effect(e);
+        }
+        handled
+    }
+}

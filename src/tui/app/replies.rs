@@ -1,0 +1,436 @@
+//! Replies from the backend: applied to the panes, or shown as errors.
+
+use super::*;
+
+impl App {
+    pub(super) fn apply(&mut self, reply: Reply, elapsed: Duration) {
+        match reply {
+            Reply::Me(me) => {
+                self.me = Some(me);
+                self.ensure_active_project();
+            }
+            Reply::Projects(ps) => {
+                self.nav.set_projects(ps.clone());
+                self.projects.set_items(ps);
+                self.ensure_active_project();
+            }
+            Reply::Servers(v) => self.servers.set_items(v),
+            Reply::Server(s) => self.servers.upsert(s),
+            Reply::ServerCreated(s) => {
+                if matches!(self.overlay, Some(Overlay::ServerForm(_))) {
+                    self.overlay = None;
+                }
+                self.notify(format!("added server {}", s.name));
+                let id = s.id.clone();
+                self.servers.upsert(s);
+                self.servers.select_id(&id);
+                self.nav.select_section(Section::Servers);
+                self.focus = Focus::List;
+                self.reload(Section::Servers);
+            }
+            Reply::ServerDeleted(d) => {
+                self.notify(format!("deleted server {}", d.id));
+                self.reload(Section::Servers);
+            }
+            Reply::Hosts(v) => {
+                self.environments.host_names =
+                    v.iter().map(|h| (h.id.clone(), h.name.clone())).collect();
+                self.hosts.set_items(v);
+            }
+            Reply::Host(h) => self.hosts.set_opened(h),
+            Reply::Environments(v) => self.environments.set_items(v),
+            Reply::Resolution(r) => self.environments.set_resolution(r),
+            Reply::EnvironmentArchived(e) => {
+                self.notify(format!("archived {} (revision {})", e.name, e.revision));
+                self.reload(Section::Environments);
+            }
+            Reply::EnvironmentRestored(r) => {
+                let dropped = if r.dropped_plugin_version_ids.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; dropped {} missing plugin pin(s)",
+                        r.dropped_plugin_version_ids.len()
+                    )
+                };
+                self.notify(format!("restored {}{dropped}", r.environment.name));
+                let id = r.environment.id.clone();
+                self.environments.select_id(&id);
+                self.reload(Section::Environments);
+            }
+            Reply::Suites(v) => {
+                self.runs.suite_names = v
+                    .iter()
+                    .map(|s| (s.id.clone(), s.name.clone().unwrap_or_else(|| s.id.clone())))
+                    .collect();
+                self.runs.trends = v
+                    .iter()
+                    .map(|s| (s.id.clone(), s.pass_rate_trend.clone()))
+                    .collect();
+                self.suites.set_items(v);
+            }
+            Reply::Cases { suite, items } => {
+                if let Some(Overlay::RunPicker(p)) = self.overlay.as_mut()
+                    && p.suite == suite
+                {
+                    p.set_cases(&items);
+                }
+                self.suites.set_cases(suite, items);
+            }
+            Reply::EnvironmentSaved(e) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!(
+                    "saved environment {} (revision {})",
+                    e.name, e.revision
+                ));
+                let id = e.id.clone();
+                self.environments.select_id(&id);
+                self.reload(Section::Environments);
+            }
+            Reply::ServerSaved(srv) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!(
+                    "saved server {} (revision {})",
+                    srv.name, srv.revision
+                ));
+                self.servers.upsert(srv);
+            }
+            Reply::ServersImported {
+                created,
+                failed,
+                notes,
+            } => {
+                let mut msg = format!("imported {} server(s)", created.len());
+                if !failed.is_empty() {
+                    let names: Vec<String> = failed
+                        .iter()
+                        .map(|(n, why)| format!("{n} ({why})"))
+                        .collect();
+                    msg.push_str(&format!("; refused: {}", names.join(", ")));
+                }
+                for n in notes {
+                    msg.push_str(&format!("; {n}"));
+                }
+                self.notify(msg);
+                self.reload(Section::Servers);
+            }
+            Reply::CaseUpdated(c) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!("saved case {}", c.title));
+                self.suites.upsert_case(c);
+            }
+            Reply::CaseDeleted { suite, case } => {
+                self.notify("deleted the case".into());
+                self.suites.remove_case(&suite, &case);
+                self.cases_changed();
+            }
+            Reply::Suite { suite, then } => {
+                use crate::tui::panes::suite_edit as se;
+                let editor = match then {
+                    SuiteThen::Show => None,
+                    SuiteThen::EditSettings => Some((
+                        EditTarget::Suite {
+                            id: suite.id.clone(),
+                        },
+                        JsonEditor::new(
+                            format!("Edit suite “{}”", suite.name),
+                            &se::settings_value(&suite),
+                            se::validate_settings,
+                        ),
+                    )),
+                    SuiteThen::EditSchedule => Some((
+                        EditTarget::Schedule {
+                            suite: suite.id.clone(),
+                        },
+                        JsonEditor::new(
+                            format!("Schedule runs of “{}” (every 5–10080 min)", suite.name),
+                            &se::schedule_value(suite.schedule.as_ref()),
+                            se::validate_schedule,
+                        ),
+                    )),
+                };
+                if let Some((target, editor)) = editor {
+                    self.overlay = Some(Overlay::Editor {
+                        target,
+                        editor: Box::new(editor),
+                    });
+                }
+                self.suites.set_detail(suite);
+            }
+            Reply::SuiteSaved(s) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!("saved suite {}", s.name));
+                self.suites.set_detail(s);
+                self.reload(Section::Suites);
+            }
+            Reply::ScheduleSaved(s) => {
+                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
+                    self.overlay = None;
+                }
+                self.notify(format!(
+                    "schedule saved: {}",
+                    crate::tui::panes::suite_edit::schedule_summary(&s)
+                ));
+                self.suites.set_schedule(s);
+            }
+            Reply::Import(r) => {
+                let next = self.import_screen().and_then(|s| s.on_response(r));
+                if let Some(req) = next {
+                    self.dispatch(req);
+                } else {
+                    self.cases_changed();
+                    self.dispatch(Request::Me);
+                }
+            }
+            Reply::Committed(done) => {
+                if let Some(s) = self.import_screen() {
+                    s.on_imported(done);
+                }
+                self.cases_changed();
+                // Authoring spent credits: the status bar shows the new balance.
+                self.dispatch(Request::Me);
+            }
+            Reply::Drafts { items, .. } => {
+                if let Some(s) = self.import_screen() {
+                    s.set_drafts(items);
+                }
+            }
+            Reply::DraftFinished { draft, case } => {
+                if let Some(s) = self.import_screen() {
+                    s.on_finished(&draft, &case);
+                }
+                self.notify(format!(
+                    "created case “{}” from the draft (free)",
+                    case.title
+                ));
+                self.cases_changed();
+            }
+            Reply::Runs(v) => self.runs.set_items(v),
+            Reply::Run { run, iterations } => {
+                let live = !run.is_terminal() && self.runs.opened_id() == Some(run.id.as_str());
+                let finished_now = run.is_terminal()
+                    && self
+                        .runs
+                        .items
+                        .iter()
+                        .any(|r| r.id == run.id && !r.is_terminal());
+                let (id, project) = (run.id.clone(), self.nav.active.clone());
+                self.runs.set_run(run, iterations);
+                if live && let Some(project) = project {
+                    self.dispatch(Request::Run {
+                        project,
+                        run: id,
+                        delay_ms: LIVE_MS,
+                    });
+                } else if finished_now {
+                    self.reload(Section::Suites);
+                }
+            }
+            Reply::Trace { iteration, value } => self.runs.set_trace(iteration, value),
+            Reply::RunCreated(r) => {
+                self.notify(format!("started run {}", r.run_id));
+                self.nav.select_section(Section::Runs);
+                self.focus = Focus::Detail;
+                self.runs.open_id(&r.run_id);
+                if let Some(project) = self.nav.active.clone() {
+                    self.dispatch(Request::Run {
+                        project,
+                        run: r.run_id.clone(),
+                        delay_ms: 0,
+                    });
+                }
+                self.reload(Section::Runs);
+            }
+            Reply::RunCancelled(r) => {
+                self.notify(format!("cancelled run {}", r.id));
+                self.reload(Section::Runs);
+            }
+            Reply::RunRegraded(r) => {
+                let s = r.summary.clone().unwrap_or_default();
+                self.notify(format!(
+                    "regraded run #{}: {}/{} iterations passed",
+                    r.run_number.unwrap_or_default(),
+                    s.passed,
+                    s.total
+                ));
+                if let Some(project) = self.nav.active.clone() {
+                    self.dispatch(Request::Run {
+                        project,
+                        run: r.id.clone(),
+                        delay_ms: 0,
+                    });
+                }
+                self.reload(Section::Runs);
+            }
+            Reply::Credits(c) => {
+                if let Some(Overlay::Credits(v)) = self.overlay.as_mut() {
+                    v.credits = Some(c);
+                }
+            }
+            Reply::AgentReplied(r) => {
+                if r.created_resources.iter().any(|c| c.kind == "eval_suite") {
+                    self.reload(Section::Suites);
+                }
+                if !matches!(self.overlay, Some(Overlay::Agent)) {
+                    self.notify("the agent replied: A shows it".into());
+                }
+                self.agent.on_reply(r);
+            }
+            Reply::Compared(c) => {
+                self.runs.set_comparison(c);
+                self.focus = Focus::Detail;
+            }
+            Reply::Validated { server, result } => {
+                self.notify(format!("validated: {}", result.status));
+                self.servers.mcp_mut(&server).validated = Some(result);
+                self.reload_server(&server);
+            }
+            Reply::Doctor { server, report } => {
+                self.servers.mcp_mut(&server).doctor = Some(report);
+                self.servers.show(&server, ServerView::Doctor);
+                self.reload_server(&server);
+            }
+            Reply::Tools { server, items } => {
+                self.servers.mcp_mut(&server).tools = Some(items);
+                self.servers.sync_sub();
+            }
+            Reply::Prompts { server, items } => {
+                self.servers.mcp_mut(&server).prompts = Some(items);
+                self.servers.sync_sub();
+            }
+            Reply::Resources { server, items } => {
+                self.servers.mcp_mut(&server).resources = Some(items);
+                self.servers.sync_sub();
+            }
+            Reply::Output {
+                server,
+                title,
+                request,
+                value,
+            } => {
+                self.servers.mcp_mut(&server).output = Some(Output {
+                    title,
+                    request,
+                    value,
+                    elapsed_ms: elapsed.as_millis(),
+                });
+                self.servers.show(&server, ServerView::Output);
+                if self.section() == Section::Servers {
+                    self.focus = Focus::Detail;
+                }
+            }
+        }
+    }
+
+    pub(super) fn fail(&mut self, request: Request, e: Error) {
+        tracing::warn!(code = %e.code, message = %e.message, what = %request.describe(), "request failed");
+        if let (Request::CreateServer { .. }, Some(Overlay::ServerForm(form))) =
+            (&request, self.overlay.as_mut())
+            && e.code != Code::RateLimited
+        {
+            form.set_error(&e);
+            return;
+        }
+        if let (Request::FinishDraft { .. }, Some(Overlay::Import(s))) =
+            (&request, self.overlay.as_mut())
+            && s.on_finish_failed(&e)
+        {
+            return;
+        }
+        if let Request::AgentTurn { .. } = &request
+            && e.code != Code::RateLimited
+        {
+            self.agent.on_failed(e);
+            return;
+        }
+        match (&request, self.overlay.as_mut()) {
+            (
+                Request::ImportCases { .. } | Request::PollJob { .. } | Request::CommitJob { .. },
+                Some(Overlay::Import(s)),
+            ) => s.on_failed(&e),
+            (
+                Request::UpdateCase { .. }
+                | Request::UpdateSuite { .. }
+                | Request::SetSchedule { .. }
+                | Request::UpdateServer { .. }
+                | Request::CreateEnvironment { .. }
+                | Request::UpdateEnvironment { .. },
+                Some(Overlay::Editor { editor, .. }),
+            ) if e.code != Code::RateLimited => {
+                let conflict = e.code == Code::Conflict;
+                editor.set_error(&e);
+                if conflict && let Request::UpdateEnvironment { body, .. } = &request {
+                    editor.set_error(&Error::new(
+                        Code::Conflict,
+                        format!(
+                            "someone saved this environment after you opened it (you edited \
+                             revision {}); Esc, then e again to edit the newest revision",
+                            body.expected_revision
+                        ),
+                    ));
+                    self.reload(Section::Environments);
+                }
+                return;
+            }
+            _ => {}
+        }
+        let mut modal = ErrorModal::new(e, request.describe());
+        if modal.error.code == Code::RateLimited {
+            let wait = Duration::from_secs(modal.error.retry_after().unwrap_or(1).max(1));
+            modal.retry = Some((request, Instant::now() + wait));
+        } else if modal.error.code == Code::Conflict
+            && let Request::ArchiveEnvironment {
+                expected_revision, ..
+            }
+            | Request::RestoreEnvironment {
+                expected_revision, ..
+            } = &request
+        {
+            modal.hint = Some(format!(
+                "The environment changed after this list was read: you acted on revision \
+                 {expected_revision}, and someone (another window, the CLI or the API) has \
+                 written a newer one. The list has been reloaded — check the environment \
+                 and try again."
+            ));
+            self.reload(Section::Environments);
+        }
+        self.errors.push_back(modal);
+    }
+
+    /// Advances the spinner, fires due retries and expires the notice.
+    pub fn on_tick(&mut self) {
+        self.frame = self.frame.wrapping_add(1);
+        let now = Instant::now();
+        if self.notice.as_ref().is_some_and(|(_, at)| now >= *at) {
+            self.notice = None;
+        }
+        let mut due = Vec::new();
+        self.errors.retain_mut(|m| match &m.retry {
+            Some((req, at)) if now >= *at => {
+                due.push(req.clone());
+                false
+            }
+            _ => true,
+        });
+        for req in due {
+            self.dispatch(req);
+        }
+        if self.section() == Section::Runs
+            && !self.pending.contains_key(&Slot::Runs)
+            && self
+                .runs_read
+                .is_none_or(|t| now.duration_since(t) >= RUNS_EVERY)
+        {
+            self.runs_read = Some(now);
+            self.reload(Section::Runs);
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! Drawing, and the command lists the footer, the help and the palette are built from.
+
+use super::*;
+
+impl App {
+    // --- commands, help, palette ---------------------------------------------------------
+
+    pub(super) fn global_commands() -> Vec<Command> {
+        vec![
+            Command::new(Action::Help, "help"),
+            Command::new(Action::Palette, "command palette"),
+            Command::new(Action::Filter, "filter the list"),
+            Command::new(Action::FocusNext, "next pane"),
+            Command::new(Action::FocusPrev, "previous pane"),
+            Command::new(Action::Open, "open"),
+            Command::new(Action::Back, "back / clear filter"),
+            Command::new(Action::Refresh, "reload everything"),
+            Command::new(Action::Agent, "talk to the project's agent"),
+            Command::new(Action::Credits, "credits and their ledger"),
+            Command::new(Action::Quit, "quit"),
+        ]
+    }
+
+    pub(super) fn help(&self) -> Help {
+        let km = &self.keymap;
+        let rows = |cmds: Vec<Command>| -> Vec<(String, String)> {
+            cmds.into_iter()
+                .map(|c| (km.keys_for(c.action), c.label.to_string()))
+                .collect()
+        };
+        let section = self.section();
+        let mut sections = vec![HelpSection {
+            title: format!("{} pane", section.label()),
+            rows: rows(self.pane(section).commands()),
+        }];
+        sections.push(HelpSection {
+            title: "Everywhere".into(),
+            rows: rows(App::global_commands()),
+        });
+        let mut moves = rows(vec![
+            Command::new(Action::Up, "up"),
+            Command::new(Action::Down, "down"),
+            Command::new(Action::Left, "back towards the navigation"),
+            Command::new(Action::Right, "open / into the pane"),
+            Command::new(Action::Top, "first"),
+            Command::new(Action::Bottom, "last"),
+            Command::new(Action::PageUp, "page up"),
+            Command::new(Action::PageDown, "page down"),
+        ]);
+        moves.push(("click".into(), "focus and select".into()));
+        moves.push(("wheel".into(), "scroll what is under the pointer".into()));
+        sections.push(HelpSection {
+            title: "Moving".into(),
+            rows: moves,
+        });
+        sections.push(HelpSection {
+            title: "Sections".into(),
+            rows: Section::ALL
+                .iter()
+                .map(|&s| (km.keys_for(Action::Goto(s)), s.goto_label().to_string()))
+                .collect(),
+        });
+        sections.push(HelpSection {
+            title: "Filter (after /)".into(),
+            rows: vec![
+                (
+                    "type".into(),
+                    "narrow the list (words match anywhere)".into(),
+                ),
+                (
+                    "Enter".into(),
+                    "keep the filter and go back to the list".into(),
+                ),
+                ("Esc".into(), "clear the filter".into()),
+            ],
+        });
+        Help {
+            sections,
+            scroll: 0,
+        }
+    }
+
+    pub(super) fn palette_entries(&self) -> Vec<Entry> {
+        let current = self.section();
+        let mut entries: Vec<Entry> = Vec::new();
+        let km = &self.keymap;
+        let mut push = |action: Action, section: Option<Section>, label: String| {
+            if !entries
+                .iter()
+                .any(|e| e.action == action && e.section == section)
+            {
+                entries.push(Entry {
+                    action,
+                    section,
+                    label,
+                    key: km.key_for(action),
+                });
+            }
+        };
+        // The current pane's commands first, then every other pane's, then the rest.
+        let mut order = vec![current];
+        order.extend(Section::ALL.iter().copied().filter(|&s| s != current));
+        for s in order {
+            if s != Section::Projects && self.nav.active.is_none() {
+                continue;
+            }
+            for c in self.pane(s).commands() {
+                if c.action != Action::Refresh {
+                    push(c.action, Some(s), format!("{}: {}", s.label(), c.label));
+                }
+            }
+        }
+        for s in Section::ALL {
+            push(Action::Goto(s), None, s.goto_label().to_string());
+        }
+        for c in App::global_commands() {
+            if c.action != Action::Palette {
+                push(c.action, None, c.label.to_string());
+            }
+        }
+        entries
+    }
+
+    /// The footer's key hints for what has focus.
+    pub(super) fn hints(&self) -> Vec<(String, String)> {
+        let km = &self.keymap;
+        let k = |a: Action| km.key_for(a).unwrap_or_default();
+        let mut out: Vec<(String, String)> = Vec::new();
+        match self.focus {
+            Focus::Nav => {
+                out.push((k(Action::Open), "open".into()));
+            }
+            Focus::List => {
+                for c in self.pane(self.section()).commands() {
+                    out.push((k(c.action), c.label.into()));
+                }
+            }
+            Focus::Detail => {
+                for c in self.pane(self.section()).detail_commands() {
+                    out.push((k(c.action), c.label.into()));
+                }
+                out.push(("j/k".into(), "move".into()));
+                out.push((k(Action::Back), "back".into()));
+            }
+        }
+        out.push((k(Action::Filter), "filter".into()));
+        out.push((k(Action::FocusNext), "pane".into()));
+        out.push((k(Action::Palette), "command".into()));
+        out.push((k(Action::Help), "help".into()));
+        out.push((k(Action::Quit), "quit".into()));
+        out
+    }
+
+    // --- drawing ------------------------------------------------------------------------
+
+    pub fn render(&mut self, f: &mut Frame) {
+        let area = f.area();
+        let [status, body, footer] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        self.render_status(f, status);
+        let nav_w = if area.width >= 110 { 26 } else { 22 };
+        let [nav_area, main_area] =
+            Layout::horizontal([Constraint::Length(nav_w), Constraint::Fill(1)]).areas(body);
+        self.nav_area = nav_area;
+        let counts: HashMap<Section, Option<usize>> = Section::CHILDREN
+            .iter()
+            .map(|&s| (s, self.count(s)))
+            .collect();
+        let theme = self.theme.clone();
+        let projects_loading = self.pending.contains_key(&Slot::Projects);
+        self.nav.render(
+            f,
+            nav_area,
+            &theme,
+            self.focus == Focus::Nav,
+            projects_loading,
+            |s| counts.get(&s).copied().flatten(),
+        );
+        self.projects.counts = Section::CHILDREN
+            .iter()
+            .filter_map(|&s| counts.get(&s).copied().flatten().map(|n| (s.label(), n)))
+            .collect();
+        let section = self.section();
+        let pending = self.pending.clone();
+        let busy = move |slot: Slot| pending.contains_key(&slot);
+        let rcx = RenderCx {
+            theme: &theme,
+            busy: &busy,
+            spinner: SPINNER[self.frame % SPINNER.len()],
+            focus: match self.focus {
+                Focus::Nav => PaneFocus::None,
+                Focus::List => PaneFocus::List,
+                Focus::Detail => PaneFocus::Detail,
+            },
+            loading: self.pending.contains_key(&App::slot_of(section)),
+        };
+        self.main_area = main_area;
+        if !matches!(self.overlay, Some(Overlay::Import(_))) {
+            self.pane_mut(section).render(f, main_area, &rcx);
+        }
+        let filtering = self.focused_list().is_filtering();
+        self.render_footer(f, footer, filtering);
+        match self.overlay.as_mut() {
+            Some(Overlay::Help(h)) => h.render(f, area, &theme),
+            Some(Overlay::Palette(p)) => p.render(f, area, &theme),
+            Some(Overlay::ServerForm(form)) => form.render(f, area, &theme),
+            Some(Overlay::CallForm(form)) => form.render(f, area, &theme),
+            Some(Overlay::Confirm(c)) => c.render(f, area, &theme),
+            Some(Overlay::Import(s)) => {
+                s.render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])
+            }
+            Some(Overlay::RunPicker(p)) => p.render(f, area, &theme),
+            Some(Overlay::Path { input, error }) => {
+                render_path_prompt(f, area, &theme, input, error.as_deref())
+            }
+            Some(Overlay::Credits(v)) => v.render(f, area, &theme),
+            Some(Overlay::Agent) => {
+                self.agent
+                    .render(f, area, &theme, SPINNER[self.frame % SPINNER.len()])
+            }
+            Some(Overlay::Editor { editor, .. }) => {
+                let r = crate::tui::widgets::modal::centered(
+                    main_area,
+                    main_area.width.saturating_sub(4).max(40),
+                    main_area.height.saturating_sub(2).max(10),
+                );
+                editor.render(f, r, &theme);
+            }
+            None => {}
+        }
+        if let Some(m) = self.errors.front() {
+            m.render(f, area, &theme, Instant::now());
+        }
+    }
+
+    pub(super) fn render_status(&self, f: &mut Frame, area: Rect) {
+        let t = &self.theme;
+        let mut right = Vec::new();
+        if self.in_flight > 0 {
+            right.push(Span::styled(
+                format!("{} loading ", SPINNER[self.frame % SPINNER.len()]),
+                t.status_bar,
+            ));
+        }
+        if self.errors.len() > 1 {
+            right.push(Span::styled(
+                format!("{} errors ", self.errors.len()),
+                t.status_bar,
+            ));
+        }
+        let right_w: usize = right.iter().map(|s| s.width()).sum();
+        let (org, credits) = match self.me.as_ref().and_then(|m| m.organization.as_ref()) {
+            Some(o) => (format!("org {}", o.name), format!("{} credits", o.credits)),
+            None if self.me.is_some() => ("no organization".into(), String::new()),
+            None => ("…".into(), String::new()),
+        };
+        let sep = " │ ";
+        let fixed =
+            " evaldeck".len() + sep.len() * 3 + org.chars().count() + credits.chars().count();
+        let room = (area.width as usize).saturating_sub(fixed + right_w + 1);
+        let describe = clip_middle(&self.describe, room);
+        let mut spans = vec![
+            Span::styled(
+                " evaldeck",
+                t.status_bar.add_modifier(ratatui::style::Modifier::BOLD),
+            ),
+            Span::styled(sep, t.status_bar),
+            Span::styled(describe, t.status_bar),
+            Span::styled(sep, t.status_bar),
+            Span::styled(org, t.status_bar),
+        ];
+        if !credits.is_empty() {
+            spans.push(Span::styled(sep, t.status_bar));
+            spans.push(Span::styled(credits, t.status_bar));
+        }
+        f.buffer_mut().set_style(area, t.status_bar);
+        f.render_widget(Paragraph::new(Line::from(spans)), area);
+        let rw = right_w as u16;
+        if rw > 0 && rw < area.width {
+            let r = Rect {
+                x: area.x + area.width - rw,
+                width: rw,
+                ..area
+            };
+            f.render_widget(Paragraph::new(Line::from(right)), r);
+        }
+    }
+
+    pub(super) fn render_footer(&self, f: &mut Frame, area: Rect, filtering: bool) {
+        let t = &self.theme;
+        let right = match (&self.notice, self.last_latency) {
+            (Some((msg, _)), _) => Span::styled(format!("{msg} "), t.accent),
+            // Fixed width, so the hints beside it do not come and go with the digits.
+            (None, Some(d)) => Span::styled(format!("last: {:>5} ms ", d.as_millis()), t.dim),
+            (None, None) => Span::raw(""),
+        };
+        let room = (area.width as usize).saturating_sub(right.width() + 1);
+        let mut spans = vec![Span::raw(" ")];
+        let mut used = 1;
+        let hints = if let Some(Overlay::Import(s)) = &self.overlay {
+            s.hints()
+        } else if filtering {
+            vec![
+                ("type".to_string(), "to filter".to_string()),
+                ("Enter".into(), "keep".into()),
+                ("Esc".into(), "clear".into()),
+            ]
+        } else {
+            self.hints()
+        };
+        for (key, label) in hints {
+            let w = key.chars().count() + label.chars().count() + 3;
+            if used + w > room {
+                break;
+            }
+            spans.push(Span::styled(key, t.key));
+            spans.push(Span::styled(format!(" {label}  "), t.dim));
+            used += w;
+        }
+        f.render_widget(Paragraph::new(Line::from(spans)), area);
+        let rw = right.width() as u16;
+        if rw > 0 && rw < area.width {
+            let r = Rect {
+                x: area.x + area.width - rw,
+                width: rw,
+                ..area
+            };
+            f.render_widget(Paragraph::new(right), r);
+        }
+    }
+}
+
+/// The box that asks for an `mcp.json` path.
+fn render_path_prompt(
+    f: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    input: &crate::tui::widgets::input::LineInput,
+    error: Option<&str>,
+) {
+    let r = crate::tui::widgets::modal::centered(area, 76, 8);
+    let inner = crate::tui::widgets::modal::frame_box(
+        f,
+        r,
+        Line::styled(" Import servers from an mcp.json ", theme.title),
+        theme.border_focused,
+    );
+    let mut path = vec![Span::styled("path  ", theme.dim)];
+    path.extend(input.line(theme.base, theme.selected, true).spans);
+    let mut lines = vec![
+        Line::styled(
+            "Claude Desktop / Claude Code / Cursor (mcpServers) or VS Code (servers) files.",
+            theme.dim,
+        ),
+        Line::from(path),
+    ];
+    if let Some(e) = error {
+        lines.push(Line::styled(format!("✗ {e}"), theme.error));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("Enter", theme.key),
+        Span::styled(" import  ", theme.dim),
+        Span::styled("Esc", theme.key),
+        Span::styled(" cancel", theme.dim),
+    ]));
+    f.render_widget(
+        Paragraph::new(lines).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
+}
+
+/// Shortens text in the middle (`/home/me/…/evaldeck.sqlite3`), keeping both ends readable.
+fn clip_middle(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    if width < 5 {
+        return s.chars().take(width).collect();
+    }
+    let head = (width - 1) / 2;
+    let tail = width - 1 - head;
+    let mut out: String = s.chars().take(head).collect();
+    out.push('…');
+    out.extend(s.chars().skip(n - tail));
+    out
+}
