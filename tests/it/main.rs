@@ -27,3 +27,4 @@ mod store;
 mod suite_file;
 mod tui;
 mod uploads;
+mod workbench;

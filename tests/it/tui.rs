@@ -16,14 +16,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 
 /// This build's binary under a short path of fixed length in the test's own temporary
 /// directory: screens show the demo server's command, and a long checkout path would wrap.
-fn demo_command(dir: &Path) -> String {
+pub(crate) fn demo_command(dir: &Path) -> String {
     let link = dir.join("evaldeck");
     std::os::unix::fs::symlink(BIN, &link).expect("link the binary");
     link.display().to_string()
 }
 
 /// An embedded backend on a fresh database whose demo server runs this build's binary.
-fn embedded(dir: &Path) -> Arc<Embedded> {
+pub(crate) fn embedded(dir: &Path) -> Arc<Embedded> {
     let config = Config {
         demo_command: demo_command(dir),
         ..Config::default()
@@ -32,14 +32,14 @@ fn embedded(dir: &Path) -> Arc<Embedded> {
     Arc::new(Embedded::new(service).expect("the local owner"))
 }
 
-async fn app(width: u16, height: u16) -> (Harness, Arc<Embedded>, TempDir) {
+pub(crate) async fn app(width: u16, height: u16) -> (Harness, Arc<Embedded>, TempDir) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let backend = embedded(dir.path());
     let h = Harness::new(backend.clone() as Arc<dyn Backend>, width, height).await;
     (h, backend, dir)
 }
 
-async fn demo_project(b: &Embedded) -> String {
+pub(crate) async fn demo_project(b: &Embedded) -> String {
     evaldeck::cli::project_id(b, None)
         .await
         .expect("the demo project")
@@ -47,7 +47,7 @@ async fn demo_project(b: &Embedded) -> String {
 
 /// Screens with the volatile parts (ids, times, paths, latencies) replaced. The filters
 /// are applied here because insta's `filters` feature is not enabled.
-fn snapshot(name: &str, screen: String) {
+pub(crate) fn snapshot(name: &str, screen: String) {
     let filters = [
         (
             r"\b(prj|srv|hst|env|sut|grp|org|usr|case|run|job|cfg)_[0-9a-f…]+",
@@ -502,7 +502,7 @@ async fn a_tool_called_with_raw_json_and_a_tool_error_shows_as_such() {
 }
 
 /// With the tools view focused on its first tool, moves down to `name`.
-fn select_tool(h: &mut Harness, name: &str) {
+pub(crate) fn select_tool(h: &mut Harness, name: &str) {
     let lines = h.lines();
     let row = |n: &str| {
         lines
@@ -545,7 +545,7 @@ async fn a_slow_tool_does_not_block_navigation() {
 
 // --- suites, import and review, runs and traces ---------------------------------------------
 
-fn plan(name: &str) -> String {
+pub(crate) fn plan(name: &str) -> String {
     std::fs::read_to_string(format!(
         "{}/assets/plans/{name}",
         env!("CARGO_MANIFEST_DIR")
@@ -555,7 +555,7 @@ fn plan(name: &str) -> String {
 
 /// A service config with the built-in author and no wait window, so every import hands
 /// back a pending job that the workbench polls, watches and commits.
-fn authoring_config() -> Config {
+pub(crate) fn authoring_config() -> Config {
     Config {
         demo_command: BIN.into(),
         authoring: evaldeck::service::authoring::AuthoringConfig {
@@ -567,13 +567,13 @@ fn authoring_config() -> Config {
     }
 }
 
-fn embedded_with(dir: &Path, config: Config) -> Arc<Embedded> {
+pub(crate) fn embedded_with(dir: &Path, config: Config) -> Arc<Embedded> {
     let service = Service::open(&dir.join("db.sqlite3"), config).expect("open the store");
     Arc::new(Embedded::new(service).expect("the local owner"))
 }
 
 /// Imports `qa-plan.md` into Smoke through the backend (and waits for the job to commit).
-async fn seed_plan(b: &dyn Backend, project: &str) {
+pub(crate) async fn seed_plan(b: &dyn Backend, project: &str) {
     use evaldeck::spec::import::{EvalCaseImportRequest, ImportResponse, JobStatus};
     let mut req = EvalCaseImportRequest::new(plan("qa-plan.md"));
     req.file_name = Some("qa-plan.md".into());
@@ -601,7 +601,7 @@ async fn seed_plan(b: &dyn Backend, project: &str) {
 }
 
 /// Moves the suites list to `name` (from the top).
-fn select_suite(h: &mut Harness, name: &str) {
+pub(crate) fn select_suite(h: &mut Harness, name: &str) {
     h.press("5");
     h.press("g");
     for _ in 0..20 {
@@ -790,7 +790,7 @@ async fn a_review_link_opens_onto_exactly_its_drafts() {
 }
 
 /// A suite with four cases on the demo server, run by the built-in baseline agent.
-async fn seed_eval_suite(b: &dyn Backend, project: &str) {
+pub(crate) async fn seed_eval_suite(b: &dyn Backend, project: &str) {
     let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(serde_json::json!({
         "name": "Evals", "serverIds": ["demo"], "model": "builtin/baseline",
         "tests": [
@@ -845,7 +845,7 @@ async fn run_trace_flow(
     h.press("Enter");
     h.drain().await;
     let screen = h.screen();
-    assert!(screen.contains("Trace › #"), "{screen}");
+    assert!(screen.contains("› Trace #"), "{screen}");
     assert!(screen.contains("Timeline"), "{screen}");
     assert!(screen.contains("tool →    echo"), "{screen}");
     assert!(screen.contains("Assertions ("), "{screen}");
@@ -1063,7 +1063,11 @@ async fn the_new_screens_fit_in_80_by_24() {
 }
 
 /// Starts a run of `suite` through the backend and waits for its verdict.
-async fn run_to_end(b: &dyn Backend, project: &str, suite: &str) -> evaldeck::spec::run::EvalRun {
+pub(crate) async fn run_to_end(
+    b: &dyn Backend,
+    project: &str,
+    suite: &str,
+) -> evaldeck::spec::run::EvalRun {
     let body: evaldeck::spec::run::RunCreate =
         serde_json::from_value(serde_json::json!({"suiteId": suite})).unwrap();
     let id = b.create_run(project, &body).await.expect("started").run_id;

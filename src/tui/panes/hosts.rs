@@ -94,7 +94,7 @@ impl Pane for HostsPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(8).clamp(8, 40);
         let items = &self.items;
         self.list.render(

@@ -181,13 +181,10 @@ impl DetailView {
         self.area = area;
         let block = pane_block(title, focused, theme);
         let inner_width = block.inner(area).width.max(1);
-        // Character wrapping approximates word wrapping closely enough to bound the scroll.
-        self.content_height = lines
-            .iter()
-            .map(|l| l.width().div_ceil(inner_width as usize).max(1))
-            .sum::<usize>()
-            .min(u16::MAX as usize) as u16;
         let para = Paragraph::new(lines).wrap(Wrap { trim: false });
+        // The rows the text takes once word-wrapped, exactly as it will be drawn, so the
+        // last line can be scrolled to (an estimate by characters fell short of long lines).
+        self.content_height = para.line_count(inner_width).min(u16::MAX as usize) as u16;
         let max = self
             .content_height
             .saturating_sub(area.height.saturating_sub(2));
@@ -211,12 +208,14 @@ pub fn pane_block(title: impl Into<Line<'static>>, focused: bool, theme: &Theme)
         )
 }
 
-/// Splits a pane's area into a list (left) and a detail (right); stacked when narrow.
-pub fn split(area: Rect) -> (Rect, Rect) {
+/// Splits a pane's area into a list (left) and a detail (right); stacked when narrow, where
+/// the part with the keyboard gets the larger share.
+pub fn split(area: Rect, focus: PaneFocus) -> (Rect, Rect) {
     let [a, b] = if area.width >= 90 {
         Layout::horizontal([Constraint::Percentage(40), Constraint::Fill(1)]).areas(area)
     } else {
-        Layout::vertical([Constraint::Percentage(45), Constraint::Fill(1)]).areas(area)
+        let list = if focus == PaneFocus::Detail { 25 } else { 45 };
+        Layout::vertical([Constraint::Percentage(list), Constraint::Fill(1)]).areas(area)
     };
     (a, b)
 }

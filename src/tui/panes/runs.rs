@@ -273,6 +273,26 @@ impl RunsPane {
         let Some((run, its)) = self.opened.as_ref() else {
             return;
         };
+        // An open trace takes the whole detail: it is long, and the run's summary is one Esc
+        // away.
+        if let Some((it_id, value)) = &self.trace {
+            let title = its
+                .iter()
+                .find(|i| &i.id == it_id)
+                .map(|i| {
+                    format!(
+                        "Run #{} › Trace #{} {}",
+                        run.run_number.unwrap_or_default(),
+                        i.iteration_number,
+                        i.title.clone().unwrap_or_default()
+                    )
+                })
+                .unwrap_or_else(|| "Trace".into());
+            let lines = trace_lines(value, theme);
+            self.detail
+                .render(f, area, Line::from(title), lines, focused, theme);
+            return;
+        }
         let suite = self
             .suite_names
             .get(&run.suite_id)
@@ -378,23 +398,6 @@ impl RunsPane {
             Paragraph::new(spark).block(pane_block("latency · trend", false, theme)),
             spark_area,
         );
-        if let Some((it_id, value)) = &self.trace {
-            let title = its
-                .iter()
-                .find(|i| &i.id == it_id)
-                .map(|i| {
-                    format!(
-                        "Trace › #{} {}",
-                        i.iteration_number,
-                        i.title.clone().unwrap_or_default()
-                    )
-                })
-                .unwrap_or_else(|| "Trace".into());
-            let lines = trace_lines(value, theme);
-            self.detail
-                .render(f, bottom, Line::from(title), lines, focused, theme);
-            return;
-        }
         let w = bottom.width.saturating_sub(4) as usize;
         let empty = if run.is_terminal() {
             "no iterations".to_string()
@@ -801,7 +804,7 @@ impl Pane for RunsPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let items = &self.items;
         let names = &self.suite_names;
         let marked = self.marked.as_deref();
