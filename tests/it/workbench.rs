@@ -67,3 +67,53 @@ async fn the_end_of_a_long_trace_is_reachable() {
         assert!(h.shows("Tool-call diff ("), "{}", h.screen());
     }
 }
+
+/// Defect 2: a paste into the import editor before the syntax highlighter has loaded is
+/// drawn at once (plain), exactly once; the highlighter never holds a frame back.
+#[tokio::test]
+async fn a_paste_before_the_highlighter_has_loaded_is_drawn_at_once_and_once() {
+    use evaldeck::tui::widgets::highlight;
+    let dir = tempfile::tempdir().unwrap();
+    let b = crate::tui::embedded(dir.path());
+    highlight::hold(true);
+    let mut h = Harness::with_color(b.clone() as Arc<dyn Backend>, 120, 36, true).await;
+    h.press("5");
+    h.press("i");
+    assert!(h.shows("Import into suite “Smoke”"), "{}", h.screen());
+    let plan = crate::tui::plan("qa-plan.md");
+    // The cursor ends at the end of the paste: its last lines are on screen.
+    let first = plan
+        .lines()
+        .rev()
+        .find(|l| l.trim().len() > 10)
+        .unwrap()
+        .chars()
+        .take(40)
+        .collect::<String>();
+    let started = std::time::Instant::now();
+    h.app
+        .handle_event(crossterm::event::Event::Paste(plan.clone()));
+    h.draw();
+    let took = started.elapsed();
+    assert!(!highlight::is_ready(), "the highlighter is held back");
+    let screen = h.screen();
+    highlight::hold(false);
+    assert!(screen.contains("(75 lines)"), "{screen}");
+    assert_eq!(screen.matches(first.as_str()).count(), 1, "{screen}");
+    assert!(
+        took < std::time::Duration::from_millis(500),
+        "the frame after the paste took {took:?}"
+    );
+    // Once it has loaded, the same document is there, once, now highlighted.
+    highlight::warm_up();
+    for _ in 0..600 {
+        if highlight::is_ready() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(highlight::is_ready());
+    let screen = h.screen();
+    assert!(screen.contains("(75 lines)"), "{screen}");
+    assert_eq!(screen.matches(first.as_str()).count(), 1, "{screen}");
+}

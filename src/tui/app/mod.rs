@@ -145,7 +145,12 @@ impl App {
     /// runtime (backend calls run on spawned tasks).
     pub fn new(backend: Arc<dyn Backend>) -> App {
         let (settings, problem) = crate::tui::settings::Settings::load();
-        let mut app = App::with_theme(backend, settings.theme());
+        let theme = settings.theme();
+        if theme.color {
+            // Loads while the first frames draw; until then text is drawn plain.
+            crate::tui::widgets::highlight::warm_up();
+        }
+        let mut app = App::with_theme(backend, theme);
         match settings.keymap() {
             Ok(km) => app.keymap = km,
             Err(e) => app.notify(format!("settings: {e}")),
@@ -248,6 +253,8 @@ impl App {
     pub fn animating(&self) -> bool {
         self.in_flight > 0
             || self.notice.is_some()
+            // The frame after the highlighter has loaded is drawn in colour.
+            || (self.theme.color && !crate::tui::widgets::highlight::is_ready())
             || self.errors.iter().any(|e| e.retry.is_some())
             // The runs list stays live while it is on screen (runs started anywhere).
             || self.section() == Section::Runs
