@@ -402,7 +402,9 @@ impl ServerHandler for DemoServer {
                 Implementation::new("evaldeck-demo", env!("CARGO_PKG_VERSION"))
                     .with_title("evaldeck demo server"),
             )
-            .with_instructions("A demo server for evaldeck: try `echo`, `get-sum` or `get-stats`.")
+            .with_instructions(
+                "A demo server for evaldeck.\nTry `echo`, `get-sum` or `get-stats`;\n`slow` reports progress and `crash` exits mid-call.",
+            )
     }
 
     async fn list_tools(

@@ -265,9 +265,11 @@ pub enum Slot {
     Suites,
     /// Validate and doctor: one check of a server at a time.
     ServerCheck,
-    ServerTools,
-    ServerPrompts,
-    ServerResources,
+    /// A server's tools, prompts, resources or templates: one slot per server (the hash of
+    /// its id), so listing one server never makes another's answer stale.
+    ServerTools(u64),
+    ServerPrompts(u64),
+    ServerResources(u64),
     /// Calling a tool, rendering a prompt, reading a resource.
     ServerCall,
     Cases,
@@ -286,7 +288,30 @@ pub enum Slot {
     Agent,
 }
 
+/// A server id as a slot key.
+pub fn server_key(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
 impl Request {
+    /// The saved server an MCP request talks to, if it is one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Request::Validate { server, .. }
+            | Request::Doctor { server, .. }
+            | Request::Tools { server, .. }
+            | Request::Prompts { server, .. }
+            | Request::Resources { server, .. }
+            | Request::CallTool { server, .. }
+            | Request::GetPrompt { server, .. }
+            | Request::ReadResource { server, .. } => Some(server),
+            _ => None,
+        }
+    }
+
     pub fn slot(&self) -> Slot {
         match self {
             Request::Me => Slot::Me,
@@ -304,9 +329,9 @@ impl Request {
             }
             Request::Suites { .. } => Slot::Suites,
             Request::Validate { .. } | Request::Doctor { .. } => Slot::ServerCheck,
-            Request::Tools { .. } => Slot::ServerTools,
-            Request::Prompts { .. } => Slot::ServerPrompts,
-            Request::Resources { .. } => Slot::ServerResources,
+            Request::Tools { server, .. } => Slot::ServerTools(server_key(server)),
+            Request::Prompts { server, .. } => Slot::ServerPrompts(server_key(server)),
+            Request::Resources { server, .. } => Slot::ServerResources(server_key(server)),
             Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. } => {
                 Slot::ServerCall
             }

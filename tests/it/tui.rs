@@ -57,6 +57,7 @@ pub(crate) fn snapshot(name: &str, screen: String) {
         (r"[0-9a-f]{8,}", "[hex]"),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", "[time]"),
         (r"embedded: \S+", "embedded: [db]"),
+        (r"\(pid \d+\)", "(pid [n])"),
         // Latencies and their padding (numbers are right-aligned in columns).
         (r"(latency +)[▁▂▃▄▅▆▇█]+ *", "$1[spark] "),
         (r" *\b\d+ ms\b *", " [n] ms "),

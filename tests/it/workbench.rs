@@ -117,3 +117,137 @@ async fn a_paste_before_the_highlighter_has_loaded_is_drawn_at_once_and_once() {
     assert!(screen.contains("(75 lines)"), "{screen}");
     assert_eq!(screen.matches(first.as_str()).count(), 1, "{screen}");
 }
+
+/// A second stdio server running the demo, named `name`.
+async fn add_demo_copy(b: &dyn Backend, project: &str, dir: &std::path::Path, name: &str) {
+    use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
+    let body = ServerCreate::new(
+        name,
+        ServerConfig::new(Transport::Stdio {
+            command: dir.join("evaldeck").display().to_string(),
+            args: vec!["demo-server".into()],
+            env: Default::default(),
+            cwd: None,
+        }),
+    );
+    b.create_server(project, &body).await.expect("saved");
+}
+
+/// Defect 3: with the tools view on, moving to a server never listed lists it, instead of
+/// saying it has no tools; a server that could not be listed says why.
+#[tokio::test]
+async fn a_server_never_listed_is_listed_when_selected() {
+    let (mut h, b, dir) = app(120, 36).await;
+    let project = demo_project(&b).await;
+    add_demo_copy(b.as_ref(), &project, dir.path(), "second").await;
+    h.press("r");
+    h.drain().await;
+    h.press("2");
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("demo › Tools (12)"), "{}", h.screen());
+    // Back to the list, down to the other server: its tools are read, not "no tools".
+    h.keys(&["Esc", "j"]);
+    assert!(!h.shows("no tools"), "{}", h.screen());
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("second › Tools (12)"), "{screen}");
+    snapshot("workbench_tools_of_the_next_server", screen);
+}
+
+/// Defects 4 and 5: a server that dies during a call shows its exit status and its last
+/// stderr lines in the error box, and the list says it is unreachable (not `● connected`);
+/// a failed validate says `error` (not `○ not checked`).
+#[tokio::test]
+async fn a_dead_server_says_how_it_died_and_the_list_says_so() {
+    let (mut h, b, dir) = app(120, 36).await;
+    let project = demo_project(&b).await;
+    // A server whose command exits at once: validate fails, the list says so.
+    use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
+    let body = ServerCreate::new(
+        "broken",
+        ServerConfig::new(Transport::Stdio {
+            command: "sh".into(),
+            args: vec![
+                "-c".into(),
+                "echo 'broken: missing API_TOKEN' >&2; exit 7".into(),
+            ],
+            env: Default::default(),
+            cwd: None,
+        }),
+    );
+    b.create_server(&project, &body).await.expect("saved");
+    let _ = dir;
+    h.press("2");
+    h.press("r");
+    h.drain().await;
+    h.press("G");
+    assert!(h.shows("broken"), "{}", h.screen());
+    assert!(h.shows("not checked"), "{}", h.screen());
+    h.press("v");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("exit"), "{screen}");
+    assert!(
+        screen.contains("broken: missing API_TOKEN"),
+        "the server's stderr in the error box:\n{screen}"
+    );
+    snapshot("workbench_connection_error", screen);
+    h.press("Esc");
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("✗ broken"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(!row.contains("not checked"), "{screen}");
+
+    // The demo: validated (connected), then the `crash` tool kills it mid-call.
+    h.press("g");
+    h.press("v");
+    h.drain().await;
+    assert!(h.shows("● demo"), "{}", h.screen());
+    h.press("t");
+    h.drain().await;
+    crate::tui::select_tool(&mut h, "crash");
+    h.press("Enter");
+    assert!(h.shows("Call tool crash"), "{}", h.screen());
+    h.press("C-s");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("SERVER_UNREACHABLE"), "{screen}");
+    assert!(screen.contains("crashing on purpose"), "{screen}");
+    assert!(screen.contains("exit"), "{screen}");
+    h.press("Esc");
+    let screen = h.screen();
+    assert!(
+        screen.contains("✗ demo") && screen.contains("unreachable"),
+        "{screen}"
+    );
+    assert!(!screen.contains("● demo"), "{screen}");
+}
+
+/// Defect 6: the doctor shows the server's instructions line by line, and the protocol
+/// revision the connection settled on (also in the server's detail).
+#[tokio::test]
+async fn the_doctor_keeps_the_instructions_line_breaks_and_names_the_revision() {
+    let (mut h, _b, _dir) = app(120, 36).await;
+    h.press("2");
+    h.press("d");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Doctor  ready  MCP 20"), "{screen}");
+    // Each line of the instructions on a line of its own.
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("instructions") && l.contains("A demo server for evaldeck."))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(lines[at + 1].contains("Try `echo`"), "{screen}");
+    assert!(
+        lines[at + 2].contains("`slow` reports progress"),
+        "{screen}"
+    );
+    snapshot("workbench_doctor", screen);
+    h.press("c");
+    assert!(h.shows("· MCP 20"), "{}", h.screen());
+}

@@ -33,6 +33,11 @@ impl App {
         if self.focused_list().filter_key(&key) == FilterKey::Consumed {
             if self.focus == Focus::Nav {
                 self.on_nav_moved();
+            } else {
+                self.with_pane(|p, cx| {
+                    p.on_select(cx);
+                    true
+                });
             }
             return;
         }
@@ -362,8 +367,10 @@ impl App {
         if self.focus == Focus::Nav {
             self.on_nav_moved();
         } else {
-            let s = self.section();
-            self.pane_mut(s).detail().top();
+            self.with_pane(|p, cx| {
+                p.on_select(cx);
+                true
+            });
         }
     }
 
@@ -484,7 +491,10 @@ impl App {
                 } else if self.pane_mut(section).list().contains(pos) {
                     self.focus = Focus::List;
                     if self.pane_mut(section).list().click(pos) {
-                        self.pane_mut(section).detail().top();
+                        self.with_pane(|p, cx| {
+                            p.on_select(cx);
+                            true
+                        });
                     }
                 } else if self.pane_mut(section).detail().contains(pos) {
                     self.focus = Focus::Detail;

@@ -484,9 +484,12 @@ impl App {
     pub(super) fn with_pane(&mut self, f: impl FnOnce(&mut dyn Pane, &mut Cx) -> bool) -> bool {
         let project = self.nav.active.clone();
         let section = self.section();
+        let pending = self.pending.clone();
+        let busy = move |slot: Slot| pending.contains_key(&slot);
         let mut cx = Cx {
             project: project.as_deref(),
             effects: Vec::new(),
+            busy: &busy,
         };
         let handled = f(self.pane_mut(section), &mut cx);
         let effects = cx.effects;

@@ -290,24 +290,33 @@ impl App {
             }
             Reply::Validated { server, result } => {
                 self.notify(format!("validated: {}", result.status));
-                self.servers.mcp_mut(&server).validated = Some(result);
+                let m = self.servers.mcp_mut(&server);
+                m.validated = Some(result);
+                // The saved status, read again now, is the newest word.
+                m.live = None;
                 self.reload_server(&server);
             }
             Reply::Doctor { server, report } => {
-                self.servers.mcp_mut(&server).doctor = Some(report);
+                let m = self.servers.mcp_mut(&server);
+                m.doctor = Some(report);
+                m.live = None;
                 self.servers.show(&server, ServerView::Doctor);
                 self.reload_server(&server);
             }
             Reply::Tools { server, items } => {
                 self.servers.mcp_mut(&server).tools = Some(items);
+                self.servers.saw(&server, Ok(()), Some(ServerView::Tools));
                 self.servers.sync_sub();
             }
             Reply::Prompts { server, items } => {
                 self.servers.mcp_mut(&server).prompts = Some(items);
+                self.servers.saw(&server, Ok(()), Some(ServerView::Prompts));
                 self.servers.sync_sub();
             }
             Reply::Resources { server, items } => {
                 self.servers.mcp_mut(&server).resources = Some(items);
+                self.servers
+                    .saw(&server, Ok(()), Some(ServerView::Resources));
                 self.servers.sync_sub();
             }
             Reply::Output {
@@ -316,6 +325,7 @@ impl App {
                 request,
                 value,
             } => {
+                self.servers.saw(&server, Ok(()), None);
                 self.servers.mcp_mut(&server).output = Some(Output {
                     title,
                     request,
@@ -332,6 +342,20 @@ impl App {
 
     pub(super) fn fail(&mut self, request: Request, e: Error) {
         tracing::warn!(code = %e.code, message = %e.message, what = %request.describe(), "request failed");
+        // What the server's list and status say follows what this request found.
+        if let Some(server) = request.server() {
+            let list = match &request {
+                Request::Tools { .. } => Some(ServerView::Tools),
+                Request::Prompts { .. } => Some(ServerView::Prompts),
+                Request::Resources { .. } => Some(ServerView::Resources),
+                _ => None,
+            };
+            let server = server.to_string();
+            self.servers.saw(&server, Err(&e), list);
+            if matches!(request, Request::Validate { .. } | Request::Doctor { .. }) {
+                self.reload_server(&server);
+            }
+        }
         if let (Request::CreateServer { .. }, Some(Overlay::ServerForm(form))) =
             (&request, self.overlay.as_mut())
             && e.code != Code::RateLimited

@@ -83,6 +83,8 @@ pub struct Cx<'a> {
     /// The active project's id.
     pub project: Option<&'a str>,
     pub effects: Vec<Effect>,
+    /// Whether a request for this slot is in flight.
+    pub busy: &'a dyn Fn(super::message::Slot) -> bool,
 }
 
 impl Cx<'_> {
@@ -127,6 +129,11 @@ pub trait Pane {
     /// An action while the detail has focus (before it falls back to scrolling).
     fn detail_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
         false
+    }
+    /// The list's selection moved (keys, mouse, filter): the detail starts at its top, and a
+    /// pane may read what the new item needs.
+    fn on_select(&mut self, _cx: &mut Cx) {
+        self.detail().top();
     }
     /// Commands of the detail, for the footer while it has focus.
     fn detail_commands(&self) -> Vec<Command> {

@@ -21,13 +21,13 @@ use crate::spec::primitives::{
 };
 use crate::spec::server::{Server, Transport};
 use crate::tui::keymap::Action;
-use crate::tui::message::{Request, Slot};
+use crate::tui::message::{Request, Slot, server_key};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::highlight;
 use crate::tui::widgets::list::ListView;
 
 /// What the detail beside the server list shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum View {
     #[default]
     Config,
@@ -56,6 +56,19 @@ pub struct Mcp {
     pub prompts: Option<Vec<PromptItem>>,
     pub resources: Option<Vec<ResourceItem>>,
     pub output: Option<Output>,
+    /// Why a list could not be read (shown in its place instead of "no tools").
+    pub list_errors: HashMap<View, String>,
+    /// What this session last saw of the server (a call that found it gone, a list that
+    /// worked), newer than the saved status of the last validate or doctor.
+    pub live: Option<Live>,
+}
+
+/// The server's state as the workbench last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Live {
+    pub ok: bool,
+    /// `connected`, `unreachable`, `timed out`, `OAuth required`.
+    pub word: String,
 }
 
 #[derive(Default)]
@@ -152,6 +165,58 @@ impl ServersPane {
         self.sub.set_keys(keys);
     }
 
+    /// Whether the current list view has nothing read for this server (and no error).
+    fn needs_list(&self, id: &str) -> bool {
+        let m = self.mcp.get(id);
+        let have = match self.view {
+            View::Tools => m.is_some_and(|m| m.tools.is_some()),
+            View::Prompts => m.is_some_and(|m| m.prompts.is_some()),
+            View::Resources => m.is_some_and(|m| m.resources.is_some()),
+            _ => return false,
+        };
+        !have && !m.is_some_and(|m| m.list_errors.contains_key(&self.view))
+    }
+
+    /// Records what a request found of a server: reachable, or not (and why a list failed).
+    pub fn saw(
+        &mut self,
+        server: &str,
+        outcome: Result<(), &crate::spec::Error>,
+        list: Option<View>,
+    ) {
+        use crate::spec::Code;
+        let m = self.mcp_mut(server);
+        match outcome {
+            Ok(()) => {
+                m.live = Some(Live {
+                    ok: true,
+                    word: "connected".into(),
+                });
+                if let Some(v) = list {
+                    m.list_errors.remove(&v);
+                }
+            }
+            Err(e) => {
+                let word = match e.code {
+                    Code::ServerUnreachable => Some("unreachable"),
+                    Code::Timeout => Some("timed out"),
+                    Code::OauthRequired => Some("OAuth required"),
+                    _ => None,
+                };
+                if let Some(w) = word {
+                    m.live = Some(Live {
+                        ok: false,
+                        word: w.into(),
+                    });
+                }
+                if let Some(v) = list {
+                    m.list_errors
+                        .insert(v, format!("{}: {}", e.code, e.message));
+                }
+            }
+        }
+    }
+
     fn fetch_for_view(&self, view: View, project: &str, server: &str) -> Option<Request> {
         let (project, server) = (project.to_string(), server.to_string());
         Some(match view {
@@ -196,11 +261,21 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
         DoctorStatus::Partial => ("partial", theme.warn),
         DoctorStatus::Error => ("error", theme.error),
     };
-    let mut lines = vec![Line::from(vec![
+    let mut head = vec![
         Span::styled("Doctor  ", theme.title),
         Span::styled(word.to_string(), style),
-        Span::styled(format!("  in {} ms", r.timings.total_ms), theme.dim),
-    ])];
+    ];
+    if let Some(info) = &r.init_info {
+        head.push(Span::styled(
+            format!("  MCP {}", info.protocol_version),
+            theme.accent,
+        ));
+    }
+    head.push(Span::styled(
+        format!("  in {} ms", r.timings.total_ms),
+        theme.dim,
+    ));
+    let mut lines = vec![Line::from(head)];
     if let Some(p) = &r.probe {
         lines.push(field(
             "target",
@@ -231,6 +306,7 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
             format!("{}: {}", e.code, e.message),
             theme.error,
         ));
+        lines.extend(crate::tui::widgets::modal::details_lines(e, theme));
     }
     if let Some(info) = &r.init_info {
         lines.push(Line::raw(""));
@@ -241,7 +317,19 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(field("server", format!("{name} {version}"), theme));
         }
         if let Some(i) = &info.instructions {
-            lines.push(field("instructions", i.clone(), theme));
+            // Every line of the server's instructions, as it wrote them.
+            let mut it = i.lines();
+            lines.push(field(
+                "instructions",
+                it.next().unwrap_or("").to_string(),
+                theme,
+            ));
+            for l in it {
+                lines.push(Line::from(vec![
+                    Span::raw(" ".repeat(14)),
+                    Span::raw(l.to_string()),
+                ]));
+            }
         }
     }
     let count = |v: &Option<Vec<_>>| v.as_ref().map(Vec::len);
@@ -259,6 +347,15 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(field("offers", counts.join(" · "), theme));
     }
     lines
+}
+
+/// The key that lists a view's items.
+fn what_key(view: View) -> &'static str {
+    match view {
+        View::Tools => "t",
+        View::Prompts => "p",
+        _ => "R",
+    }
 }
 
 /// Hints a tool's annotations give, as short marks for the list.
@@ -498,12 +595,25 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 /// The status dot and word of a server: its last validate/doctor outcome.
-pub fn status(s: &Server, theme: &Theme) -> (Span<'static>, Span<'static>) {
+pub fn status(s: &Server, live: Option<&Live>, theme: &Theme) -> (Span<'static>, Span<'static>) {
     if !s.enabled {
         return (
             Span::styled("○", theme.dim),
             Span::styled("disabled", theme.dim),
         );
+    }
+    if let Some(l) = live {
+        return if l.ok {
+            (
+                Span::styled("●", theme.ok),
+                Span::styled(l.word.clone(), theme.ok),
+            )
+        } else {
+            (
+                Span::styled("✗", theme.error),
+                Span::styled(l.word.clone(), theme.error),
+            )
+        };
     }
     match s.last_status.as_deref() {
         Some("connected") => (
@@ -525,16 +635,26 @@ pub fn status(s: &Server, theme: &Theme) -> (Span<'static>, Span<'static>) {
     }
 }
 
-fn detail_lines(s: &Server, theme: &Theme) -> Vec<Line<'static>> {
-    let (dot, word) = status(s, theme);
+fn detail_lines(
+    s: &Server,
+    live: Option<&Live>,
+    protocol: Option<&str>,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let (dot, word) = status(s, live, theme);
+    let mut status_line = vec![
+        Span::styled(format!("{:<14}", "status"), theme.dim),
+        dot,
+        Span::raw(" "),
+        word,
+    ];
+    // The protocol revision the connection settled on (`2025-11-25`, `2026-07-28`).
+    if let Some(p) = protocol.or(s.protocol_version.as_deref()) {
+        status_line.push(Span::styled(format!("  · MCP {p}"), theme.dim));
+    }
     let mut lines = vec![
         heading(&s.name, theme),
-        Line::from(vec![
-            Span::styled(format!("{:<14}", "status"), theme.dim),
-            dot,
-            Span::raw(" "),
-            word,
-        ]),
+        Line::from(status_line),
         field("transport", s.transport_type.clone(), theme),
     ];
     match s.config.as_ref().map(|c| &c.transport) {
@@ -616,10 +736,11 @@ impl ServersPane {
     fn render_sub(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
         let theme = rcx.theme;
         let focused = rcx.focus == PaneFocus::Detail;
+        let key = server_key(&server.id);
         let (what, slot) = match self.view {
-            View::Tools => ("Tools", Slot::ServerTools),
-            View::Prompts => ("Prompts", Slot::ServerPrompts),
-            _ => ("Resources", Slot::ServerResources),
+            View::Tools => ("Tools", Slot::ServerTools(key)),
+            View::Prompts => ("Prompts", Slot::ServerPrompts(key)),
+            _ => ("Resources", Slot::ServerResources(key)),
         };
         let m = self.mcp.get(&server.id);
         let n = match self.view {
@@ -635,10 +756,13 @@ impl ServersPane {
             Some(n) => format!("{} › {what} ({n})", server.name),
             None => format!("{} › {what}", server.name),
         };
-        let empty = if busy {
-            format!("{} asking {}…", rcx.spinner, server.name)
-        } else {
-            format!("no {}", what.to_lowercase())
+        let failed = m.and_then(|m| m.list_errors.get(&self.view));
+        let empty = match (busy, n, failed) {
+            (true, _, _) => format!("{} asking {}…", rcx.spinner, server.name),
+            (false, Some(_), _) => format!("no {}", what.to_lowercase()),
+            (false, None, Some(e)) => format!("✗ could not list them: {e}"),
+            // Never listed (another server was being looked at): not the same as none.
+            (false, None, None) => format!("not listed yet — {} lists them", what_key(self.view)),
         };
         let (tools, prompts, resources) = (
             m.and_then(|m| m.tools.as_ref()),
@@ -837,6 +961,21 @@ impl Pane for ServersPane {
         true
     }
 
+    fn on_select(&mut self, cx: &mut Cx) {
+        self.detail.top();
+        self.sync_sub();
+        self.sub.top();
+        // A list view stays on as the cursor moves: a server never listed is read now,
+        // rather than shown as having nothing.
+        if let (Some(project), Some(s)) = (cx.project, self.selected())
+            && self.needs_list(&s.id)
+            && let Some(req) = self.fetch_for_view(self.view, project, &s.id)
+            && !(cx.busy)(req.slot())
+        {
+            cx.fetch(req);
+        }
+    }
+
     fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
         if !matches!(self.view, View::Tools | View::Prompts | View::Resources) {
             return false;
@@ -890,7 +1029,7 @@ impl Pane for ServersPane {
         let theme = rcx.theme;
         let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(26).clamp(8, 40);
-        let items = &self.items;
+        let (items, mcp) = (&self.items, &self.mcp);
         self.list.render(
             f,
             list_area,
@@ -900,7 +1039,8 @@ impl Pane for ServersPane {
             &empty_text(rcx.loading, "servers — press n to add one"),
             |i| {
                 let s = &items[i];
-                let (dot, word) = status(s, theme);
+                let live = mcp.get(&s.id).and_then(|m| m.live.as_ref());
+                let (dot, word) = status(s, live, theme);
                 Line::from(vec![
                     dot,
                     Span::raw(" "),
@@ -926,19 +1066,23 @@ impl Pane for ServersPane {
                 return;
             }
             View::Config => {
-                let mut lines = detail_lines(&s, theme);
+                let validated = m
+                    .and_then(|m| m.validated.as_ref())
+                    .and_then(|v| v.init_info.as_ref());
+                let mut lines = detail_lines(
+                    &s,
+                    m.and_then(|m| m.live.as_ref()),
+                    validated.map(|i| i.protocol_version.as_str()),
+                    theme,
+                );
                 if busy(Slot::ServerCheck) {
                     lines.insert(1, working("validating"));
                 }
-                if let Some(info) = m
-                    .and_then(|m| m.validated.as_ref())
-                    .and_then(|v| v.init_info.as_ref())
+                if let Some(si) = validated
+                    .and_then(|i| i.server_info.as_ref())
+                    .or(s.server_info.as_ref())
                 {
-                    lines.push(Line::raw(""));
-                    lines.push(field("protocol", info.protocol_version.clone(), theme));
-                    if let Some(si) = &info.server_info {
-                        lines.push(field("server info", si.to_string(), theme));
-                    }
+                    lines.push(field("server info", si.to_string(), theme));
                 }
                 (format!("Server › {}", s.name), lines)
             }
