@@ -125,6 +125,11 @@ impl Harness {
         self.terminal.draw(|f| app.render(f)).expect("draw");
     }
 
+    /// Forgets what the terminal shows, so the next frame is written in full.
+    pub fn clear(&mut self) {
+        self.terminal.clear().expect("clear");
+    }
+
     /// Draws a frame and returns the screen, one string per row, right-trimmed.
     pub fn lines(&mut self) -> Vec<String> {
         let app = &mut self.app;

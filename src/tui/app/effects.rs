@@ -38,6 +38,7 @@ impl App {
                     .is_some_and(|k| k.suite_id() == Some(suite.as_str()) && k.project == project)
                     && let Some(kept) = self.kept_import.take()
                 {
+                    self.notify("the kept plan is back: Ctrl-L clears it".into());
                     self.overlay = Some(Overlay::Import(kept));
                     return;
                 }
@@ -60,11 +61,12 @@ impl App {
                             name: e.name.clone(),
                         }),
                 );
-                self.overlay = Some(Overlay::Import(Box::new(ImportScreen::new(
-                    project,
-                    (suite, suite_name),
-                    targets,
-                ))));
+                let mut screen =
+                    ImportScreen::new(project.clone(), (suite.clone(), suite_name), targets);
+                // The suite's cases name what a skipped draft duplicates.
+                screen.case_titles = self.suites.case_titles(&suite);
+                self.overlay = Some(Overlay::Import(Box::new(screen)));
+                self.dispatch(Request::Cases { project, suite });
             }
             Effect::OpenRunPicker {
                 suite,

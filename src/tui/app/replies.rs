@@ -75,6 +75,14 @@ impl App {
                 {
                     p.set_cases(&items);
                 }
+                if let Some(Overlay::Import(s)) = self.overlay.as_mut()
+                    && s.suite_id() == Some(suite.as_str())
+                {
+                    s.case_titles = items
+                        .iter()
+                        .map(|c| (c.id.clone(), c.title.clone()))
+                        .collect();
+                }
                 self.suites.set_cases(suite, items);
             }
             Reply::EnvironmentSaved(e) => {

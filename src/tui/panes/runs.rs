@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::suites::sparkline;
 use super::{
-    Command, Cx, DetailView, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading, pad,
-    pane_block, split, time,
+    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading,
+    pad, pane_block, split, time,
 };
 use crate::client::compare::{Change, Comparison};
 use crate::spec::run::{EvalIteration, EvalRun};
@@ -687,9 +687,23 @@ impl Pane for RunsPane {
                 if r.is_terminal() {
                     cx.notify(format!("the run is already {}", r.status));
                 } else {
-                    cx.fetch(Request::CancelRun {
-                        project: project.to_string(),
-                        run: r.id.clone(),
+                    let s = r.summary.clone().unwrap_or_default();
+                    cx.effects.push(Effect::Confirm {
+                        prompt: format!(
+                            "Cancel run #{} of “{}”? {} of {} iterations have finished; the rest \
+                             will not run.",
+                            r.run_number.unwrap_or_default(),
+                            self.suite_names
+                                .get(&r.suite_id)
+                                .map(String::as_str)
+                                .unwrap_or("?"),
+                            s.passed + s.failed + s.cancelled,
+                            s.total
+                        ),
+                        request: Request::CancelRun {
+                            project: project.to_string(),
+                            run: r.id.clone(),
+                        },
                     });
                 }
                 true

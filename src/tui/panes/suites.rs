@@ -111,6 +111,14 @@ impl SuitesPane {
             .flatten()
     }
 
+    /// Titles of a suite's cases by id, as far as they are read.
+    pub fn case_titles(&self, suite: &str) -> HashMap<String, String> {
+        self.cases
+            .get(suite)
+            .map(|cs| cs.iter().map(|c| (c.id.clone(), c.title.clone())).collect())
+            .unwrap_or_default()
+    }
+
     pub fn view(&self) -> View {
         self.view
     }
