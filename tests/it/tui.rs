@@ -206,7 +206,7 @@ async fn help_lists_the_focused_panes_own_commands() {
     h.press("?");
     let screen = h.screen();
     for want in [
-        "Envs pane",
+        "Envs list",
         "show archived",
         "archive",
         "restore",

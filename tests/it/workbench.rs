@@ -392,3 +392,64 @@ async fn cancelling_a_run_asks_first() {
     }
     assert_eq!(b.run(&project, &run).await.unwrap().status, "cancelled");
 }
+
+/// Friction 2: help and footer come from the same command list of the focused part; the
+/// detail's own keys are in both, and `? help` is never cut off, at 120 and at 80 columns.
+#[tokio::test]
+async fn help_and_footer_follow_the_focused_part_and_never_lose_help() {
+    for (w, rows) in [(120, 36), (80, 24)] {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        let smoke = b.suite(&project, "Smoke").await.unwrap();
+        b.create_case(
+            &project,
+            &smoke.id,
+            &json!({"title": "echo once", "steps": [
+                {"id": "p1", "kind": "prompt", "prompt": "Use echo to say hi"}]}),
+        )
+        .await
+        .unwrap();
+        // Every footer, wherever the keyboard is, ends with help and quit.
+        let footer = |h: &mut Harness| h.lines().pop().unwrap();
+        h.press("2");
+        assert!(footer(&mut h).contains("? help"), "{}", h.screen());
+        h.press("Enter");
+        h.drain().await;
+        assert_eq!(h.app.focus(), evaldeck::tui::app::Focus::Detail);
+        let f = footer(&mut h);
+        assert!(f.contains("? help") && f.contains("q quit"), "{f}");
+        assert!(f.contains("Enter call tool"), "{f}");
+        // ? lists the detail's keys first, then the list's.
+        h.press("?");
+        let screen = h.screen();
+        for want in [
+            "Servers detail (has the keyboard)",
+            "call tool",
+            "Servers list",
+        ] {
+            assert!(screen.contains(want), "missing {want:?}:\n{screen}");
+        }
+        snapshot(&format!("workbench_help_server_detail_{w}x{rows}"), screen);
+        h.press("Esc");
+        // The suite's cases: D deletes a case, and the help says so.
+        h.press("5");
+        h.press("r");
+        h.drain().await;
+        h.press("Enter");
+        h.drain().await;
+        assert_eq!(h.app.focus(), evaldeck::tui::app::Focus::Detail);
+        assert!(footer(&mut h).contains("? help"), "{}", h.screen());
+        h.press("?");
+        let screen = h.screen();
+        assert!(screen.contains("delete case"), "{screen}");
+        assert!(
+            screen.contains("Suites detail (has the keyboard)"),
+            "{screen}"
+        );
+        h.press("Esc");
+        // A notice never pushes help out of the footer.
+        h.press("z");
+        let f = footer(&mut h);
+        assert!(f.contains("? help"), "{f}");
+    }
+}

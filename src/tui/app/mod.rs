@@ -39,7 +39,7 @@ use crate::tui::panes::runs::{LIVE_MS, RunsPane};
 use crate::tui::panes::server_form::{FormOutcome, ServerForm};
 use crate::tui::panes::servers::{Output, ServersPane, View as ServerView};
 use crate::tui::panes::suites::SuitesPane;
-use crate::tui::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx};
+use crate::tui::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx, clip};
 use crate::tui::section::Section;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::help::{Help, HelpSection};

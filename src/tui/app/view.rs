@@ -21,18 +21,100 @@ impl App {
         ]
     }
 
+    /// The commands of one part of the screen, in the order the footer shows them: the
+    /// pane's own, then how to move and leave. The footer and the help are both built from
+    /// this, so they cannot drift apart.
+    pub(super) fn part_commands(&self, part: Focus) -> (String, Vec<Command>) {
+        let section = self.section();
+        let pane = self.pane(section);
+        match part {
+            Focus::Nav => (
+                "Navigation".into(),
+                vec![
+                    Command::new(Action::Open, "open"),
+                    Command::new(Action::Down, "move"),
+                ],
+            ),
+            Focus::List => {
+                let mut cmds = pane.commands();
+                cmds.push(Command::new(Action::Down, "move"));
+                cmds.push(Command::new(Action::Back, "back to the navigation"));
+                (format!("{} list", section.label()), cmds)
+            }
+            Focus::Detail => {
+                let mut cmds = pane.detail_commands();
+                if !cmds.iter().any(|c| c.action == Action::Down) {
+                    cmds.push(Command::new(Action::Down, "scroll"));
+                }
+                if !cmds.iter().any(|c| c.action == Action::PageDown) {
+                    cmds.push(Command::new(Action::PageDown, "page"));
+                }
+                if !cmds.iter().any(|c| c.action == Action::Back) {
+                    cmds.push(Command::new(Action::Back, "back to the list"));
+                }
+                (format!("{} detail", section.label()), cmds)
+            }
+        }
+    }
+
+    /// How an action's keys read in the footer: `j/k` for moving, else the first key.
+    fn footer_key(&self, action: Action) -> String {
+        let km = &self.keymap;
+        match action {
+            Action::Down => format!(
+                "{}/{}",
+                km.key_for(Action::Down).unwrap_or_default(),
+                km.key_for(Action::Up).unwrap_or_default()
+            ),
+            Action::PageDown => format!(
+                "{}/{}",
+                km.key_for(Action::PageDown).unwrap_or_default(),
+                km.key_for(Action::PageUp).unwrap_or_default()
+            ),
+            a => km.key_for(a).unwrap_or_default(),
+        }
+    }
+
     pub(super) fn help(&self) -> Help {
         let km = &self.keymap;
         let rows = |cmds: Vec<Command>| -> Vec<(String, String)> {
             cmds.into_iter()
-                .map(|c| (km.keys_for(c.action), c.label.to_string()))
+                .map(|c| {
+                    let keys = match c.action {
+                        Action::Down => format!(
+                            "{} / {}",
+                            km.keys_for(Action::Down),
+                            km.keys_for(Action::Up)
+                        ),
+                        Action::PageDown => format!(
+                            "{} / {}",
+                            km.keys_for(Action::PageDown),
+                            km.keys_for(Action::PageUp)
+                        ),
+                        a => km.keys_for(a),
+                    };
+                    (keys, c.label.to_string())
+                })
                 .collect()
         };
-        let section = self.section();
-        let mut sections = vec![HelpSection {
-            title: format!("{} pane", section.label()),
-            rows: rows(self.pane(section).commands()),
-        }];
+        // The part with the keyboard first, then the pane's other part.
+        let parts = match self.focus {
+            Focus::Nav => vec![Focus::Nav, Focus::List],
+            Focus::List => vec![Focus::List, Focus::Detail],
+            Focus::Detail => vec![Focus::Detail, Focus::List],
+        };
+        let mut sections = Vec::new();
+        for (i, part) in parts.into_iter().enumerate() {
+            let (title, cmds) = self.part_commands(part);
+            sections.push(HelpSection {
+                title: if i == 0 {
+                    format!("{title} (has the keyboard)")
+                } else {
+                    title
+                },
+                rows: rows(cmds),
+            });
+        }
         sections.push(HelpSection {
             title: "Everywhere".into(),
             rows: rows(App::global_commands()),
@@ -121,34 +203,24 @@ impl App {
         entries
     }
 
-    /// The footer's key hints for what has focus.
-    pub(super) fn hints(&self) -> Vec<(String, String)> {
+    /// The footer's key hints for what has focus, and the ones that always show (help, quit).
+    pub(super) fn hints(&self) -> (Vec<(String, String)>, Vec<(String, String)>) {
         let km = &self.keymap;
         let k = |a: Action| km.key_for(a).unwrap_or_default();
-        let mut out: Vec<(String, String)> = Vec::new();
-        match self.focus {
-            Focus::Nav => {
-                out.push((k(Action::Open), "open".into()));
-            }
-            Focus::List => {
-                for c in self.pane(self.section()).commands() {
-                    out.push((k(c.action), c.label.into()));
-                }
-            }
-            Focus::Detail => {
-                for c in self.pane(self.section()).detail_commands() {
-                    out.push((k(c.action), c.label.into()));
-                }
-                out.push(("j/k".into(), "move".into()));
-                out.push((k(Action::Back), "back".into()));
-            }
-        }
+        let (_, cmds) = self.part_commands(self.focus);
+        let mut out: Vec<(String, String)> = cmds
+            .into_iter()
+            .filter(|c| c.action != Action::Refresh)
+            .map(|c| (self.footer_key(c.action), c.label.to_string()))
+            .collect();
         out.push((k(Action::Filter), "filter".into()));
         out.push((k(Action::FocusNext), "pane".into()));
         out.push((k(Action::Palette), "command".into()));
-        out.push((k(Action::Help), "help".into()));
-        out.push((k(Action::Quit), "quit".into()));
-        out
+        let pinned = vec![
+            (k(Action::Help), "help".into()),
+            (k(Action::Quit), "quit".into()),
+        ];
+        (out, pinned)
     }
 
     // --- drawing ------------------------------------------------------------------------
@@ -292,34 +364,62 @@ impl App {
 
     pub(super) fn render_footer(&self, f: &mut Frame, area: Rect, filtering: bool) {
         let t = &self.theme;
-        let right = match (&self.notice, self.last_latency) {
-            (Some((msg, _)), _) => Span::styled(format!("{msg} "), t.accent),
-            // Fixed width, so the hints beside it do not come and go with the digits.
-            (None, Some(d)) => Span::styled(format!("last: {:>5} ms ", d.as_millis()), t.dim),
-            (None, None) => Span::raw(""),
-        };
-        let room = (area.width as usize).saturating_sub(right.width() + 1);
-        let mut spans = vec![Span::raw(" ")];
-        let mut used = 1;
-        let hints = if let Some(Overlay::Import(s)) = &self.overlay {
-            s.hints()
+        let (hints, pinned) = if let Some(Overlay::Import(s)) = &self.overlay {
+            (s.hints(), Vec::new())
         } else if filtering {
-            vec![
-                ("type".to_string(), "to filter".to_string()),
-                ("Enter".into(), "keep".into()),
-                ("Esc".into(), "clear".into()),
-            ]
+            (
+                vec![
+                    ("type".to_string(), "to filter".to_string()),
+                    ("Enter".into(), "keep".into()),
+                    ("Esc".into(), "clear".into()),
+                ],
+                Vec::new(),
+            )
         } else {
             self.hints()
         };
-        for (key, label) in hints {
+        let width = |h: &[(String, String)]| -> usize {
+            h.iter()
+                .map(|(k, l)| k.chars().count() + l.chars().count() + 3)
+                .sum()
+        };
+        let total = area.width as usize;
+        let pinned_w = width(&pinned);
+        // The notice (or the last latency) on the right, never over what always shows.
+        let right_room = total.saturating_sub(pinned_w + 12).min(total / 2);
+        let right = match (&self.notice, self.last_latency) {
+            (Some((msg, _)), _) => Span::styled(
+                format!("{} ", clip(msg, right_room.saturating_sub(1))),
+                t.accent,
+            ),
+            // Fixed width, so the hints beside it do not come and go with the digits.
+            (None, Some(d)) if right_room >= 16 => {
+                Span::styled(format!("last: {:>5} ms ", d.as_millis()), t.dim)
+            }
+            _ => Span::raw(""),
+        };
+        let room = total.saturating_sub(right.width() + 1 + pinned_w);
+        let mut spans = vec![Span::raw(" ")];
+        let mut used = 1;
+        let mut cut = false;
+        for (i, (key, label)) in hints.iter().enumerate() {
             let w = key.chars().count() + label.chars().count() + 3;
-            if used + w > room {
+            // Leave room for the "…" that says there is more (in the help).
+            let more = if i + 1 < hints.len() { 2 } else { 0 };
+            if used + w + more > room {
+                cut = true;
                 break;
             }
-            spans.push(Span::styled(key, t.key));
+            spans.push(Span::styled(key.clone(), t.key));
             spans.push(Span::styled(format!(" {label}  "), t.dim));
             used += w;
+        }
+        if cut {
+            spans.push(Span::styled("… ", t.dim));
+        }
+        for (key, label) in &pinned {
+            spans.push(Span::styled(key.clone(), t.key));
+            spans.push(Span::styled(format!(" {label}  "), t.dim));
         }
         f.render_widget(Paragraph::new(Line::from(spans)), area);
         let rw = right.width() as u16;

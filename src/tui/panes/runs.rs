@@ -647,10 +647,20 @@ impl Pane for RunsPane {
     }
 
     fn detail_commands(&self) -> Vec<Command> {
-        if self.trace.is_some() || self.comparison.is_some() {
-            Vec::new()
+        if self.trace.is_some() {
+            vec![
+                Command::new(Action::Down, "scroll"),
+                Command::new(Action::Bottom, "end (the tool-call diff)"),
+                Command::new(Action::Back, "back to the run"),
+            ]
+        } else if self.comparison.is_some() {
+            vec![Command::new(Action::Back, "close the comparison")]
         } else {
-            vec![Command::new(Action::Open, "trace")]
+            vec![
+                Command::new(Action::Open, "trace"),
+                Command::new(Action::Down, "move"),
+                Command::new(Action::Cancel, "cancel the run"),
+            ]
         }
     }
 

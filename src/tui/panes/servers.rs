@@ -865,6 +865,10 @@ impl Pane for ServersPane {
             .map(|l| Command::new(Action::Open, l))
             .into_iter()
             .collect();
+        if open.is_some() {
+            out.push(Command::new(Action::Down, "move"));
+            out.push(Command::new(Action::PageDown, "scroll the item"));
+        }
         out.extend([
             Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),

@@ -261,6 +261,8 @@ impl Pane for SuitesPane {
             vec![
                 Command::new(Action::Edit, "edit case"),
                 Command::new(Action::Delete, "delete case"),
+                Command::new(Action::Down, "move"),
+                Command::new(Action::PageDown, "scroll the case"),
                 Command::new(Action::Import, "import"),
                 Command::new(Action::StartRun, "run"),
             ]
@@ -364,8 +366,7 @@ impl Pane for SuitesPane {
             Action::Down => self.sub.down(),
             Action::Top => self.sub.top(),
             Action::Bottom => self.sub.bottom(),
-            Action::PageUp => self.sub.page(false),
-            Action::PageDown => self.sub.page(true),
+            // PgUp/PgDn scroll the case under the list (the detail's fallback).
             _ => return false,
         }
         self.detail.top();
