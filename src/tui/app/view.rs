@@ -2,6 +2,9 @@
 
 use super::*;
 
+/// A key and what it does, as the footer shows it.
+type Hint = (String, String);
+
 impl App {
     // --- commands, help, palette ---------------------------------------------------------
 
@@ -204,7 +207,7 @@ impl App {
     }
 
     /// The footer's key hints for what has focus, and the ones that always show (help, quit).
-    pub(super) fn hints(&self) -> (Vec<(String, String)>, Vec<(String, String)>) {
+    pub(super) fn hints(&self) -> (Vec<Hint>, Vec<Hint>) {
         let km = &self.keymap;
         let k = |a: Action| km.key_for(a).unwrap_or_default();
         let (_, cmds) = self.part_commands(self.focus);
