@@ -453,3 +453,53 @@ async fn help_and_footer_follow_the_focused_part_and_never_lose_help() {
         assert!(f.contains("? help"), "{f}");
     }
 }
+
+/// Friction 6: `evaldeck trace RUN N` takes the iteration's number as well as its id, and
+/// prints the readable trace the workbench shows (`--json` for machines).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cli_trace_takes_an_iteration_number_and_reads_like_the_workbench() {
+    let (h, b, dir) = app(80, 24).await;
+    drop(h);
+    let project = demo_project(&b).await;
+    let suite = seed_missing_call(b.as_ref(), &project).await;
+    let run = run_to_end(b.as_ref(), &project, &suite).await;
+    let cli = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_evaldeck"))
+            .arg("--db")
+            .arg(dir.path().join("db.sqlite3"))
+            .args(args)
+            .env_remove("EVALDECK_BASE_URL")
+            .env_remove("EVALDECK_PROJECT")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run the CLI")
+    };
+    let out = cli(&["trace", &run.id, "1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "iteration #1 adds with the wrong tool",
+        "Timeline",
+        "Assertions (",
+        "Tool-call diff (2)",
+        "missing",
+        "get-sum",
+    ] {
+        assert!(stdout.contains(want), "missing {want:?}:\n{stdout}");
+    }
+    // --json: the trace object, for machines.
+    let out = cli(&["trace", &run.id, "1", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(v["toolCallDiff"]["missing"].is_array(), "{v}");
+    // A number the run does not have: not found, saying which numbers there are.
+    let out = cli(&["trace", &run.id, "7"]);
+    assert_eq!(out.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("numbered 1–1"), "{stderr}");
+    b.close().await;
+}

@@ -453,6 +453,23 @@ fn short(v: &Value, width: usize) -> String {
     clip(&s.replace('\n', " ⏎ "), width)
 }
 
+/// The trace as plain text, line by line as the workbench draws it (for `evaldeck trace`).
+pub fn trace_text(t: &Value) -> String {
+    let theme = Theme::new(false);
+    trace_lines(t, &theme)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The trace, top to bottom.
 pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
