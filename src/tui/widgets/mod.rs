@@ -1,6 +1,7 @@
 //! Reusable pieces: lists, inputs, modals, help, palette, highlighting.
 
 pub mod doc;
+pub mod form;
 pub mod help;
 pub mod highlight;
 pub mod input;
