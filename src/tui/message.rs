@@ -55,6 +55,23 @@ pub enum Request {
     Host {
         project: String,
         id: String,
+        /// Open the host form on it once read.
+        edit: bool,
+    },
+    CreateHost {
+        project: String,
+        body: crate::spec::host::HostCreate,
+    },
+    UpdateHost {
+        project: String,
+        id: String,
+        body: crate::spec::host::HostPatch,
+    },
+    /// Creates a suite; without a first case, a placeholder is written and removed.
+    CreateSuite {
+        project: String,
+        body: crate::spec::suite::SuiteCreate,
+        placeholder: bool,
     },
     Environments {
         project: String,
@@ -259,6 +276,7 @@ pub enum Slot {
     ServerWrite,
     Hosts,
     HostDetail,
+    HostWrite,
     Environments,
     EnvironmentDetail,
     EnvironmentWrite,
@@ -322,6 +340,8 @@ impl Request {
             Request::CreateServer { .. } | Request::DeleteServer { .. } => Slot::ServerWrite,
             Request::Hosts { .. } => Slot::Hosts,
             Request::Host { .. } => Slot::HostDetail,
+            Request::CreateHost { .. } | Request::UpdateHost { .. } => Slot::HostWrite,
+            Request::CreateSuite { .. } => Slot::SuiteWrite,
             Request::Environments { .. } => Slot::Environments,
             Request::ResolveEnvironment { .. } => Slot::EnvironmentDetail,
             Request::ArchiveEnvironment { .. } | Request::RestoreEnvironment { .. } => {
@@ -373,6 +393,9 @@ impl Request {
             Request::DeleteServer { id, .. } => format!("delete server {id}"),
             Request::Hosts { .. } => "list hosts".into(),
             Request::Host { id, .. } => format!("load host {id}"),
+            Request::CreateHost { body, .. } => format!("add host {}", body.name),
+            Request::UpdateHost { id, .. } => format!("save host {id}"),
+            Request::CreateSuite { body, .. } => format!("create suite {}", body.name),
             Request::Environments { .. } => "list environments".into(),
             Request::ResolveEnvironment { id, .. } => format!("resolve environment {id}"),
             Request::ArchiveEnvironment { id, .. } => format!("archive environment {id}"),
@@ -426,7 +449,15 @@ pub enum Reply {
     ServerCreated(Server),
     ServerDeleted(Deleted),
     Hosts(Vec<HostSummary>),
-    Host(Host),
+    Host {
+        host: Host,
+        edit: bool,
+    },
+    HostSaved(Host),
+    SuiteCreated {
+        id: String,
+        name: String,
+    },
     Environments(Vec<Environment>),
     Resolution(EnvironmentResolution),
     EnvironmentArchived(Environment),
@@ -543,7 +574,33 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         Request::Hosts { project } => {
             Reply::Hosts(collect_all(|p| async move { b.hosts(project, &p).await }).await?)
         }
-        Request::Host { project, id } => Reply::Host(b.host(project, id).await?),
+        Request::Host { project, id, edit } => Reply::Host {
+            host: b.host(project, id).await?,
+            edit: *edit,
+        },
+        Request::CreateHost { project, body } => {
+            Reply::HostSaved(b.create_host(project, body).await?)
+        }
+        Request::UpdateHost { project, id, body } => {
+            Reply::HostSaved(b.update_host(project, id, body).await?)
+        }
+        Request::CreateSuite {
+            project,
+            body,
+            placeholder,
+        } => {
+            let created = b.create_suite(project, body).await?;
+            if *placeholder {
+                // The API needs a first case; the placeholder goes once the suite exists.
+                for c in b.cases(project, &created.suite_id).await?.items {
+                    b.delete_case(project, &created.suite_id, &c.id).await?;
+                }
+            }
+            Reply::SuiteCreated {
+                id: created.suite_id,
+                name: created.name,
+            }
+        }
         Request::Environments {
             project,
             include_archived,

@@ -503,3 +503,222 @@ async fn the_cli_trace_takes_an_iteration_number_and_reads_like_the_workbench() 
     assert!(stderr.contains("numbered 1–1"), "{stderr}");
     b.close().await;
 }
+
+// --- forms (friction 1) ---------------------------------------------------------------------
+
+/// The sizes every form is drawn at.
+const SIZES: [(u16, u16); 2] = [(120, 36), (80, 24)];
+
+/// The server form: a stdio server with arguments, environment and roots; its client
+/// features reach the backend; the JSON view keeps the values; the edit form shows them.
+#[tokio::test]
+async fn the_server_form_saves_transport_and_client_features() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.press("2");
+        h.press("n");
+        assert!(h.shows("Add a server"), "{}", h.screen());
+        h.type_text("files");
+        h.keys(&["Tab", "Tab"]);
+        h.type_text("npx");
+        h.press("Tab");
+        // Arguments, one per line.
+        h.type_text("-y");
+        h.press("Enter");
+        h.type_text("@modelcontextprotocol/server-filesystem");
+        h.keys(&["Tab", "Tab"]);
+        h.type_text("LOG=debug");
+        // connect, request, OAuth, enabled, then roots.
+        for _ in 0..5 {
+            h.press("Tab");
+        }
+        h.type_text("/srv/data=data");
+        // The JSON view shows the same document, and back keeps every value.
+        h.press("C-t");
+        let json = h.screen();
+        assert!(json.contains("(JSON)"), "{json}");
+        assert!(json.contains("\"command\": \"npx\""), "{json}");
+        h.press("C-t");
+        let screen = h.screen();
+        assert!(screen.contains("/srv/data=data"), "{screen}");
+        snapshot(&format!("workbench_server_form_{w}x{rows}"), screen);
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("added server files"), "{}", h.screen());
+        let saved = b.server(&project, "files").await.expect("saved");
+        let config = saved.config.expect("a config");
+        match &config.transport {
+            evaldeck::spec::server::Transport::Stdio {
+                command, args, env, ..
+            } => {
+                assert_eq!(command, "npx");
+                assert_eq!(args, &["-y", "@modelcontextprotocol/server-filesystem"]);
+                assert_eq!(env.get("LOG").map(String::as_str), Some("debug"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(config.client.roots.len(), 1);
+        assert_eq!(config.client.roots[0].uri, "file:///srv/data");
+        assert_eq!(config.client.roots[0].name.as_deref(), Some("data"));
+        // e: the edit form shows the roots; a log level is picked and saved.
+        h.press("e");
+        assert!(h.shows("Edit server “files”"), "{}", h.screen());
+        assert!(h.shows("/srv/data=data"), "{}", h.screen());
+        for _ in 0..13 {
+            h.press("Tab");
+        }
+        h.press("Right");
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("saved server files"), "{}", h.screen());
+        let saved = b.server(&project, "files").await.unwrap();
+        let client = saved.config.unwrap().client;
+        assert_eq!(client.log_level.map(|l| l.as_str()), Some("debug"));
+        assert_eq!(client.roots.len(), 1, "the roots are kept");
+    }
+}
+
+/// The host form: a new host from a built-in profile (picked by typing its name), then
+/// renamed.
+#[tokio::test]
+async fn the_host_form_adds_from_a_profile_and_renames() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.press("4");
+        h.press("n");
+        assert!(h.shows("New host"), "{}", h.screen());
+        h.type_text("My cursor");
+        h.press("Tab");
+        h.press("Enter");
+        h.type_text("cursor");
+        let screen = h.screen();
+        assert!(screen.contains("Cursor"), "the picker, filtered:\n{screen}");
+        snapshot(&format!("workbench_host_form_picker_{w}x{rows}"), screen);
+        h.press("Enter");
+        snapshot(&format!("workbench_host_form_{w}x{rows}"), h.screen());
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("saved host My cursor"), "{}", h.screen());
+        let hosts = b.hosts(&project, &Default::default()).await.unwrap().items;
+        assert!(hosts.iter().any(|x| x.name == "My cursor"), "{hosts:?}");
+        // e reads the host in full and opens the form; the new name is saved.
+        h.press("G");
+        h.press("e");
+        h.drain().await;
+        assert!(h.shows("Edit host"), "{}", h.screen());
+        h.type_text(" 2");
+        h.press("C-s");
+        h.drain().await;
+        let hosts = b.hosts(&project, &Default::default()).await.unwrap().items;
+        assert!(
+            hosts.iter().any(|x| x.name.ends_with(" 2")),
+            "{hosts:?}\n{}",
+            h.screen()
+        );
+    }
+}
+
+/// The environment form: the host and the model are picked; what is typed reaches the
+/// backend.
+#[tokio::test]
+async fn the_environment_form_picks_a_host_and_a_model() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.press("3");
+        h.press("n");
+        h.type_text("staging");
+        h.press("Tab");
+        h.type_text("for the release");
+        h.keys(&["Tab", "Tab", "Tab"]);
+        h.press("Right");
+        let screen = h.screen();
+        assert!(screen.contains("‹ builtin/baseline ›"), "{screen}");
+        snapshot(&format!("workbench_environment_form_{w}x{rows}"), screen);
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("saved environment staging"), "{}", h.screen());
+        let envs = b.environments(&project, &Default::default()).await.unwrap();
+        let env = envs.items.iter().find(|e| e.name == "staging").unwrap();
+        assert_eq!(env.description.as_deref(), Some("for the release"));
+        assert_eq!(env.model_id.as_deref(), Some("builtin/baseline"));
+    }
+}
+
+/// The new-suite form: a suite pointed at a server by picking it, with a first case, and
+/// one without (the API's placeholder case is removed).
+#[tokio::test]
+async fn a_new_suite_is_made_with_a_form() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.press("5");
+        h.press("n");
+        assert!(h.shows("New suite"), "{}", h.screen());
+        h.type_text("Checkout");
+        for _ in 0..5 {
+            h.press("Tab");
+        }
+        h.type_text("Use echo to say hi");
+        let screen = h.screen();
+        assert!(screen.contains("[demo]"), "the server picked:\n{screen}");
+        snapshot(&format!("workbench_new_suite_form_{w}x{rows}"), screen);
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("created suite Checkout"), "{}", h.screen());
+        let suite = b.suite(&project, "Checkout").await.expect("created");
+        let cases = b.cases(&project, &suite.id).await.unwrap().items;
+        assert_eq!(cases.len(), 1);
+        assert_eq!(
+            cases[0].steps[0].prompt.as_deref(),
+            Some("Use echo to say hi")
+        );
+        let demo = b.server(&project, "demo").await.unwrap();
+        assert_eq!(suite.server_ids, vec![demo.id.clone()]);
+        // Without a first case: an empty suite.
+        h.press("n");
+        h.type_text("Empty");
+        h.press("C-s");
+        h.drain().await;
+        let suite = b.suite(&project, "Empty").await.expect("created");
+        assert!(b.cases(&project, &suite.id).await.unwrap().items.is_empty());
+    }
+}
+
+/// The settings and schedule forms at both sizes; what is typed reaches the backend.
+#[tokio::test]
+async fn the_settings_and_schedule_forms() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.press("5");
+        h.press("c");
+        h.drain().await;
+        assert!(h.shows("Suite “Smoke”"), "{}", h.screen());
+        // repetitions is the sixth field.
+        for _ in 0..5 {
+            h.press("Tab");
+        }
+        h.press("Backspace");
+        h.type_text("3");
+        snapshot(&format!("workbench_settings_form_{w}x{rows}"), h.screen());
+        h.press("C-s");
+        h.drain().await;
+        let smoke = b.suite(&project, "Smoke").await.unwrap();
+        assert_eq!(smoke.settings.repetitions, 3, "{}", h.screen());
+        h.press("S");
+        h.drain().await;
+        h.press("Space");
+        h.press("Tab");
+        h.keys(&["Backspace", "Backspace"]);
+        h.type_text("30");
+        snapshot(&format!("workbench_schedule_form_{w}x{rows}"), h.screen());
+        h.press("C-s");
+        h.drain().await;
+        let s = b.schedule(&project, &smoke.id).await.unwrap();
+        assert!(s.enabled);
+        assert_eq!(s.interval_minutes, Some(30));
+    }
+}

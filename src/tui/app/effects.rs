@@ -3,6 +3,56 @@
 use super::*;
 
 impl App {
+    /// Opens a form that saves as `target`.
+    pub(super) fn open_form(&mut self, target: EditTarget, form: crate::tui::widgets::form::Form) {
+        self.overlay = Some(Overlay::Form {
+            target,
+            form: Box::new(form),
+        });
+    }
+
+    /// What the forms' pickers offer: the project's servers, hosts, live environments, and
+    /// the models seen in it (the built-in baseline first).
+    pub(super) fn pickers(&self) -> crate::tui::forms::Pickers {
+        use crate::tui::widgets::form::Choice;
+        let mut models: Vec<String> = vec!["builtin/baseline".into()];
+        let seen = self
+            .suites
+            .models()
+            .into_iter()
+            .chain(self.runs.items.iter().filter_map(|r| r.model.clone()));
+        for m in seen {
+            if !models.contains(&m) {
+                models.push(m);
+            }
+        }
+        crate::tui::forms::Pickers {
+            servers: self
+                .servers
+                .items
+                .iter()
+                .map(|s| Choice::new(s.id.clone(), s.name.clone()))
+                .collect(),
+            hosts: self
+                .hosts
+                .items
+                .iter()
+                .map(|h| Choice::new(h.id.clone(), h.name.clone()))
+                .collect(),
+            environments: self
+                .environments
+                .items
+                .iter()
+                .filter(|e| !e.archived)
+                .map(|e| Choice::new(e.id.clone(), e.name.clone()))
+                .collect(),
+            models: models
+                .iter()
+                .map(|m| Choice::new(m.clone(), m.clone()))
+                .collect(),
+        }
+    }
+
     pub(super) fn apply_effect(&mut self, e: Effect) {
         match e {
             Effect::Fetch(r) => self.dispatch(r),
@@ -11,10 +61,21 @@ impl App {
             }
             Effect::OpenServerForm => {
                 if self.nav.active.is_some() {
-                    self.overlay = Some(Overlay::ServerForm(ServerForm::default()));
+                    self.open_form(EditTarget::NewServer, crate::tui::forms::server(None));
                 } else {
                     self.notify("no project is active".into());
                 }
+            }
+            Effect::NewHost => {
+                self.open_form(EditTarget::NewHost, crate::tui::forms::host(None));
+            }
+            Effect::EditHost(h) => {
+                let form = crate::tui::forms::host(Some(&h));
+                self.open_form(EditTarget::Host { id: h.id.clone() }, form);
+            }
+            Effect::NewSuite => {
+                let form = crate::tui::forms::new_suite(&self.pickers());
+                self.open_form(EditTarget::NewSuite, form);
             }
             Effect::ActivateProject(id) => {
                 self.activate_project(&id);
@@ -99,40 +160,16 @@ impl App {
                 });
             }
             Effect::EditEnvironment(env) => {
-                use crate::tui::panes::environments as envs;
-                let (target, editor) = match env {
-                    None => (
-                        EditTarget::NewEnvironment,
-                        JsonEditor::new(
-                            "New environment",
-                            &envs::create_template(self.hosts.items.first().map(|h| h.id.as_str())),
-                            envs::validate_create,
-                        ),
-                    ),
-                    Some(e) => (
-                        EditTarget::Environment { id: e.id.clone() },
-                        JsonEditor::new(
-                            format!("Edit environment “{}” (revision {})", e.name, e.revision),
-                            &envs::edit_value(&e),
-                            envs::validate_patch,
-                        ),
-                    ),
+                let form = crate::tui::forms::environment(env.as_deref(), &self.pickers());
+                let target = match env {
+                    None => EditTarget::NewEnvironment,
+                    Some(e) => EditTarget::Environment { id: e.id.clone() },
                 };
-                self.overlay = Some(Overlay::Editor {
-                    target,
-                    editor: Box::new(editor),
-                });
+                self.open_form(target, form);
             }
             Effect::EditServer(srv) => {
-                use crate::tui::panes::servers as srvs;
-                self.overlay = Some(Overlay::Editor {
-                    target: EditTarget::Server { id: srv.id.clone() },
-                    editor: Box::new(JsonEditor::new(
-                        format!("Edit server “{}”", srv.name),
-                        &srvs::edit_value(&srv),
-                        srvs::validate_patch,
-                    )),
-                });
+                let form = crate::tui::forms::server(Some(&srv));
+                self.open_form(EditTarget::Server { id: srv.id.clone() }, form);
             }
             Effect::OpenMcpImport => {
                 self.overlay = Some(Overlay::Path {

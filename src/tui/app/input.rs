@@ -3,6 +3,75 @@
 use super::*;
 
 impl App {
+    /// The request that saves an editor's or a form's document.
+    pub(super) fn save_request(
+        &self,
+        target: &EditTarget,
+        v: serde_json::Value,
+    ) -> Option<Request> {
+        use crate::spec::case::decode;
+        let project = self.nav.active.clone()?;
+        Some(match target {
+            EditTarget::Case { suite, case } => Request::UpdateCase {
+                project,
+                suite: suite.clone(),
+                case: case.clone(),
+                body: parse_update(v),
+            },
+            EditTarget::Suite { id } => Request::UpdateSuite {
+                project,
+                suite: id.clone(),
+                body: decode(v).ok()?,
+            },
+            EditTarget::NewSuite => {
+                let body = crate::tui::forms::new_suite_body(&v);
+                let placeholder = body.get("tests").is_none();
+                let mut full = body;
+                if placeholder {
+                    full["tests"] = serde_json::json!([{"title": "placeholder", "steps": [
+                        {"id": "p1", "kind": "prompt", "prompt": "placeholder"}]}]);
+                }
+                Request::CreateSuite {
+                    project,
+                    body: decode(full).ok()?,
+                    placeholder,
+                }
+            }
+            EditTarget::Schedule { suite } => Request::SetSchedule {
+                project,
+                suite: suite.clone(),
+                body: decode(v).ok()?,
+            },
+            EditTarget::NewEnvironment => Request::CreateEnvironment {
+                project,
+                body: decode(v).ok()?,
+            },
+            EditTarget::Environment { id } => Request::UpdateEnvironment {
+                project,
+                id: id.clone(),
+                body: decode(v).ok()?,
+            },
+            EditTarget::NewServer => Request::CreateServer {
+                project,
+                body: decode(v).ok()?,
+            },
+            EditTarget::Server { id } => Request::UpdateServer {
+                project,
+                id: id.clone(),
+                body: decode(v).ok()?,
+            },
+            EditTarget::NewHost => Request::CreateHost {
+                project,
+                body: decode(v).ok()?,
+            },
+            EditTarget::Host { id } => Request::UpdateHost {
+                project,
+                id: id.clone(),
+                body: decode(v).ok()?,
+            },
+        })
+    }
+
     // --- input --------------------------------------------------------------------------
 
     pub fn handle_event(&mut self, ev: Event) {
@@ -49,7 +118,7 @@ impl App {
     pub fn handle_paste(&mut self, text: &str) {
         match self.overlay.as_mut() {
             Some(Overlay::Palette(p)) => p.paste(text),
-            Some(Overlay::ServerForm(f)) => f.paste(text),
+            Some(Overlay::Form { form, .. }) => form.paste(text),
             Some(Overlay::CallForm(f)) => f.paste(text),
             Some(Overlay::Import(s)) => s.paste(text),
             Some(Overlay::RunPicker(p)) => p.paste(text),
@@ -120,19 +189,22 @@ impl App {
                     self.perform(action);
                 }
             },
-            Overlay::ServerForm(mut form) => match form.handle_key(key) {
-                FormOutcome::Keep => self.overlay = Some(Overlay::ServerForm(form)),
-                FormOutcome::Cancel => {}
-                FormOutcome::Submit(body) => {
-                    self.overlay = Some(Overlay::ServerForm(form));
-                    if let Some(project) = self.nav.active.clone() {
-                        self.dispatch(Request::CreateServer {
-                            project,
-                            body: *body,
-                        });
+            Overlay::Form { target, mut form } => {
+                use crate::tui::widgets::form::FormOutcome;
+                match form.handle_key(key) {
+                    FormOutcome::Keep | FormOutcome::Alt(_) => {
+                        self.overlay = Some(Overlay::Form { target, form })
+                    }
+                    FormOutcome::Cancel => {}
+                    FormOutcome::Save(v) => {
+                        match self.save_request(&target, v) {
+                            Some(req) => self.dispatch(req),
+                            None => form.saving = false,
+                        }
+                        self.overlay = Some(Overlay::Form { target, form });
                     }
                 }
-            },
+            }
             Overlay::CallForm(mut form) => {
                 let project = self.nav.active.clone().unwrap_or_default();
                 match form.handle_key(key, &project) {
@@ -191,50 +263,8 @@ impl App {
                 EditOutcome::Keep => self.overlay = Some(Overlay::Editor { target, editor }),
                 EditOutcome::Cancel => {}
                 EditOutcome::Save(v) => {
-                    if let Some(project) = self.nav.active.clone() {
-                        use crate::spec::case::decode;
-                        let req = match &target {
-                            EditTarget::Case { suite, case } => Some(Request::UpdateCase {
-                                project,
-                                suite: suite.clone(),
-                                case: case.clone(),
-                                body: parse_update(v),
-                            }),
-                            EditTarget::Suite { id } => {
-                                decode(v).ok().map(|body| Request::UpdateSuite {
-                                    project,
-                                    suite: id.clone(),
-                                    body,
-                                })
-                            }
-                            EditTarget::Schedule { suite } => {
-                                decode(v).ok().map(|body| Request::SetSchedule {
-                                    project,
-                                    suite: suite.clone(),
-                                    body,
-                                })
-                            }
-                            EditTarget::NewEnvironment => decode(v)
-                                .ok()
-                                .map(|body| Request::CreateEnvironment { project, body }),
-                            EditTarget::Server { id } => {
-                                decode(v).ok().map(|body| Request::UpdateServer {
-                                    project,
-                                    id: id.clone(),
-                                    body,
-                                })
-                            }
-                            EditTarget::Environment { id } => {
-                                decode(v).ok().map(|body| Request::UpdateEnvironment {
-                                    project,
-                                    id: id.clone(),
-                                    body,
-                                })
-                            }
-                        };
-                        if let Some(req) = req {
-                            self.dispatch(req);
-                        }
+                    if let Some(req) = self.save_request(&target, v) {
+                        self.dispatch(req);
                     }
                     self.overlay = Some(Overlay::Editor { target, editor });
                 }

@@ -36,7 +36,6 @@ use crate::tui::panes::import::{ImportScreen, Outcome as ImportOutcome, Target};
 use crate::tui::panes::projects::ProjectsPane;
 use crate::tui::panes::run_picker::{PickOutcome, RunPicker};
 use crate::tui::panes::runs::{LIVE_MS, RunsPane};
-use crate::tui::panes::server_form::{FormOutcome, ServerForm};
 use crate::tui::panes::servers::{Output, ServersPane, View as ServerView};
 use crate::tui::panes::suites::SuitesPane;
 use crate::tui::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx, clip};
@@ -72,7 +71,11 @@ pub enum Focus {
 enum Overlay {
     Help(Help),
     Palette(Palette),
-    ServerForm(ServerForm),
+    /// A form (with its JSON view), and what it saves as.
+    Form {
+        target: EditTarget,
+        form: Box<crate::tui::widgets::form::Form>,
+    },
     CallForm(Box<CallForm>),
     Confirm(Confirm),
     Import(Box<ImportScreen>),
@@ -91,14 +94,18 @@ enum Overlay {
     },
 }
 
-/// What an editor's document is saved as.
+/// What an editor's or a form's document is saved as.
 enum EditTarget {
     Case { suite: String, case: String },
     Suite { id: String },
+    NewSuite,
     Schedule { suite: String },
     NewEnvironment,
     Environment { id: String },
+    NewServer,
     Server { id: String },
+    NewHost,
+    Host { id: String },
 }
 
 pub struct App {
@@ -138,6 +145,8 @@ pub struct App {
     kept_import: Option<Box<ImportScreen>>,
     /// The conversation with the agent, kept while its overlay is closed.
     agent: AgentChat,
+    /// A section to read again once a borrow of the overlay ends.
+    reload_later: Option<Section>,
 }
 
 impl App {
@@ -195,6 +204,7 @@ impl App {
             runs_read: None,
             kept_import: None,
             agent: AgentChat::default(),
+            reload_later: None,
         };
         app.dispatch(Request::Me);
         app.dispatch(Request::Projects);

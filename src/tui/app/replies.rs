@@ -3,6 +3,16 @@
 use super::*;
 
 impl App {
+    /// Closes the editor or form that just saved.
+    pub(super) fn close_editor(&mut self) {
+        if matches!(
+            self.overlay,
+            Some(Overlay::Editor { .. } | Overlay::Form { .. })
+        ) {
+            self.overlay = None;
+        }
+    }
+
     pub(super) fn apply(&mut self, reply: Reply, elapsed: Duration) {
         match reply {
             Reply::Me(me) => {
@@ -17,9 +27,7 @@ impl App {
             Reply::Servers(v) => self.servers.set_items(v),
             Reply::Server(s) => self.servers.upsert(s),
             Reply::ServerCreated(s) => {
-                if matches!(self.overlay, Some(Overlay::ServerForm(_))) {
-                    self.overlay = None;
-                }
+                self.close_editor();
                 self.notify(format!("added server {}", s.name));
                 let id = s.id.clone();
                 self.servers.upsert(s);
@@ -37,7 +45,30 @@ impl App {
                     v.iter().map(|h| (h.id.clone(), h.name.clone())).collect();
                 self.hosts.set_items(v);
             }
-            Reply::Host(h) => self.hosts.set_opened(h),
+            Reply::Host { host, edit } => {
+                if edit {
+                    let form = crate::tui::forms::host(Some(&host));
+                    self.open_form(
+                        EditTarget::Host {
+                            id: host.id.clone(),
+                        },
+                        form,
+                    );
+                }
+                self.hosts.set_opened(host);
+            }
+            Reply::HostSaved(h) => {
+                self.close_editor();
+                self.notify(format!("saved host {}", h.name));
+                self.hosts.set_opened(h);
+                self.reload(Section::Hosts);
+            }
+            Reply::SuiteCreated { id, name } => {
+                self.close_editor();
+                self.notify(format!("created suite {name}"));
+                self.suites.select_next(&id);
+                self.reload(Section::Suites);
+            }
             Reply::Environments(v) => self.environments.set_items(v),
             Reply::Resolution(r) => self.environments.set_resolution(r),
             Reply::EnvironmentArchived(e) => {
@@ -86,9 +117,7 @@ impl App {
                 self.suites.set_cases(suite, items);
             }
             Reply::EnvironmentSaved(e) => {
-                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
-                    self.overlay = None;
-                }
+                self.close_editor();
                 self.notify(format!(
                     "saved environment {} (revision {})",
                     e.name, e.revision
@@ -98,9 +127,7 @@ impl App {
                 self.reload(Section::Environments);
             }
             Reply::ServerSaved(srv) => {
-                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
-                    self.overlay = None;
-                }
+                self.close_editor();
                 self.notify(format!(
                     "saved server {} (revision {})",
                     srv.name, srv.revision
@@ -127,9 +154,7 @@ impl App {
                 self.reload(Section::Servers);
             }
             Reply::CaseUpdated(c) => {
-                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
-                    self.overlay = None;
-                }
+                self.close_editor();
                 self.notify(format!("saved case {}", c.title));
                 self.suites.upsert_case(c);
             }
@@ -139,50 +164,38 @@ impl App {
                 self.cases_changed();
             }
             Reply::Suite { suite, then } => {
-                use crate::tui::panes::suite_edit as se;
-                let editor = match then {
-                    SuiteThen::Show => None,
-                    SuiteThen::EditSettings => Some((
-                        EditTarget::Suite {
-                            id: suite.id.clone(),
-                        },
-                        JsonEditor::new(
-                            format!("Edit suite “{}”", suite.name),
-                            &se::settings_value(&suite),
-                            se::validate_settings,
-                        ),
-                    )),
-                    SuiteThen::EditSchedule => Some((
-                        EditTarget::Schedule {
-                            suite: suite.id.clone(),
-                        },
-                        JsonEditor::new(
-                            format!("Schedule runs of “{}” (every 5–10080 min)", suite.name),
-                            &se::schedule_value(suite.schedule.as_ref()),
-                            se::validate_schedule,
-                        ),
-                    )),
-                };
-                if let Some((target, editor)) = editor {
-                    self.overlay = Some(Overlay::Editor {
-                        target,
-                        editor: Box::new(editor),
-                    });
+                let p = self.pickers();
+                match then {
+                    SuiteThen::Show => {}
+                    SuiteThen::EditSettings => {
+                        let form = crate::tui::forms::suite_settings(&suite, &p);
+                        self.open_form(
+                            EditTarget::Suite {
+                                id: suite.id.clone(),
+                            },
+                            form,
+                        );
+                    }
+                    SuiteThen::EditSchedule => {
+                        let form = crate::tui::forms::schedule(&suite, suite.schedule.as_ref(), &p);
+                        self.open_form(
+                            EditTarget::Schedule {
+                                suite: suite.id.clone(),
+                            },
+                            form,
+                        );
+                    }
                 }
                 self.suites.set_detail(suite);
             }
             Reply::SuiteSaved(s) => {
-                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
-                    self.overlay = None;
-                }
+                self.close_editor();
                 self.notify(format!("saved suite {}", s.name));
                 self.suites.set_detail(s);
                 self.reload(Section::Suites);
             }
             Reply::ScheduleSaved(s) => {
-                if matches!(self.overlay, Some(Overlay::Editor { .. })) {
-                    self.overlay = None;
-                }
+                self.close_editor();
                 self.notify(format!(
                     "schedule saved: {}",
                     crate::tui::panes::suite_edit::schedule_summary(&s)
@@ -364,13 +377,6 @@ impl App {
                 self.reload_server(&server);
             }
         }
-        if let (Request::CreateServer { .. }, Some(Overlay::ServerForm(form))) =
-            (&request, self.overlay.as_mut())
-            && e.code != Code::RateLimited
-        {
-            form.set_error(&e);
-            return;
-        }
         if let (Request::FinishDraft { .. }, Some(Overlay::Import(s))) =
             (&request, self.overlay.as_mut())
             && s.on_finish_failed(&e)
@@ -391,24 +397,37 @@ impl App {
             (
                 Request::UpdateCase { .. }
                 | Request::UpdateSuite { .. }
+                | Request::CreateSuite { .. }
                 | Request::SetSchedule { .. }
+                | Request::CreateServer { .. }
                 | Request::UpdateServer { .. }
+                | Request::CreateHost { .. }
+                | Request::UpdateHost { .. }
                 | Request::CreateEnvironment { .. }
                 | Request::UpdateEnvironment { .. },
-                Some(Overlay::Editor { editor, .. }),
+                Some(overlay @ (Overlay::Editor { .. } | Overlay::Form { .. })),
             ) if e.code != Code::RateLimited => {
-                let conflict = e.code == Code::Conflict;
-                editor.set_error(&e);
-                if conflict && let Request::UpdateEnvironment { body, .. } = &request {
-                    editor.set_error(&Error::new(
-                        Code::Conflict,
-                        format!(
-                            "someone saved this environment after you opened it (you edited \
-                             revision {}); Esc, then e again to edit the newest revision",
-                            body.expected_revision
-                        ),
-                    ));
-                    self.reload(Section::Environments);
+                let e = match &request {
+                    Request::UpdateEnvironment { body, .. } if e.code == Code::Conflict => {
+                        self.reload_later = Some(Section::Environments);
+                        Error::new(
+                            Code::Conflict,
+                            format!(
+                                "someone saved this environment after you opened it (you edited \
+                                 revision {}); Esc, then e again to edit the newest revision",
+                                body.expected_revision
+                            ),
+                        )
+                    }
+                    _ => e,
+                };
+                match overlay {
+                    Overlay::Editor { editor, .. } => editor.set_error(&e),
+                    Overlay::Form { form, .. } => form.set_error(&e),
+                    _ => {}
+                }
+                if let Some(s) = self.reload_later.take() {
+                    self.reload(s);
                 }
                 return;
             }

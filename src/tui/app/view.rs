@@ -282,7 +282,8 @@ impl App {
         match self.overlay.as_mut() {
             Some(Overlay::Help(h)) => h.render(f, area, &theme),
             Some(Overlay::Palette(p)) => p.render(f, area, &theme),
-            Some(Overlay::ServerForm(form)) => form.render(f, area, &theme),
+            // Over the main area, as wide as it: the navigation stays in view.
+            Some(Overlay::Form { form, .. }) => form.render(f, main_area, &theme),
             Some(Overlay::CallForm(form)) => form.render(f, area, &theme),
             Some(Overlay::Confirm(c)) => c.render(f, area, &theme),
             Some(Overlay::Import(s)) => {

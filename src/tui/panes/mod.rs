@@ -12,7 +12,6 @@ pub mod import;
 pub mod projects;
 pub mod run_picker;
 pub mod runs;
-pub mod server_form;
 pub mod servers;
 pub mod suite_edit;
 pub mod suites;
@@ -67,8 +66,13 @@ pub enum Effect {
     },
     /// The environment editor: a new one, or this one.
     EditEnvironment(Option<Box<crate::spec::environment::Environment>>),
-    /// The server editor.
+    /// The server form on a saved server.
     EditServer(Box<crate::spec::server::Server>),
+    /// The host form: a new host, or one read in full.
+    NewHost,
+    EditHost(Box<crate::spec::host::Host>),
+    /// The new-suite form.
+    NewSuite,
     /// Ask for the path of an `mcp.json` and save the servers it names.
     OpenMcpImport,
     /// The case editor.

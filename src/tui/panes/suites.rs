@@ -40,6 +40,8 @@ pub struct SuitesPane {
     detail: DetailView,
     /// Suites read in full (settings, schedule), by id.
     details: HashMap<String, EvalSuite>,
+    /// A suite to select once a reload brings it (a new one).
+    select_next: Option<String>,
 }
 
 fn name(s: &EvalSuiteSummary) -> &str {
@@ -82,6 +84,17 @@ impl SuitesPane {
         self.list
             .set_keys(items.iter().map(|s| name(s).to_string()).collect());
         self.items = items;
+        if let Some(id) = self.select_next.take() {
+            match self.items.iter().position(|s| s.id == id) {
+                Some(i) => self.list.select(i),
+                None => self.select_next = Some(id),
+            }
+        }
+    }
+
+    /// Selects a suite once the list holds it (after creating one).
+    pub fn select_next(&mut self, id: &str) {
+        self.select_next = Some(id.to_string());
     }
 
     pub fn selected(&self) -> Option<&EvalSuiteSummary> {
@@ -132,6 +145,14 @@ impl SuitesPane {
     /// A suite read in full: its settings and schedule show in the detail.
     pub fn set_detail(&mut self, suite: EvalSuite) {
         self.details.insert(suite.id.clone(), suite);
+    }
+
+    /// Models the suites read in full run on.
+    pub fn models(&self) -> Vec<String> {
+        self.details
+            .values()
+            .map(|s| s.settings.model.clone())
+            .collect()
     }
 
     pub fn detail_of(&self, id: &str) -> Option<&EvalSuite> {
@@ -247,6 +268,7 @@ impl Pane for SuitesPane {
     fn commands(&self) -> Vec<Command> {
         vec![
             Command::new(Action::Open, "cases"),
+            Command::new(Action::New, "new suite"),
             Command::new(Action::Import, "import a plan"),
             Command::new(Action::StartRun, "start a run"),
             Command::new(Action::Config, "edit settings"),
@@ -299,6 +321,10 @@ impl Pane for SuitesPane {
     }
 
     fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if action == Action::New {
+            cx.effects.push(Effect::NewSuite);
+            return true;
+        }
         let Some(s) = self.selected() else {
             return false;
         };

@@ -389,11 +389,33 @@ pub trait Model: Send {
 pub struct PathModel {
     pub base: Value,
     pub validator: Validator,
+    /// Objects kept even when empty (`/client`: an empty one clears a server's features).
+    pub keep: Vec<String>,
 }
 
 impl PathModel {
     pub fn new(base: Value, validator: Validator) -> PathModel {
-        PathModel { base, validator }
+        PathModel {
+            base,
+            validator,
+            keep: Vec::new(),
+        }
+    }
+}
+
+/// Removes empty objects below the root (what emptied fields left behind), except `keep`.
+fn prune(v: &mut Value, at: &str, keep: &[String]) {
+    if let Value::Object(m) = v {
+        let keys: Vec<String> = m.keys().cloned().collect();
+        for k in keys {
+            let path = format!("{at}/{k}");
+            if let Some(child) = m.get_mut(&k) {
+                prune(child, &path, keep);
+                if child.as_object().is_some_and(|o| o.is_empty()) && !keep.contains(&path) {
+                    m.remove(&k);
+                }
+            }
+        }
     }
 }
 
@@ -441,7 +463,9 @@ impl Model for PathModel {
             let value = f.value().ok().flatten();
             let empty = match &value {
                 None => true,
-                Some(Value::Array(a)) => a.is_empty() && !matches!(f.kind, Kind::Multi { .. }),
+                Some(Value::Array(a)) => {
+                    a.is_empty() && (f.null_when_empty || !matches!(f.kind, Kind::Multi { .. }))
+                }
                 Some(Value::Object(o)) => o.is_empty(),
                 _ => false,
             };
@@ -455,6 +479,12 @@ impl Model for PathModel {
                 }
             } else if let Some(v) = value {
                 set_at(&mut doc, &f.key, v);
+            }
+        }
+        prune(&mut doc, "", &self.keep);
+        for k in &self.keep {
+            if doc.pointer(k).is_none() {
+                set_at(&mut doc, k, Value::Object(Map::new()));
             }
         }
         doc
@@ -552,8 +582,20 @@ impl Form {
         fields: Vec<Field>,
         validator: Validator,
     ) -> Form {
+        Form::paths_keeping(title, base, fields, validator, Vec::new())
+    }
+
+    /// Like [`Form::paths`], with objects kept in the document even when empty.
+    pub fn paths_keeping(
+        title: impl Into<String>,
+        base: Value,
+        fields: Vec<Field>,
+        validator: Validator,
+        keep: Vec<String>,
+    ) -> Form {
         let mut fields = fields;
         let mut model = PathModel::new(base.clone(), validator);
+        model.keep = keep;
         // The fields show the document's values (a field's own start value when it has none).
         for f in fields.iter_mut() {
             if let Some(v) = base.pointer(&f.key) {
@@ -823,13 +865,23 @@ impl Form {
                         });
                         f.input = LineInput::default();
                     }
-                    (Kind::Choice { .. } | Kind::Multi { .. }, KeyCode::Enter | KeyCode::Char(' ')) => {
+                    (
+                        Kind::Choice { .. } | Kind::Multi { .. },
+                        KeyCode::Enter | KeyCode::Char(' '),
+                    ) => {
                         self.picker = Some(Picker {
                             filter: LineInput::default(),
                             cursor: 0,
                         });
                     }
-                    (Kind::Choice { custom: true, selected, .. }, _) => {
+                    (
+                        Kind::Choice {
+                            custom: true,
+                            selected,
+                            ..
+                        },
+                        _,
+                    ) => {
                         if f.input.handle_key(key) {
                             *selected = None;
                         }
@@ -958,8 +1010,20 @@ impl Form {
 
     /// Draws the form in a box centred in `area`.
     pub fn render(&mut self, f: &mut Frame, area: Rect, theme: &Theme) {
-        let width = area.width.saturating_sub(4).clamp(40.min(area.width), 104);
-        let height = area.height.saturating_sub(2).max(8.min(area.height));
+        let width = area.width.clamp(40.min(area.width), 110);
+        // As tall as the fields need (the JSON view and an open picker take what there is).
+        let wanted = if self.json.is_some() || self.picker.is_some() {
+            usize::MAX
+        } else {
+            let w = width.saturating_sub(2);
+            Paragraph::new(self.lines(w as usize, theme))
+                .wrap(Wrap { trim: false })
+                .line_count(w)
+                + 3
+        };
+        let height = (wanted.min(u16::MAX as usize) as u16)
+            .min(area.height.saturating_sub(2))
+            .max(8.min(area.height));
         let rect = centered(area, width, height);
         let mode = if self.json.is_some() { " (JSON)" } else { "" };
         let inner = frame_box(
@@ -1087,7 +1151,11 @@ impl Form {
                 },
             );
             let pad = " ".repeat(label_w + 3);
-            let value_style = if is_focus { theme.selected } else { theme.title };
+            let value_style = if is_focus {
+                theme.selected
+            } else {
+                theme.title
+            };
             let mut first: Vec<Span<'static>> = vec![label];
             match &fd.kind {
                 Kind::Toggle(b) => first.push(Span::styled(
@@ -1141,10 +1209,7 @@ impl Form {
             }
             if width > used + 10 {
                 first.push(Span::styled(
-                    format!(
-                        "  {}",
-                        super::super::panes::clip(&help, width - used - 4)
-                    ),
+                    format!("  {}", super::super::panes::clip(&help, width - used - 4)),
                     theme.dim,
                 ));
             }
@@ -1339,7 +1404,11 @@ mod tests {
             vec![Field::multi(
                 "/servers",
                 "servers",
-                vec![Choice::text("demo"), Choice::text("docs"), Choice::text("wiki")],
+                vec![
+                    Choice::text("demo"),
+                    Choice::text("docs"),
+                    Choice::text("wiki"),
+                ],
             )],
             no_rules,
         );
