@@ -118,7 +118,8 @@ fn init_logs(to_stderr: bool) {
         EnvFilter::new(if to_stderr {
             "info,rmcp=warn"
         } else {
-            "warn,rmcp=off"
+            // The server's own log messages show with `--verbose`, as protocol events.
+            "warn,rmcp=off,evaldeck::mcp::server_log=off"
         })
     });
     tracing_subscriber::fmt()

@@ -20,7 +20,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TrafficPage, TrafficQuery};
+use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage, TrafficQuery};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -89,6 +89,8 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<AgentTurnRequest, AgentTurnResponse, _, _>("/projects/{project_id}/agent", "One assistant turn over messages; reads servers, suites and runs, creates eval suites, cannot start runs. Not idempotent: on an error check details.createdResources", StatusCode::OK, agent_turn)
         .extensions()
         .post::<Any, CallCancelled, _, _>("/projects/{project_id}/servers/{server_id}/calls/{call_id}/cancel", "Cancel a running tools/call that named itself with callId (the server is sent notifications/cancelled)", StatusCode::OK, cancel_call)
+        .get::<TaskList, _, _>("/projects/{project_id}/servers/{server_id}/tasks", "The server's tasks: those evaldeck follows, and the server's own list where it has one", server_tasks)
+        .post::<Any, TaskCancelled, _, _>("/projects/{project_id}/servers/{server_id}/tasks/{task_id}/cancel", "Ask the server to cancel a task (cooperative)", StatusCode::OK, cancel_task)
         .get::<TrafficPage, _, _>("/projects/{project_id}/servers/{server_id}/traffic", "The server's recent protocol events (JSON-RPC both ways, stderr, decisions) after `after`", server_traffic)
         .get::<ImportResponse, _, _>("/projects/{project_id}/authoring-jobs/{job_id}", "Poll an authoring job: the recorded EvalCaseImported once committed, else the job body", authoring_job)
         .post::<CommitRequest, EvalCaseImported, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/commit", "Commit a completed authoring job (duplicatePolicy may be chosen now)", StatusCode::OK, commit_authoring_job)
@@ -449,6 +451,19 @@ async fn cancel_call(
     MemberBody(_): MemberBody<serde_json::Value>,
 ) -> R<CallCancelled> {
     s.service.cancel_call(&who, &p, &id, &call).map(Json)
+}
+
+async fn server_tasks(AxState(s): St, who: Principal, Path((p, id)): ServerPath) -> R<TaskList> {
+    s.service.server_tasks(&who, &p, &id).await.map(Json)
+}
+
+async fn cancel_task(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id, task)): Path<(String, String, String)>,
+    MemberBody(_): MemberBody<serde_json::Value>,
+) -> R<TaskCancelled> {
+    s.service.cancel_task(&who, &p, &id, &task).await.map(Json)
 }
 
 async fn server_traffic(

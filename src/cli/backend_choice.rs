@@ -84,6 +84,7 @@ mod tests {
             api_key: None,
             project: None,
             json: false,
+            verbose: false,
             api_key_env: None,
         }
     }

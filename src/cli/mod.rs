@@ -9,8 +9,10 @@ pub mod operator;
 mod output;
 mod run;
 mod schedule;
+mod server_commands;
 mod server_view;
 mod suite_file;
+mod target_server;
 
 pub use backend_choice::{DefaultBackend, Source, Sources, fail};
 pub use output::table;
@@ -23,12 +25,11 @@ use crate::client::{Backend, Embedded, Remote, collect_all};
 use crate::service::{Config, Service, default_db_path};
 use crate::spec::catalog::ProjectQuery;
 use crate::spec::environment::EnvironmentQuery;
-use crate::spec::primitives::{
-    ListRequest, McpPage, PromptGetRequest, ResourceReadRequest, ToolCallRequest,
-};
+use crate::spec::primitives::McpPage;
 use crate::spec::server::{ServerConfig, ServerCreate, Transport};
 use crate::spec::{Code, Error, Result};
 use output::Out;
+use target_server::{AdHoc, ClientArgs};
 
 /// Where operations go: the embedded store (default) or a remote `/api/v1`.
 #[derive(Debug, Clone, Args)]
@@ -48,6 +49,10 @@ pub struct Target {
     /// Print JSON instead of tables.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Print the MCP traffic of the command to stderr: every JSON-RPC message both ways,
+    /// the server's stderr, and what evaldeck answered on its behalf.
+    #[arg(long, global = true)]
+    pub verbose: bool,
     /// Set when the settings file chose the remote: the variable its key is read from.
     #[arg(skip)]
     pub api_key_env: Option<String>,
@@ -72,10 +77,14 @@ impl Target {
                 })?;
                 Ok(Arc::new(Remote::new(url, &key)?))
             }
-            None => Ok(Arc::new(Embedded::new(Service::open(
-                &self.db_path(),
-                Config::default(),
-            )?)?)),
+            None => {
+                let mut config = Config::default();
+                config.pool.echo_traffic = self.verbose;
+                Ok(Arc::new(Embedded::new(Service::open(
+                    &self.db_path(),
+                    config,
+                )?)?))
+            }
         }
     }
 }
@@ -121,10 +130,18 @@ pub enum Command {
     /// One suite: `export` and `apply` it as a YAML file, `schedule` its runs.
     #[command(subcommand)]
     Suite(SuiteCmd),
-    /// Run every diagnostic stage against a saved server and print the report.
-    Doctor { server: String },
+    /// Run every diagnostic stage against a server and print the report.
+    Doctor {
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
     /// Connect, initialize and store a capability snapshot.
-    Validate { server: String },
+    Validate {
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
     /// A server's tools.
     #[command(subcommand)]
     Tools(ToolsCmd),
@@ -134,8 +151,15 @@ pub enum Command {
     /// A server's resources.
     #[command(subcommand)]
     Resources(ResourcesCmd),
+    /// A server's tasks: those evaldeck follows and those the server lists; cancel one.
+    #[command(subcommand)]
+    Tasks(TasksCmd),
     /// One JSON snapshot of a server's tools, resources and prompts.
-    Export { server: String },
+    Export {
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
     /// Author eval cases from a document (test plan, spreadsheet, JSON export, notes).
     Import(Box<import::ImportArgs>),
     /// One headless agent turn: ask about servers, suites and runs, or have it create a suite.
@@ -167,31 +191,72 @@ pub enum SuiteCmd {
 #[derive(Debug, Subcommand)]
 pub enum ToolsCmd {
     /// List tools with their annotations.
-    List { server: String },
-    /// Call a tool. Exit code 3 when the tool answers with `isError: true`.
+    List {
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
+    /// Call a tool: `tools call SERVER TOOL`, or `tools call TOOL -- COMMAND…` / `--url URL`.
+    /// Exit code 3 when the tool answers with `isError: true`.
     Call {
-        server: String,
-        tool: String,
+        /// `SERVER TOOL`, or `TOOL` with an unsaved target.
+        #[arg(value_name = "[SERVER] TOOL", num_args = 1..=2, required = true)]
+        names: Vec<String>,
         /// Arguments as one JSON object.
         #[arg(long)]
         args: Option<String>,
         /// One argument, `key=value`; the value is read as JSON when it parses, else as a string.
         #[arg(long = "arg")]
         arg: Vec<String>,
+        /// How to answer an elicitation during this call: decline, cancel, accept[:JSON].
+        #[arg(long = "elicit", value_name = "ANSWER")]
+        elicitation: Option<String>,
+        /// How to answer a sampling request during this call: decline, scripted:TEXT,
+        /// model:PROVIDER/NAME.
+        #[arg(long, value_name = "POLICY")]
+        sampling: Option<String>,
+        /// Run the call as a task (a handshake-era server's task-only tools); evaldeck
+        /// follows it to its end. A `2026-07-28` server decides on its own.
+        #[arg(long)]
+        task: bool,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TasksCmd {
+    List {
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
+    /// Ask the server to cancel a task (cooperative).
+    Cancel {
+        /// `SERVER TASK_ID`, or `TASK_ID` with an unsaved target.
+        #[arg(value_name = "[SERVER] TASK_ID", num_args = 1..=2, required = true)]
+        names: Vec<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
     },
 }
 
 #[derive(Debug, Subcommand)]
 pub enum PromptsCmd {
     List {
-        server: String,
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
     },
-    /// Render a prompt; arguments as `--arg name=value`.
+    /// Render a prompt: `prompts get SERVER PROMPT --arg name=value`.
     Get {
-        server: String,
-        prompt: String,
+        /// `SERVER PROMPT`, or `PROMPT` with an unsaved target.
+        #[arg(value_name = "[SERVER] PROMPT", num_args = 1..=2, required = true)]
+        names: Vec<String>,
         #[arg(long = "arg")]
         arg: Vec<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
     },
 }
 
@@ -199,12 +264,40 @@ pub enum PromptsCmd {
 pub enum ResourcesCmd {
     /// List resources and resource templates.
     List {
-        server: String,
+        server: Option<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
     },
+    /// Read a resource: `resources read SERVER URI`. A URI template (`demo://items/{id}`)
+    /// is filled in from `--var id=item-3`.
     Read {
-        server: String,
-        uri: String,
+        /// `SERVER URI`, or `URI` with an unsaved target.
+        #[arg(value_name = "[SERVER] URI", num_args = 1..=2, required = true)]
+        names: Vec<String>,
+        /// A URI template variable, `name=value` (repeatable).
+        #[arg(long = "var")]
+        vars: Vec<String>,
+        #[command(flatten)]
+        adhoc: AdHoc,
     },
+}
+
+/// `[SERVER] NAME` positionals: the server is named unless an unsaved target is given.
+fn server_and_name(names: &[String], adhoc: &AdHoc) -> Result<(Option<String>, String)> {
+    match (names, adhoc.given()) {
+        ([name], true) => Ok((None, name.clone())),
+        ([server, name], false) => Ok((Some(server.clone()), name.clone())),
+        ([_], false) => Err(Error::invalid(
+            "/server",
+            "required",
+            "name the saved server first, or give an unsaved target (--url URL, -- COMMAND…)",
+        )),
+        _ => Err(Error::invalid(
+            "/server",
+            "oneOf",
+            "with an unsaved target (--url, -- COMMAND) give only the name, not a server",
+        )),
+    }
 }
 
 /// `--args JSON` merged with `--arg k=v` pairs (later wins).
@@ -255,6 +348,17 @@ pub enum ServersCmd {
     Remove { server: String },
     /// Save every server of an `mcp.json`-style file (Claude Desktop, Claude Code, Cursor, VS Code).
     Import { file: PathBuf },
+    /// Change what evaldeck offers a saved server as its client: roots, sampling and
+    /// elicitation answers, log level. A live session takes the change without
+    /// reconnecting (new roots are announced with `notifications/roots/list_changed`).
+    Set {
+        server: String,
+        #[command(flatten)]
+        client: ClientArgs,
+        /// Offer no roots.
+        #[arg(long, conflicts_with = "roots")]
+        no_roots: bool,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -284,6 +388,8 @@ pub struct AddServer {
     pub connect_timeout_ms: Option<u64>,
     #[arg(long)]
     pub request_timeout_ms: Option<u64>,
+    #[command(flatten)]
+    pub client: ClientArgs,
     /// Trailing arguments for the command.
     #[arg(last = true)]
     pub rest: Vec<String>,
@@ -300,26 +406,7 @@ pub enum EnvsCmd {
     Resolve { environment: String },
 }
 
-fn pairs(
-    items: &[String],
-    sep: char,
-    what: &str,
-) -> Result<std::collections::BTreeMap<String, String>> {
-    items
-        .iter()
-        .map(|s| {
-            s.split_once(sep)
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .ok_or_else(|| {
-                    Error::invalid(
-                        &format!("/{what}"),
-                        "format",
-                        format!("`{s}` is not `KEY{sep}VALUE`"),
-                    )
-                })
-        })
-        .collect()
-}
+use target_server::pairs;
 
 impl AddServer {
     fn to_body(&self) -> Result<ServerCreate> {
@@ -348,6 +435,7 @@ impl AddServer {
         };
         let mut config = ServerConfig::new(transport);
         config.use_oauth = self.oauth;
+        config.client = self.client.apply(Default::default())?;
         if let Some(t) = self.connect_timeout_ms {
             config.connect_timeout_ms = t;
         }
@@ -408,7 +496,12 @@ async fn interrupted() -> (&'static str, i32) {
     let mut term = signal(SignalKind::terminate()).ok();
     let mut hup = signal(SignalKind::hangup()).ok();
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => ("interrupted", 130),
+        // A command that handles Ctrl-C itself (a tool call cancels on its server) gets a
+        // moment to finish doing so.
+        _ = async {
+            let _ = tokio::signal::ctrl_c().await;
+            tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        } => ("interrupted", 130),
         _ = next(term.as_mut()) => ("terminated", 143),
         _ = next(hup.as_mut()) => ("hung up", 129),
     }
@@ -425,6 +518,8 @@ pub async fn run(target: &Target, cmd: Command) -> i32 {
             // Ctrl-C, SIGTERM and SIGHUP end the command: what it was waiting for is
             // dropped, which cancels an MCP call in flight (`notifications/cancelled`).
             let code = tokio::select! {
+                // A command that handles the interruption itself (a tool call) goes first.
+                biased;
                 r = execute(target, b.clone(), cmd, &out) => r,
                 sig = interrupted() => {
                     eprintln!("evaldeck: {} — cancelled", sig.0);
@@ -471,33 +566,13 @@ async fn execute(target: &Target, backend: Arc<dyn Backend>, cmd: Command, out: 
         Command::Evals(c) => run::execute(target, b, c, out).await,
         Command::Ingest(c) => ingest::run(target, b, c, out).await,
         Command::Suite(SuiteCmd::Apply(a)) => suite_file::apply(target, b, a, out).await,
-        Command::Doctor { server } => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let report = b.doctor(&p, &server).await?;
-            out.doctor(&report)?;
-            if report.status == crate::spec::primitives::DoctorStatus::Ready {
-                Ok(())
-            } else {
-                Err(Failure::Exit(1))
-            }
-        }
-        Command::Tools(ToolsCmd::Call {
-            server,
-            tool,
-            args,
-            arg,
-        }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let parameters = tool_arguments(args.as_deref(), &arg)?;
-            let req = ToolCallRequest::new(tool, Some(parameters));
-            let started = std::time::Instant::now();
-            let result = b.call_tool(&p, &server, &req).await?;
-            out.tool_result(&result, started.elapsed())?;
-            if result.get("isError").and_then(serde_json::Value::as_bool) == Some(true) {
-                return Err(Failure::Exit(3));
-            }
-            Ok(())
-        }
+        c @ (Command::Doctor { .. }
+        | Command::Validate { .. }
+        | Command::Export { .. }
+        | Command::Tools(_)
+        | Command::Prompts(_)
+        | Command::Resources(_)
+        | Command::Tasks(_)) => server_commands::run(target, b, c, out).await,
         other => Ok(execute_plain(target, backend, other, out).await?),
     }
 }
@@ -515,7 +590,12 @@ async fn execute_plain(
         | Command::Ingest(_)
         | Command::Suite(SuiteCmd::Apply(_))
         | Command::Doctor { .. }
-        | Command::Tools(ToolsCmd::Call { .. }) => unreachable!("dispatched by `execute`"),
+        | Command::Validate { .. }
+        | Command::Export { .. }
+        | Command::Tools(_)
+        | Command::Prompts(_)
+        | Command::Resources(_)
+        | Command::Tasks(_) => unreachable!("dispatched by `execute`"),
         Command::Me => out.me(&b.me().await?, &b.describe()),
         Command::Agent(a) => agent::run(target, b, *a, out).await,
         Command::Credits { cmd } => import::credits(target, b, cmd, out).await,
@@ -544,6 +624,23 @@ async fn execute_plain(
                 ServersCmd::Remove { server } => {
                     let s = b.server(p, &server).await?;
                     server_view::deleted(out, &s.name, &b.delete_server(p, &s.id).await?)
+                }
+                ServersCmd::Set {
+                    server,
+                    client,
+                    no_roots,
+                } => {
+                    let cur = b.server(p, &server).await?;
+                    let base = cur.config.map(|c| c.client).unwrap_or_default();
+                    let mut features = client.apply(base)?;
+                    if no_roots {
+                        features.roots.clear();
+                    }
+                    let patch = crate::spec::server::ServerPatch {
+                        client: Some(features),
+                        ..Default::default()
+                    };
+                    server_view::server(out, &b.update_server(p, &cur.id, &patch).await?)
                 }
                 ServersCmd::Import { file } => {
                     let text = std::fs::read_to_string(&file).map_err(|e| {
@@ -623,74 +720,6 @@ async fn execute_plain(
                     out.value(&b.resolve_environment(p, &env.id).await?)
                 }
             }
-        }
-        Command::Validate { server } => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            out.value(&b.validate_server(&p, &server).await?)
-        }
-        Command::Tools(ToolsCmd::List { server }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let (p, server) = (p.as_str(), server.as_str());
-            let items =
-                collect_mcp(
-                    |cursor| async move { b.tools(p, server, &ListRequest { cursor }).await },
-                )
-                .await?;
-            out.tools(&items)
-        }
-        Command::Prompts(PromptsCmd::List { server }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let (p, server) = (p.as_str(), server.as_str());
-            let items =
-                collect_mcp(
-                    |cursor| async move { b.prompts(p, server, &ListRequest { cursor }).await },
-                )
-                .await?;
-            out.prompts(&items)
-        }
-        Command::Prompts(PromptsCmd::Get {
-            server,
-            prompt,
-            arg,
-        }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let arguments = tool_arguments(None, &arg)?;
-            let req = PromptGetRequest {
-                prompt_name: prompt,
-                arguments: Some(arguments),
-            };
-            let result = b.get_prompt(&p, &server, &req).await?;
-            out.prompt_result(&result)
-        }
-        Command::Resources(ResourcesCmd::List { server }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let (p, server) = (p.as_str(), server.as_str());
-            let items = collect_mcp(|cursor| async move {
-                b.resources(p, server, &ListRequest { cursor }).await
-            })
-            .await?;
-            let templates = match collect_mcp(|cursor| async move {
-                b.resource_templates(p, server, &ListRequest { cursor })
-                    .await
-            })
-            .await
-            {
-                Ok(t) => t,
-                Err(e) if e.code == Code::FeatureNotSupported => Vec::new(),
-                Err(e) => return Err(e),
-            };
-            out.resources(&items, &templates)
-        }
-        Command::Resources(ResourcesCmd::Read { server, uri }) => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            let result = b
-                .read_resource(&p, &server, &ResourceReadRequest { uri })
-                .await?;
-            out.resource_contents(&result)
-        }
-        Command::Export { server } => {
-            let p = project_id(b, target.project.as_deref()).await?;
-            out.value(&b.export(&p, &server).await?)
         }
         Command::Suite(SuiteCmd::Export(a)) => suite_file::export(target, b, a, out).await,
         Command::Suite(SuiteCmd::Schedule(a)) => schedule::run(target, b, a, out).await,

@@ -243,6 +243,7 @@ impl Out {
             ("resources", &c.resources),
             ("resource templates", &c.resource_templates),
             ("prompts", &c.prompts),
+            ("revisions", &c.revisions),
         ];
         for (name, check) in stages {
             let Some(check) = check else { continue };
@@ -256,6 +257,13 @@ impl Out {
                 .map(|d| format!(" ({d} ms)"))
                 .unwrap_or_default();
             println!("  {mark} {name:<19}{}{ms}", check.detail);
+        }
+        if let Some(revisions) = &r.revisions {
+            println!("  protocol revisions:");
+            for v in revisions {
+                let mark = if v.accepted { "✓" } else { "✗" };
+                println!("    {mark} {}  {}", v.revision, v.detail);
+            }
         }
         if let Some(e) = &r.error {
             println!("  error: {} ({})", e.message, e.code);

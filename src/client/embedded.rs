@@ -17,7 +17,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TrafficPage};
+use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -211,6 +211,19 @@ impl Backend for Embedded {
     ) -> Result<CallCancelled> {
         self.service
             .cancel_call(&self.who, project, server, call_id)
+    }
+    async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList> {
+        self.service.server_tasks(&self.who, project, server).await
+    }
+    async fn cancel_task(
+        &self,
+        project: &str,
+        server: &str,
+        task_id: &str,
+    ) -> Result<TaskCancelled> {
+        self.service
+            .cancel_task(&self.who, project, server, task_id)
+            .await
     }
     async fn server_traffic(&self, project: &str, server: &str, after: u64) -> Result<TrafficPage> {
         self.service

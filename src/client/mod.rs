@@ -24,7 +24,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TrafficPage};
+use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -135,6 +135,15 @@ pub trait Backend: Send + Sync {
         server: &str,
         call_id: &str,
     ) -> Result<CallCancelled>;
+    /// A server's tasks: those evaldeck follows and those the server lists.
+    async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList>;
+    /// Asks the server to cancel one of its tasks.
+    async fn cancel_task(
+        &self,
+        project: &str,
+        server: &str,
+        task_id: &str,
+    ) -> Result<TaskCancelled>;
     /// A server's protocol events after `after` (the protocol pane, `--verbose`).
     async fn server_traffic(&self, project: &str, server: &str, after: u64) -> Result<TrafficPage>;
     async fn prompts(

@@ -22,7 +22,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TrafficPage, TrafficQuery};
+use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage, TrafficQuery};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -455,6 +455,25 @@ impl Backend for Remote {
             Method::POST,
             &[
                 "projects", project, "servers", server, "calls", call_id, "cancel",
+            ],
+            &serde_json::json!({}),
+        )
+        .await
+    }
+    async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList> {
+        self.get(&["projects", project, "servers", server, "tasks"])
+            .await
+    }
+    async fn cancel_task(
+        &self,
+        project: &str,
+        server: &str,
+        task_id: &str,
+    ) -> Result<TaskCancelled> {
+        self.send(
+            Method::POST,
+            &[
+                "projects", project, "servers", server, "tasks", task_id, "cancel",
             ],
             &serde_json::json!({}),
         )

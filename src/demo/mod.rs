@@ -47,13 +47,33 @@ pub struct DemoArgs {
     /// input (a fault for tests of process cleanup).
     #[arg(long)]
     pub linger: bool,
+    /// Add the tools that ask things of the client: `ask-llm` (sampling), `ask-user`
+    /// (elicitation), `list-roots` (roots) and `log` (logging).
+    #[arg(long)]
+    pub client_features: bool,
+    /// Speak only this protocol revision (repeatable), e.g. `--protocol 2026-07-28` for a
+    /// server without the `initialize` handshake.
+    #[arg(long = "protocol", value_name = "REVISION")]
+    pub protocols: Vec<String>,
 }
 
 pub async fn run(args: DemoArgs) -> anyhow::Result<()> {
+    let mut protocols = vec![];
+    for p in &args.protocols {
+        match rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .find(|v| v.as_str() == p)
+        {
+            Some(v) => protocols.push(v.clone()),
+            None => anyhow::bail!("unknown protocol revision `{p}`"),
+        }
+    }
     let server = DemoServer::new(DemoOptions {
         prompts: !args.no_prompts,
         resources: !args.no_resources,
         page_size: args.page_size,
+        client_features: args.client_features,
+        protocols,
     });
     if let Some(addr) = args.http {
         return http::serve(addr, &args, server).await;

@@ -1,6 +1,11 @@
 //! The demo server's MCP side: tools, prompts and resources chosen to exercise every
 //! diagnostic and assertion — with and without descriptions and annotations, structured
-//! output, a deprecated tool, a tool error, progress, a large result, paging, a crash.
+//! output, a deprecated tool, a tool error, progress, a large result, paging, a crash;
+//! with `--client-features`, tools that ask things of the client.
+
+// Logging, sampling and roots are deprecated (SEP-2577) yet part of every revision, and
+// the demo server exists to exercise them.
+#![allow(deprecated)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,12 +30,34 @@ pub struct DemoOptions {
     pub resources: bool,
     /// Items per page of `tools/list`, `prompts/list` and `resources/list`; 0 = one page.
     pub page_size: usize,
+    /// Add the tools that ask things of the client: `ask-llm` (sampling), `ask-user`
+    /// (elicitation), `list-roots` (roots) and `log` (logging).
+    pub client_features: bool,
+    /// Speak only these protocol revisions (empty: every revision rmcp speaks).
+    pub protocols: Vec<rmcp::model::ProtocolVersion>,
 }
 
 #[derive(Clone)]
 pub struct DemoServer {
     opts: Arc<DemoOptions>,
     started: Instant,
+    /// `notifications/roots/list_changed` received so far.
+    roots_changed: Arc<std::sync::atomic::AtomicU64>,
+    /// The level `logging/setLevel` asked for (handshake era).
+    log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
+    /// Tasks of `long-job` (the `2026-07-28` tasks extension), by id.
+    jobs: Arc<std::sync::Mutex<std::collections::HashMap<String, Job>>>,
+}
+
+/// One `long-job` task: its progress, what it waits for, its end.
+#[derive(Debug, Clone)]
+struct Job {
+    status: rmcp::model::TaskStatus,
+    message: String,
+    /// The answer the job waits for (`ask`), once given.
+    answer: Option<Value>,
+    result: Option<Value>,
+    created: String,
 }
 
 /// A 1×1 transparent PNG: the binary resource.
@@ -159,6 +186,52 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
+/// The tools that ask things of the client (`--client-features`).
+fn client_feature_tools() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "ask-llm",
+            "Asks the client's model a question (sampling) and returns its answer.",
+            schema(
+                json!({"type": "object", "properties": {"question": {"type": "string"}}, "required": ["question"]}),
+            ),
+        ),
+        Tool::new(
+            "ask-user",
+            "Asks the user for their name (elicitation) and returns what they said.",
+            schema(json!({"type": "object", "properties": {"message": {"type": "string"}}})),
+        ),
+        Tool::new(
+            "list-roots",
+            "Returns the client's roots and how many times they changed.",
+            schema(json!({"type": "object", "properties": {}})),
+        ),
+        Tool::new(
+            "long-job",
+            "Works `durationMs` in `steps`, as a task when the client supports tasks; with `ask`, stops halfway for the user's name.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "durationMs": {"type": "integer", "minimum": 0, "default": 1000},
+                    "steps": {"type": "integer", "minimum": 1, "default": 4},
+                    "ask": {"type": "boolean", "default": false}
+                }
+            })),
+        ),
+        Tool::new(
+            "log",
+            "Sends one log message at `level` (debug … emergency).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "level": {"type": "string", "enum": ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]},
+                    "message": {"type": "string"}
+                }
+            })),
+        ),
+    ]
+}
+
 fn prompts() -> Vec<Prompt> {
     vec![
         Prompt::new(
@@ -250,7 +323,302 @@ impl DemoServer {
         DemoServer {
             opts: Arc::new(opts),
             started: Instant::now(),
+            roots_changed: Arc::default(),
+            log_level: Arc::default(),
+            jobs: Arc::default(),
         }
+    }
+
+    /// `long-job`: works `durationMs` in `steps`; with `ask`, stops halfway for a name
+    /// (an elicitation). As a task when the client declares the tasks extension (from
+    /// `2026-07-28`), else within the call.
+    async fn long_job(
+        &self,
+        args: &JsonObject,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let duration = args
+            .get("durationMs")
+            .and_then(Value::as_u64)
+            .unwrap_or(1000);
+        let steps = args
+            .get("steps")
+            .and_then(Value::as_u64)
+            .unwrap_or(4)
+            .max(1);
+        let ask = args.get("ask").and_then(Value::as_bool).unwrap_or(false);
+        let tasks = ctx
+            .meta
+            .client_capabilities()
+            .and_then(|c| c.extensions)
+            .is_some_and(|e| e.contains_key(rmcp::model::TASKS_EXTENSION_ID));
+        if !tasks {
+            tokio::time::sleep(Duration::from_millis(duration)).await;
+            return Ok(CallToolResponse::Complete(CallToolResult::success(vec![
+                ContentBlock::text(format!("job done in {steps} steps (not as a task)")),
+            ])));
+        }
+        let id = format!("job-{}", uuid::Uuid::now_v7().simple());
+        let now = chrono::Utc::now().to_rfc3339();
+        self.jobs.lock().unwrap_or_else(|p| p.into_inner()).insert(
+            id.clone(),
+            Job {
+                status: rmcp::model::TaskStatus::Working,
+                message: format!("step 0 of {steps}"),
+                answer: None,
+                result: None,
+                created: now.clone(),
+            },
+        );
+        let jobs = self.jobs.clone();
+        let job = id.clone();
+        tokio::spawn(async move {
+            let set = |f: &dyn Fn(&mut Job)| {
+                if let Some(j) = jobs.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&job) {
+                    f(j)
+                }
+            };
+            let live = || {
+                jobs.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get(&job)
+                    .is_some_and(|j| j.status != rmcp::model::TaskStatus::Cancelled)
+            };
+            let mut who = String::from("nobody");
+            for step in 1..=steps {
+                tokio::time::sleep(Duration::from_millis(duration / steps)).await;
+                if !live() {
+                    return;
+                }
+                set(&|j| j.message = format!("step {step} of {steps}"));
+                if ask && step == steps.div_ceil(2) {
+                    set(&|j| j.status = rmcp::model::TaskStatus::InputRequired);
+                    loop {
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        if !live() {
+                            return;
+                        }
+                        let a = jobs
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .get(&job)
+                            .and_then(|j| j.answer.clone());
+                        if let Some(a) = a {
+                            who = a["content"]["name"]
+                                .as_str()
+                                .unwrap_or("someone")
+                                .to_string();
+                            set(&|j| j.status = rmcp::model::TaskStatus::Working);
+                            break;
+                        }
+                    }
+                }
+            }
+            let text = format!("job done in {steps} steps for {who}");
+            set(&|j| {
+                j.status = rmcp::model::TaskStatus::Completed;
+                j.result =
+                    Some(json!({"content": [{"type": "text", "text": text}], "isError": false}));
+            });
+        });
+        let task = rmcp::model::Task::new(id, rmcp::model::TaskStatus::Working, now.clone(), now)
+            .with_status_message(format!("step 0 of {steps}"))
+            .with_poll_interval_ms(50)
+            .with_ttl_ms(60_000);
+        Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(
+            task,
+        )))
+    }
+
+    fn tools(&self) -> Vec<Tool> {
+        let mut all = tools();
+        if self.opts.client_features {
+            all.extend(client_feature_tools());
+        }
+        all
+    }
+
+    /// A tool that needs something from the client: asked as a server-to-client request in
+    /// the handshake era, as an `input_required` round from `2026-07-28` (the answer comes
+    /// back in the retried request's `inputResponses` under `key`).
+    async fn ask(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+        key: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<Result<Value, CallToolResponse>, ErrorData> {
+        let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        if modern {
+            if let Some(answer) = request.input_responses.as_ref().and_then(|r| r.get(key)) {
+                return Ok(Ok(answer.clone()));
+            }
+            let mut wanted = json!({"method": method});
+            if !params.is_null() {
+                wanted["params"] = params;
+            }
+            let input: rmcp::model::InputRequest = serde_json::from_value(wanted)
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+            let requests = [(key.to_string(), input)].into_iter().collect();
+            return Ok(Err(CallToolResponse::InputRequired(
+                rmcp::model::InputRequiredResult::from_input_requests(requests),
+            )));
+        }
+        let mut raw = json!({"method": method});
+        if !params.is_null() {
+            raw["params"] = params;
+        }
+        let req: rmcp::model::ServerRequest = serde_json::from_value(raw)
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        match ctx.peer.send_request(req).await {
+            Ok(r) => Ok(Ok(serde_json::to_value(r).unwrap_or_default())),
+            Err(rmcp::ServiceError::McpError(e)) => Ok(Ok(json!({"error": e.message}))),
+            Err(e) => Err(ErrorData::internal_error(e.to_string(), None)),
+        }
+    }
+
+    /// The tools that ask things of the client; `None` for any other tool.
+    async fn client_feature_tool(
+        &self,
+        request: &CallToolRequestParams,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Option<Result<CallToolResponse, ErrorData>> {
+        let args = request.arguments.clone().unwrap_or_default();
+        let text = |s: String| {
+            CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(s)]))
+        };
+        let (key, method, params) = match &*request.name {
+            "ask-llm" => (
+                "answer",
+                "sampling/createMessage",
+                json!({
+                    "messages": [{"role": "user", "content": {"type": "text", "text": args.get("question").and_then(Value::as_str).unwrap_or("Say hello.")}}],
+                    "maxTokens": 200
+                }),
+            ),
+            "ask-user" => (
+                "details",
+                "elicitation/create",
+                json!({
+                    "mode": "form",
+                    "message": args.get("message").and_then(Value::as_str).unwrap_or("Who are you?"),
+                    "requestedSchema": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string", "title": "Name", "minLength": 1},
+                            "subscribe": {"type": "boolean", "title": "Subscribe", "default": false}
+                        },
+                        "required": ["name"]
+                    }
+                }),
+            ),
+            "list-roots" => ("roots", "roots/list", Value::Null),
+            "long-job" => return Some(self.long_job(&args, ctx).await),
+            "log" => {
+                return Some(self.log(&args, ctx).await.map(text));
+            }
+            _ => return None,
+        };
+        let answer = match self.ask(request, ctx, key, method, params).await {
+            Ok(Ok(a)) => a,
+            Ok(Err(more)) => return Some(Ok(more)),
+            Err(e) => return Some(Err(e)),
+        };
+        let out = match &*request.name {
+            "ask-llm" => match answer["content"]["text"].as_str() {
+                Some(t) => format!("the model said: {t}"),
+                None => format!(
+                    "no answer: {}",
+                    answer["error"].as_str().unwrap_or("declined")
+                ),
+            },
+            "ask-user" => match answer["action"].as_str() {
+                Some("accept") => format!("accepted: {}", answer["content"]),
+                Some(other) => format!("the user chose {other}"),
+                None => format!(
+                    "no answer: {}",
+                    answer["error"].as_str().unwrap_or("declined")
+                ),
+            },
+            _ => json!({
+                "roots": answer["roots"],
+                "listChanged": self.roots_changed.load(std::sync::atomic::Ordering::Relaxed),
+            })
+            .to_string(),
+        };
+        Some(Ok(text(out)))
+    }
+
+    /// `log`: one log message at `level`, if the client asked for that level or a lower one
+    /// (`logging/setLevel` in the handshake era, the request's `_meta` level from
+    /// `2026-07-28`, which sends nothing without one).
+    async fn log(
+        &self,
+        args: &JsonObject,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<String, ErrorData> {
+        use rmcp::model::LoggingLevel;
+        let level: LoggingLevel =
+            serde_json::from_value(args.get("level").cloned().unwrap_or(json!("info")))
+                .map_err(|_| ErrorData::invalid_params("`level` is a log level", None))?;
+        let message = args
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or("hello from the demo server");
+        let modern = ctx.protocol_version().is_some_and(|v| !v.has_initialize());
+        let wanted = if modern {
+            ctx.meta.log_level()
+        } else {
+            *self.log_level.lock().unwrap_or_else(|p| p.into_inner())
+        };
+        let rank = |l: LoggingLevel| {
+            serde_json::to_value(l).ok().and_then(|v| {
+                [
+                    "debug",
+                    "info",
+                    "notice",
+                    "warning",
+                    "error",
+                    "critical",
+                    "alert",
+                    "emergency",
+                ]
+                .iter()
+                .position(|n| v == *n)
+            })
+        };
+        let sent = match wanted {
+            Some(w) if rank(level) >= rank(w) => {
+                #[allow(deprecated)]
+                let _ = ctx
+                    .peer
+                    .notify_logging_message(
+                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
+                            .with_logger("demo"),
+                    )
+                    .await;
+                true
+            }
+            // The handshake era logs at the server's default (info) until told otherwise.
+            None if !modern && rank(level) >= rank(LoggingLevel::Info) => {
+                #[allow(deprecated)]
+                let _ = ctx
+                    .peer
+                    .notify_logging_message(
+                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
+                            .with_logger("demo"),
+                    )
+                    .await;
+                true
+            }
+            _ => false,
+        };
+        Ok(if sent {
+            "logged".into()
+        } else {
+            "below the requested level; not sent".into()
+        })
     }
 
     async fn run_tool(
@@ -390,6 +758,8 @@ impl ServerHandler for DemoServer {
             .enable_tools()
             .enable_prompts()
             .enable_resources()
+            .enable_logging()
+            .enable_tasks()
             .build();
         if !self.opts.prompts {
             caps.prompts = None;
@@ -412,7 +782,7 @@ impl ServerHandler for DemoServer {
         request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let (items, next) = page(&tools(), cursor(&request), self.opts.page_size)?;
+        let (items, next) = page(&self.tools(), cursor(&request), self.opts.page_size)?;
         let mut r = ListToolsResult::with_all_items(items);
         r.next_cursor = next;
         Ok(r)
@@ -423,10 +793,127 @@ impl ServerHandler for DemoServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.opts.client_features
+            && let Some(r) = self.client_feature_tool(&request, &context).await
+        {
+            return r;
+        }
         let args = request.arguments.clone().unwrap_or_default();
         self.run_tool(&request.name, args, &context)
             .await
             .map(CallToolResponse::Complete)
+    }
+
+    fn supported_protocol_versions(
+        &self,
+    ) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        if self.opts.protocols.is_empty() {
+            std::borrow::Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
+        } else {
+            std::borrow::Cow::Owned(self.opts.protocols.clone())
+        }
+    }
+
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(request.level);
+        Ok(())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        use rmcp::model::{DetailedTask, GetTaskResult, Task, TaskPayload, TaskStatus};
+        let job = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&request.task_id)
+            .cloned()
+            .ok_or_else(|| ErrorData::invalid_params("no such task", None))?;
+        let now = chrono::Utc::now().to_rfc3339();
+        let task = Task::new(
+            request.task_id.clone(),
+            job.status,
+            job.created.clone(),
+            now,
+        )
+        .with_status_message(job.message.clone())
+        .with_poll_interval_ms(50)
+        .with_ttl_ms(60_000);
+        let payload = match job.status {
+            TaskStatus::InputRequired => {
+                let wanted: rmcp::model::InputRequest = serde_json::from_value(json!({
+                    "method": "elicitation/create",
+                    "params": {
+                        "mode": "form",
+                        "message": "Who is this job for?",
+                        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+                    }
+                }))
+                .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                TaskPayload::InputRequired {
+                    input_requests: [("who".to_string(), wanted)].into_iter().collect(),
+                }
+            }
+            TaskStatus::Completed => TaskPayload::Completed {
+                result: job
+                    .result
+                    .and_then(|r| r.as_object().cloned())
+                    .unwrap_or_default(),
+            },
+            TaskStatus::Cancelled => TaskPayload::Cancelled,
+            _ => TaskPayload::Working,
+        };
+        Ok(GetTaskResult::new(DetailedTask::new(task, payload)))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(j) = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&request.task_id)
+            && let Some(a) = request.input_responses.get("who")
+        {
+            j.answer = Some(a.clone());
+        }
+        Ok(())
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Some(j) = self
+            .jobs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(&request.task_id)
+            && !j.status.is_terminal()
+        {
+            j.status = rmcp::model::TaskStatus::Cancelled;
+            j.message = "cancelled by the client".into();
+        }
+        Ok(())
+    }
+
+    async fn on_roots_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<RoleServer>,
+    ) {
+        self.roots_changed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     async fn list_prompts(
@@ -461,7 +948,7 @@ impl ServerHandler for DemoServer {
         }
         let args = request.arguments.unwrap_or_default();
         let arg = |k: &str| args.get(k).and_then(Value::as_str).map(str::to_string);
-        let result = match request.name.as_str() {
+        let result = match &*request.name {
             "greeting" => {
                 let name = arg("name")
                     .ok_or_else(|| ErrorData::invalid_params("`name` is required", None))?;

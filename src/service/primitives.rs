@@ -20,6 +20,7 @@ use crate::spec::primitives::{
     PromptItem, ResourceItem, ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem,
     TrafficPage, ValidateResult,
 };
+use crate::spec::primitives::{TaskCancelled, TaskList};
 use crate::spec::server::Server;
 use crate::spec::validate::Checker;
 use crate::spec::{Error, Result};
@@ -307,6 +308,34 @@ impl Service {
         Ok(CallCancelled {
             cancelled: self.mcp().cancel_call(&s.id, call_id),
         })
+    }
+
+    /// A server's tasks (extension): those evaldeck follows and those the server lists.
+    pub async fn server_tasks(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+    ) -> Result<TaskList> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().list_tasks(&t).await
+        })
+        .await
+        .map(|items| TaskList { items })
+    }
+
+    /// Asks the server to cancel one of its tasks (extension).
+    pub async fn cancel_task(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        task_id: &str,
+    ) -> Result<TaskCancelled> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().cancel_task(&t, task_id).await
+        })
+        .await
     }
 
     /// A server's recent protocol events (extension): what the protocol pane shows.

@@ -555,6 +555,11 @@ pub struct EvalCase {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = 64))]
     pub suppressed_suite_standard_check_ids: Vec<String>,
+    /// Additive: how a run answers an elicitation the server makes during this case's
+    /// tool calls (accept with content, decline, cancel); without it the server's saved
+    /// answer, else decline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<crate::spec::client_features::ElicitationAnswer>,
 }
 
 impl EvalCase {
@@ -582,11 +587,15 @@ impl EvalCase {
             created_at: None,
             updated_at: None,
             suppressed_suite_standard_check_ids: Vec::new(),
+            elicitation: None,
         }
     }
 
     /// Reports every violated rule, under `path`.
     pub fn validate(&self, path: &str, c: &mut Checker) {
+        if let Some(e) = &self.elicitation {
+            e.validate(&join(path, "elicitation"), c);
+        }
         check_title(c, &join(path, "title"), &self.title);
         validate_steps(&join(path, "steps"), &self.steps, c);
         check_iterations(c, &join(path, "iterations"), self.iterations);
@@ -757,6 +766,12 @@ pub struct EvalCaseUpdate {
     )]
     #[schemars(with = "Vec<String>")]
     pub suppressed_suite_standard_check_ids: Option<Vec<String>>,
+    #[serde(
+        default,
+        deserialize_with = "nullable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub elicitation: Option<Option<crate::spec::client_features::ElicitationAnswer>>,
 }
 
 impl EvalCaseUpdate {
@@ -793,6 +808,9 @@ impl EvalCaseUpdate {
         if let Some(ids) = &self.suppressed_suite_standard_check_ids {
             validate_check_ids("/suppressedSuiteStandardCheckIds", ids, &mut c);
         }
+        if let Some(Some(e)) = &self.elicitation {
+            e.validate("/elicitation", &mut c);
+        }
         c.finish()
     }
 
@@ -812,6 +830,7 @@ impl EvalCaseUpdate {
         set(&mut case.pass_threshold, self.pass_threshold);
         set(&mut case.is_negative, self.is_negative);
         set(&mut case.scenario, self.scenario);
+        set(&mut case.elicitation, self.elicitation);
         set(&mut case.intent, self.intent);
         set(&mut case.kind, self.kind);
         set(&mut case.models, self.models);

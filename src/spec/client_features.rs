@@ -157,7 +157,7 @@ impl ElicitationAnswer {
         }
     }
 
-    fn validate(&self, path: &str, c: &mut Checker) {
+    pub fn validate(&self, path: &str, c: &mut Checker) {
         if self.content.is_some() && self.action != ElicitationAction::Accept {
             c.fail(
                 join(path, "content"),

@@ -123,6 +123,32 @@ pub struct DoctorChecks {
     pub resource_templates: Option<Check>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<Check>,
+    /// Additive: which protocol revisions the server accepts (see `revisions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Check>,
+}
+
+/// The protocol revisions evaldeck speaks, newest first; the first two are current.
+pub const REVISIONS: [&str; 5] = [
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+    "2024-11-05",
+];
+
+/// How many of [`REVISIONS`] (from the start) count as current.
+pub const CURRENT_REVISIONS: usize = 2;
+
+/// Additive: whether the server accepted one protocol revision, tried on a connection of
+/// its own (`server/discover` for `2026-07-28`, `initialize` for the others).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RevisionSupport {
+    pub revision: String,
+    pub accepted: bool,
+    /// What the server answered: the revision it settled on, or why it failed.
+    pub detail: String,
 }
 
 /// Additive: wall time of each stage and of the whole run, in milliseconds.
@@ -162,6 +188,9 @@ pub struct DoctorReport {
     pub resource_templates: Option<Vec<ResourceTemplateItem>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompts: Option<Vec<PromptItem>>,
+    /// Additive: the revision matrix, newest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<Vec<RevisionSupport>>,
     pub checks: DoctorChecks,
     pub timings: DoctorTimings,
     /// `{code, message, details?}` of the stage that failed, or `null`.
@@ -293,6 +322,20 @@ pub struct ToolCallRequest {
     /// cancel it while it runs (1 to 128 characters).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
+    /// Extension: run the call as a task (handshake-era servers whose tools need it, such
+    /// as `execution.taskSupport: required`); evaldeck follows the task to its end. From
+    /// `2026-07-28` the server decides and this is ignored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskRequest>,
+}
+
+/// `task` of a `tools/call` (extension).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskRequest {
+    /// How long the server should keep the task's result, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
 }
 
 impl ToolCallRequest {
@@ -303,6 +346,7 @@ impl ToolCallRequest {
             elicitation: None,
             sampling: None,
             call_id: None,
+            task: None,
         }
     }
 }
@@ -473,4 +517,38 @@ pub struct CallCancelled {
 pub struct TrafficQuery {
     #[serde(default)]
     pub after: u64,
+}
+
+/// A task of a server (extension): one evaldeck is following, or one the server lists
+/// (`tasks/list`, handshake era).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskItem {
+    pub task_id: String,
+    /// `working`, `input_required`, `completed`, `failed` or `cancelled`.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// The tool whose call became the task, when evaldeck made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_name: Option<String>,
+    /// `followed` (a call of evaldeck's in progress) or `listed` (the server's tasks/list).
+    pub source: String,
+}
+
+/// `POST …/servers/{s}/tasks/{taskId}/cancel` (extension).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskCancelled {
+    pub task_id: String,
+    /// The server acknowledged the cancellation (it is cooperative: the task may still end
+    /// otherwise).
+    pub acknowledged: bool,
+}
+
+/// `GET …/servers/{s}/tasks` (extension).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskList {
+    pub items: Vec<TaskItem>,
 }

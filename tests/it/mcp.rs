@@ -362,7 +362,14 @@ async fn config_change_replaces_the_session() {
     let mut t = target("srv_rev", stdio(&[]));
     pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
     let first = pool.pid("srv_rev").await.unwrap();
+    // A new revision that changes only the client side is taken on by the live session.
     t.revision = 2;
+    t.config.client.log_level = Some(evaldeck::spec::client_features::LogLevel::Error);
+    pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
+    assert_eq!(pool.pid("srv_rev").await.unwrap(), first);
+    // One that changes the connection replaces it.
+    t.revision = 3;
+    t.config.connect_timeout_ms += 1;
     pool.call_tool(&t, &call("noop", json!({}))).await.unwrap();
     let second = pool.pid("srv_rev").await.unwrap();
     assert_ne!(first, second);

@@ -295,3 +295,28 @@ fn listening_on(serve: &mut Child) -> String {
         .expect("serve prints its URL")
         .to_string()
 }
+
+/// A panic ends the CLI too: writing its answer to a closed stdout panics (the process
+/// then exits with the shell's SIGPIPE status); the server goes with it.
+#[test]
+fn a_panicking_cli_leaves_no_server_behind() {
+    let f = Fixture::new();
+    let mut cli = f
+        .command(&[
+            "tools",
+            "call",
+            "wrapped",
+            "large-result",
+            "--arg",
+            "size=200000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Nobody reads the answer.
+    drop(cli.stdout.take());
+    let status = wait_exit(&mut cli, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(141), "{status:?}");
+    f.assert_all_gone("a panic", CLEANUP);
+}

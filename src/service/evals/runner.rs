@@ -489,6 +489,7 @@ impl Service {
         server: Option<(String, String)>,
         tool: &str,
         arguments: Value,
+        elicitation: Option<&crate::spec::client_features::ElicitationAnswer>,
         spans: &mut Vec<Span>,
         t0: Instant,
     ) -> CallRecord {
@@ -514,7 +515,8 @@ impl Service {
             rec.error = Some(format!("no server offers a tool named `{tool}`"));
             return rec;
         };
-        let req = ToolCallRequest::new(tool, arguments.as_object().cloned());
+        let mut req = ToolCallRequest::new(tool, arguments.as_object().cloned());
+        req.elicitation = elicitation.cloned();
         let req = &req;
         let traffic = self.mcp().traffic_of(&server_id);
         let before = traffic.last_seq();
@@ -629,6 +631,7 @@ impl Service {
                                     route.map(|r| (r.0, r.1)),
                                     &tool,
                                     c.arguments.clone(),
+                                    case.elicitation.as_ref(),
                                     &mut t.spans,
                                     t0,
                                 )
@@ -693,6 +696,7 @@ impl Service {
                             server,
                             &tool,
                             args,
+                            case.elicitation.as_ref(),
                             &mut t.spans,
                             t0,
                         )

@@ -169,14 +169,15 @@ impl ClientSide {
         ListRootsResult::new(roots)
     }
 
-    /// Answers `sampling/createMessage`.
+    /// Answers `sampling/createMessage` for `ctx` (the call it belongs to).
     pub async fn sample(
         &self,
         params: CreateMessageRequestParams,
+        ctx: &CallContext,
     ) -> Result<CreateMessageResult, ErrorData> {
-        let policy = self
-            .current()
+        let policy = ctx
             .sampling
+            .clone()
             .or(self.features().sampling)
             .unwrap_or(SamplingPolicy::Decline);
         let method = Some("sampling/createMessage");
@@ -236,11 +237,10 @@ impl ClientSide {
         }
     }
 
-    /// Answers `elicitation/create`: the call's asker, else its scripted answer, else the
-    /// server's saved one, else decline.
-    pub async fn elicit(&self, params: ElicitRequestParams) -> ElicitResult {
+    /// Answers `elicitation/create` for `ctx`: the call's asker, else its scripted answer,
+    /// else the server's saved one, else decline.
+    pub async fn elicit(&self, params: ElicitRequestParams, ctx: &CallContext) -> ElicitResult {
         let request = elicitation_request(&params);
-        let ctx = self.current();
         let method = Some("elicitation/create");
         let answer = if let Some(asker) = &ctx.asker {
             let a = asker.elicit(&self.server_id, request).await;
@@ -252,7 +252,7 @@ impl ClientSide {
                 ),
             );
             a
-        } else if let Some(a) = ctx.elicitation.or(self.features().elicitation) {
+        } else if let Some(a) = ctx.elicitation.clone().or(self.features().elicitation) {
             self.traffic.note(
                 method,
                 format!(
@@ -352,6 +352,7 @@ pub(crate) fn capabilities() -> ClientCapabilities {
                 .with_form(rmcp::model::FormElicitationCapability::new())
                 .with_url(rmcp::model::UrlElicitationCapability::new()),
         )
+        .enable_tasks()
         .build()
 }
 
@@ -369,7 +370,7 @@ impl ClientHandler for EvalClient {
         params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
-        self.side.sample(params).await
+        self.side.sample(params, &self.side.current()).await
     }
 
     async fn list_roots(
@@ -384,7 +385,7 @@ impl ClientHandler for EvalClient {
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
-        Ok(self.side.elicit(request).await)
+        Ok(self.side.elicit(request, &self.side.current()).await)
     }
 
     async fn on_progress(
@@ -419,22 +420,33 @@ impl ClientHandler for EvalClient {
 
 impl ClientSide {
     /// Answers one `input_required` round: each input request as a server-to-client
-    /// request of the same kind would be answered. A request that cannot be answered is
-    /// left out, which the server sees as declined.
+    /// request of the same kind would be answered. A sampling request that is declined
+    /// ends the request: from `2026-07-28` there is no way to tell the server "no" but to
+    /// stop asking again.
     pub async fn answer_input(
         &self,
         ir: rmcp::model::InputRequiredResult,
-    ) -> (rmcp::model::InputResponses, Option<String>) {
+        ctx: &CallContext,
+    ) -> Result<(rmcp::model::InputResponses, Option<String>), crate::spec::Error> {
         use rmcp::model::InputRequest;
         let mut out = rmcp::model::InputResponses::new();
         for (key, request) in ir.input_requests.unwrap_or_default() {
             let answer = match request {
-                InputRequest::CreateMessage(r) => match self.sample(r.params).await {
+                InputRequest::CreateMessage(r) => match self.sample(r.params, ctx).await {
                     Ok(v) => serde_json::to_value(v).ok(),
-                    Err(_) => None,
+                    Err(e) => {
+                        return Err(crate::spec::Error::new(
+                            crate::spec::Code::FeatureNotSupported,
+                            format!(
+                                "the server needs a sampling answer to go on, and evaldeck declined: {} (set `config.client.sampling`, or `sampling` on the call)",
+                                e.message
+                            ),
+                        )
+                        .with_reason("SAMPLING_DECLINED"));
+                    }
                 },
                 InputRequest::Elicitation(r) => {
-                    serde_json::to_value(self.elicit(r.params).await).ok()
+                    serde_json::to_value(self.elicit(r.params, ctx).await).ok()
                 }
                 InputRequest::ListRoots(_) => serde_json::to_value(self.roots()).ok(),
                 _ => None,
@@ -443,6 +455,6 @@ impl ClientSide {
                 out.insert(key, a);
             }
         }
-        (out, ir.request_state)
+        Ok((out, ir.request_state))
     }
 }

@@ -342,9 +342,11 @@ pub(crate) struct Session {
     pub info: Arc<ServerPeerInfo>,
     pub request_timeout: Duration,
     pub sent_token: bool,
-    /// The config revision the session serves: a session is replaced for another one,
-    /// unless it adopted it ([`super::McpPool::adopt_soon`]).
+    /// The config revision the session serves.
     pub revision: std::sync::atomic::AtomicI64,
+    /// The config as far as the connection depends on it: a new revision that leaves it
+    /// unchanged is adopted by the live session rather than replacing it.
+    pub connection: crate::spec::server::ServerConfig,
     pub token_hash: u64,
     /// evaldeck's side of the session: roots, answers to the server's requests, traffic.
     pub side: Arc<ClientSide>,
@@ -620,7 +622,6 @@ pub(crate) enum Era {
     /// Try `2026-07-28`, then `initialize` offering the newest handshake revision.
     Auto,
     /// `server/discover` with exactly this revision; no fallback (the doctor's matrix).
-    #[allow(dead_code)]
     Only(ProtocolVersion),
     /// `initialize` offering this revision.
     Handshake(ProtocolVersion),
@@ -951,6 +952,7 @@ pub(crate) async fn connect(
         request_timeout: Duration::from_millis(cfg.request_timeout_ms.max(1)),
         sent_token,
         revision: std::sync::atomic::AtomicI64::new(target.revision),
+        connection: cfg.connection_part(),
         oversized,
         token_hash: token_hash(token),
         side,

@@ -33,6 +33,8 @@ pub const REASON_AUTH_CHALLENGE: &str = "AUTH_CHALLENGE";
 pub const REASON_REFRESH_FAILED: &str = "REFRESH_FAILED";
 /// `details.reason` when the server process exited or the stream closed mid-exchange.
 pub const REASON_SERVER_EXITED: &str = "SERVER_EXITED";
+/// `details.reason` when the client and the server share no protocol revision.
+pub const REASON_NO_COMMON_REVISION: &str = "NO_COMMON_REVISION";
 /// `details.reason` when a server's message is larger than evaldeck accepts.
 pub const REASON_RESULT_TOO_LARGE: &str = "RESULT_TOO_LARGE";
 /// `details.reason` for a JSON-RPC error the table above has no better code for.
@@ -254,6 +256,24 @@ pub(crate) fn from_init(err: &ClientInitializeError, ctx: &Context) -> Error {
     }
     let e = match err {
         ClientInitializeError::JsonRpcError(data) => jsonrpc(data, "initialize"),
+        ClientInitializeError::NoCompatibleProtocolVersion {
+            client_supported,
+            server_supported,
+        } => {
+            let names = |v: &Vec<rmcp::model::ProtocolVersion>| {
+                v.iter().map(|p| p.as_str().to_string()).collect::<Vec<_>>()
+            };
+            unreachable(format!(
+                "no protocol revision in common: evaldeck offered {}, the server speaks {}",
+                names(client_supported).join(", "),
+                names(server_supported).join(", ")
+            ))
+            .with_details(json!({
+                "reason": REASON_NO_COMMON_REVISION,
+                "offered": names(client_supported),
+                "serverSupported": names(server_supported),
+            }))
+        }
         ClientInitializeError::TransportError { error, .. } => match find_challenge(error) {
             Some(c) => challenged(&c, ctx.sent_token),
             None => unreachable(format!("initialize: {}", chain(error))),

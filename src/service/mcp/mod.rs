@@ -15,6 +15,7 @@ pub mod errors;
 pub mod oauth;
 pub mod process;
 pub mod sse;
+mod tasks;
 pub mod traffic;
 
 use std::collections::HashMap;
@@ -35,9 +36,10 @@ pub use errors::needs_refresh;
 pub use oauth::{OAuthTokens, RefreshRequest, discover_token_endpoint, refresh_access_token};
 
 use crate::spec::primitives::{
-    Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport, DoctorStatus,
-    DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest, PromptItem,
-    ResourceItem, ResourceTemplateItem, ToolCallRequest, ToolItem, TrafficPage, ValidateResult,
+    CURRENT_REVISIONS, Check, CheckOauthResult, ConnectionSummary, DoctorChecks, DoctorReport,
+    DoctorStatus, DoctorTimings, ExportSnapshot, InitInfo, McpPage, ProbeReport, PromptGetRequest,
+    PromptItem, REVISIONS, ResourceItem, ResourceTemplateItem, RevisionSupport, TaskItem,
+    ToolCallRequest, ToolItem, TrafficPage, ValidateResult,
 };
 use crate::spec::server::{ServerConfig, Transport};
 use crate::spec::{Code, Error, Result};
@@ -142,6 +144,8 @@ struct Inner {
     /// The last failed connection attempt of each server, and when it failed: callers that
     /// were already waiting for that attempt share its failure instead of each trying again.
     failures: Mutex<HashMap<String, (Instant, Error)>>,
+    /// The tasks evaldeck is following, by server.
+    followed: Mutex<HashMap<String, Vec<TaskItem>>>,
     /// Calls that named themselves (`callId`), by `server/callId`, to cancel them.
     calls: Mutex<HashMap<String, tokio_util::sync::CancellationToken>>,
     connects: AtomicU64,
@@ -295,6 +299,19 @@ impl List {
     }
 }
 
+/// The newest handshake revision a server named when no revision was in common.
+fn handshake_fallback(e: &Error) -> Option<rmcp::model::ProtocolVersion> {
+    if e.reason() != Some(errors::REASON_NO_COMMON_REVISION) {
+        return None;
+    }
+    let named = e.details.as_ref()?["serverSupported"].as_array()?.clone();
+    rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+        .iter()
+        .filter(|v| v.has_initialize() && named.iter().any(|n| n == v.as_str()))
+        .max_by(|a, b| a.as_str().cmp(b.as_str()))
+        .cloned()
+}
+
 /// `details.reason` of a call cancelled through its `callId`.
 pub const REASON_CALL_CANCELLED: &str = "CALL_CANCELLED";
 
@@ -395,6 +412,7 @@ impl McpPool {
                 sampler: Mutex::new(None),
                 calls: Mutex::new(HashMap::new()),
                 failures: Mutex::new(HashMap::new()),
+                followed: Mutex::new(HashMap::new()),
                 connects: AtomicU64::new(0),
                 spawns: AtomicU64::new(0),
                 shut: AtomicBool::new(false),
@@ -490,15 +508,36 @@ impl McpPool {
         era: Era,
     ) -> std::result::Result<Session, connect::ConnectFailure> {
         self.count_connect(target);
-        let s = connect::connect(
+        let attempt = connect::connect(
             target,
             &self.inner.opts,
             timings,
             self.traffic_of(&target.server_id),
             self.sampler(),
-            era,
+            era.clone(),
         )
-        .await?;
+        .await;
+        // A server that answers `server/discover` but speaks only handshake revisions (it
+        // names them) is asked again with the handshake, on a fresh connection.
+        let s = match attempt {
+            Err(f) if matches!(era, Era::Auto) => match handshake_fallback(&f.error) {
+                Some(v) => {
+                    self.count_connect(target);
+                    *timings = ConnectTimings::default();
+                    connect::connect(
+                        target,
+                        &self.inner.opts,
+                        timings,
+                        self.traffic_of(&target.server_id),
+                        self.sampler(),
+                        Era::Handshake(v),
+                    )
+                    .await?
+                }
+                None => return Err(f),
+            },
+            other => other?,
+        };
         let v = &s.info.protocol_version;
         if v.has_initialize() {
             self.inner
@@ -540,7 +579,8 @@ impl McpPool {
             return Err(e.clone());
         }
         if let Some(s) = guard.clone() {
-            let fits = s.revision.load(Ordering::Relaxed) == target.revision
+            let same_revision = s.revision.load(Ordering::Relaxed) == target.revision;
+            let fits = (same_revision || s.connection == target.config.connection_part())
                 && s.token_hash
                     == connect::token_hash(
                         target.access_token.as_deref().filter(|t| !t.is_empty()),
@@ -557,6 +597,11 @@ impl McpPool {
                         .await
                 {
                     s.suspect.store(false, Ordering::Relaxed);
+                    if !same_revision {
+                        // Only the client side changed: take it on, announce new roots.
+                        s.revision.store(target.revision, Ordering::Relaxed);
+                        s.update_features(&target.config.client).await;
+                    }
                     return Ok(s);
                 }
                 tracing::info!(server = %target.server_id, "mcp: pooled session failed its health check; reconnecting");
@@ -580,6 +625,52 @@ impl McpPool {
         let s = Arc::new(s);
         *guard = Some(s.clone());
         Ok(s)
+    }
+
+    /// Which of [`REVISIONS`] the server accepts, each tried at once on a connection of its
+    /// own (that is not pooled and leaves no protocol events).
+    async fn revision_matrix(&self, target: &Target) -> Vec<RevisionSupport> {
+        let probes = REVISIONS.iter().map(|name| async move {
+            let Some(v) = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+                .iter()
+                .find(|v| v.as_str() == *name)
+                .cloned()
+            else {
+                return RevisionSupport {
+                    revision: name.to_string(),
+                    accepted: false,
+                    detail: "not known to this build".into(),
+                };
+            };
+            let era = if v.has_initialize() {
+                Era::Handshake(v.clone())
+            } else {
+                Era::Only(v.clone())
+            };
+            let mut timings = ConnectTimings::default();
+            let quiet = Arc::new(Traffic::new(&target.server_id, false));
+            match connect::connect(target, &self.inner.opts, &mut timings, quiet, None, era).await {
+                Ok(s) => {
+                    let got = s.info.protocol_version.as_str().to_string();
+                    s.close(self.inner.opts.close_grace).await;
+                    RevisionSupport {
+                        revision: name.to_string(),
+                        accepted: got == *name,
+                        detail: if got == *name {
+                            "accepted".into()
+                        } else {
+                            format!("answered with {got}")
+                        },
+                    }
+                }
+                Err(f) => RevisionSupport {
+                    revision: name.to_string(),
+                    accepted: false,
+                    detail: f.error.message,
+                },
+            }
+        });
+        futures::future::join_all(probes).await
     }
 
     /// A health check: `ping` in the handshake era; from `2026-07-28`, which removed it,
@@ -820,7 +911,7 @@ impl McpPool {
                 .await?
             {
                 ServerResult::InputRequiredResult(ir) => {
-                    let (responses, state) = s.side.answer_input(ir).await;
+                    let (responses, state) = s.side.answer_input(ir, ctx).await?;
                     params = params.with_input(responses, state);
                 }
                 other => return Ok(other),
@@ -973,23 +1064,71 @@ impl McpPool {
         let mut ctx = ctx.clone();
         ctx.elicitation = req.elicitation.clone().or(ctx.elicitation);
         ctx.sampling = req.sampling.clone().or(ctx.sampling);
-        let call = self.request_with_input(
-            target,
-            &s,
-            "tools/call",
-            p,
-            |p| ClientRequest::CallToolRequest(Request::new(p)),
-            &ctx,
-        );
-        let answer = match &req.call_id {
-            None => call.await?,
+        let legacy_task = req.task.as_ref().filter(|_| !s.modern());
+        let follow = async {
+            let answer = match legacy_task {
+                // The handshake era's task-augmented call: `task` beside name and arguments.
+                Some(t) => {
+                    let mut params = json!({
+                        "name": req.tool_name,
+                        "arguments": req.parameters.clone().unwrap_or_default()
+                    });
+                    params["task"] = match t.ttl_ms {
+                        Some(ttl) => json!({"ttl": ttl}),
+                        None => json!({}),
+                    };
+                    self.request(
+                        target,
+                        &s,
+                        "tools/call",
+                        ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
+                            "tools/call",
+                            Some(params),
+                        )),
+                        &ctx,
+                    )
+                    .await?
+                }
+                None => {
+                    self.request_with_input(
+                        target,
+                        &s,
+                        "tools/call",
+                        p,
+                        |p| ClientRequest::CallToolRequest(Request::new(p)),
+                        &ctx,
+                    )
+                    .await?
+                }
+            };
+            match answer {
+                ServerResult::CallToolResult(r) => convert::<_, Value>(r),
+                ServerResult::CreateTaskResult(t) => {
+                    let t = serde_json::to_value(t).unwrap_or_default();
+                    self.follow_task(target, &s, &req.tool_name, t, &ctx).await
+                }
+                other => {
+                    let v = serde_json::to_value(other).unwrap_or_default();
+                    if v.get("task").is_some() {
+                        self.follow_task(target, &s, &req.tool_name, v, &ctx).await
+                    } else if v.get("content").is_some() {
+                        Ok(v)
+                    } else {
+                        Err(unexpected("tools/call"))
+                    }
+                }
+            }
+        };
+        let v = match &req.call_id {
+            None => follow.await?,
             Some(id) => {
                 let key = format!("{}/{id}", target.server_id);
                 let token = tokio_util::sync::CancellationToken::new();
                 self.calls().insert(key.clone(), token.clone());
                 let r = tokio::select! {
-                    r = call => r,
-                    // Dropping the call tells the server (`notifications/cancelled`).
+                    r = follow => r,
+                    // Dropping the call tells the server (`notifications/cancelled`, or
+                    // `tasks/cancel` for a task).
                     _ = token.cancelled() => Err(Error::new(
                         Code::Conflict,
                         format!("tools/call `{}`: cancelled (call `{id}`)", req.tool_name),
@@ -1000,23 +1139,17 @@ impl McpPool {
                 r?
             }
         };
-        match answer {
-            ServerResult::CallToolResult(r) => {
-                let v: Value = convert(r)?;
-                // Over HTTP the message is whole before it can be measured; over stdio a
-                // longer one already failed while it was read.
-                let size = serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
-                if size > self.inner.opts.max_result_bytes {
-                    return Err(errors::too_large(
-                        "tools/call",
-                        size,
-                        self.inner.opts.max_result_bytes,
-                    ));
-                }
-                Ok(v)
-            }
-            _ => Err(unexpected("tools/call")),
+        // Over HTTP the message is whole before it can be measured; over stdio a longer
+        // one already failed while it was read.
+        let size = serde_json::to_vec(&v).map(|b| b.len()).unwrap_or(0);
+        if size > self.inner.opts.max_result_bytes {
+            return Err(errors::too_large(
+                "tools/call",
+                size,
+                self.inner.opts.max_result_bytes,
+            ));
         }
+        Ok(v)
     }
 
     fn calls(
@@ -1254,6 +1387,7 @@ impl McpPool {
                 "completions",
                 session.info.capabilities.completions.is_some(),
             ),
+            ("logging", session.info.capabilities.logging.is_some()),
         ]
         .into_iter()
         .filter(|(_, on)| *on)
@@ -1328,9 +1462,32 @@ impl McpPool {
             }
         }
         session.close(self.inner.opts.close_grace).await;
+        let revisions = self.revision_matrix(target).await;
+        let current = revisions.iter().take(CURRENT_REVISIONS).any(|r| r.accepted);
+        let accepted: Vec<&str> = revisions
+            .iter()
+            .filter(|r| r.accepted)
+            .map(|r| r.revision.as_str())
+            .collect();
+        checks.revisions = Some(if current {
+            Check::ok(format!("accepts {}", accepted.join(", ")), None)
+        } else {
+            Check::error(
+                format!(
+                    "accepts none of the current revisions ({}); accepts {}",
+                    REVISIONS[..CURRENT_REVISIONS].join(", "),
+                    if accepted.is_empty() {
+                        "none of them".to_string()
+                    } else {
+                        accepted.join(", ")
+                    }
+                ),
+                None,
+            )
+        });
         DoctorReport {
             generated_at: iso_now(),
-            status: if first_error.is_some() {
+            status: if first_error.is_some() || !current {
                 DoctorStatus::Partial
             } else {
                 DoctorStatus::Ready
@@ -1346,6 +1503,7 @@ impl McpPool {
             resources: report_resources,
             resource_templates: report_templates,
             prompts: report_prompts,
+            revisions: Some(revisions),
             checks,
             timings: DoctorTimings {
                 probe_ms: timings.probe.map(ms),
@@ -1414,6 +1572,7 @@ pub fn doctor_refresh_failed(
                     resources: Some(Check::skipped("not initialized")),
                     resource_templates: Some(Check::skipped("not initialized")),
                     prompts: Some(Check::skipped("not initialized")),
+                    revisions: Some(Check::skipped("not initialized")),
                 },
                 DoctorTimings {
                     probe_ms: None,
@@ -1448,6 +1607,7 @@ fn unconnected(
         resources: None,
         resource_templates: None,
         prompts: None,
+        revisions: None,
         checks,
         timings,
         error: Some(error),
