@@ -7,6 +7,7 @@
 //! overwrites a newer one. Logs go to a file in the data directory, never to the screen.
 
 pub mod app;
+pub mod case_form;
 pub mod forms;
 pub mod keymap;
 pub mod message;

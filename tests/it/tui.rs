@@ -635,22 +635,22 @@ async fn suites_show_cases_with_provenance_and_a_case_is_edited_with_inline_vali
     assert!(screen.contains("claim"), "{screen}");
     snapshot("tui_suite_cases", screen);
 
-    // e edits the case: broken JSON is reported as you type; a fixed edit saves.
+    // e edits the case in its form; its JSON view reports broken JSON as you type.
     h.press("e");
-    assert!(h.shows("Edit case"), "{}", h.screen());
+    assert!(h.shows("Case “"), "{}", h.screen());
     assert!(h.shows("✓ valid"), "{}", h.screen());
+    h.press("C-t");
     h.type_text("x");
     assert!(h.shows("✗ not JSON"), "{}", h.screen());
     h.press("Backspace");
     assert!(h.shows("✓ valid"));
-    // The title is the first key: go to the end of its line, inside the quotes.
-    h.keys(&["Down", "End", "Left", "Left"]);
+    h.press("C-t");
+    // The title is the first field.
     h.type_text(" (edited)");
-    h.keys(&["Down", "End"]);
     h.press("C-s");
     h.drain().await;
     let screen = h.screen();
-    assert!(!screen.contains("Edit case"), "{screen}");
+    assert!(!screen.contains("Case “"), "{screen}");
     assert!(screen.contains("(edited)"), "{screen}");
     assert!(screen.contains("saved case"), "{screen}");
 }
@@ -707,15 +707,14 @@ async fn import_review_flow(b: Arc<dyn Backend>, project: &str) -> Vec<(&'static
     );
     shots.push(("tui_review", screen));
 
-    // e: the draft as its edit body, validated as you type; Ctrl-S commits it with the edit.
+    // e: the draft in the case form, validated as you type; Ctrl-S commits it with the edit.
     h.press("e");
-    assert!(h.shows("Edit draft"), "{}", h.screen());
-    h.keys(&["Down", "End", "Left", "Left"]);
+    assert!(h.shows("Draft “"), "{}", h.screen());
     h.type_text(" again");
     h.press("C-s");
     h.drain().await;
     let screen = h.screen();
-    assert!(!screen.contains("Edit draft"), "{screen}");
+    assert!(!screen.contains("Draft “"), "{screen}");
     assert!(screen.contains("Review skipped drafts (8)"), "{screen}");
     assert!(screen.contains("again” as case_"), "{screen}");
     assert!(screen.contains("(free)"), "{screen}");

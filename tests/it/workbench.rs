@@ -722,3 +722,92 @@ async fn the_settings_and_schedule_forms() {
         assert_eq!(s.interval_minutes, Some(30));
     }
 }
+
+/// The case form (friction 1; the authoring issue's review form): the expected tool is
+/// picked from the live tools, its arguments are fields from the tool's input schema, and
+/// what is typed reaches the backend; the same form edits a skipped draft in the review.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_case_form_picks_the_tool_and_fills_its_arguments() {
+    use crate::tui::{authoring_config, embedded_with, plan, seed_plan, select_suite};
+    for (w, rows) in SIZES {
+        let dir = tempfile::tempdir().unwrap();
+        let b = embedded_with(dir.path(), authoring_config());
+        let project = demo_project(&b).await;
+        seed_plan(&*b, &project).await;
+        let mut h = Harness::new(b.clone(), w, rows).await;
+        select_suite(&mut h, "Smoke");
+        h.press("Enter");
+        h.drain().await;
+        h.press("e");
+        h.drain().await;
+        assert!(h.shows("Case “"), "{}", h.screen());
+        // title, prompt(s), negative, then the expected tool: pick get-sum by typing.
+        h.keys(&["Tab", "Tab", "Tab"]);
+        h.press("Enter");
+        h.type_text("get-sum");
+        h.press("Enter");
+        assert!(h.shows("‹ get-sum"), "{}", h.screen());
+        // Its arguments, from its input schema: a and b.
+        h.press("Tab");
+        h.press("C-u");
+        h.type_text("17");
+        h.press("Tab");
+        h.press("C-u");
+        h.type_text("25");
+        let screen = h.screen();
+        assert!(screen.contains("a"), "{screen}");
+        snapshot(&format!("workbench_case_form_{w}x{rows}"), screen);
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("saved case"), "{}", h.screen());
+        let smoke = b.suite(&project, "Smoke").await.unwrap();
+        let cases = b.cases(&project, &smoke.id).await.unwrap().items;
+        let found = cases.iter().any(|c| {
+            c.steps.iter().any(|s| {
+                s.assertion.as_ref().is_some_and(|a| {
+                    a.get("toolName") == Some(&json!("get-sum"))
+                        && a.get("args").and_then(|x| x.get("args"))
+                            == Some(&json!({"a": 17, "b": 25}))
+                })
+            })
+        });
+        assert!(found, "{cases:#?}");
+
+        // The review of skipped drafts opens the same form on a draft.
+        h.press("i");
+        h.app
+            .handle_event(crossterm::event::Event::Paste(plan("qa-plan.md")));
+        h.press("C-s");
+        h.drain().await;
+        h.press("Enter");
+        h.drain().await;
+        h.press("e");
+        h.drain().await;
+        assert!(h.shows("Draft “"), "{}", h.screen());
+        assert!(h.shows("expected tool"), "{}", h.screen());
+        snapshot(&format!("workbench_draft_form_{w}x{rows}"), h.screen());
+        // The answer text, then commit with the edit.
+        let at = h
+            .lines()
+            .iter()
+            .position(|l| l.contains("answer contains"))
+            .is_some();
+        assert!(at, "{}", h.screen());
+        h.press("BackTab");
+        h.press("BackTab");
+        h.press("C-u");
+        h.type_text("five");
+        h.press("C-s");
+        h.drain().await;
+        assert!(h.shows("Review skipped drafts (8)"), "{}", h.screen());
+        let cases = b.cases(&project, &smoke.id).await.unwrap().items;
+        let found = cases.iter().any(|c| {
+            c.steps.iter().any(|s| {
+                s.assertion
+                    .as_ref()
+                    .is_some_and(|a| a.get("needle") == Some(&json!("five")))
+            })
+        });
+        assert!(found, "{cases:#?}");
+    }
+}

@@ -11,6 +11,46 @@ impl App {
         });
     }
 
+    /// The live tools of a suite's servers (every server's, when the suite's are not known),
+    /// as far as they are listed; the servers not listed yet are asked now.
+    pub(super) fn tools_for(
+        &mut self,
+        suite: Option<&str>,
+    ) -> Vec<crate::spec::primitives::ToolItem> {
+        let servers: Vec<String> = match suite.and_then(|s| self.suites.detail_of(s)) {
+            Some(s) => s.server_ids.clone(),
+            None => self.servers.items.iter().map(|s| s.id.clone()).collect(),
+        };
+        let mut tools = Vec::new();
+        let mut missing = Vec::new();
+        for id in servers {
+            match self.servers.mcp.get(&id).and_then(|m| m.tools.as_ref()) {
+                Some(t) => tools.extend(t.iter().cloned()),
+                None => missing.push(id),
+            }
+        }
+        if let Some(project) = self.nav.active.clone() {
+            for server in missing {
+                self.dispatch(Request::Tools {
+                    project: project.clone(),
+                    server,
+                });
+            }
+        }
+        tools
+    }
+
+    /// Every tool listed so far, for case forms opened before the lists came back.
+    pub(super) fn all_tools(&self) -> Vec<crate::spec::primitives::ToolItem> {
+        self.servers
+            .mcp
+            .values()
+            .filter_map(|m| m.tools.as_ref())
+            .flatten()
+            .cloned()
+            .collect()
+    }
+
     /// What the forms' pickers offer: the project's servers, hosts, live environments, and
     /// the models seen in it (the built-in baseline first).
     pub(super) fn pickers(&self) -> crate::tui::forms::Pickers {
@@ -126,6 +166,7 @@ impl App {
                     ImportScreen::new(project.clone(), (suite.clone(), suite_name), targets);
                 // The suite's cases name what a skipped draft duplicates.
                 screen.case_titles = self.suites.case_titles(&suite);
+                screen.tools = self.tools_for(Some(&suite));
                 self.overlay = Some(Overlay::Import(Box::new(screen)));
                 self.dispatch(Request::Cases { project, suite });
             }
@@ -146,18 +187,19 @@ impl App {
                 self.overlay = Some(Overlay::RunPicker(picker));
             }
             Effect::EditCase { suite, case } => {
-                let editor = JsonEditor::new(
-                    format!("Edit case “{}”", case.title),
-                    &edit_value(&case),
-                    validate_update,
+                let tools = self.tools_for(Some(&suite));
+                let form = crate::tui::case_form::case_form(
+                    format!("Case “{}”", case.title),
+                    &case,
+                    tools,
                 );
-                self.overlay = Some(Overlay::Editor {
-                    target: EditTarget::Case {
+                self.open_form(
+                    EditTarget::Case {
                         suite,
                         case: case.id.clone(),
                     },
-                    editor: Box::new(editor),
-                });
+                    form,
+                );
             }
             Effect::EditEnvironment(env) => {
                 let form = crate::tui::forms::environment(env.as_deref(), &self.pickers());

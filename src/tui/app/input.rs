@@ -122,7 +122,6 @@ impl App {
             Some(Overlay::CallForm(f)) => f.paste(text),
             Some(Overlay::Import(s)) => s.paste(text),
             Some(Overlay::RunPicker(p)) => p.paste(text),
-            Some(Overlay::Editor { editor, .. }) => editor.paste(text),
             Some(Overlay::Agent) => self.agent.paste(text),
             Some(Overlay::Path { input, .. }) => {
                 input.insert_str(text.lines().next().unwrap_or(""))
@@ -259,16 +258,6 @@ impl App {
                     }
                 }
             }
-            Overlay::Editor { target, mut editor } => match editor.handle_key(key) {
-                EditOutcome::Keep => self.overlay = Some(Overlay::Editor { target, editor }),
-                EditOutcome::Cancel => {}
-                EditOutcome::Save(v) => {
-                    if let Some(req) = self.save_request(&target, v) {
-                        self.dispatch(req);
-                    }
-                    self.overlay = Some(Overlay::Editor { target, editor });
-                }
-            },
             Overlay::Path { mut input, .. } => match key.code {
                 KeyCode::Esc => {}
                 KeyCode::Enter => {

@@ -28,7 +28,7 @@ use crate::tui::message::{Envelope, Reply, Request, Slot, SuiteThen, execute};
 use crate::tui::nav::{Nav, NavRow};
 use crate::tui::panes::agent::{AgentChat, AgentOutcome};
 use crate::tui::panes::call_form::{CallForm, CallOutcome};
-use crate::tui::panes::cases::{edit_value, parse_update, validate_update};
+use crate::tui::panes::cases::parse_update;
 use crate::tui::panes::credits::CreditsView;
 use crate::tui::panes::environments::EnvironmentsPane;
 use crate::tui::panes::hosts::HostsPane;
@@ -42,7 +42,6 @@ use crate::tui::panes::{Command, Cx, Effect, Pane, PaneFocus, RenderCx, clip};
 use crate::tui::section::Section;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::help::{Help, HelpSection};
-use crate::tui::widgets::json_edit::{EditOutcome, JsonEditor};
 use crate::tui::widgets::list::{FilterKey, ListView};
 use crate::tui::widgets::modal::{Confirm, ErrorModal};
 use crate::tui::widgets::palette::{Entry, Palette, PaletteOutcome};
@@ -80,10 +79,6 @@ enum Overlay {
     Confirm(Confirm),
     Import(Box<ImportScreen>),
     RunPicker(RunPicker),
-    Editor {
-        target: EditTarget,
-        editor: Box<JsonEditor>,
-    },
     /// The conversation with the project's agent (kept in `App::agent` while closed).
     Agent,
     Credits(CreditsView),
@@ -219,7 +214,8 @@ impl App {
         } else {
             self.prefer_project = Some(project.clone());
         }
-        let screen = ImportScreen::review(project, job, drafts);
+        let mut screen = ImportScreen::review(project, job, drafts);
+        screen.tools = self.tools_for(None);
         if let Some(req) = screen.drafts_request() {
             self.dispatch(req);
         }

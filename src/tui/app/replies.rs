@@ -5,10 +5,7 @@ use super::*;
 impl App {
     /// Closes the editor or form that just saved.
     pub(super) fn close_editor(&mut self) {
-        if matches!(
-            self.overlay,
-            Some(Overlay::Editor { .. } | Overlay::Form { .. })
-        ) {
+        if matches!(self.overlay, Some(Overlay::Form { .. })) {
             self.overlay = None;
         }
     }
@@ -328,6 +325,16 @@ impl App {
                 self.servers.mcp_mut(&server).tools = Some(items);
                 self.servers.saw(&server, Ok(()), Some(ServerView::Tools));
                 self.servers.sync_sub();
+                // An open case form picks its expected tool from them.
+                let tools = self.all_tools();
+                match self.overlay.as_mut() {
+                    Some(Overlay::Form {
+                        target: EditTarget::Case { .. },
+                        form,
+                    }) => crate::tui::case_form::give_tools(form, tools),
+                    Some(Overlay::Import(s)) => s.give_tools(tools),
+                    _ => {}
+                }
             }
             Reply::Prompts { server, items } => {
                 self.servers.mcp_mut(&server).prompts = Some(items);
@@ -405,7 +412,7 @@ impl App {
                 | Request::UpdateHost { .. }
                 | Request::CreateEnvironment { .. }
                 | Request::UpdateEnvironment { .. },
-                Some(overlay @ (Overlay::Editor { .. } | Overlay::Form { .. })),
+                Some(Overlay::Form { form, .. }),
             ) if e.code != Code::RateLimited => {
                 let e = match &request {
                     Request::UpdateEnvironment { body, .. } if e.code == Code::Conflict => {
@@ -421,11 +428,7 @@ impl App {
                     }
                     _ => e,
                 };
-                match overlay {
-                    Overlay::Editor { editor, .. } => editor.set_error(&e),
-                    Overlay::Form { form, .. } => form.set_error(&e),
-                    _ => {}
-                }
+                form.set_error(&e);
                 if let Some(s) = self.reload_later.take() {
                     self.reload(s);
                 }

@@ -298,14 +298,6 @@ impl App {
                 self.agent
                     .render(f, area, &theme, SPINNER[self.frame % SPINNER.len()])
             }
-            Some(Overlay::Editor { editor, .. }) => {
-                let r = crate::tui::widgets::modal::centered(
-                    main_area,
-                    main_area.width.saturating_sub(4).max(40),
-                    main_area.height.saturating_sub(2).max(10),
-                );
-                editor.render(f, r, &theme);
-            }
             None => {}
         }
         if let Some(m) = self.errors.front() {

@@ -14,7 +14,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::TextArea;
 use tokio::time::Instant;
 
-use super::cases::{edit_value, parse_update, validate_update};
+use super::cases::{edit_value, parse_update};
 use super::{clip, pad, pane_block};
 use crate::spec::Error;
 use crate::spec::authoring::AuthoringDraft;
@@ -22,12 +22,13 @@ use crate::spec::case::EvalCase;
 use crate::spec::import::{
     DuplicatePolicy, EvalCaseImportRequest, EvalCaseImported, ImportResponse, JobStatus,
 };
+use crate::spec::primitives::ToolItem;
 use crate::tui::message::Request;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::doc::{Doc, DocView};
+use crate::tui::widgets::form::{Form, FormOutcome};
 use crate::tui::widgets::highlight;
 use crate::tui::widgets::input::LineInput;
-use crate::tui::widgets::json_edit::{EditOutcome, JsonEditor};
 use crate::tui::widgets::list::ListView;
 
 /// How often a pending job is polled.
@@ -109,7 +110,10 @@ pub struct ImportScreen {
     drafts: Option<Vec<AuthoringDraft>>,
     list: ListView,
     source: DocView,
-    pub editor: Option<JsonEditor>,
+    /// The case form on the selected draft (the same form as a saved case's).
+    pub editor: Option<Form>,
+    /// The live tools the form picks the expected tool from.
+    pub tools: Vec<ToolItem>,
     committed: Vec<(String, String)>,
     /// The review was opened from a link (Esc closes instead of going back).
     from_link: bool,
@@ -148,6 +152,7 @@ impl ImportScreen {
             list: ListView::default(),
             source: DocView::default(),
             editor: None,
+            tools: Vec::new(),
             committed: Vec::new(),
             from_link: false,
             case_titles: Default::default(),
@@ -299,9 +304,13 @@ impl ImportScreen {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if let Some(ed) = self.editor.as_mut() {
             match ed.handle_key(key) {
-                EditOutcome::Keep => {}
-                EditOutcome::Cancel => self.editor = None,
-                EditOutcome::Save(v) => {
+                FormOutcome::Keep | FormOutcome::Alt(_) => {}
+                FormOutcome::Cancel => self.editor = None,
+                FormOutcome::Save(v) => {
+                    // SEAM(update_draft): saving commits the edited draft as a case (free),
+                    // through the finish-draft operation. Once the Backend can save an edited
+                    // draft re-grounded without committing it, Ctrl-S saves (and shows the
+                    // recomputed claim) and `c` commits.
                     if let Some(req) = self.finish_request(Some(v)) {
                         return Outcome::Send(req);
                     }
@@ -359,11 +368,13 @@ impl ImportScreen {
                 }
                 KeyCode::Char('e') | KeyCode::Enter => {
                     if let Some(d) = self.selected_draft() {
-                        self.editor = Some(JsonEditor::new(
-                            format!("Edit draft “{}”", d.title),
-                            &edit_value(&d.case),
-                            validate_update,
-                        ));
+                        let mut form = crate::tui::case_form::case_form(
+                            format!("Draft “{}”", d.title),
+                            &d.case,
+                            self.tools.clone(),
+                        );
+                        form.save_label = "commit with this edit (free)";
+                        self.editor = Some(form);
                     }
                     Outcome::Keep
                 }
@@ -532,6 +543,14 @@ impl ImportScreen {
         }
     }
 
+    /// The live tools, for the case form (now or when it opens).
+    pub fn give_tools(&mut self, tools: Vec<ToolItem>) {
+        self.tools = tools.clone();
+        if let Some(form) = self.editor.as_mut() {
+            crate::tui::case_form::give_tools(form, tools);
+        }
+    }
+
     pub fn on_finish_failed(&mut self, e: &Error) -> bool {
         match self.editor.as_mut() {
             Some(ed) => {
@@ -548,7 +567,11 @@ impl ImportScreen {
     pub fn hints(&self) -> Vec<(String, String)> {
         let h = |k: &str, l: &str| (k.to_string(), l.to_string());
         if self.editor.is_some() {
-            return vec![h("Ctrl-S", "commit with edit"), h("Esc", "cancel")];
+            return vec![
+                h("Ctrl-S", "commit with edit"),
+                h("Ctrl-T", "JSON"),
+                h("Esc", "cancel"),
+            ];
         }
         match self.phase {
             Phase::Compose => vec![
@@ -583,12 +606,7 @@ impl ImportScreen {
             Phase::Review => self.render_review(f, area, theme, spinner),
         }
         if let Some(ed) = self.editor.as_mut() {
-            let r = crate::tui::widgets::modal::centered(
-                area,
-                area.width.saturating_sub(6).max(40),
-                area.height.saturating_sub(2).max(10),
-            );
-            ed.render(f, r, theme);
+            ed.render(f, area, theme);
         }
     }
 

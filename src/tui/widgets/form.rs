@@ -164,6 +164,11 @@ impl Field {
         ));
         self
     }
+    /// Shown only while the field `key` has one of these values (any JSON).
+    pub fn show_if_value(mut self, key: &str, values: &[Value]) -> Field {
+        self.show_if = Some((key.to_string(), values.to_vec()));
+        self
+    }
     pub fn nullable(mut self) -> Field {
         self.null_when_empty = true;
         self
@@ -375,13 +380,17 @@ fn visible(fields: &[Field], f: &Field) -> bool {
 }
 
 /// Turns the fields into the form's document and back, and checks the document.
-pub trait Model: Send {
+pub trait Model: Send + 'static {
     /// The document the fields describe.
     fn to_value(&self, fields: &[Field]) -> Value;
     /// Shows a document in the fields (after the JSON was edited); `Err` says why it can't.
     fn load(&mut self, fields: &mut [Field], v: &Value) -> Result<(), String>;
     /// What is wrong with the document, as `path: message` lines.
     fn validate(&self, v: &Value) -> Vec<String>;
+    /// After a change: a model may add or remove fields (a tool's arguments follow the tool).
+    fn refresh(&mut self, _fields: &mut Vec<Field>) {}
+    /// The model itself, for its owner to reach (new options from the backend).
+    fn as_any(&mut self) -> &mut dyn std::any::Any;
 }
 
 /// The usual model: each field's key is a JSON Pointer into the document, which starts as
@@ -510,6 +519,10 @@ impl Model for PathModel {
     fn validate(&self, v: &Value) -> Vec<String> {
         (self.validator)(v)
     }
+
+    fn as_any(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
 }
 
 /// What a key did to the form.
@@ -571,7 +584,7 @@ impl Form {
             has_json: true,
             scroll: 0,
         };
-        f.check();
+        f.refresh();
         f
     }
 
@@ -618,6 +631,17 @@ impl Form {
             return v;
         }
         self.model.to_value(&self.fields)
+    }
+
+    /// The form's model and fields, to change them from outside (then [`Form::refresh`]).
+    pub fn parts(&mut self) -> (&mut dyn Model, &mut Vec<Field>) {
+        (self.model.as_mut(), &mut self.fields)
+    }
+
+    /// Lets the model follow a change made from outside, and checks the form again.
+    pub fn refresh(&mut self) {
+        self.model.refresh(&mut self.fields);
+        self.check();
     }
 
     /// The field with this key.
@@ -718,7 +742,7 @@ impl Form {
             Some(ed) => match serde_json::from_str::<Value>(&ed.text()) {
                 Ok(v) => match self.model.load(&mut self.fields, &v) {
                     Ok(()) => {
-                        self.check();
+                        self.refresh();
                     }
                     Err(e) => {
                         self.json_error = Some(e);
@@ -810,7 +834,7 @@ impl Form {
         }
         if self.picker.is_some() {
             self.picker_key(key);
-            self.check();
+            self.refresh();
             return FormOutcome::Keep;
         }
         match key.code {
@@ -895,7 +919,7 @@ impl Form {
                 }
             }
         }
-        self.check();
+        self.refresh();
         FormOutcome::Keep
     }
 

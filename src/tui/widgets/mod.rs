@@ -9,3 +9,4 @@ pub mod json_edit;
 pub mod list;
 pub mod modal;
 pub mod palette;
+pub mod schema_form;
