@@ -112,6 +112,12 @@ pub enum Request {
         server: String,
         body: ToolCallRequest,
     },
+    /// Cancels a running call by the `callId` it was sent with.
+    CancelCall {
+        project: String,
+        server: String,
+        call_id: String,
+    },
     Prompts {
         project: String,
         server: String,
@@ -290,6 +296,7 @@ pub enum Slot {
     ServerResources(u64),
     /// Calling a tool, rendering a prompt, reading a resource.
     ServerCall,
+    ServerCancel,
     Cases,
     CaseWrite,
     SuiteDetail,
@@ -355,6 +362,7 @@ impl Request {
             Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. } => {
                 Slot::ServerCall
             }
+            Request::CancelCall { .. } => Slot::ServerCancel,
             Request::CreateEnvironment { .. } | Request::UpdateEnvironment { .. } => {
                 Slot::EnvironmentWrite
             }
@@ -405,6 +413,7 @@ impl Request {
             Request::Doctor { .. } => "run the doctor".into(),
             Request::Tools { .. } => "list tools".into(),
             Request::CallTool { body, .. } => format!("call tool {}", body.tool_name),
+            Request::CancelCall { .. } => "cancel the call".into(),
             Request::Prompts { .. } => "list prompts".into(),
             Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
             Request::Resources { .. } => "list resources".into(),
@@ -483,6 +492,11 @@ pub enum Reply {
         server: String,
         items: Vec<ResourceItem>,
     },
+    /// Whether a running call was found and cancelled.
+    CallCancelled {
+        server: String,
+        cancelled: bool,
+    },
     /// A tool result, a rendered prompt or resource contents, verbatim.
     Output {
         server: String,
@@ -552,9 +566,59 @@ pub struct Envelope {
     pub elapsed: Duration,
 }
 
+/// Something that comes to the controller while a request is still running: a call's
+/// progress, or a question the server asks the person (its answer goes back through
+/// `reply`).
+pub enum Live {
+    Progress {
+        server: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Elicit {
+        server: String,
+        request: crate::spec::primitives::ElicitationRequest,
+        reply: tokio::sync::oneshot::Sender<crate::spec::client_features::ElicitationAnswer>,
+    },
+}
+
+/// Asks the person at the workbench: the question goes to the controller as [`Live::Elicit`]
+/// and the answer comes back (a workbench that goes away cancels).
+pub struct WorkbenchAsker {
+    pub tx: tokio::sync::mpsc::UnboundedSender<Live>,
+}
+
+impl crate::service::mcp::Asker for WorkbenchAsker {
+    fn elicit(
+        &self,
+        server: &str,
+        request: crate::spec::primitives::ElicitationRequest,
+    ) -> futures::future::BoxFuture<'static, crate::spec::client_features::ElicitationAnswer> {
+        use crate::spec::client_features::{ElicitationAction, ElicitationAnswer};
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let _ = self.tx.send(Live::Elicit {
+            server: server.to_string(),
+            request,
+            reply,
+        });
+        Box::pin(async move {
+            answer.await.unwrap_or(ElicitationAnswer {
+                action: ElicitationAction::Cancel,
+                content: None,
+            })
+        })
+    }
+}
+
 /// Performs one request. Lists are read in full (every page): the panes filter and scroll
-/// locally, and the catalog lists are small.
-pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
+/// locally, and the catalog lists are small. A tool call is made watched: its progress and
+/// the server's questions come through `watch`.
+pub async fn execute(
+    b: &dyn Backend,
+    req: &Request,
+    watch: crate::client::CallWatch,
+) -> Result<Reply> {
     Ok(match req {
         Request::Me => Reply::Me(b.me().await?),
         Request::Credits => Reply::Credits(b.credits().await?),
@@ -672,7 +736,15 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
             server: server.clone(),
             title: format!("tool {}", body.tool_name),
             request: serde_json::to_value(body).unwrap_or_default(),
-            value: b.call_tool(project, server, body).await?,
+            value: b.call_tool_watched(project, server, body, watch).await?,
+        },
+        Request::CancelCall {
+            project,
+            server,
+            call_id,
+        } => Reply::CallCancelled {
+            server: server.clone(),
+            cancelled: b.cancel_call(project, server, call_id).await?.cancelled,
         },
         Request::GetPrompt {
             project,

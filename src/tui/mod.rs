@@ -29,10 +29,9 @@ use tokio::time::MissedTickBehavior;
 
 use crate::client::Backend;
 pub use app::App;
-use message::Envelope;
 
 enum Step {
-    Reply(Box<Envelope>),
+    Reply(app::Incoming),
     Input(Option<std::io::Result<crossterm::event::Event>>),
     Tick,
 }
@@ -71,7 +70,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
         let animating = app.animating();
         let step = tokio::select! {
             biased;
-            Some(env) = app.recv() => Step::Reply(Box::new(env)),
+            Some(i) = app.recv() => Step::Reply(i),
             ev = events.next() => Step::Input(ev),
             _ = tick.tick(), if animating => Step::Tick,
         };
@@ -83,7 +82,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
         for _ in 0..256 {
             let step = tokio::select! {
                 biased;
-                Some(env) = app.recv() => Step::Reply(Box::new(env)),
+                Some(i) = app.recv() => Step::Reply(i),
                 Some(ev) = events.next() => Step::Input(Some(ev)),
                 _ = std::future::ready(()) => break,
             };
@@ -100,7 +99,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
 /// Applies one step; `false` when input has ended.
 fn handle(app: &mut App, step: Step) -> anyhow::Result<bool> {
     match step {
-        Step::Reply(env) => app.on_envelope(*env),
+        Step::Reply(i) => app.on_incoming(i),
         Step::Input(Some(Ok(ev))) => app.handle_event(ev),
         Step::Input(Some(Err(e))) => return Err(e.into()),
         Step::Input(None) => return Ok(false),

@@ -29,7 +29,7 @@ async fn seed_missing_call(b: &dyn Backend, project: &str) -> String {
         .suite_id
 }
 
-/// Defect 1: the tool-call diff at the end of a long trace is reached with `G`, PgDn and
+/// The tool-call diff at the end of a long trace is reached with `G`, PgDn and
 /// `j` at 120×36 and 80×24 (the scroll bound counted characters, not word-wrapped rows).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_end_of_a_long_trace_is_reachable() {
@@ -68,7 +68,7 @@ async fn the_end_of_a_long_trace_is_reachable() {
     }
 }
 
-/// Defect 2: a paste into the import editor before the syntax highlighter has loaded is
+/// A paste into the import editor before the syntax highlighter has loaded is
 /// drawn at once (plain), exactly once; the highlighter never holds a frame back.
 #[tokio::test]
 async fn a_paste_before_the_highlighter_has_loaded_is_drawn_at_once_and_once() {
@@ -133,7 +133,7 @@ async fn add_demo_copy(b: &dyn Backend, project: &str, dir: &std::path::Path, na
     b.create_server(project, &body).await.expect("saved");
 }
 
-/// Defect 3: with the tools view on, moving to a server never listed lists it, instead of
+/// With the tools view on, moving to a server never listed lists it, instead of
 /// saying it has no tools; a server that could not be listed says why.
 #[tokio::test]
 async fn a_server_never_listed_is_listed_when_selected() {
@@ -155,7 +155,7 @@ async fn a_server_never_listed_is_listed_when_selected() {
     snapshot("workbench_tools_of_the_next_server", screen);
 }
 
-/// Defects 4 and 5: a server that dies during a call shows its exit status and its last
+/// A server that dies during a call shows its exit status and its last
 /// stderr lines in the error box, and the list says it is unreachable (not `● connected`);
 /// a failed validate says `error` (not `○ not checked`).
 #[tokio::test]
@@ -226,7 +226,7 @@ async fn a_dead_server_says_how_it_died_and_the_list_says_so() {
     assert!(!screen.contains("● demo"), "{screen}");
 }
 
-/// Defect 6: the doctor shows the server's instructions line by line, and the protocol
+/// The doctor shows the server's instructions line by line, and the protocol
 /// revision the connection settled on (also in the server's detail).
 #[tokio::test]
 async fn the_doctor_keeps_the_instructions_line_breaks_and_names_the_revision() {
@@ -252,7 +252,7 @@ async fn the_doctor_keeps_the_instructions_line_breaks_and_names_the_revision() 
     assert!(h.shows("· MCP 20"), "{}", h.screen());
 }
 
-/// Defect 7: `~` in the `mcp.json` path is the home directory (the README's own example is
+/// `~` in the `mcp.json` path is the home directory (the README's own example is
 /// `~/.cursor/mcp.json`).
 #[tokio::test]
 async fn an_mcp_json_path_may_start_with_a_tilde() {
@@ -283,7 +283,7 @@ async fn an_mcp_json_path_may_start_with_a_tilde() {
     assert!(screen.contains("Servers (2)"), "{screen}");
 }
 
-/// Defects 8 and 9, friction 4 and 5: a new import starts empty and Ctrl-L empties a kept
+/// A new import starts empty and Ctrl-L empties a kept
 /// one; the size shows against the limit while typing; the job's summary follows what the
 /// review commits; duplicates are named by title; a document without cases says so.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -354,7 +354,7 @@ async fn the_import_starts_clean_counts_characters_and_keeps_its_summary_true() 
     snapshot("workbench_import_no_case", screen);
 }
 
-/// Defect 10: `X` asks before cancelling a run.
+/// `X` asks before cancelling a run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancelling_a_run_asks_first() {
     let (mut h, b, _dir) = app(120, 36).await;
@@ -393,7 +393,7 @@ async fn cancelling_a_run_asks_first() {
     assert_eq!(b.run(&project, &run).await.unwrap().status, "cancelled");
 }
 
-/// Friction 2: help and footer come from the same command list of the focused part; the
+/// Help and footer come from the same command list of the focused part; the
 /// detail's own keys are in both, and `? help` is never cut off, at 120 and at 80 columns.
 #[tokio::test]
 async fn help_and_footer_follow_the_focused_part_and_never_lose_help() {
@@ -454,7 +454,7 @@ async fn help_and_footer_follow_the_focused_part_and_never_lose_help() {
     }
 }
 
-/// Friction 6: `evaldeck trace RUN N` takes the iteration's number as well as its id, and
+/// `evaldeck trace RUN N` takes the iteration's number as well as its id, and
 /// prints the readable trace the workbench shows (`--json` for machines).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_trace_takes_an_iteration_number_and_reads_like_the_workbench() {
@@ -504,7 +504,7 @@ async fn the_cli_trace_takes_an_iteration_number_and_reads_like_the_workbench() 
     b.close().await;
 }
 
-// --- forms (friction 1) ---------------------------------------------------------------------
+// --- forms ---------------------------------------------------------------------------------
 
 /// The sizes every form is drawn at.
 const SIZES: [(u16, u16); 2] = [(120, 36), (80, 24)];
@@ -723,7 +723,7 @@ async fn the_settings_and_schedule_forms() {
     }
 }
 
-/// The case form (friction 1; the authoring issue's review form): the expected tool is
+/// The case form (shared with the authoring review): the expected tool is
 /// picked from the live tools, its arguments are fields from the tool's input schema, and
 /// what is typed reaches the backend; the same form edits a skipped draft in the review.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -810,4 +810,174 @@ async fn the_case_form_picks_the_tool_and_fills_its_arguments() {
         });
         assert!(found, "{cases:#?}");
     }
+}
+
+// --- tool calls: progress, cancel, questions -------------------------------------------------
+
+/// With the tools of `server` on screen, selects `name` (by its place in the server's list,
+/// so it works when the list is taller than the screen).
+async fn pick_tool(h: &mut Harness, b: &dyn Backend, project: &str, server: &str, name: &str) {
+    let tools = b
+        .tools(project, server, &Default::default())
+        .await
+        .expect("tools")
+        .items;
+    let at = tools
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"));
+    if h.app.focus() != evaldeck::tui::app::Focus::Detail {
+        h.press("Tab");
+    }
+    h.press("g");
+    for _ in 0..at {
+        h.press("j");
+    }
+}
+
+/// A call shows its progress (the demo's `slow` reports it) in place of the last
+/// result, and Esc cancels it, without asking.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_shows_its_progress_and_esc_cancels_it() {
+    let (mut h, _b, _dir) = app(120, 36).await;
+    h.keys(&["2", "t"]);
+    h.drain().await;
+    // A first result, which must not stay under the next call.
+    crate::tui::select_tool(&mut h, "echo");
+    h.press("Enter");
+    h.type_text("first result");
+    h.press("Enter");
+    h.drain().await;
+    assert!(h.shows("first result"), "{}", h.screen());
+    h.press("t");
+    h.drain().await;
+    crate::tui::select_tool(&mut h, "slow");
+    h.press("Enter");
+    h.press("C-u");
+    h.type_text("6000");
+    h.press("Tab");
+    h.press("C-u");
+    h.type_text("6");
+    h.press("C-s");
+    // Progress arrives while the call runs (about one report a second).
+    let mut screen = String::new();
+    for _ in 0..60 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        h.app.process_ready();
+        screen = h.screen();
+        if screen.contains(" / 6") {
+            break;
+        }
+    }
+    assert!(screen.contains("calling slow"), "{screen}");
+    assert!(screen.contains(" / 6"), "progress:\n{screen}");
+    assert!(!screen.contains("first result"), "{screen}");
+    assert!(screen.contains("cancels the call"), "{screen}");
+    let filtered = regex::Regex::new(r"\d+\.\d s")
+        .unwrap()
+        .replace_all(&screen, "[t] s")
+        .into_owned();
+    let filtered = regex::Regex::new(r"[█░]+ \d / 6")
+        .unwrap()
+        .replace_all(&filtered, "[bar] [n] / 6")
+        .into_owned();
+    let filtered = regex::Regex::new(r"step \d of 6")
+        .unwrap()
+        .replace_all(&filtered, "step [n] of 6")
+        .into_owned();
+    snapshot("workbench_call_progress", filtered);
+    // Esc cancels it: the call ends as cancelled, said in its place.
+    h.press("Esc");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("(cancelled)"), "{screen}");
+    assert!(!screen.contains("calling slow"), "{screen}");
+    assert!(
+        !screen.contains("Error"),
+        "no modal for a cancelled call:\n{screen}"
+    );
+}
+
+/// A server that asks the person something during a call (elicitation, the demo's
+/// `ask-user`): a form from the requested schema, with its rules; accept sends the values.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_question_is_a_form_and_its_answer_reaches_the_server() {
+    for (w, rows) in SIZES {
+        let (mut h, b, dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
+        let body = ServerCreate::new(
+            "asker",
+            ServerConfig::new(Transport::Stdio {
+                command: dir.path().join("evaldeck").display().to_string(),
+                args: vec!["demo-server".into(), "--client-features".into()],
+                env: Default::default(),
+                cwd: None,
+            }),
+        );
+        b.create_server(&project, &body).await.expect("saved");
+        h.press("2");
+        h.press("r");
+        h.drain().await;
+        h.press("G");
+        h.press("t");
+        h.drain().await;
+        pick_tool(&mut h, b.as_ref(), &project, "asker", "ask-user").await;
+        h.press("Enter");
+        h.press("C-s");
+        // drain returns when the server's question is on screen.
+        h.drain().await;
+        let screen = h.screen();
+        assert!(screen.contains("asker asks"), "{screen}");
+        assert!(screen.contains("Who are you?"), "{screen}");
+        assert!(screen.contains("Name*"), "{screen}");
+        assert!(screen.contains("Subscribe"), "{screen}");
+        // The name is required: accepting without it keeps the form open.
+        h.press("C-s");
+        assert!(h.shows("✗ required"), "{}", h.screen());
+        h.type_text("Ada");
+        snapshot(&format!("workbench_elicitation_{w}x{rows}"), h.screen());
+        h.press("C-s");
+        h.drain().await;
+        let screen = h.screen();
+        assert!(!screen.contains("asker asks"), "{screen}");
+        assert!(screen.contains("Ada"), "the server's answer:\n{screen}");
+        // Decline: the server is told, and says so.
+        h.press("t");
+        h.drain().await;
+        pick_tool(&mut h, b.as_ref(), &project, "asker", "ask-user").await;
+        h.press("Enter");
+        h.press("C-s");
+        h.drain().await;
+        h.press("C-d");
+        h.drain().await;
+        assert!(h.shows("decline"), "{}", h.screen());
+    }
+}
+
+/// URL mode: the page to open, and consent.
+#[tokio::test]
+async fn a_url_question_shows_the_page_and_asks_for_consent() {
+    use evaldeck::spec::client_features::ElicitationAction;
+    let (mut h, _b, _dir) = app(120, 36).await;
+    let asker = h.app.asker();
+    let request: evaldeck::spec::primitives::ElicitationRequest = serde_json::from_value(json!({
+        "message": "Sign in to continue.", "mode": "url",
+        "url": "https://auth.example/device?code=ABCD"
+    }))
+    .unwrap();
+    let answer = tokio::spawn(async move { asker.elicit("srv_x", request).await });
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    h.app.process_ready();
+    let screen = h.screen();
+    assert!(screen.contains("asks you to open a page"), "{screen}");
+    assert!(
+        screen.contains("https://auth.example/device?code=ABCD"),
+        "{screen}"
+    );
+    snapshot("workbench_elicitation_url", screen);
+    h.press("y");
+    let a = answer.await.unwrap();
+    assert_eq!(a.action, ElicitationAction::Accept);
+    assert!(a.content.is_none());
 }

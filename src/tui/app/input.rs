@@ -93,6 +93,8 @@ impl App {
         }
         if let Some(overlay) = self.overlay.take() {
             self.overlay_key(overlay, &key);
+            // A question a server asked meanwhile comes up once the overlay is gone.
+            self.show_next_ask();
             return;
         }
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
@@ -119,6 +121,7 @@ impl App {
         match self.overlay.as_mut() {
             Some(Overlay::Palette(p)) => p.paste(text),
             Some(Overlay::Form { form, .. }) => form.paste(text),
+            Some(Overlay::Ask(a)) => a.paste(text),
             Some(Overlay::CallForm(f)) => f.paste(text),
             Some(Overlay::Import(s)) => s.paste(text),
             Some(Overlay::RunPicker(p)) => p.paste(text),
@@ -204,13 +207,26 @@ impl App {
                     }
                 }
             }
+            Overlay::Ask(mut a) => match a.handle_key(key) {
+                crate::tui::panes::elicit::AskOutcome::Keep => self.overlay = Some(Overlay::Ask(a)),
+                crate::tui::panes::elicit::AskOutcome::Done(action) => {
+                    self.notify(format!("answered {}: {}", a.server, action.as_str()));
+                }
+            },
             Overlay::CallForm(mut form) => {
                 let project = self.nav.active.clone().unwrap_or_default();
                 match form.handle_key(key, &project) {
                     CallOutcome::Keep => self.overlay = Some(Overlay::CallForm(form)),
                     CallOutcome::Cancel => {}
-                    CallOutcome::Submit(req) => {
+                    CallOutcome::Submit(mut req) => {
                         self.notify(format!("{}…", req.describe()));
+                        // A tool call is named, so it can be cancelled while it runs.
+                        if let Request::CallTool { server, body, .. } = &mut req {
+                            let id = format!("wb-{}", uuid::Uuid::now_v7().simple());
+                            body.call_id = Some(id.clone());
+                            self.servers
+                                .start_call(server, &body.tool_name, &id, self.remote());
+                        }
                         self.servers.show(&form.server, ServerView::Output);
                         self.dispatch(req);
                     }

@@ -24,7 +24,7 @@ use crate::client::Backend;
 use crate::spec::catalog::Me;
 use crate::spec::{Code, Error};
 use crate::tui::keymap::{Action, Keymap};
-use crate::tui::message::{Envelope, Reply, Request, Slot, SuiteThen, execute};
+use crate::tui::message::{Envelope, Live, Reply, Request, Slot, SuiteThen, execute};
 use crate::tui::nav::{Nav, NavRow};
 use crate::tui::panes::agent::{AgentChat, AgentOutcome};
 use crate::tui::panes::call_form::{CallForm, CallOutcome};
@@ -57,6 +57,12 @@ const RUNS_EVERY: Duration = Duration::from_secs(3);
 /// How long a footer notice stays.
 const NOTICE_FOR: Duration = Duration::from_secs(4);
 
+/// What comes to the controller: a reply, or a report from a request still running.
+pub enum Incoming {
+    Reply(Box<Envelope>),
+    Live(Live),
+}
+
 /// Which part of the screen has the keyboard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Focus {
@@ -82,6 +88,8 @@ enum Overlay {
     /// The conversation with the project's agent (kept in `App::agent` while closed).
     Agent,
     Credits(CreditsView),
+    /// A server's question during a call (elicitation).
+    Ask(Box<crate::tui::panes::elicit::Ask>),
     /// Asks for a file path (an `mcp.json` to import).
     Path {
         input: crate::tui::widgets::input::LineInput,
@@ -107,6 +115,11 @@ pub struct App {
     backend: Arc<dyn Backend>,
     tx: mpsc::UnboundedSender<Envelope>,
     rx: mpsc::UnboundedReceiver<Envelope>,
+    /// Progress of running calls and the servers' questions.
+    live_tx: mpsc::UnboundedSender<Live>,
+    live_rx: mpsc::UnboundedReceiver<Live>,
+    /// Questions from servers waiting for the overlay to be free.
+    asks: VecDeque<crate::tui::panes::elicit::Ask>,
     /// The newest generation issued per slot; older replies are stale.
     generations: HashMap<Slot, u64>,
     /// Slots whose newest request has not answered yet.
@@ -167,11 +180,15 @@ impl App {
 
     pub fn with_theme(backend: Arc<dyn Backend>, theme: Theme) -> App {
         let (tx, rx) = mpsc::unbounded_channel();
+        let (live_tx, live_rx) = mpsc::unbounded_channel();
         let describe = backend.describe();
         let mut app = App {
             backend,
             tx,
             rx,
+            live_tx,
+            live_rx,
+            asks: VecDeque::new(),
             generations: HashMap::new(),
             pending: HashMap::new(),
             in_flight: 0,
@@ -281,10 +298,11 @@ impl App {
         tracing::debug!(?slot, generation, what = %req.describe(), "request");
         let backend = self.backend.clone();
         let tx = self.tx.clone();
+        let watch = self.watch(&req);
         tokio::spawn(async move {
             let started = Instant::now();
             // A panic in the backend becomes an error reply, so the app never waits forever.
-            let result = std::panic::AssertUnwindSafe(execute(&*backend, &req))
+            let result = std::panic::AssertUnwindSafe(execute(&*backend, &req, watch))
                 .catch_unwind()
                 .await
                 .unwrap_or_else(|_| Err(Error::internal("the backend call panicked; see the log")));
@@ -298,25 +316,125 @@ impl App {
         });
     }
 
-    /// Waits for the next reply (the event loop selects on this).
-    pub async fn recv(&mut self) -> Option<Envelope> {
-        self.rx.recv().await
-    }
-
-    /// Applies every reply already queued, without waiting.
-    pub fn process_ready(&mut self) {
-        while let Ok(env) = self.rx.try_recv() {
-            self.on_envelope(env);
+    /// How a tool call is watched: its progress comes back tagged with the server, and the
+    /// server's questions are put to the person.
+    fn watch(&self, req: &Request) -> crate::client::CallWatch {
+        let Request::CallTool { server, .. } = req else {
+            return crate::client::CallWatch::default();
+        };
+        let (progress, mut reports) =
+            mpsc::unbounded_channel::<crate::service::mcp::client::Progress>();
+        let live = self.live_tx.clone();
+        let server = server.clone();
+        tokio::spawn(async move {
+            while let Some((progress, total, message)) = reports.recv().await {
+                let _ = live.send(Live::Progress {
+                    server: server.clone(),
+                    progress,
+                    total,
+                    message,
+                });
+            }
+        });
+        crate::client::CallWatch {
+            progress: Some(progress),
+            asker: Some(Arc::new(crate::tui::message::WorkbenchAsker {
+                tx: self.live_tx.clone(),
+            })),
         }
     }
 
-    /// Waits until no request is in flight, applying replies (and whatever they trigger).
+    /// Waits for the next reply or live report (the event loop selects on this).
+    pub async fn recv(&mut self) -> Option<Incoming> {
+        tokio::select! {
+            biased;
+            Some(env) = self.rx.recv() => Some(Incoming::Reply(Box::new(env))),
+            Some(live) = self.live_rx.recv() => Some(Incoming::Live(live)),
+            else => None,
+        }
+    }
+
+    pub fn on_incoming(&mut self, i: Incoming) {
+        match i {
+            Incoming::Reply(env) => self.on_envelope(*env),
+            Incoming::Live(l) => self.on_live(l),
+        }
+    }
+
+    /// Applies every reply and report already queued, without waiting.
+    pub fn process_ready(&mut self) {
+        loop {
+            if let Ok(env) = self.rx.try_recv() {
+                self.on_envelope(env);
+            } else if let Ok(l) = self.live_rx.try_recv() {
+                self.on_live(l);
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Waits until no request is in flight, applying replies (and whatever they trigger),
+    /// or until a server asks the person something (the answer is theirs to give).
     pub async fn drain(&mut self) {
-        while self.in_flight > 0 {
-            match self.rx.recv().await {
-                Some(env) => self.on_envelope(env),
+        while self.in_flight > 0 && !self.asking() {
+            match self.recv().await {
+                Some(i) => self.on_incoming(i),
                 None => break,
             }
+        }
+    }
+
+    /// Whether the backend is a remote `serve` (calls report no progress there).
+    pub(super) fn remote(&self) -> bool {
+        self.describe.starts_with("remote")
+    }
+
+    /// Whether a server's question is on screen (or waiting to be).
+    pub fn asking(&self) -> bool {
+        matches!(self.overlay, Some(Overlay::Ask(_))) || !self.asks.is_empty()
+    }
+
+    /// The asker tool calls use (tests put questions to the person through it).
+    pub fn asker(&self) -> Arc<dyn crate::service::mcp::Asker> {
+        Arc::new(crate::tui::message::WorkbenchAsker {
+            tx: self.live_tx.clone(),
+        })
+    }
+
+    fn on_live(&mut self, l: Live) {
+        match l {
+            Live::Progress {
+                server,
+                progress,
+                total,
+                message,
+            } => self.servers.on_progress(&server, progress, total, message),
+            Live::Elicit {
+                server,
+                request,
+                reply,
+            } => {
+                let name = self
+                    .servers
+                    .items
+                    .iter()
+                    .find(|s| s.id == server || s.name == server)
+                    .map(|s| s.name.clone())
+                    .unwrap_or(server);
+                self.asks
+                    .push_back(crate::tui::panes::elicit::Ask::new(name, request, reply));
+                self.show_next_ask();
+            }
+        }
+    }
+
+    /// Puts the next waiting question on screen once nothing else is.
+    pub(super) fn show_next_ask(&mut self) {
+        if self.overlay.is_none()
+            && let Some(ask) = self.asks.pop_front()
+        {
+            self.overlay = Some(Overlay::Ask(Box::new(ask)));
         }
     }
 

@@ -306,6 +306,15 @@ impl App {
                 self.runs.set_comparison(c);
                 self.focus = Focus::Detail;
             }
+            Reply::CallCancelled { server, cancelled } => {
+                if !cancelled {
+                    // It had already ended: its answer is on its way.
+                    self.notify("the call had already ended".into());
+                    if let Some(r) = self.servers.mcp_mut(&server).running.as_mut() {
+                        r.cancelling = false;
+                    }
+                }
+            }
             Reply::Validated { server, result } => {
                 self.notify(format!("validated: {}", result.status));
                 let m = self.servers.mcp_mut(&server);
@@ -354,6 +363,7 @@ impl App {
                 value,
             } => {
                 self.servers.saw(&server, Ok(()), None);
+                self.servers.end_call(&server);
                 self.servers.mcp_mut(&server).output = Some(Output {
                     title,
                     request,
@@ -370,6 +380,22 @@ impl App {
 
     pub(super) fn fail(&mut self, request: Request, e: Error) {
         tracing::warn!(code = %e.code, message = %e.message, what = %request.describe(), "request failed");
+        // A call the person cancelled ends quietly, said in its place.
+        if let Request::CallTool { server, body, .. } = &request {
+            let server = server.clone();
+            if let Some(r) = self.servers.end_call(&server)
+                && r.cancelling
+            {
+                self.notify(format!("cancelled the call to {}", body.tool_name));
+                self.servers.mcp_mut(&server).output = Some(Output {
+                    title: format!("tool {} (cancelled)", body.tool_name),
+                    request: serde_json::to_value(body).unwrap_or_default(),
+                    value: serde_json::json!({"cancelled": true, "message": e.message}),
+                    elapsed_ms: r.started.elapsed().as_millis(),
+                });
+                return;
+            }
+        }
         // What the server's list and status say follows what this request found.
         if let Some(server) = request.server() {
             let list = match &request {

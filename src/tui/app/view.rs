@@ -290,6 +290,7 @@ impl App {
                 s.render(f, main_area, &theme, SPINNER[self.frame % SPINNER.len()])
             }
             Some(Overlay::RunPicker(p)) => p.render(f, area, &theme),
+            Some(Overlay::Ask(a)) => a.render(f, main_area, &theme),
             Some(Overlay::Path { input, error }) => {
                 render_path_prompt(f, area, &theme, input, error.as_deref())
             }

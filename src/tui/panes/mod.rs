@@ -6,6 +6,7 @@ pub mod agent;
 pub mod call_form;
 pub mod cases;
 pub mod credits;
+pub mod elicit;
 pub mod environments;
 pub mod hosts;
 pub mod import;

@@ -61,6 +61,21 @@ pub struct Mcp {
     /// What this session last saw of the server (a call that found it gone, a list that
     /// worked), newer than the saved status of the last validate or doctor.
     pub live: Option<Live>,
+    /// The tool call running now, if any.
+    pub running: Option<Running>,
+}
+
+/// A tool call on its way: what it is, since when, how far the server says it is.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub tool: String,
+    pub call_id: String,
+    pub started: std::time::Instant,
+    /// `(progress, total, message)` as the server last reported it.
+    pub progress: Option<(f64, Option<f64>, Option<String>)>,
+    /// Over a remote backend no progress comes: the spinner and the time say it runs.
+    pub remote: bool,
+    pub cancelling: bool,
 }
 
 /// The server's state as the workbench last saw it.
@@ -163,6 +178,53 @@ impl ServersPane {
             _ => Vec::new(),
         };
         self.sub.set_keys(keys);
+    }
+
+    /// A call was sent: the last result goes, the call's progress shows in its place.
+    pub fn start_call(&mut self, server: &str, tool: &str, call_id: &str, remote: bool) {
+        let m = self.mcp_mut(server);
+        m.output = None;
+        m.running = Some(Running {
+            tool: tool.to_string(),
+            call_id: call_id.to_string(),
+            started: std::time::Instant::now(),
+            progress: None,
+            remote,
+            cancelling: false,
+        });
+    }
+
+    pub fn on_progress(&mut self, server: &str, p: f64, total: Option<f64>, msg: Option<String>) {
+        if let Some(r) = self.mcp_mut(server).running.as_mut() {
+            r.progress = Some((p, total, msg));
+        }
+    }
+
+    /// The call ended (answered, failed or cancelled); returns it.
+    pub fn end_call(&mut self, server: &str) -> Option<Running> {
+        self.mcp_mut(server).running.take()
+    }
+
+    /// The cancel request for the selected server's running call, marking it cancelling.
+    fn cancel_request(&mut self, project: &str) -> Option<Request> {
+        let id = self.selected()?.id.clone();
+        let r = self.mcp.get_mut(&id)?.running.as_mut()?;
+        if r.cancelling {
+            return None;
+        }
+        r.cancelling = true;
+        Some(Request::CancelCall {
+            project: project.to_string(),
+            server: id,
+            call_id: r.call_id.clone(),
+        })
+    }
+
+    /// Whether the selected server has a call running.
+    fn calling(&self) -> bool {
+        self.selected()
+            .and_then(|s| self.mcp.get(&s.id))
+            .is_some_and(|m| m.running.is_some())
     }
 
     /// Whether the current list view has nothing read for this server (and no error).
@@ -554,6 +616,15 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
         .unwrap_or_else(|| "{}".into());
     lines.push(Line::styled(format!("arguments {args}"), theme.dim));
     lines.push(Line::raw(""));
+    if v.get("cancelled").and_then(Value::as_bool) == Some(true) {
+        lines.push(Line::styled(
+            format!(
+                "cancelled: {}",
+                v.get("message").and_then(Value::as_str).unwrap_or("")
+            ),
+            theme.warn,
+        ));
+    }
     if let Some(content) = v.get("content").and_then(Value::as_array) {
         for block in content {
             lines.extend(content_lines(block, theme));
@@ -592,6 +663,66 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
         }
     }
     lines
+}
+
+/// A call in progress: the tool, the time it has taken, the server's progress as a bar
+/// (`3/5 message`), and how to cancel it.
+fn running_lines(r: &Running, spinner: char, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let secs = r.started.elapsed().as_secs_f64();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{spinner} "), theme.warn),
+        Span::styled(format!("calling {}", r.tool), theme.title),
+        Span::styled(format!("  {secs:.1} s"), theme.dim),
+    ])];
+    match &r.progress {
+        Some((p, total, msg)) => {
+            let msg = msg.clone().unwrap_or_default();
+            let count = match total {
+                Some(t) => format!("{} / {}", fmt_num(*p), fmt_num(*t)),
+                None => fmt_num(*p),
+            };
+            if let Some(t) = total.filter(|t| *t > 0.0) {
+                let bar_w = width.saturating_sub(count.len() + 3).clamp(4, 40);
+                let filled = ((p / t).clamp(0.0, 1.0) * bar_w as f64).round() as usize;
+                lines.push(Line::from(vec![
+                    Span::styled("█".repeat(filled), theme.ok),
+                    Span::styled("░".repeat(bar_w - filled), theme.dim),
+                    Span::raw(format!(" {count}")),
+                ]));
+            } else {
+                lines.push(Line::raw(format!("progress {count}")));
+            }
+            if !msg.is_empty() {
+                lines.push(Line::styled(msg, theme.dim));
+            }
+        }
+        None if r.remote => lines.push(Line::styled(
+            "progress is not reported over a remote backend",
+            theme.dim,
+        )),
+        None => lines.push(Line::styled("no progress reported yet", theme.dim)),
+    }
+    lines.push(Line::raw(""));
+    lines.push(if r.cancelling {
+        Line::styled("cancelling…", theme.warn)
+    } else {
+        Line::from(vec![
+            Span::styled("Esc", theme.key),
+            Span::styled(" or ", theme.dim),
+            Span::styled("X", theme.key),
+            Span::styled(" cancels the call", theme.dim),
+        ])
+    });
+    lines
+}
+
+/// A progress figure: whole numbers without a decimal point.
+fn fmt_num(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n:.1}")
+    }
 }
 
 /// The status dot and word of a server: its last validate/doctor outcome.
@@ -855,6 +986,9 @@ impl Pane for ServersPane {
     }
 
     fn detail_commands(&self) -> Vec<Command> {
+        if self.view == View::Output && self.calling() {
+            return vec![Command::new(Action::Back, "cancel the call")];
+        }
         let open = match self.view {
             View::Tools => Some("call tool"),
             View::Prompts => Some("render prompt"),
@@ -937,6 +1071,16 @@ impl Pane for ServersPane {
                 }
                 return true;
             }
+            Action::Cancel => {
+                match cx.project.and_then(|p| self.cancel_request(p)) {
+                    Some(req) => {
+                        cx.fetch(req);
+                        cx.notify("cancelling the call…");
+                    }
+                    None => cx.notify("no call is running on this server"),
+                }
+                return true;
+            }
             Action::Validate => {
                 if let (Some(project), Some(s)) = (cx.project, self.selected()) {
                     cx.fetch(Request::Validate {
@@ -981,6 +1125,19 @@ impl Pane for ServersPane {
     }
 
     fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        // While a call runs, Esc (or X) cancels it; no confirmation for a call.
+        if self.view == View::Output
+            && self.calling()
+            && matches!(action, Action::Back | Action::Cancel)
+        {
+            if let Some(project) = cx.project
+                && let Some(req) = self.cancel_request(project)
+            {
+                cx.fetch(req);
+                cx.notify("cancelling the call…");
+            }
+            return true;
+        }
         if !matches!(self.view, View::Tools | View::Prompts | View::Resources) {
             return false;
         }
@@ -1105,8 +1262,15 @@ impl Pane for ServersPane {
                     Some(o) => output_lines(o, theme),
                     None => Vec::new(),
                 };
-                if busy(Slot::ServerCall) {
-                    lines.insert(0, working("waiting for the server"));
+                match m.and_then(|m| m.running.as_ref()) {
+                    Some(r) => {
+                        let w = detail_area.width.saturating_sub(2) as usize;
+                        lines = running_lines(r, rcx.spinner, w, theme);
+                    }
+                    None if busy(Slot::ServerCall) => {
+                        lines.insert(0, working("waiting for the server"))
+                    }
+                    None => {}
                 }
                 (format!("{} › Result", s.name), lines)
             }
