@@ -20,7 +20,9 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage, TrafficQuery};
+use crate::spec::primitives::{
+    CallCancelled, Subscribed, TaskCancelled, TaskList, TrafficPage, TrafficQuery,
+};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -89,14 +91,17 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<AgentTurnRequest, AgentTurnResponse, _, _>("/projects/{project_id}/agent", "One assistant turn over messages; reads servers, suites and runs, creates eval suites, cannot start runs. Not idempotent: on an error check details.createdResources", StatusCode::OK, agent_turn)
         .extensions()
         .post::<Any, CallCancelled, _, _>("/projects/{project_id}/servers/{server_id}/calls/{call_id}/cancel", "Cancel a running tools/call that named itself with callId (the server is sent notifications/cancelled)", StatusCode::OK, cancel_call)
+        .post::<ResourceReadRequest, Subscribed, _, _>("/projects/{project_id}/servers/{server_id}/resources/subscribe", "Subscribe to updates of a resource for the session's life; updates arrive as the server's protocol events", StatusCode::OK, subscribe_resource)
         .get::<TaskList, _, _>("/projects/{project_id}/servers/{server_id}/tasks", "The server's tasks: those evaldeck follows, and the server's own list where it has one", server_tasks)
         .post::<Any, TaskCancelled, _, _>("/projects/{project_id}/servers/{server_id}/tasks/{task_id}/cancel", "Ask the server to cancel a task (cooperative)", StatusCode::OK, cancel_task)
         .get::<TrafficPage, _, _>("/projects/{project_id}/servers/{server_id}/traffic", "The server's recent protocol events (JSON-RPC both ways, stderr, decisions) after `after`", server_traffic)
         .get::<ImportResponse, _, _>("/projects/{project_id}/authoring-jobs/{job_id}", "Poll an authoring job: the recorded EvalCaseImported once committed, else the job body", authoring_job)
         .post::<CommitRequest, EvalCaseImported, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/commit", "Commit a completed authoring job (duplicatePolicy may be chosen now)", StatusCode::OK, commit_authoring_job)
         .post::<Any, EvalAuthoringJobAccepted, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/cancel", "Cancel a pending job, or discard a completed uncommitted one", StatusCode::OK, cancel_authoring_job)
+        .get::<Page<EarlierImport>, _, _>("/projects/{project_id}/eval-suites/{suite_id}/authoring-jobs", "The suite's earlier authoring jobs for the same document (?fileHash=SHA-256 of its content), newest first: clients warn before importing it again", earlier_imports)
         .get::<Page<AuthoringDraft>, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts", "An authoring job's drafts (?state=skipped for the review)", authoring_drafts)
-        .post::<EvalCaseUpdate, EvalCase, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}/finish", "Write one skipped draft, optionally edited; costs nothing", StatusCode::OK, finish_draft)
+        .patch::<EvalCaseUpdate, AuthoringDraft, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}", "Save an edit of a draft (the review form): re-grounded against the job's discovered tools, its claim recomputed; it stays a draft", save_draft)
+        .post::<EvalCaseUpdate, EvalCase, _, _>("/projects/{project_id}/authoring-jobs/{job_id}/drafts/{draft_id}/finish", "Write one skipped draft, optionally edited (re-grounded like a saved edit); costs nothing", StatusCode::OK, finish_draft)
         .get::<Credits, _, _>("/credits", "The organization's credit balance and ledger (grants are local: `evaldeck credits grant`)", credits)
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/cancel", "Cancel an active run", StatusCode::OK, cancel_run)
         .post::<Any, EvalRun, _, _>("/projects/{project_id}/eval-runs/{run_id}/regrade", "Grade the stored transcripts again (calls nothing)", StatusCode::OK, regrade_run)
@@ -453,6 +458,18 @@ async fn cancel_call(
     s.service.cancel_call(&who, &p, &id, &call).map(Json)
 }
 
+async fn subscribe_resource(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): ServerPath,
+    MemberBody(b): MemberBody<ResourceReadRequest>,
+) -> R<Subscribed> {
+    s.service
+        .subscribe_resource(&who, &p, &id, &b)
+        .await
+        .map(Json)
+}
+
 async fn server_tasks(AxState(s): St, who: Principal, Path((p, id)): ServerPath) -> R<TaskList> {
     s.service.server_tasks(&who, &p, &id).await.map(Json)
 }
@@ -687,7 +704,9 @@ async fn regrade_run(AxState(s): St, who: Principal, Path((p, id)): RunPath) -> 
 
 // Authoring (`cases/import`) and credits.
 
-use crate::spec::authoring::{AuthoringDraft, CommitRequest, Credits, DraftQuery};
+use crate::spec::authoring::{
+    AuthoringDraft, CommitRequest, Credits, DraftQuery, EarlierImport, EarlierImportQuery,
+};
 use crate::spec::import::{
     EvalAuthoringJobAccepted, EvalCaseImportRequest, EvalCaseImported, ImportResponse, JobStatus,
 };
@@ -758,6 +777,24 @@ async fn authoring_drafts(
     Query(q): Query<DraftQuery>,
 ) -> R<Page<AuthoringDraft>> {
     s.service.authoring_drafts(&who, &p, &j, &q).map(Json)
+}
+
+async fn earlier_imports(
+    AxState(s): St,
+    who: Principal,
+    Path((p, suite)): Path<(String, String)>,
+    Query(q): Query<EarlierImportQuery>,
+) -> R<Page<EarlierImport>> {
+    s.service.earlier_imports(&who, &p, &suite, &q).map(Json)
+}
+
+async fn save_draft(
+    AxState(s): St,
+    who: Principal,
+    Path((p, j, d)): Path<(String, String, String)>,
+    Body(b): Body<EvalCaseUpdate>,
+) -> R<AuthoringDraft> {
+    s.service.save_draft(&who, &p, &j, &d, &b).map(Json)
 }
 
 async fn finish_draft(

@@ -56,6 +56,10 @@ pub struct ImportArgs {
     /// File name recorded on provenance [default: the file's name].
     #[arg(long)]
     pub file_name: Option<String>,
+    /// Import even when the suite already has a job for this very document (same SHA-256):
+    /// without it, `import` asks first, and refuses under `--json` or without a terminal.
+    #[arg(long)]
+    pub again: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -118,6 +122,29 @@ pub async fn run_import(target: &Target, b: &dyn Backend, a: ImportArgs, out: &O
     };
     req.override_reason = a.reason;
     req.idempotency_key = a.key;
+    // The same document imported into this suite before: warn before spending credits
+    // (a replay under an idempotency key costs nothing and needs no warning).
+    if !a.again && req.idempotency_key.is_none() {
+        let hash = crate::spec::case::sha256_hex(&req.content);
+        let earlier = b.earlier_imports(&project, &a.suite, &hash).await?.items;
+        if let Some(last) = earlier.first()
+            && !confirm_again(&a.suite, &earlier, out)?
+        {
+            return match &last.review_url {
+                Some(u) if !out.json => {
+                    println!(
+                        "not imported; review the earlier job's drafts instead: evaldeck open '{u}'"
+                    );
+                    Ok(())
+                }
+                _ if !out.json => {
+                    println!("not imported");
+                    Ok(())
+                }
+                _ => Err(already_imported(&a.suite, &earlier).into()),
+            };
+        }
+    }
     let mut resp = b.import_cases(&project, &a.suite, &req).await?;
     let started = Instant::now();
     let spin = std::io::stderr().is_terminal() && !out.json;
@@ -182,6 +209,62 @@ pub async fn run_import(target: &Target, b: &dyn Backend, a: ImportArgs, out: &O
             },
         }
     }
+}
+
+fn already_imported(suite: &str, earlier: &[crate::spec::authoring::EarlierImport]) -> Error {
+    let last = &earlier[0];
+    Error::conflict(format!(
+        "suite {suite} already has {} authoring job(s) for this document (latest {}, {}); importing it again authors and bills every case again: pass --again to do so{}",
+        earlier.len(),
+        last.job_id,
+        last.status.as_str(),
+        last.review_url
+            .as_ref()
+            .map(|u| format!(", or review that job's drafts with `evaldeck open '{u}'`"))
+            .unwrap_or_default()
+    ))
+    .with_details(serde_json::json!({
+        "reason": "DOCUMENT_ALREADY_IMPORTED",
+        "jobs": earlier,
+    }))
+}
+
+/// Asks whether to import a document again; without a terminal (or under `--json`) the
+/// answer is no.
+fn confirm_again(
+    suite: &str,
+    earlier: &[crate::spec::authoring::EarlierImport],
+    out: &Out,
+) -> Result<bool> {
+    let interactive = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
+    if out.json {
+        return Ok(false);
+    }
+    if !interactive {
+        return Err(already_imported(suite, earlier));
+    }
+    let last = &earlier[0];
+    let when = chrono::DateTime::from_timestamp_millis(last.created_at)
+        .map(|t| t.format("%Y-%m-%d %H:%M").to_string())
+        .unwrap_or_default();
+    eprintln!(
+        "This document was imported into {suite} before: job {} ({}, {when}), {} case(s) created, {} skipped, {} credit(s).",
+        last.job_id,
+        last.status.as_str(),
+        last.created,
+        last.skipped,
+        last.credits_charged
+    );
+    if let Some(u) = &last.review_url {
+        eprintln!("Its drafts can be reviewed at no cost: evaldeck open '{u}'");
+    }
+    eprint!("Import it again and spend credits? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .map_err(|e| Error::invalid("/again", "read", format!("cannot read the answer: {e}")))?;
+    Ok(matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"))
 }
 
 fn report(done: &EvalCaseImported, out: &Out) -> Result<()> {

@@ -280,6 +280,18 @@ pub enum ResourcesCmd {
         #[command(flatten)]
         adhoc: AdHoc,
     },
+    /// Subscribe to updates of a resource and print them as they come, for `--watch`
+    /// seconds (or until Ctrl-C).
+    Subscribe {
+        /// `SERVER URI`, or `URI` with an unsaved target.
+        #[arg(value_name = "[SERVER] URI", num_args = 1..=2, required = true)]
+        names: Vec<String>,
+        /// How long to watch, in seconds.
+        #[arg(long, default_value_t = 60)]
+        watch: u64,
+        #[command(flatten)]
+        adhoc: AdHoc,
+    },
 }
 
 /// `[SERVER] NAME` positionals: the server is named unless an unsaved target is given.

@@ -28,7 +28,8 @@ pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: Command, out: &Ou
         Command::Tools(ToolsCmd::Call { names, adhoc, .. })
         | Command::Tasks(TasksCmd::Cancel { names, adhoc })
         | Command::Prompts(PromptsCmd::Get { names, adhoc, .. })
-        | Command::Resources(ResourcesCmd::Read { names, adhoc, .. }) => {
+        | Command::Resources(ResourcesCmd::Read { names, adhoc, .. })
+        | Command::Resources(ResourcesCmd::Subscribe { names, adhoc, .. }) => {
             (server_and_name(names, adhoc)?.0, adhoc.clone())
         }
         _ => unreachable!("only server commands come here"),
@@ -162,6 +163,42 @@ async fn dispatch(b: &dyn Backend, p: &str, r: &Resolved, cmd: Command, out: &Ou
                 .read_resource(p, server, &ResourceReadRequest { uri })
                 .await?;
             Ok(out.resource_contents(&result)?)
+        }
+        Command::Resources(ResourcesCmd::Subscribe {
+            names,
+            watch,
+            adhoc,
+        }) => {
+            let (_, uri) = server_and_name(&names, &adhoc)?;
+            let start = b.server_traffic(p, server, u64::MAX).await?.last_seq;
+            let sub = b
+                .subscribe_resource(p, server, &ResourceReadRequest { uri: uri.clone() })
+                .await?;
+            if out.json {
+                out.value(&sub)?;
+            } else {
+                println!("subscribed to {uri}; watching for {watch} s (Ctrl-C stops)");
+            }
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(watch);
+            let mut after = start;
+            while std::time::Instant::now() < deadline {
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                let page = b.server_traffic(p, server, after).await?;
+                after = page.last_seq;
+                for e in page
+                    .items
+                    .iter()
+                    .filter(|e| e.method.as_deref() == Some("notifications/resources/updated"))
+                {
+                    let updated = e.message["params"]["uri"].as_str().unwrap_or_default();
+                    if out.json {
+                        out.value(&serde_json::json!({"updated": updated, "at": e.at}))?;
+                    } else {
+                        println!("updated {updated}");
+                    }
+                }
+            }
+            Ok(())
         }
         Command::Tasks(TasksCmd::List { .. }) => {
             let tasks = b.server_tasks(p, server).await?;

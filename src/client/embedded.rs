@@ -17,7 +17,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage};
+use crate::spec::primitives::{CallCancelled, Subscribed, TaskCancelled, TaskList, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -211,6 +211,16 @@ impl Backend for Embedded {
     ) -> Result<CallCancelled> {
         self.service
             .cancel_call(&self.who, project, server, call_id)
+    }
+    async fn subscribe_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Subscribed> {
+        self.service
+            .subscribe_resource(&self.who, project, server, req)
+            .await
     }
     async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList> {
         self.service.server_tasks(&self.who, project, server).await
@@ -447,6 +457,31 @@ impl Backend for Embedded {
         q: &crate::spec::authoring::DraftQuery,
     ) -> Result<Page<crate::spec::authoring::AuthoringDraft>> {
         self.service.authoring_drafts(&self.who, project, job, q)
+    }
+    async fn earlier_imports(
+        &self,
+        project: &str,
+        suite: &str,
+        file_hash: &str,
+    ) -> Result<Page<crate::spec::authoring::EarlierImport>> {
+        self.service.earlier_imports(
+            &self.who,
+            project,
+            suite,
+            &crate::spec::authoring::EarlierImportQuery {
+                file_hash: file_hash.to_string(),
+            },
+        )
+    }
+    async fn save_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<crate::spec::authoring::AuthoringDraft> {
+        self.service
+            .save_draft(&self.who, project, job, draft, edit)
     }
     async fn finish_draft(
         &self,

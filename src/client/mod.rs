@@ -24,7 +24,7 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage};
+use crate::spec::primitives::{CallCancelled, Subscribed, TaskCancelled, TaskList, TrafficPage};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -135,6 +135,13 @@ pub trait Backend: Send + Sync {
         server: &str,
         call_id: &str,
     ) -> Result<CallCancelled>;
+    /// Subscribes to updates of a resource; they arrive as the server's protocol events.
+    async fn subscribe_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Subscribed>;
     /// A server's tasks: those evaldeck follows and those the server lists.
     async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList>;
     /// Asks the server to cancel one of its tasks.
@@ -282,6 +289,21 @@ pub trait Backend: Send + Sync {
         job: &str,
         q: &crate::spec::authoring::DraftQuery,
     ) -> Result<Page<crate::spec::authoring::AuthoringDraft>>;
+    /// The suite's earlier authoring jobs for a document with this SHA-256, newest first.
+    async fn earlier_imports(
+        &self,
+        project: &str,
+        suite: &str,
+        file_hash: &str,
+    ) -> Result<Page<crate::spec::authoring::EarlierImport>>;
+    /// Saves an edit of a draft: re-grounded against the job's tools, claim recomputed.
+    async fn save_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<crate::spec::authoring::AuthoringDraft>;
     /// Writes one skipped draft (with an optional edit); costs nothing.
     async fn finish_draft(
         &self,

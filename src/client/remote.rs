@@ -22,7 +22,9 @@ use crate::spec::environment::{
 };
 use crate::spec::host::{Host, HostCreate, HostPatch, HostSummary};
 use crate::spec::page::{Page, PageRequest};
-use crate::spec::primitives::{CallCancelled, TaskCancelled, TaskList, TrafficPage, TrafficQuery};
+use crate::spec::primitives::{
+    CallCancelled, Subscribed, TaskCancelled, TaskList, TrafficPage, TrafficQuery,
+};
 use crate::spec::primitives::{
     CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest, ImportTokensResult,
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
@@ -460,6 +462,26 @@ impl Backend for Remote {
         )
         .await
     }
+    async fn subscribe_resource(
+        &self,
+        project: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Subscribed> {
+        self.send(
+            Method::POST,
+            &[
+                "projects",
+                project,
+                "servers",
+                server,
+                "resources",
+                "subscribe",
+            ],
+            req,
+        )
+        .await
+    }
     async fn server_tasks(&self, project: &str, server: &str) -> Result<TaskList> {
         self.get(&["projects", project, "servers", server, "tasks"])
             .await
@@ -804,6 +826,34 @@ impl Backend for Remote {
     ) -> Result<Page<crate::spec::authoring::AuthoringDraft>> {
         self.get_q(&["projects", project, "authoring-jobs", job, "drafts"], q)
             .await
+    }
+    async fn earlier_imports(
+        &self,
+        project: &str,
+        suite: &str,
+        file_hash: &str,
+    ) -> Result<Page<crate::spec::authoring::EarlierImport>> {
+        self.get_q(
+            &["projects", project, "eval-suites", suite, "authoring-jobs"],
+            &crate::spec::authoring::EarlierImportQuery {
+                file_hash: file_hash.to_string(),
+            },
+        )
+        .await
+    }
+    async fn save_draft(
+        &self,
+        project: &str,
+        job: &str,
+        draft: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<crate::spec::authoring::AuthoringDraft> {
+        self.send(
+            Method::PATCH,
+            &["projects", project, "authoring-jobs", job, "drafts", draft],
+            edit,
+        )
+        .await
     }
     async fn finish_draft(
         &self,

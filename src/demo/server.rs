@@ -47,6 +47,13 @@ pub struct DemoServer {
     log_level: Arc<std::sync::Mutex<Option<rmcp::model::LoggingLevel>>>,
     /// Tasks of `long-job` (the `2026-07-28` tasks extension), by id.
     jobs: Arc<std::sync::Mutex<std::collections::HashMap<String, Job>>>,
+    /// Resources `resources/subscribe` asked for (handshake era).
+    subscribed: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// Resources `touch-item` changed, for the `subscriptions/listen` streams.
+    touched: tokio::sync::broadcast::Sender<String>,
+    /// `subscriptions/listen` streams acknowledged so far (each starts listening just
+    /// after its acknowledgment).
+    listens: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// One `long-job` task: its progress, what it waits for, its end.
@@ -207,6 +214,13 @@ fn client_feature_tools() -> Vec<Tool> {
             schema(json!({"type": "object", "properties": {}})),
         ),
         Tool::new(
+            "touch-item",
+            "Changes catalogue item `id`: subscribers of `demo://items/{id}` are told.",
+            schema(
+                json!({"type": "object", "properties": {"id": {"type": "string", "default": "item-1"}}}),
+            ),
+        ),
+        Tool::new(
             "long-job",
             "Works `durationMs` in `steps`, as a task when the client supports tasks; with `ask`, stops halfway for the user's name.",
             schema(json!({
@@ -326,6 +340,9 @@ impl DemoServer {
             roots_changed: Arc::default(),
             log_level: Arc::default(),
             jobs: Arc::default(),
+            subscribed: Arc::default(),
+            touched: tokio::sync::broadcast::channel(64).0,
+            listens: Arc::default(),
         }
     }
 
@@ -515,6 +532,38 @@ impl DemoServer {
             ),
             "list-roots" => ("roots", "roots/list", Value::Null),
             "long-job" => return Some(self.long_job(&args, ctx).await),
+            "touch-item" => {
+                let uri = format!(
+                    "demo://items/{}",
+                    args.get("id").and_then(Value::as_str).unwrap_or("item-1")
+                );
+                let legacy = self
+                    .subscribed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .contains(&uri);
+                if legacy {
+                    let _ = ctx
+                        .peer
+                        .notify_resource_updated(
+                            rmcp::model::ResourceUpdatedNotificationParam::new(uri.clone()),
+                        )
+                        .await;
+                }
+                // A stream acknowledged a moment ago may not be listening yet.
+                let expected = self.listens.load(std::sync::atomic::Ordering::Relaxed);
+                for _ in 0..50 {
+                    if self.touched.receiver_count() >= expected {
+                        break;
+                    }
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                }
+                let listeners = self.touched.send(uri.clone()).unwrap_or(0);
+                return Some(Ok(text(format!(
+                    "touched {uri} ({} subscriber(s))",
+                    usize::from(legacy) + listeners
+                ))));
+            }
             "log" => {
                 return Some(self.log(&args, ctx).await.map(text));
             }
@@ -589,31 +638,19 @@ impl DemoServer {
             })
         };
         let sent = match wanted {
-            Some(w) if rank(level) >= rank(w) => {
-                #[allow(deprecated)]
-                let _ = ctx
-                    .peer
-                    .notify_logging_message(
-                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
-                            .with_logger("demo"),
-                    )
-                    .await;
-                true
-            }
+            Some(w) => rank(level) >= rank(w),
             // The handshake era logs at the server's default (info) until told otherwise.
-            None if !modern && rank(level) >= rank(LoggingLevel::Info) => {
-                #[allow(deprecated)]
-                let _ = ctx
-                    .peer
-                    .notify_logging_message(
-                        rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
-                            .with_logger("demo"),
-                    )
-                    .await;
-                true
-            }
-            _ => false,
+            None => !modern && rank(level) >= rank(LoggingLevel::Info),
         };
+        if sent {
+            let _ = ctx
+                .peer
+                .notify_logging_message(
+                    rmcp::model::LoggingMessageNotificationParam::new(level, json!(message))
+                        .with_logger("demo"),
+                )
+                .await;
+        }
         Ok(if sent {
             "logged".into()
         } else {
@@ -744,6 +781,15 @@ impl DemoServer {
     }
 }
 
+/// Counts a `subscriptions/listen` stream as gone when its loop ends.
+struct DecrementOnDrop(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Drop for DecrementOnDrop {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 fn format_num(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {
         format!("{}", n as i64)
@@ -761,6 +807,11 @@ impl ServerHandler for DemoServer {
             .enable_logging()
             .enable_tasks()
             .build();
+        if self.opts.client_features
+            && let Some(r) = caps.resources.as_mut()
+        {
+            r.subscribe = Some(true);
+        }
         if !self.opts.prompts {
             caps.prompts = None;
         }
@@ -821,6 +872,51 @@ impl ServerHandler for DemoServer {
     ) -> Result<(), ErrorData> {
         *self.log_level.lock().unwrap_or_else(|p| p.into_inner()) = Some(request.level);
         Ok(())
+    }
+
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.opts.client_features.then(|| {
+            self.listens
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            requested.clone()
+        })
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        let mut touched = self.touched.subscribe();
+        let _done = DecrementOnDrop(self.listens.clone());
+        let wanted: Vec<String> = context
+            .accepted()
+            .resource_subscriptions
+            .clone()
+            .unwrap_or_default();
+        loop {
+            tokio::select! {
+                _ = context.cancelled() => return Ok(()),
+                uri = touched.recv() => match uri {
+                    Ok(uri) if wanted.contains(&uri) => {
+                        let _ = context.sink().notify_resource_updated(uri).await;
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                    Err(_) => return Ok(()),
+                },
+            }
+        }
     }
 
     async fn get_task(

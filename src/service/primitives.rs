@@ -20,7 +20,7 @@ use crate::spec::primitives::{
     PromptItem, ResourceItem, ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem,
     TrafficPage, ValidateResult,
 };
-use crate::spec::primitives::{TaskCancelled, TaskList};
+use crate::spec::primitives::{Subscribed, TaskCancelled, TaskList};
 use crate::spec::server::Server;
 use crate::spec::validate::Checker;
 use crate::spec::{Error, Result};
@@ -307,6 +307,24 @@ impl Service {
         let s = self.saved_server(who, project_id, server)?;
         Ok(CallCancelled {
             cancelled: self.mcp().cancel_call(&s.id, call_id),
+        })
+    }
+
+    /// Subscribes to updates of a resource (extension).
+    pub async fn subscribe_resource(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        server: &str,
+        req: &ResourceReadRequest,
+    ) -> Result<Subscribed> {
+        self.with_server(who, project_id, server, |t| async move {
+            self.mcp().subscribe(&t, &req.uri).await
+        })
+        .await?;
+        Ok(Subscribed {
+            uri: req.uri.clone(),
+            subscribed: true,
         })
     }
 

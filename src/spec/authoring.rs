@@ -135,3 +135,52 @@ pub struct Credits {
     pub balance: i64,
     pub ledger: Vec<LedgerEntry>,
 }
+
+/// Query of the earlier-imports lookup: the SHA-256 of the document (lowercase hex).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EarlierImportQuery {
+    pub file_hash: String,
+}
+
+impl EarlierImportQuery {
+    pub fn validate(&self) -> crate::spec::Result<()> {
+        let h = &self.file_hash;
+        if h.len() != 64
+            || !h
+                .chars()
+                .all(|c| c.is_ascii_digit() || ('a'..='f').contains(&c))
+        {
+            return Err(crate::spec::Error::invalid(
+                "/fileHash",
+                "pattern",
+                "fileHash is the SHA-256 of the document: 64 lowercase hex characters",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Extension: an earlier authoring job of a suite for the same document (the same SHA-256
+/// of its content), so a client can warn before spending credits on it again and offer
+/// that job's review instead.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct EarlierImport {
+    pub job_id: String,
+    pub status: crate::spec::import::JobStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_name: Option<String>,
+    pub file_hash: String,
+    pub created_at: i64,
+    /// Whether the job's drafts were written into the suite.
+    pub committed: bool,
+    /// Cases written by its commit, and drafts skipped then.
+    pub created: usize,
+    pub skipped: usize,
+    pub credits_charged: i64,
+    /// The job's review: its skipped drafts (committed), or all its drafts (completed,
+    /// not committed). Absent when there is nothing to review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_url: Option<String>,
+}

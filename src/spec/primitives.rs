@@ -552,3 +552,13 @@ pub struct TaskCancelled {
 pub struct TaskList {
     pub items: Vec<TaskItem>,
 }
+
+/// `POST …/servers/{s}/resources/subscribe` (extension): `{uri}` in, this out. Updates
+/// arrive as the server's protocol events (`notifications/resources/updated`) for as long
+/// as its session lives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscribed {
+    pub uri: String,
+    pub subscribed: bool,
+}

@@ -402,19 +402,30 @@ async fn a_named_call_is_cancelled_through_the_api() {
     let body: Value = answer.json().await.unwrap();
     assert_eq!(body["details"]["reason"], "CALL_CANCELLED", "{body}");
     assert!(started.elapsed() < Duration::from_secs(15));
-    let traffic = h
-        .get(
-            &format!("/projects/{p}/servers/demo/traffic?after=0"),
-            &h.owner_key,
-        )
-        .await;
-    let items = traffic.ok(200)["items"].as_array().unwrap().clone();
-    assert!(
-        items
+    // The cancellation goes out as the call is dropped.
+    let mut told = false;
+    let mut seen = vec![];
+    for _ in 0..100 {
+        let traffic = h
+            .get(
+                &format!("/projects/{p}/servers/demo/traffic?after=0"),
+                &h.owner_key,
+            )
+            .await;
+        let items = traffic.ok(200)["items"].as_array().unwrap().clone();
+        told = items
             .iter()
-            .any(|e| e["method"] == "notifications/cancelled" && e["direction"] == "out"),
-        "the server was told"
-    );
+            .any(|e| e["method"] == "notifications/cancelled" && e["direction"] == "out");
+        seen = items
+            .iter()
+            .map(|e| format!("{} {}", e["direction"], e["method"]))
+            .collect();
+        if told {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(told, "the server was told: {seen:?}");
     // Nothing left to cancel.
     let again = h
         .call(
@@ -774,4 +785,49 @@ async fn tasks_are_followed_listed_and_cancelled() {
         "a finished task is no longer followed"
     );
     h.service.shutdown().await;
+}
+
+/// A resource subscription in either era: updates arrive as protocol events
+/// (`resources/subscribe` in the handshake era, a `subscriptions/listen` stream from
+/// `2026-07-28`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_updates_arrive_after_a_subscription() {
+    let pool = pool();
+    for era in ERAS {
+        let t = target(
+            &format!("srv_sub_{era}"),
+            demo(&["--protocol", era], Default::default()),
+        );
+        pool.subscribe(&t, "demo://items/item-2")
+            .await
+            .unwrap_or_else(|e| panic!("{era}: {e:?}"));
+        let r = pool
+            .call_tool(&t, &call("touch-item", json!({"id": "item-2"})))
+            .await
+            .unwrap();
+        assert!(text(&r).contains("1 subscriber"), "{era}: {}", text(&r));
+        let mut seen = false;
+        for _ in 0..50 {
+            seen = pool.traffic(&t.server_id, 0, 2000).items.iter().any(|e| {
+                e.method.as_deref() == Some("notifications/resources/updated")
+                    && e.message["params"]["uri"] == "demo://items/item-2"
+            });
+            if seen {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(seen, "{era}: the update is a protocol event");
+    }
+    // A server without subscriptions says so.
+    let plain = target("srv_sub_none", {
+        let mut c = demo(&[], Default::default());
+        if let Transport::Stdio { args, .. } = &mut c.transport {
+            args.retain(|a| a != "--client-features");
+        }
+        c
+    });
+    let e = pool.subscribe(&plain, "demo://readme").await.unwrap_err();
+    assert_eq!(e.code, Code::FeatureNotSupported);
+    pool.shutdown().await;
 }

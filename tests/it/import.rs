@@ -70,7 +70,7 @@ fn check_provenance(body: &Value, content: &str, file_name: &str) {
         );
         assert!(a >= 1 && b >= a, "{s}");
         assert_eq!(s["excerpt"], lines(content, a, b), "{}", c["title"]);
-        assert_eq!(s["extractorVersion"], "evaldeck-extract/1.0");
+        assert_eq!(s["extractorVersion"], "evaldeck-extract/2.0");
     }
 }
 
@@ -211,7 +211,7 @@ async fn markdown_qa_plan_against_the_demo_server() {
     let content = plan("qa-plan.md");
     let r = import(&h, json!({"content": content, "fileName": "qa-plan.md"})).await;
     let body = r.ok(200).clone();
-    assert_eq!(body["generationModel"], "evaldeck-extract/1");
+    assert_eq!(body["generationModel"], "evaldeck-extract/2");
     // Six headed cases and three table rows; no document-info, environment or exit-criteria row.
     assert_eq!(body["created"].as_array().unwrap().len(), 9, "{body:#}");
     assert_eq!(body["counts"], json!({"normal": 7, "negative": 2}));
@@ -1714,7 +1714,7 @@ async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
     first.ok();
     assert!(
         first.stdout.contains(
-            "created 9 case(s) (7 normal, 2 negative) with evaldeck-extract/1; skipped 0"
+            "created 9 case(s) (7 normal, 2 negative) with evaldeck-extract/2; skipped 0"
         ),
         "{}",
         first.stdout
@@ -1722,10 +1722,35 @@ async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
     assert!(first.stdout.contains("Add two numbers"), "{}", first.stdout);
     assert!(!first.stdout.contains("review:"));
 
-    // Again: every draft duplicates a case; each is listed with its reason, then the link.
-    let again = evaldeck(
+    // The same document again, without a terminal to ask: refused before any credit is
+    // spent, naming the earlier job and `--again`.
+    let refused = evaldeck(
         dir.path(),
         &remote(&h, &["import", "--suite", "Smoke", &qa]),
+        None,
+    )
+    .await;
+    assert_eq!(
+        refused.code,
+        Some(6),
+        "{}{}",
+        refused.stdout,
+        refused.stderr
+    );
+    assert!(
+        refused
+            .stderr
+            .contains("already has 1 authoring job(s) for this document")
+            && refused.stderr.contains("--again"),
+        "{}",
+        refused.stderr
+    );
+
+    // With `--again`: every draft duplicates a case; each is listed with its reason, then
+    // the link.
+    let again = evaldeck(
+        dir.path(),
+        &remote(&h, &["import", "--again", "--suite", "Smoke", &qa]),
         None,
     )
     .await;
@@ -1776,9 +1801,32 @@ async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
     assert_eq!(v["counts"], json!({"normal": 4, "negative": 1}));
     assert_eq!(v["created"][0]["source"]["fileName"], "document");
     assert_eq!(v["created"][0]["source"]["fileHash"], sha256_hex(&csv));
+    // `--json` refuses the same document again unless `--again` is given: a conflict whose
+    // details name the earlier job.
     let j = evaldeck(
         dir.path(),
         &remote(&h, &["--json", "import", "--suite", "Smoke", "-"]),
+        Some(&csv),
+    )
+    .await;
+    assert_eq!(j.code, Some(6), "{}{}", j.stdout, j.stderr);
+    let err: Value = serde_json::from_str(if j.stdout.trim().is_empty() {
+        &j.stderr
+    } else {
+        &j.stdout
+    })
+    .unwrap_or_else(|e| panic!("{e}: {}{}", j.stdout, j.stderr));
+    assert_eq!(
+        err["details"]["reason"], "DOCUMENT_ALREADY_IMPORTED",
+        "{err:#}"
+    );
+    assert_eq!(err["details"]["jobs"][0]["fileHash"], sha256_hex(&csv));
+    let j = evaldeck(
+        dir.path(),
+        &remote(
+            &h,
+            &["--json", "import", "--again", "--suite", "Smoke", "-"],
+        ),
         Some(&csv),
     )
     .await;
@@ -1799,6 +1847,7 @@ async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
             &h,
             &[
                 "import",
+                "--again",
                 "--suite",
                 "Smoke",
                 &qa,
@@ -1817,6 +1866,7 @@ async fn cli_import_prints_counts_skipped_drafts_and_the_review_url() {
             &h,
             &[
                 "import",
+                "--again",
                 "--suite",
                 "Smoke",
                 &qa,
@@ -1935,7 +1985,10 @@ async fn cli_import_polls_a_slow_model_and_exits_3_on_a_failed_job() {
     );
     let failed = evaldeck(
         dir.path(),
-        &remote(&h2, &["--json", "import", "--suite", "Smoke", &doc]),
+        &remote(
+            &h2,
+            &["--json", "import", "--again", "--suite", "Smoke", &doc],
+        ),
         None,
     )
     .await;
@@ -2011,4 +2064,122 @@ async fn cli_credits_show_the_ledger_and_grant_only_locally() {
         h.service.store().org(&h.owner.org_id).unwrap().credits,
         remote_before
     );
+}
+
+// ---------------------------------------------------------------------------------------
+// The review's backend: saving an edited draft; the same-document lookup.
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_saved_draft_edit_is_regrounded_and_its_claim_recomputed_on_both_backends() {
+    let h = Harness::with_config(config()).await;
+    let content =
+        "### TC-1 Sum\n- **Prompt:** \"What is 2 + 3?\"\n- **Expected tool:** `get-sum`\n";
+    // Twice: the second job's draft is skipped as a duplicate, so it waits for review.
+    for _ in 0..2 {
+        import(&h, json!({"content": content})).await.ok(200);
+    }
+    for (label, b) in h.backends(&h.owner, &h.owner_key) {
+        let jobs = b
+            .earlier_imports(&h.project, "Smoke", &sha256_hex(content))
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(jobs.len(), 2, "{label}");
+        let job = &jobs[0].job_id;
+        let drafts = b
+            .authoring_drafts(&h.project, job, &DraftQuery::default())
+            .await
+            .unwrap()
+            .items;
+        let d = &drafts[0];
+        assert_eq!(d.state, DraftState::Skipped, "{label}");
+        // A spelling of a live tool: rewritten to the live name, the claim approximated.
+        let mut steps = serde_json::to_value(&d.case.steps).unwrap();
+        steps[1]["assertion"]["toolName"] = json!("get_sum");
+        let edit: evaldeck::spec::case::EvalCaseUpdate =
+            serde_json::from_value(json!({"steps": steps})).unwrap();
+        let saved = b.save_draft(&h.project, job, &d.id, &edit).await.unwrap();
+        let claim = saved.case.import.clone().unwrap();
+        assert_eq!(
+            saved.case.steps[1].assertion.as_ref().unwrap()["toolName"],
+            "get-sum",
+            "{label}"
+        );
+        assert_eq!(claim.status.as_str(), "approximated", "{label}");
+        assert!(
+            claim
+                .note
+                .unwrap()
+                .contains("`get_sum` mapped to the live tool `get-sum`"),
+            "{label}"
+        );
+        assert_eq!(
+            saved.state,
+            DraftState::Skipped,
+            "{label}: a saved edit stays a draft"
+        );
+        // A tool the target lacks: unresolved.
+        steps[1]["assertion"]["toolName"] = json!("get_total");
+        let edit: evaldeck::spec::case::EvalCaseUpdate =
+            serde_json::from_value(json!({"steps": steps})).unwrap();
+        let saved = b.save_draft(&h.project, job, &d.id, &edit).await.unwrap();
+        assert_eq!(
+            saved.case.import.unwrap().status.as_str(),
+            "unresolved",
+            "{label}"
+        );
+        // The list shows the saved edit; the source stays the document's.
+        let again = b
+            .authoring_drafts(&h.project, job, &DraftQuery::default())
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(
+            again[0].case.steps[1].assertion.as_ref().unwrap()["toolName"],
+            "get_total"
+        );
+        assert_eq!(again[0].case.source, d.case.source);
+    }
+}
+
+#[tokio::test]
+async fn earlier_imports_of_the_same_document_are_found_on_both_backends() {
+    let h = Harness::with_config(config()).await;
+    let content = plan("qa-plan.md");
+    import(&h, json!({"content": content, "fileName": "qa-plan.md"}))
+        .await
+        .ok(200);
+    for (label, b) in h.backends(&h.owner, &h.owner_key) {
+        let found = b
+            .earlier_imports(&h.project, "Smoke", &sha256_hex(&content))
+            .await
+            .unwrap()
+            .items;
+        assert_eq!(found.len(), 1, "{label}");
+        assert!(
+            found[0].committed && found[0].created == 9,
+            "{label}: {found:?}"
+        );
+        assert_eq!(found[0].file_name.as_deref(), Some("qa-plan.md"));
+        assert!(found[0].credits_charged > 0);
+        let none = b
+            .earlier_imports(&h.project, "Smoke", &sha256_hex("another document"))
+            .await
+            .unwrap()
+            .items;
+        assert!(none.is_empty(), "{label}");
+        let bad = b
+            .earlier_imports(&h.project, "Smoke", "not-a-hash")
+            .await
+            .unwrap_err();
+        assert_eq!(bad.code.as_str(), "VALIDATION_ERROR", "{label}");
+    }
+    // The API itself keeps the spec's behaviour: the same document is authored again.
+    let r = import(
+        &h,
+        json!({"content": content, "duplicatePolicy": "create_anyway", "overrideReason": "again"}),
+    )
+    .await;
+    assert_eq!(r.ok(200)["created"].as_array().unwrap().len(), 9);
 }

@@ -2,6 +2,7 @@
 mod access;
 mod agent;
 mod aliases;
+mod authoring_corpus;
 mod cli_process;
 mod client_features;
 mod common;

@@ -329,6 +329,27 @@ fn eval_run_50_cases_by_10_iterations() {
     }
 }
 
+/// The demo server's tools, as discovery returns them (discovery itself is not measured).
+fn demo_catalog() -> Vec<evaldeck::service::authoring::ground::DiscoveredTool> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/corpus/authoring/servers/demo.json"),
+    )
+    .expect("catalog");
+    let tools: Vec<evaldeck::spec::primitives::ToolItem> =
+        serde_json::from_str(&text).expect("JSON");
+    tools
+        .into_iter()
+        .map(
+            |tool| evaldeck::service::authoring::ground::DiscoveredTool {
+                server_id: "srv_demo".into(),
+                server_name: "demo".into(),
+                tool,
+            },
+        )
+        .collect()
+}
+
 /// A Markdown QA plan of `n` headed cases with bullet fields (300 make ~100 KiB, just under
 /// the import's 102400-character limit).
 fn big_plan(n: usize) -> String {
@@ -349,12 +370,13 @@ fn big_plan(n: usize) -> String {
 #[ignore = "benchmark: cargo test --release --test it perf:: -- --ignored --nocapture"]
 fn import_extractor_on_a_100_kib_plan() {
     let plan = big_plan(300);
+    let tools = demo_catalog();
     let kib = plan.len() as f64 / 1024.0;
     let mut times = Vec::new();
     let mut cases = 0;
     for _ in 0..50 {
         let t0 = Instant::now();
-        cases = evaldeck::service::authoring::extract::extract(&plan).len();
+        cases = evaldeck::service::authoring::extract::extract(&plan, &tools).len();
         times.push(t0.elapsed());
     }
     times.sort();

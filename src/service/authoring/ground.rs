@@ -51,7 +51,7 @@ enum Found<'a> {
 }
 
 fn spelling(s: &str) -> String {
-    s.trim().to_lowercase().replace(['_', ' '], "-")
+    s.trim().to_lowercase().replace(['_', ' ', '-'], "")
 }
 
 fn find<'a>(tools: &'a [DiscoveredTool], name: &str) -> Found<'a> {
@@ -422,6 +422,98 @@ pub fn build_case(d: &Draft, id: &str, ctx: &CaseContext) -> EvalCase {
         extractor_version: truncate(ctx.extractor_version, 100),
     });
     case
+}
+
+/// Re-grounds a case a person edited (the review form saving a draft): every tool its
+/// steps and assertions name is resolved against the discovered tools (rewritten to the
+/// live name when spelled differently), arguments are checked against the input schemas,
+/// and the claim is recomputed: `unresolved` when a tool or an argument does not resolve,
+/// `unsupported` when it was and still has a note saying so, else `approximated` (an edit
+/// made in review is no structural one-to-one mapping). Provenance (`source`) is kept.
+pub fn reground_case(case: &mut EvalCase, tools: &[DiscoveredTool]) {
+    let mut unresolved: Vec<String> = Vec::new();
+    let mut mapped: Vec<String> = Vec::new();
+    let mut violations: Vec<String> = Vec::new();
+    let mut resolve = |name: &str,
+                       args: Option<&Map<String, Value>>,
+                       required: bool|
+     -> (String, Option<String>) {
+        match find(tools, name) {
+            Found::Exact(t) | Found::Mapped(t) => {
+                if t.tool.name != name {
+                    let note = format!("`{name}` mapped to the live tool `{}`", t.tool.name);
+                    if !mapped.contains(&note) {
+                        mapped.push(note);
+                    }
+                }
+                let a = args.cloned().unwrap_or_default();
+                if args.is_some() || required {
+                    for i in check_args(&t.tool, &a, required) {
+                        if !unresolved.contains(&i) {
+                            unresolved.push(i);
+                        }
+                    }
+                    for v in schema_violations(&t.tool, &a, required) {
+                        if !violations.contains(&v) {
+                            violations.push(v);
+                        }
+                    }
+                }
+                (t.tool.name.clone(), Some(t.server_name.clone()))
+            }
+            Found::Missing => {
+                let note = format!("tool `{name}` is not offered by the target");
+                if !unresolved.contains(&note) {
+                    unresolved.push(note);
+                }
+                (name.to_string(), None)
+            }
+        }
+    };
+    for step in &mut case.steps {
+        match step.kind {
+            crate::spec::case::StepKind::ToolCall => {
+                if let Some(name) = step.tool_name.clone() {
+                    let args = step.arguments.clone().unwrap_or_default();
+                    let (live, server) = resolve(&name, Some(&args), true);
+                    step.tool_name = Some(live);
+                    if server.is_some() {
+                        step.server_name = server;
+                    }
+                }
+            }
+            crate::spec::case::StepKind::Assert => {
+                if let Some(a) = step.assertion.as_mut() {
+                    ground_assertion(a, &mut resolve);
+                }
+            }
+            _ => {}
+        }
+    }
+    let was_unsupported = case
+        .import
+        .as_ref()
+        .is_some_and(|c| c.status == ClaimStatus::Unsupported);
+    let status = if !unresolved.is_empty() {
+        ClaimStatus::Unresolved
+    } else if was_unsupported {
+        ClaimStatus::Unsupported
+    } else {
+        ClaimStatus::Approximated
+    };
+    let mut notes: Vec<String> = unresolved;
+    if was_unsupported && let Some(n) = case.import.as_ref().and_then(|c| c.note.clone()) {
+        notes.push(n);
+    }
+    notes.extend(violations);
+    notes.extend(mapped);
+    notes.push("edited in review; re-grounded against the discovered tools".into());
+    let key = case.import.as_ref().and_then(|c| c.source_case_key.clone());
+    case.import = Some(EvalCaseImportClaim {
+        status,
+        source_case_key: key,
+        note: Some(truncate(&notes.join("; "), MAX_CLAIM_NOTE)),
+    });
 }
 
 fn truncate(s: &str, max: usize) -> String {

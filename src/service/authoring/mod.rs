@@ -57,12 +57,18 @@
 //!   provider); `source.format` `markdown` and `method` `ai` (the only values the spec
 //!   has) for every shape.
 
+pub mod catalog;
 pub mod dedupe;
 pub mod draft;
 pub mod extract;
+pub mod fields;
 pub mod ground;
+pub mod lexicon;
 pub mod lines;
 pub mod model;
+pub mod reading;
+pub mod unit;
+pub mod yaml_values;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -78,7 +84,9 @@ use super::store::authoring::{Completion, JobRow, NewJob};
 use super::store::projects::ProjectRole;
 use super::store::{new_id, now_ms};
 use super::{Principal, Service};
-use crate::spec::authoring::{AuthoringDraft, CommitRequest, Credits, DraftQuery};
+use crate::spec::authoring::{
+    AuthoringDraft, CommitRequest, Credits, DraftQuery, EarlierImport, EarlierImportQuery,
+};
 use crate::spec::case::{CaseModel, EvalCase, EvalCaseUpdate, sha256_hex};
 use crate::spec::import::{
     EvalAuthoringJobAccepted, EvalCaseImportRequest, EvalCaseImported, ImportResponse, JobStatus,
@@ -207,6 +215,51 @@ pub fn job_response(job: &JobRow) -> ImportResponse {
         body.counts = Some(job.counts);
     }
     ImportResponse::Job(body)
+}
+
+/// Turns drafts into persisted-shape cases (ids `drf_…`), grounded in `tools`.
+fn build_cases(
+    drafts: &[draft::Draft],
+    ix: &LineIndex,
+    file_name: &str,
+    version: &str,
+    models: &[CaseModel],
+    tools: &[DiscoveredTool],
+) -> Vec<EvalCase> {
+    let file_hash = sha256_hex(ix.text());
+    let ctx = CaseContext {
+        file_name,
+        file_hash: &file_hash,
+        ix,
+        extractor_version: version,
+        models,
+        tools,
+    };
+    drafts
+        .iter()
+        .map(|d| build_case(d, &new_id("drf"), &ctx))
+        .collect()
+}
+
+/// The built-in author's whole pipeline on one document, without a live server: the
+/// document is segmented, read against `tools` (the discovered catalog) and every draft
+/// is grounded and built into the case a job would store (before its commit).
+pub fn author_builtin(
+    content: &str,
+    file_name: &str,
+    tools: &[DiscoveredTool],
+    models: &[CaseModel],
+) -> Vec<EvalCase> {
+    let ix = LineIndex::new(content);
+    let drafts = extract::extract(content, tools);
+    build_cases(
+        &drafts,
+        &ix,
+        file_name,
+        extract::EXTRACTOR_VERSION,
+        models,
+        tools,
+    )
 }
 
 /// The first idempotency key among the headers the API accepts (the caller passes them
@@ -445,7 +498,7 @@ impl Service {
         let ix = LineIndex::new(&content);
         let (drafts, generation_model, tokens_in, tokens_out, version) = match &author {
             AuthorConfig::Builtin => (
-                extract::extract(&content),
+                extract::extract(&content, &job.tools),
                 extract::GENERATION_MODEL.to_string(),
                 0,
                 0,
@@ -480,19 +533,14 @@ impl Service {
                 )
             }
         };
-        let file_hash = sha256_hex(&content);
-        let ctx = CaseContext {
-            file_name: job.request.file_name(),
-            file_hash: &file_hash,
-            ix: &ix,
-            extractor_version: &version,
-            models: &models,
-            tools: &job.tools,
-        };
-        let cases: Vec<EvalCase> = drafts
-            .iter()
-            .map(|d| build_case(d, &new_id("drf"), &ctx))
-            .collect();
+        let cases = build_cases(
+            &drafts,
+            &ix,
+            job.request.file_name(),
+            &version,
+            &models,
+            &job.tools,
+        );
         let tokens = tokens_in + tokens_out;
         let cost = cases.len() as i64 * cfg.credits_per_draft
             + if tokens > 0 {
@@ -638,12 +686,100 @@ impl Service {
             .into_iter()
             .find(|d| d.id == draft_id)
             .ok_or_else(|| Error::not_found("draft", draft_id))?;
+        let job = self.store().job(job_id)?;
         let mut case = draft.case;
-        edit.clone().apply(&mut case);
+        if *edit != EvalCaseUpdate::default() {
+            edit.clone().apply(&mut case);
+            ground::reground_case(&mut case, &job.tools);
+        }
         case.id = new_id("case");
         case.normalize();
         case.check()?;
         self.store().finish_draft(job_id, draft_id, &case)
+    }
+
+    /// Extension `PATCH /projects/{p}/authoring-jobs/{job}/drafts/{draft}`: saves an edit
+    /// of a draft (the review form): the edit is applied, the draft re-grounded against the
+    /// job's discovered tools and its claim recomputed ([`ground::reground_case`]). The
+    /// draft stays a draft; finishing or committing writes it.
+    pub fn save_draft(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        job_id: &str,
+        draft_id: &str,
+        edit: &EvalCaseUpdate,
+    ) -> Result<AuthoringDraft> {
+        edit.validate()?;
+        let job = self.job_of(who, project_id, job_id)?;
+        let draft = self
+            .store()
+            .drafts(job_id)?
+            .into_iter()
+            .find(|d| d.id == draft_id)
+            .ok_or_else(|| Error::not_found("draft", draft_id))?;
+        let mut case = draft.case;
+        edit.clone().apply(&mut case);
+        ground::reground_case(&mut case, &job.tools);
+        case.normalize();
+        case.check()?;
+        self.store().save_draft(job_id, draft_id, &case)
+    }
+
+    /// Extension `GET /projects/{p}/eval-suites/{s}/authoring-jobs?fileHash=…`: the suite's
+    /// earlier authoring jobs for the same document, newest first. The import itself keeps
+    /// the spec's behaviour (it authors and bills again); clients call this first to warn.
+    pub fn earlier_imports(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        suite: &str,
+        q: &EarlierImportQuery,
+    ) -> Result<Page<EarlierImport>> {
+        q.validate()?;
+        self.store()
+            .project_access(who, project_id, ProjectRole::Member)?;
+        let suite = self.store().suite(project_id, suite)?;
+        let mut items = Vec::new();
+        for job in self.store().jobs_of_suite(&suite.id)? {
+            if sha256_hex(&job.request.content) != q.file_hash {
+                continue;
+            }
+            let (created, skipped) = job
+                .result
+                .as_ref()
+                .map(|r| (r.created.len(), r.skipped.len()))
+                .unwrap_or((0, 0));
+            let review_url = match &job.result {
+                Some(r) => r.review_url.clone(),
+                None if job.status == JobStatus::Completed => {
+                    let ids: Vec<String> = self
+                        .store()
+                        .drafts(&job.id)?
+                        .into_iter()
+                        .map(|d| d.id)
+                        .collect();
+                    (!ids.is_empty()).then(|| self.review_url(project_id, &job.id, &ids))
+                }
+                None => None,
+            };
+            items.push(EarlierImport {
+                job_id: job.id.clone(),
+                status: job.status,
+                file_name: job.request.file_name.clone(),
+                file_hash: q.file_hash.clone(),
+                created_at: job.created_at,
+                committed: job.result.is_some(),
+                created,
+                skipped,
+                credits_charged: job.credits_charged,
+                review_url,
+            });
+        }
+        Ok(Page {
+            items,
+            next_cursor: None,
+        })
     }
 
     /// Extension `GET /credits`: the caller's organization's balance and ledger.

@@ -352,6 +352,8 @@ pub(crate) struct Session {
     pub side: Arc<ClientSide>,
     /// Size of a message the server sent that was over the limit ([`LineLimit`]); 0 if none.
     oversized: Arc<AtomicU64>,
+    /// Open `subscriptions/listen` streams (`2026-07-28`), kept for the session's life.
+    pub listens: tokio::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>,
     last_used: Mutex<Instant>,
     /// Set after a timeout: the next use pings before trusting the session.
     pub suspect: AtomicBool,
@@ -417,6 +419,9 @@ impl Session {
 
     /// Closes the session and reaps its process, if any.
     pub async fn close(&self, grace: Duration) {
+        for l in self.listens.lock().await.drain(..) {
+            l.abort();
+        }
         if let Some(mut r) = self.running.lock().await.take() {
             let _ = r.close_with_timeout(grace).await;
         }
@@ -435,6 +440,17 @@ pub(crate) struct LineLimit<R> {
     line: usize,
     over: bool,
     seen: Arc<AtomicU64>,
+}
+
+impl<R> LineLimit<R> {
+    /// Notes the over-long line's size and ends the stream with it.
+    fn refuse(&self) -> std::io::Error {
+        self.seen.store(self.line as u64, Ordering::Release);
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a message of {} bytes, more than {}", self.line, self.limit),
+        )
+    }
 }
 
 impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
@@ -459,14 +475,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
                         let end = got.iter().position(|b| *b == b'\n');
                         this.line += end.unwrap_or(got.len());
                         if end.is_some() || got.is_empty() {
-                            this.seen.store(this.line as u64, Ordering::Release);
-                            return Poll::Ready(Err(std::io::Error::new(
-                                std::io::ErrorKind::InvalidData,
-                                format!(
-                                    "a message of {} bytes, more than {}",
-                                    this.line, this.limit
-                                ),
-                            )));
+                            return Poll::Ready(Err(this.refuse()));
                         }
                         continue;
                     }
@@ -482,14 +491,7 @@ impl<R: tokio::io::AsyncRead + Unpin> tokio::io::AsyncRead for LineLimit<R> {
                         if *b == b'\n' {
                             if this.line > this.limit {
                                 // A whole over-long line in one read.
-                                this.seen.store(this.line as u64, Ordering::Release);
-                                return Poll::Ready(Err(std::io::Error::new(
-                                    std::io::ErrorKind::InvalidData,
-                                    format!(
-                                        "a message of {} bytes, more than {}",
-                                        this.line, this.limit
-                                    ),
-                                )));
+                                return Poll::Ready(Err(this.refuse()));
                             }
                             this.line = 0;
                         } else {
@@ -953,6 +955,7 @@ pub(crate) async fn connect(
         sent_token,
         revision: std::sync::atomic::AtomicI64::new(target.revision),
         connection: cfg.connection_part(),
+        listens: tokio::sync::Mutex::new(Vec::new()),
         oversized,
         token_hash: token_hash(token),
         side,

@@ -1225,6 +1225,63 @@ impl McpPool {
         }
     }
 
+    /// Subscribes to updates of one resource for the rest of the session: `resources/subscribe`
+    /// in the handshake era, a `subscriptions/listen` stream from `2026-07-28`. Updates
+    /// arrive as protocol events (`notifications/resources/updated`).
+    #[allow(deprecated)]
+    pub async fn subscribe(&self, target: &Target, uri: &str) -> Result<()> {
+        if uri.is_empty() {
+            return Err(Error::invalid("/uri", "required", "must not be empty"));
+        }
+        let s = self.session(target).await?;
+        Self::require(&s, Cap::Resources)?;
+        if s.modern() {
+            let filter = rmcp::model::SubscriptionFilter::builder()
+                .resource_subscription(uri)
+                .build();
+            let mut sub = s.peer.listen(filter).await.map_err(|e| {
+                errors::from_service(
+                    &e,
+                    &errors::Context::new("subscriptions/listen", s.sent_token),
+                )
+            })?;
+            let accepted = sub
+                .acknowledged()
+                .resource_subscriptions
+                .as_ref()
+                .is_some_and(|u| u.iter().any(|x| x == uri));
+            if !accepted {
+                return Err(errors::not_supported("resources.subscribe"));
+            }
+            // The stream's notifications are protocol events already; drain it so it
+            // never lags, for as long as the session lives.
+            let drain = tokio::spawn(async move { while let Ok(Some(_)) = sub.next().await {} });
+            s.listens.lock().await.push(drain);
+            Ok(())
+        } else {
+            if s.info
+                .capabilities
+                .resources
+                .as_ref()
+                .is_none_or(|r| r.subscribe != Some(true))
+            {
+                return Err(errors::not_supported("resources.subscribe"));
+            }
+            let req = ClientRequest::SubscribeRequest(Request::new(
+                rmcp::model::SubscribeRequestParams::new(uri),
+            ));
+            self.request(
+                target,
+                &s,
+                "resources/subscribe",
+                req,
+                &CallContext::default(),
+            )
+            .await
+            .map(|_| ())
+        }
+    }
+
     /// `export`: everything the server lists, each list complete; a list whose capability
     /// is not advertised is empty.
     pub async fn export(&self, target: &Target) -> Result<ExportSnapshot> {

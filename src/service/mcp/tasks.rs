@@ -37,6 +37,18 @@ fn poll_interval(task: &Value) -> Duration {
         .clamp(MIN_POLL, MAX_POLL)
 }
 
+/// `tasks/cancel` as the era has it: the extension's typed request, or the handshake era's.
+fn cancel_request(modern: bool, id: &str) -> ClientRequest {
+    if modern {
+        ClientRequest::CancelTaskRequest(Request::new(rmcp::model::CancelTaskParams::new(id)))
+    } else {
+        ClientRequest::CustomRequest(CustomRequest::new(
+            "tasks/cancel",
+            Some(json!({"taskId": id})),
+        ))
+    }
+}
+
 /// Tells the server a task is no longer wanted when its follower goes away early.
 struct CancelTask {
     session: Option<(Arc<Session>, String, bool)>,
@@ -51,17 +63,7 @@ impl Drop for CancelTask {
             return;
         };
         rt.spawn(async move {
-            let req = if modern {
-                ClientRequest::CancelTaskRequest(Request::new(rmcp::model::CancelTaskParams::new(
-                    id,
-                )))
-            } else {
-                ClientRequest::CustomRequest(CustomRequest::new(
-                    "tasks/cancel",
-                    Some(json!({"taskId": id})),
-                ))
-            };
-            let _ = s.peer.send_request(req).await;
+            let _ = s.peer.send_request(cancel_request(modern, &id)).await;
         });
     }
 }
@@ -154,14 +156,7 @@ impl McpPool {
     /// Asks the server to cancel a task (`tasks/cancel`; cooperative).
     pub async fn cancel_task(&self, target: &Target, id: &str) -> Result<TaskCancelled> {
         let s = self.session(target).await?;
-        let req = if s.modern() {
-            ClientRequest::CancelTaskRequest(Request::new(rmcp::model::CancelTaskParams::new(id)))
-        } else {
-            ClientRequest::CustomRequest(CustomRequest::new(
-                "tasks/cancel",
-                Some(json!({"taskId": id})),
-            ))
-        };
+        let req = cancel_request(s.modern(), id);
         self.request(target, &s, "tasks/cancel", req, &CallContext::default())
             .await?;
         Ok(TaskCancelled {

@@ -343,6 +343,21 @@ impl Store {
         })
     }
 
+    /// Every authoring job of a suite, newest first.
+    pub fn jobs_of_suite(&self, suite_id: &str) -> Result<Vec<JobRow>> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {JOB_COLS} FROM authoring_jobs WHERE suite_id = ?1 ORDER BY created_at DESC, id DESC"
+            ))?;
+            let rows = st.query_map([suite_id], job_from_row)?;
+            let mut out = Vec::new();
+            for r in rows {
+                out.push(finish_row(r?)?);
+            }
+            Ok(out)
+        })
+    }
+
     pub fn drafts(&self, job_id: &str) -> Result<Vec<AuthoringDraft>> {
         self.read(|c| drafts_in(c, job_id))
     }
@@ -485,6 +500,37 @@ impl Store {
             Ok(job.suite_id)
         })?;
         self.case(&suite_id, &case.id)
+    }
+
+    /// Stores an edited draft (still a draft: nothing is written into the suite).
+    pub fn save_draft(
+        &self,
+        job_id: &str,
+        draft_id: &str,
+        case: &EvalCase,
+    ) -> Result<AuthoringDraft> {
+        let now = now_ms();
+        self.write(|tx| {
+            let state: Option<String> = tx
+                .query_row("SELECT state FROM authoring_drafts WHERE id = ?1 AND job_id = ?2", params![draft_id, job_id], |r| r.get(0))
+                .optional()?;
+            match state.as_deref() {
+                None => return Err(Error::not_found("draft", draft_id)),
+                Some("draft" | "skipped") => {}
+                Some(other) => {
+                    return Err(Error::new(Code::Conflict, format!("this draft is {other}: it is a case of the suite now; edit the case instead"))
+                        .with_reason("DRAFT_WRITTEN"));
+                }
+            }
+            tx.execute(
+                "UPDATE authoring_drafts SET body = ?3, title = ?4, updated_at = ?5 WHERE id = ?1 AND job_id = ?2",
+                params![draft_id, job_id, to_json(case), case.title, now],
+            )?;
+            drafts_in(tx, job_id)?
+                .into_iter()
+                .find(|d| d.id == draft_id)
+                .ok_or_else(|| Error::not_found("draft", draft_id))
+        })
     }
 
     /// Adds credits to an organization with a ledger entry; returns the new balance.

@@ -7,7 +7,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::service::authoring::draft::{Draft, ExpectedCall, Fields, Role, role_of};
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::draft::{Draft, ExpectedCall};
+use crate::service::authoring::fields::{Fields, Role, role_of};
 use crate::service::authoring::lines::LineIndex;
 
 /// A JSON value's byte range, with children for containers.
@@ -221,7 +223,7 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
 }
 
 /// Extracts the cases of a JSON document.
-pub fn extract(ix: &LineIndex) -> Vec<Draft> {
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let text = ix.text();
     let mut sc = Scanner {
         b: text.as_bytes(),
@@ -241,7 +243,7 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
             let (a, b) = n.range();
             let v: Value = serde_json::from_str(&text[a..b]).ok()?;
             let (s, e) = ix.span_of(a, b);
-            let mut d = object_draft(v.as_object()?, s, e, "JSON object");
+            let mut d = object_draft(v.as_object()?, s, e, "JSON object", cat);
             // Lines shared with other objects (a minified array): the object's own text.
             let own = &text[a..b];
             if ix.excerpt(s, e).trim().trim_end_matches(',').trim_end() != own {
@@ -253,19 +255,25 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
 }
 
 /// Extracts one case per JSONL line.
-pub fn extract_lines(ix: &LineIndex) -> Vec<Draft> {
+pub fn extract_lines(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     (1..=ix.len())
         .filter_map(|n| {
             let line = ix.line(n).trim();
             let v: Value = serde_json::from_str(line).ok()?;
             let o = v.as_object()?;
-            Some(object_draft(o, n, n, "JSONL line"))
+            Some(object_draft(o, n, n, "JSONL line", cat))
         })
         .collect()
 }
 
 /// A draft from one case object (also used for YAML items).
-pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &str) -> Draft {
+pub fn object_draft(
+    o: &Map<String, Value>,
+    start: usize,
+    end: usize,
+    shape: &str,
+    cat: &Catalog,
+) -> Draft {
     if let Some(steps) = o.get("steps").and_then(Value::as_array)
         && steps
             .iter()
@@ -280,10 +288,7 @@ pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &st
             // Braintrust / LangSmith wrap the case's fields one level down.
             ("metadata", Value::Object(m)) => {
                 for (mk, mv) in m {
-                    if matches!(
-                        role_of(mk),
-                        Role::Negative | Role::ShouldCallTools | Role::Id | Role::Type
-                    ) {
+                    if !matches!(role_of(mk), Role::Other | Role::Title) {
                         f.push(mk.clone(), mv.clone());
                     }
                 }
@@ -296,7 +301,7 @@ pub fn object_draft(o: &Map<String, Value>, start: usize, end: usize, shape: &st
             _ => f.push(k.clone(), v.clone()),
         }
     }
-    f.into_draft(start, end)
+    f.into_draft(start, end, cat)
 }
 
 /// This API's own step shape, copied one-to-one.
@@ -400,7 +405,15 @@ fn steps_draft(
 
 #[cfg(test)]
 mod tests {
-    use crate::service::authoring::extract::{Shape, extract, sniff};
+    use crate::service::authoring::draft::Draft;
+    use crate::service::authoring::extract::{Shape, sniff};
+
+    fn extract(t: &str) -> Vec<Draft> {
+        crate::service::authoring::extract::extract(
+            t,
+            &crate::service::authoring::catalog::demo_tools(),
+        )
+    }
 
     #[test]
     fn wrapped_array_with_spans() {

@@ -1,33 +1,55 @@
-//! The built-in extractor: deterministic, offline, and honest about what it read.
+//! The built-in extractor: deterministic, offline, grounded in the live tools, and honest
+//! about what it read.
 //!
-//! [`sniff`] decides the document's shape from its text alone (the spec declares no
-//! format), then one reader turns it into [`Draft`]s with exact line spans:
+//! One pipeline for every document, whatever its shape or language:
+//!
+//! 1. **Segment by structure.** [`sniff`] tells the document's shape from its text alone
+//!    (the spec declares no format) and a reader cuts it into candidate units with exact
+//!    line spans: JSON arrays and wrapped arrays, JSONL lines, YAML sequences (promptfoo's
+//!    `tests:`, where `defaultTest` is applied to each and is not a case), CSV/TSV records
+//!    (the header found below title or blank rows; quoted multi-line cells; a record
+//!    continued on rows with an empty key), Gherkin scenarios and each `Examples` row of an
+//!    outline, and text: heading sections, list and task-list items, table rows,
+//!    paragraphs and chat messages ([`text`]).
+//! 2. **Ground first.** Tools are discovered before authoring, so the [`Catalog`] is the
+//!    dictionary: a tool mention is text that resolves to a live tool; a parameter name is
+//!    never a tool; argument values are typed by the tool's input schema.
+//! 3. **Read each unit** ([`read_unit`](super::unit::read_unit)): field labels in ten
+//!    languages, the prompt (a prompt field, else a quoted utterance), the expectation,
+//!    negatives and forbidden tools ([`reading`](super::reading)).
+//! 4. **Precision.** Units that are not cases stay out: no prompt, no expectation, a
+//!    section about set-up, environment, exit criteria, dropped ideas, action items or
+//!    history, a struck-through prompt, a dropped status.
 //!
 //! | shape | recognised by | one case is |
 //! |---|---|---|
 //! | JSON | the text parses as JSON | an object of the case array (top-level, or the first array of objects under `tests`, `cases`, `examples`, `data`, `goldens`, `samples`, `items`, …) |
 //! | JSONL | every non-blank line parses as a JSON object | a line |
-//! | YAML | a `tests:`/`cases:` key, or a top-level `- ` list of `key: value` maps | an item of that list (promptfoo's `defaultTest` is merged into each, never a case) |
-//! | CSV / TSV | the first line is a header of delimiter-separated labels, one of them a prompt or tool column | a record (quoted multi-line cells included) |
-//! | Markdown | anything else | a heading section, list item, table row or paragraph group with a prompt field |
-//! | notes | Markdown with no structured case | a bullet with a quoted prompt and an arrow or "should …" |
-//!
-//! Nothing becomes a case without a prompt (or, in tabular data, a tool call to make):
-//! prose yields no case.
+//! | YAML | a `tests:`/`cases:` key, or a top-level `- ` list of `key: value` maps | an item of that list |
+//! | CSV / TSV | a header row of delimiter-separated labels, one of them a prompt, steps or tool column | a record |
+//! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
+//! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
+pub mod gherkin;
 pub mod json;
-pub mod markdown;
-pub mod notes;
 pub mod table;
+pub mod text;
 pub mod yaml;
 
+#[cfg(test)]
+mod tests;
+
+use serde_json::Map;
+
+use super::catalog::Catalog;
 use super::draft::Draft;
+use super::ground::DiscoveredTool;
 use super::lines::LineIndex;
 
 /// The version recorded as each case's `source.extractorVersion`.
-pub const EXTRACTOR_VERSION: &str = "evaldeck-extract/1.0";
+pub const EXTRACTOR_VERSION: &str = "evaldeck-extract/2.0";
 /// `generationModel` when the built-in extractor authored the cases.
-pub const GENERATION_MODEL: &str = "evaldeck-extract/1";
+pub const GENERATION_MODEL: &str = "evaldeck-extract/2";
 
 /// The document shapes the extractor tells apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +58,7 @@ pub enum Shape {
     Jsonl,
     Yaml,
     Csv(u8),
+    Gherkin,
     Markdown,
 }
 
@@ -60,6 +83,9 @@ pub fn sniff(text: &str) -> Shape {
     {
         return Shape::Jsonl;
     }
+    if gherkin::looks_like_gherkin(t) {
+        return Shape::Gherkin;
+    }
     if yaml::looks_like_yaml(t) {
         return Shape::Yaml;
     }
@@ -69,23 +95,122 @@ pub fn sniff(text: &str) -> Shape {
     Shape::Markdown
 }
 
-/// Extracts every case of a document.
-pub fn extract(text: &str) -> Vec<Draft> {
+/// Extracts every case of a document, read against the discovered tools.
+pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
+    let cat = Catalog::new(tools);
+    extract_with(text, &cat)
+}
+
+/// [`extract`] with a catalog built once.
+pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     let ix = LineIndex::new(text);
     let mut drafts = match sniff(text) {
-        Shape::Json => json::extract(&ix),
-        Shape::Jsonl => json::extract_lines(&ix),
-        Shape::Yaml => yaml::extract(&ix),
-        Shape::Csv(d) => table::extract(&ix, d),
-        Shape::Markdown => {
-            let mut d = markdown::extract(&ix);
-            d.retain(Draft::is_case);
-            if d.is_empty() { notes::extract(&ix) } else { d }
-        }
+        Shape::Json => json::extract(&ix, cat),
+        Shape::Jsonl => json::extract_lines(&ix, cat),
+        Shape::Yaml => yaml::extract(&ix, cat),
+        Shape::Csv(d) => table::extract(&ix, d, cat),
+        Shape::Gherkin => gherkin::extract(&ix, cat),
+        Shape::Markdown => text::extract(&ix, cat),
     };
     drafts.retain(Draft::is_case);
     for d in &mut drafts {
+        ground_names(d, cat);
         d.ensure_title();
     }
     drafts
+}
+
+/// Rewrites every tool a draft names to the live tool it resolves to (noting a spelling
+/// that differs), types its arguments by the tool's schema, drops a parameter taken for a
+/// tool, and makes a case that forbids every tool of the target negative.
+pub fn ground_names(d: &mut Draft, cat: &Catalog) {
+    if cat.is_empty() {
+        return;
+    }
+    let mut notes = Vec::new();
+    let resolve = |name: &str, notes: &mut Vec<String>| -> Option<(String, Option<usize>)> {
+        match cat.resolve(name) {
+            Some((i, _)) => {
+                let live = cat.name(i).to_string();
+                if live != name {
+                    let n = format!("`{name}` mapped to the live tool `{live}`");
+                    if !notes.contains(&n) {
+                        notes.push(n);
+                    }
+                }
+                Some((live, Some(i)))
+            }
+            None if cat.is_param(name) => {
+                notes.push(format!(
+                    "`{name}` is a parameter, not a tool; it was not asserted"
+                ));
+                None
+            }
+            None => Some((name.to_string(), None)),
+        }
+    };
+    let mut calls: Vec<super::draft::ExpectedCall> = Vec::new();
+    for c in std::mem::take(&mut d.expected_calls) {
+        let Some((name, idx)) = resolve(&c.tool, &mut notes) else {
+            continue;
+        };
+        let args = match (idx, c.args) {
+            (Some(i), Some(a)) => Some(cat.type_args(i, &a)),
+            (_, a) => a,
+        };
+        match calls.iter_mut().find(|x| x.tool == name) {
+            Some(x) => {
+                if let Some(a) = args {
+                    let m = x.args.get_or_insert_with(Map::new);
+                    for (k, v) in a {
+                        m.entry(k).or_insert(v);
+                    }
+                }
+            }
+            None => calls.push(super::draft::ExpectedCall { tool: name, args }),
+        }
+    }
+    d.expected_calls = calls;
+    if let Some(c) = d.tool_call.take() {
+        match resolve(&c.tool, &mut notes) {
+            Some((name, idx)) => {
+                let args = match (idx, c.args) {
+                    (Some(i), Some(a)) => Some(cat.type_args(i, &a)),
+                    (_, a) => a,
+                };
+                d.tool_call = Some(super::draft::ExpectedCall { tool: name, args });
+            }
+            None => d.tool_call = None,
+        }
+    }
+    let mut never: Vec<String> = Vec::new();
+    for n in std::mem::take(&mut d.never_called) {
+        if let Some((name, _)) = resolve(&n, &mut notes)
+            && !never.contains(&name)
+            && !d.expected_calls.iter().any(|c| c.tool == name)
+        {
+            never.push(name);
+        }
+    }
+    d.never_called = never;
+    if !d.negative
+        && d.expected_calls.is_empty()
+        && d.tool_call.is_none()
+        && (0..cat.len()).all(|i| d.never_called.iter().any(|n| n == cat.name(i)))
+    {
+        d.negative = true;
+        d.never_called.clear();
+        notes.push("every tool of the target is forbidden: a negative case".into());
+    }
+    if d.negative {
+        d.expected_calls.clear();
+    }
+    if !notes.is_empty() {
+        d.exact_rule = None;
+        for n in notes {
+            if !d.notes.contains(&n) {
+                d.notes.push(n);
+            }
+        }
+    }
 }

@@ -6,54 +6,88 @@
 
 use serde_json::Value;
 
-use crate::service::authoring::draft::{Draft, Fields, Needle, Role, role_of};
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::draft::{Draft, ExpectedCall, Needle};
+use crate::service::authoring::fields::{Role, role_of};
+use crate::service::authoring::lexicon::LabelRole;
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::reading;
+use crate::service::authoring::unit::{Segment, UnitInfo, read_unit};
 
-/// The delimiter of a spreadsheet export, when the first line is a header of one.
-pub fn sniff_delimiter(text: &str) -> Option<u8> {
-    let first = text
-        .lines()
-        .map(str::trim_end)
-        .find(|l| !l.trim().is_empty())?;
-    if first.trim_start().starts_with('|') || first.starts_with('#') {
-        return None;
-    }
-    let count = |d: char| {
-        let mut n = 0;
-        let mut q = false;
-        for c in first.chars() {
-            if c == '"' {
-                q = !q;
-            } else if c == d && !q {
-                n += 1;
-            }
+/// Splits one line at `d` outside double quotes (for sniffing only).
+fn split_line(line: &str, d: char) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut q = false;
+    for c in line.chars() {
+        if c == '"' {
+            q = !q;
+        } else if c == d && !q {
+            out.push(std::mem::take(&mut cur));
+            continue;
         }
-        n
-    };
-    let (d, n) = [('\t', count('\t')), (',', count(',')), (';', count(';'))]
-        .into_iter()
-        .max_by_key(|(_, n)| *n)?;
-    if n == 0 {
-        return None;
+        cur.push(c);
     }
-    let header: Vec<String> = first
-        .split(d)
-        .map(|c| c.trim().trim_matches('"').to_string())
-        .collect();
-    let labelish = header
-        .iter()
-        .all(|h| !h.is_empty() && h.chars().count() <= 48);
-    let meaningful = header.iter().any(|h| {
-        matches!(
-            role_of(h),
-            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool
-        ) || h.starts_with("__expected")
-    });
-    (labelish && meaningful).then_some(d as u8)
+    out.push(cur);
+    out.into_iter()
+        .map(|c| c.trim().trim_matches('"').trim().to_string())
+        .collect()
 }
 
-/// Extracts one case per record.
-pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
+/// Whether the cells are a header: short labels, one of them a prompt, steps or tool
+/// column (or promptfoo's `__` columns).
+fn is_header(cells: &[String]) -> bool {
+    let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+    let known = filled
+        .iter()
+        .filter(|h| h.starts_with("__") || role_of(h) != Role::Other)
+        .count();
+    filled.len() >= 2
+        && known >= 2
+        && filled.iter().all(|h| {
+            h.chars().count() <= 60
+                && !h.contains(['\n', '?', '!', '？', '！'])
+                && !h.ends_with(['.', '。'])
+                && !h.contains(": ")
+        })
+        && filled.iter().any(|h| {
+            h.starts_with("__")
+                || matches!(
+                    role_of(h),
+                    Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
+                )
+        })
+}
+
+/// The delimiter of a spreadsheet export: a header row (possibly below a title row or
+/// blank rows) of delimiter-separated labels, one of them a prompt, steps or tool column.
+pub fn sniff_delimiter(text: &str) -> Option<u8> {
+    for line in text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .take(8)
+    {
+        if line.trim_start().starts_with('|') || line.starts_with('#') {
+            return None;
+        }
+        let best = ['\t', ',', ';']
+            .into_iter()
+            .map(|d| (d, split_line(line, d)))
+            .filter(|(_, c)| c.len() >= 2)
+            .max_by_key(|(_, c)| c.len());
+        if let Some((d, cells)) = best
+            && is_header(&cells)
+        {
+            return Some(d as u8);
+        }
+    }
+    None
+}
+
+/// Extracts one case per record (a record continued on rows with an empty first cell,
+/// as step-by-step exports write it, is one case).
+pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
     let text = ix.text();
     let body_start = text.len() - text.trim_start_matches('\u{feff}').len();
     let mut rdr = csv::ReaderBuilder::new()
@@ -78,41 +112,115 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
             Err(_) => break,
         }
     }
-    let Some(((_, header), rows)) = records.split_first() else {
+    let Some(h) = records
+        .iter()
+        .position(|(_, r)| is_header(&r.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>()))
+    else {
         return Vec::new();
     };
-    let header: Vec<String> = header.iter().map(|h| h.trim().to_string()).collect();
+    let header: Vec<String> = records[h].1.iter().map(|c| c.trim().to_string()).collect();
+    let rows = &records[h + 1..];
     let promptfoo = header.iter().any(|h| h.starts_with("__"));
-    let mut out = Vec::new();
+    let first_is_key = header
+        .first()
+        .is_some_and(|h| matches!(role_of(h), Role::Id | Role::Title));
+    let shape = if promptfoo {
+        "promptfoo CSV row"
+    } else if delimiter == b'\t' {
+        "TSV row"
+    } else {
+        "CSV row"
+    };
+    // Group continuation rows with the record they continue.
+    let mut groups: Vec<(usize, usize, Vec<Vec<String>>)> = Vec::new();
     for (k, (pos, r)) in rows.iter().enumerate() {
-        if r.iter().all(|c| c.trim().is_empty()) {
+        let cells: Vec<String> = r.iter().map(str::to_string).collect();
+        if cells.iter().all(|c| c.trim().is_empty()) {
             continue;
         }
         let end = rows.get(k + 1).map(|(p, _)| *p).unwrap_or(text.len());
-        let (start_line, end_line) = ix.span_of(*pos, end);
-        let mut f = Fields::new(if promptfoo {
-            "promptfoo CSV row"
+        let continues = first_is_key
+            && cells.first().is_some_and(|c| c.trim().is_empty())
+            && !groups.is_empty();
+        if continues {
+            let g = groups.last_mut().unwrap();
+            g.1 = end;
+            g.2.push(cells);
         } else {
-            "CSV row"
-        });
+            groups.push((*pos, end, vec![cells]));
+        }
+    }
+    let mut out = Vec::new();
+    for (pos, end, rows) in groups {
+        let (start_line, end_line) = ix.span_of(pos, end);
+        let mut segs: Vec<Segment> = Vec::new();
+        let mut key = None;
+        let mut title = None;
         let mut asserts = Vec::new();
-        for (h, v) in header.iter().zip(r.iter()) {
+        for (c, h) in header.iter().enumerate() {
+            let v = rows
+                .iter()
+                .filter_map(|r| r.get(c))
+                .map(|x| x.trim())
+                .filter(|x| !x.is_empty())
+                .collect::<Vec<_>>()
+                .join("\n");
             if let Some(rest) = h.strip_prefix("__expected") {
-                if rest.chars().all(|c| c.is_ascii_digit()) && !v.trim().is_empty() {
-                    asserts.push((h.clone(), v.to_string()));
+                if rest.chars().all(|c| c.is_ascii_digit()) && !v.is_empty() {
+                    asserts.push((h.clone(), v));
                 }
                 continue;
             }
-            if h.starts_with("__metadata") || h == "__prefix" || h == "__suffix" {
+            if h == "__prefix" || h == "__suffix" {
                 continue;
             }
-            f.push(h.clone(), Value::String(v.to_string()));
+            let label = h
+                .strip_prefix("__metadata:")
+                .or_else(|| h.strip_prefix("__"))
+                .unwrap_or(h);
+            let mut seg = Segment::labelled(label, v.clone());
+            if h == "__description" {
+                if title.is_none() && !v.is_empty() {
+                    title = Some(v.clone());
+                }
+                seg.role = Some(LabelRole::Notes);
+            }
+            match seg.role {
+                Some(LabelRole::Id) if key.is_none() && !v.is_empty() => key = Some(v.clone()),
+                Some(LabelRole::Title) if title.is_none() && !v.is_empty() => {
+                    title = Some(v.lines().next().unwrap_or_default().to_string())
+                }
+                _ => {}
+            }
+            if h.starts_with("__metadata:") && seg.role.is_none() {
+                continue;
+            }
+            segs.push(seg);
         }
-        let mut d = f.into_draft(start_line, end_line);
+        // Rubrics say in words whether tools may be used.
+        for (h, a) in &asserts {
+            if let Some((kind, value)) = a.split_once(':')
+                && RUBRICS.contains(&kind.trim())
+            {
+                segs.push(Segment::labelled("expected", value.trim().to_string()));
+                let _ = h;
+            }
+        }
+        let info = UnitInfo {
+            shape,
+            start: start_line,
+            end: end_line,
+            title,
+            key,
+            structured: true,
+        };
+        let Some(mut d) = read_unit(&segs, &info, cat) else {
+            continue;
+        };
         let exact_before = d.exact_rule.take();
         let mut rules = Vec::new();
         for (h, a) in asserts {
-            promptfoo_assert(&mut d, &h, &a, &mut rules);
+            promptfoo_assert(&mut d, &h, &a, &mut rules, cat);
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
             d.exact_rule = exact_before.map(|r| {
@@ -128,71 +236,340 @@ pub fn extract(ix: &LineIndex, delimiter: u8) -> Vec<Draft> {
     out
 }
 
-/// Maps one promptfoo assertion (`type: value`, or a bare value meaning `equals`).
-pub fn promptfoo_assert(d: &mut Draft, label: &str, raw: &str, rules: &mut Vec<String>) {
+/// promptfoo assertions graded by a model: their text is kept for the judge.
+pub const RUBRICS: &[&str] = &[
+    "llm-rubric",
+    "similar",
+    "factuality",
+    "model-graded-closedqa",
+    "answer-relevance",
+    "g-eval",
+    "trajectory:goal-success",
+];
+
+/// Maps one promptfoo assertion written in a cell (`type: value`, or a bare value meaning
+/// `equals`).
+pub fn promptfoo_assert(
+    d: &mut Draft,
+    label: &str,
+    raw: &str,
+    rules: &mut Vec<String>,
+    cat: &Catalog,
+) {
     let raw = raw.trim();
     let (kind, value) = match raw.split_once(':') {
         Some((k, v))
             if !k.contains(' ') && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') =>
         {
-            (k.trim().to_lowercase(), v.trim().to_string())
+            let k = k.trim().to_lowercase();
+            // `trajectory:tool-used: x`
+            if k == "trajectory" || k == "not-trajectory" {
+                match v.split_once(':') {
+                    Some((sub, rest)) => (format!("{k}:{}", sub.trim()), rest.trim().to_string()),
+                    None => (k, v.trim().to_string()),
+                }
+            } else {
+                (k, v.trim().to_string())
+            }
         }
         _ => ("equals".to_string(), raw.to_string()),
     };
-    match kind.as_str() {
-        "contains" | "icontains" => {
+    let v = if value.starts_with(['[', '{']) {
+        serde_json::from_str::<Value>(&value)
+            .ok()
+            .or_else(|| crate::service::authoring::yaml_values::parse_flow(&value))
+            .unwrap_or(Value::String(value.clone()))
+    } else {
+        Value::String(value.clone())
+    };
+    promptfoo_assert_value(d, label, &kind, &v, rules, cat, false);
+}
+
+fn names_of(v: &Value) -> Vec<String> {
+    match v {
+        Value::String(s) => s
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect(),
+        Value::Array(a) => a.iter().flat_map(names_of).collect(),
+        Value::Object(o) => o
+            .get("name")
+            .or(o.get("pattern"))
+            .or(o.get("tool"))
+            .and_then(Value::as_str)
+            .map(|s| vec![s.to_string()])
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+fn expect_call(d: &mut Draft, name: &str) -> usize {
+    match d.expected_calls.iter().position(|c| c.tool == name) {
+        Some(i) => i,
+        None => {
+            d.expected_calls.push(ExpectedCall {
+                tool: name.to_string(),
+                args: None,
+            });
+            d.expected_calls.len() - 1
+        }
+    }
+}
+
+/// Maps one promptfoo assertion with a structured value. `inherited` marks one that
+/// `defaultTest` applies: one with no equivalent is left out with a note instead of making
+/// every case unsupported.
+pub fn promptfoo_assert_value(
+    d: &mut Draft,
+    label: &str,
+    kind: &str,
+    value: &Value,
+    rules: &mut Vec<String>,
+    cat: &Catalog,
+    inherited: bool,
+) {
+    let text = match value {
+        Value::String(s) => s.clone(),
+        Value::Array(xs) => xs
+            .iter()
+            .map(crate::service::authoring::draft::value_text)
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    let (inverse, base) = match kind.strip_prefix("not-") {
+        Some(b) => (true, b),
+        None => (false, kind),
+    };
+    let num = |k: &str| value.get(k).and_then(Value::as_i64);
+    match (inverse, base) {
+        (false, "contains" | "icontains") => {
             d.contains.push(Needle {
-                text: value,
+                text,
                 case_sensitive: Some(kind == "contains"),
             });
             rules.push(format!("`{label}` {kind} → responseContains"));
         }
-        "contains-all" | "icontains-all" => {
-            for v in value.split(',').map(str::trim).filter(|v| !v.is_empty()) {
+        (false, "contains-all" | "icontains-all") => {
+            let items: Vec<String> = match value {
+                Value::Array(a) => a
+                    .iter()
+                    .map(crate::service::authoring::draft::value_text)
+                    .collect(),
+                _ => text.split(',').map(|v| v.trim().to_string()).collect(),
+            };
+            for v in items.into_iter().filter(|v| !v.is_empty()) {
                 d.contains.push(Needle {
-                    text: v.to_string(),
+                    text: v,
                     case_sensitive: Some(kind == "contains-all"),
                 });
             }
             rules.push(format!("`{label}` {kind} → responseContains each"));
         }
-        "regex" => {
-            d.patterns.push(value);
+        (false, "regex") => {
+            d.patterns.push(text);
             rules.push(format!("`{label}` regex → responseMatches"));
         }
-        "starts-with" => {
-            d.patterns.push(format!("^{}", regex::escape(&value)));
+        (false, "starts-with") => {
+            d.patterns.push(format!("^{}", regex::escape(&text)));
             rules.push(format!("`{label}` starts-with → anchored responseMatches"));
         }
-        "equals" => {
-            d.expected_output = Some(value.clone());
-            d.patterns.push(format!("^{}$", regex::escape(&value)));
+        (false, "equals") => {
+            d.expected_output = Some(text.clone());
+            d.patterns.push(format!("^{}$", regex::escape(&text)));
             rules.push(format!(
                 "`{label}` equals → expectedOutput and anchored responseMatches"
             ));
         }
-        "contains-any" | "icontains-any" => {
-            let alts: Vec<String> = value.split(',').map(|v| regex::escape(v.trim())).collect();
+        (false, "contains-any" | "icontains-any") => {
+            let alts: Vec<String> = text.split(',').map(|v| regex::escape(v.trim())).collect();
             let flag = if kind.starts_with('i') { "(?i)" } else { "" };
             d.patterns.push(format!("{flag}({})", alts.join("|")));
             d.notes
                 .push(format!("`{label}` {kind} read as one alternation pattern"));
         }
-        "llm-rubric" | "similar" | "factuality" | "model-graded-closedqa" | "answer-relevance" => {
-            d.expected_output.get_or_insert(value);
+        (false, k) if RUBRICS.contains(&k) => {
+            let goal = value
+                .get("goal")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or(text.clone());
+            let r = reading::read(&goal, cat);
+            if r.negative.is_some() {
+                crate::service::authoring::fields::apply_reading(d, r);
+            }
+            d.expected_output.get_or_insert(goal);
             d.notes.push(format!(
                 "`{label}` {kind} (a graded rubric) kept as expectedOutput for the judge"
             ));
         }
-        other => d.unsupported.push(format!(
-            "promptfoo assertion `{other}` in `{label}` has no equivalent assertion"
+        (inv, "trajectory:tool-used") => {
+            let names = names_of(value);
+            if names.iter().any(|n| n == "*" || n == ".*") && inv {
+                d.negative = true;
+                rules.push(format!(
+                    "`{label}` not-trajectory:tool-used `*` → isNegative"
+                ));
+                return;
+            }
+            for n in &names {
+                if inv {
+                    if !d.never_called.contains(n) {
+                        d.never_called.push(n.clone());
+                    }
+                } else {
+                    expect_call(d, n);
+                    if let Some(min) = num("min").filter(|m| *m > 1) {
+                        d.assertions
+                            .push(serde_json::json!({"type": "toolCalledWith", "toolName": n,
+                            "args": {"args": {}, "argumentMatching": "ignore"}, "minCount": min}));
+                    }
+                    if let Some(max) = num("max") {
+                        d.assertions.push(serde_json::json!({"type": "toolCallCountUnder", "toolName": n, "count": max + 1}));
+                    }
+                }
+            }
+            rules.push(format!(
+                "`{label}` {kind} → {}",
+                if inv {
+                    "toolNeverCalled"
+                } else {
+                    "toolCalledAtLeastOnce"
+                }
+            ));
+        }
+        (false, "trajectory:tool-args-match") => {
+            let Some(name) = names_of(value).into_iter().next() else {
+                d.unsupported
+                    .push(format!("`{label}` {kind} names no tool"));
+                return;
+            };
+            let args = value
+                .get("args")
+                .or(value.get("arguments"))
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            let exact = value.get("mode").and_then(Value::as_str) == Some("exact");
+            if exact {
+                expect_call(d, &name);
+                d.assertions.push(
+                    serde_json::json!({"type": "toolCalledWith", "toolName": name,
+                    "args": {"args": args, "argumentMatching": "exact"}}),
+                );
+            } else {
+                let i = expect_call(d, &name);
+                let a = d.expected_calls[i]
+                    .args
+                    .get_or_insert_with(Default::default);
+                for (k, v) in args {
+                    a.insert(k, v);
+                }
+            }
+            rules.push(format!("`{label}` {kind} → toolCalledWith"));
+        }
+        (false, "trajectory:tool-sequence") => {
+            let steps = match value {
+                Value::Object(o) => o.get("steps").cloned().unwrap_or(Value::Null),
+                other => other.clone(),
+            };
+            let names: Vec<String> = match &steps {
+                Value::Array(a) => a.iter().flat_map(names_of).collect(),
+                other => names_of(other),
+            };
+            for n in &names {
+                expect_call(d, n);
+            }
+            for w in names.windows(2) {
+                d.assertions
+                    .push(serde_json::json!({"type": "toolCalledBefore",
+                    "toolName": w[0], "beforeToolName": w[1]}));
+            }
+            if value.get("mode").and_then(Value::as_str) == Some("exact") {
+                d.assertions
+                    .push(serde_json::json!({"type": "onlyToolsCalled", "toolNames": names}));
+                d.notes.push(format!(
+                    "`{label}` {kind} in exact mode: the order and the set of tools are checked, not the number of calls"
+                ));
+            }
+            rules.push(format!("`{label}` {kind} → toolCalledBefore"));
+        }
+        (false, "trajectory:step-count") => {
+            let step_type = value.get("type").and_then(Value::as_str).unwrap_or("tool");
+            let name = names_of(value).into_iter().next();
+            if step_type != "tool" {
+                d.notes.push(format!(
+                    "`{label}` {kind} counts `{step_type}` steps, which a case cannot check; left out"
+                ));
+                return;
+            }
+            match (name, num("min"), num("max")) {
+                (None, _, Some(0)) => {
+                    d.negative = true;
+                    rules.push(format!("`{label}` {kind} max 0 → isNegative"));
+                }
+                (n, min, max) => {
+                    if let Some(max) = max {
+                        let mut a =
+                            serde_json::json!({"type": "toolCallCountUnder", "count": max + 1});
+                        if let Some(n) = &n {
+                            a["toolName"] = Value::String(n.clone());
+                        }
+                        d.assertions.push(a);
+                    }
+                    if let Some(min) = min.filter(|m| *m > 0) {
+                        match &n {
+                            Some(n) => {
+                                expect_call(d, n);
+                                if min > 1 {
+                                    d.assertions.push(serde_json::json!({"type": "toolCalledWith", "toolName": n,
+                                        "args": {"args": {}, "argumentMatching": "ignore"}, "minCount": min}));
+                                }
+                            }
+                            None => d.notes.push(format!(
+                                "`{label}` {kind} min {min} (at least {min} tool calls of any tool) is not checked"
+                            )),
+                        }
+                    }
+                    rules.push(format!("`{label}` {kind} → toolCallCountUnder"));
+                }
+            }
+        }
+        (true, k) if k.starts_with("trajectory:") => {
+            d.unsupported.push(format!(
+                "promptfoo assertion `{kind}` in `{label}` has no equivalent assertion"
+            ));
+        }
+        (_, "latency" | "cost" | "perplexity") => d.notes.push(format!(
+            "promptfoo assertion `{kind}` in `{label}` (a budget) is not checked"
         )),
+        (_, other) => {
+            let msg = format!(
+                "promptfoo assertion `{}{other}` in `{label}` has no equivalent assertion",
+                if inverse { "not-" } else { "" }
+            );
+            if inherited {
+                d.notes.push(format!("{msg}; left out"));
+            } else {
+                d.unsupported.push(msg);
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::service::authoring::extract::{Shape, extract as run, sniff};
+    use crate::service::authoring::draft::Draft;
+    use crate::service::authoring::extract::{Shape, sniff};
+
+    fn run(t: &str) -> Vec<Draft> {
+        crate::service::authoring::extract::extract(
+            t,
+            &crate::service::authoring::catalog::demo_tools(),
+        )
+    }
 
     #[test]
     fn quoted_multiline_cells_keep_exact_spans() {

@@ -10,9 +10,12 @@
 use serde_json::{Map, Value};
 
 use super::json::object_draft;
-use super::table::promptfoo_assert;
-use crate::service::authoring::draft::{Draft, Fields, Role, role_of, value_text};
+use super::table::promptfoo_assert_value;
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::draft::{Draft, value_text};
+use crate::service::authoring::fields::{Fields, Role, role_of};
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::yaml_values::scalar;
 
 #[derive(Debug, Clone)]
 struct YLine {
@@ -66,6 +69,26 @@ pub fn looks_like_yaml(t: &str) -> bool {
             "tests:" | "cases:" | "testCases:" | "test_cases:" | "scenarios:" | "evals:"
         )
     }) {
+        return true;
+    }
+    // A top-level key holding a list of mappings (`casi:` then `  - id: …`), in a
+    // document made of YAML lines.
+    let yamlish = lines
+        .iter()
+        .filter(|l| {
+            let t = l.trim_start();
+            is_key_line(t.trim_start_matches("- ")) || t.starts_with("- ")
+        })
+        .count();
+    if yamlish * 10 >= lines.len() * 9
+        && lines.windows(2).any(|w| {
+            !w[0].starts_with(' ')
+                && w[0].trim_end().ends_with(':')
+                && is_key_line(w[0])
+                && w[1].trim_start().starts_with("- ")
+                && is_key_line(&w[1].trim_start()[2..])
+        })
+    {
         return true;
     }
     // A top-level list of multi-key maps: `- key: v` followed by `  key2: v2`.
@@ -291,141 +314,8 @@ impl Parser<'_, '_> {
     }
 }
 
-/// A plain or quoted scalar, or a one-line flow collection.
-fn scalar(s: &str) -> Value {
-    let t = s.trim();
-    if t.starts_with('"')
-        && let Ok(v) = serde_json::from_str::<String>(t)
-    {
-        return Value::String(v);
-    }
-    if t.len() >= 2 && t.starts_with('\'') && t.ends_with('\'') {
-        return Value::String(t[1..t.len() - 1].replace("''", "'"));
-    }
-    if (t.starts_with('[') || t.starts_with('{'))
-        && let Some(v) = parse_flow(t)
-    {
-        return v;
-    }
-    plain(t)
-}
-
-fn plain(t: &str) -> Value {
-    match t {
-        "true" | "True" | "TRUE" | "yes" | "Yes" => Value::Bool(true),
-        "false" | "False" | "FALSE" | "no" | "No" => Value::Bool(false),
-        "null" | "~" | "" => Value::Null,
-        _ => {
-            if let Ok(i) = t.parse::<i64>() {
-                Value::from(i)
-            } else if let Ok(f) = t.parse::<f64>()
-                && t.chars().any(|c| c.is_ascii_digit())
-                && !t.ends_with('.')
-            {
-                serde_json::Number::from_f64(f)
-                    .map(Value::Number)
-                    .unwrap_or(Value::String(t.into()))
-            } else {
-                Value::String(t.to_string())
-            }
-        }
-    }
-}
-
-/// Parses a one-line flow collection (`{a: 2, b: "x"}`, `[a, b]`).
-pub fn parse_flow(s: &str) -> Option<Value> {
-    let chars: Vec<char> = s.trim().chars().collect();
-    let mut i = 0;
-    let v = flow(&chars, &mut i)?;
-    while i < chars.len() && chars[i].is_whitespace() {
-        i += 1;
-    }
-    (i == chars.len()).then_some(v)
-}
-
-fn flow(c: &[char], i: &mut usize) -> Option<Value> {
-    let ws = |i: &mut usize| {
-        while *i < c.len() && c[*i].is_whitespace() {
-            *i += 1;
-        }
-    };
-    ws(i);
-    match *c.get(*i)? {
-        '{' => {
-            *i += 1;
-            let mut m = Map::new();
-            loop {
-                ws(i);
-                match *c.get(*i)? {
-                    '}' => {
-                        *i += 1;
-                        return Some(Value::Object(m));
-                    }
-                    ',' => *i += 1,
-                    _ => {
-                        let k = flow_scalar(c, i, true)?;
-                        ws(i);
-                        if *c.get(*i)? != ':' {
-                            return None;
-                        }
-                        *i += 1;
-                        let v = flow(c, i)?;
-                        m.insert(value_text(&k), v);
-                    }
-                }
-            }
-        }
-        '[' => {
-            *i += 1;
-            let mut a = Vec::new();
-            loop {
-                ws(i);
-                match *c.get(*i)? {
-                    ']' => {
-                        *i += 1;
-                        return Some(Value::Array(a));
-                    }
-                    ',' => *i += 1,
-                    _ => a.push(flow(c, i)?),
-                }
-            }
-        }
-        _ => flow_scalar(c, i, false),
-    }
-}
-
-fn flow_scalar(c: &[char], i: &mut usize, key: bool) -> Option<Value> {
-    match *c.get(*i)? {
-        q @ ('"' | '\'') => {
-            let start = *i;
-            *i += 1;
-            while *i < c.len() {
-                if c[*i] == '\\' && q == '"' {
-                    *i += 2;
-                    continue;
-                }
-                if c[*i] == q {
-                    *i += 1;
-                    let s: String = c[start..*i].iter().collect();
-                    return Some(scalar(&s));
-                }
-                *i += 1;
-            }
-            None
-        }
-        _ => {
-            let start = *i;
-            while *i < c.len() && !matches!(c[*i], ',' | ']' | '}') && !(key && c[*i] == ':') {
-                *i += 1;
-            }
-            let s: String = c[start..*i].iter().collect();
-            Some(plain(s.trim()))
-        }
-    }
-}
-
 /// Extracts the cases of a YAML plan.
-pub fn extract(ix: &LineIndex) -> Vec<Draft> {
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut p = Parser { ls: ylines(ix), ix };
     let mut i = 0;
     let Some(root) = p.node(&mut i, 0) else {
@@ -439,15 +329,27 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
                 .iter()
                 .any(|t| t.get("vars").is_some() || t.get("assert").is_some()))
     {
-        return promptfoo(&root, tests);
+        return promptfoo(&root, tests, cat);
     }
     let items: Vec<&YNode> = match &root {
         YNode::Seq(items, ..) => items.iter().collect(),
-        YNode::Map(m, ..) => m
-            .iter()
-            .find_map(|(k, v)| match v {
-                YNode::Seq(items, ..)
-                    if [
+        // The list of cases under a wrapping key (`tests`, `cases`, `casi`, `examples`…):
+        // the named ones first, else the first list of mappings.
+        YNode::Map(m, ..) => {
+            fn maps(v: &YNode) -> Option<Vec<&YNode>> {
+                match v {
+                    YNode::Seq(items, ..)
+                        if !items.is_empty()
+                            && items.iter().all(|i| matches!(i, YNode::Map(..))) =>
+                    {
+                        Some(items.iter().collect::<Vec<_>>())
+                    }
+                    _ => None,
+                }
+            }
+            m.iter()
+                .find(|(k, _)| {
+                    [
                         "tests",
                         "cases",
                         "testCases",
@@ -456,13 +358,12 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
                         "evals",
                         "examples",
                     ]
-                    .contains(&k.as_str()) =>
-                {
-                    Some(items.iter().collect())
-                }
-                _ => None,
-            })
-            .unwrap_or_default(),
+                    .contains(&k.as_str())
+                })
+                .and_then(|(_, v)| maps(v))
+                .or_else(|| m.iter().find_map(|(_, v)| maps(v)))
+                .unwrap_or_default()
+        }
         _ => Vec::new(),
     };
     items
@@ -470,12 +371,12 @@ pub fn extract(ix: &LineIndex) -> Vec<Draft> {
         .filter_map(|n| {
             let (a, b) = n.span();
             let v = n.to_value();
-            Some(object_draft(v.as_object()?, a, b, "YAML item"))
+            Some(object_draft(v.as_object()?, a, b, "YAML item", cat))
         })
         .collect()
 }
 
-fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
+fn promptfoo(root: &YNode, tests: &[YNode], cat: &Catalog) -> Vec<Draft> {
     let templates: Vec<String> = match root.get("prompts").map(YNode::to_value) {
         Some(Value::Array(a)) => a
             .iter()
@@ -488,6 +389,12 @@ fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
         Some(Value::String(s)) => vec![s],
         _ => Vec::new(),
     };
+    // A template kept in a file (`file://prompts/x.txt`) cannot be rendered here: the
+    // test's prompt variable is the prompt.
+    let templates: Vec<String> = templates
+        .into_iter()
+        .filter(|t| !t.trim_start().starts_with("file://"))
+        .collect();
     let default = root
         .get("defaultTest")
         .map(YNode::to_value)
@@ -550,7 +457,7 @@ fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
                 }
             }
         }
-        let mut d = f.into_draft(a, b);
+        let mut d = f.into_draft(a, b, cat);
         let exact = d.exact_rule.take();
         d.notes.extend(notes);
         let asserts = o
@@ -558,14 +465,19 @@ fn promptfoo(root: &YNode, tests: &[YNode]) -> Vec<Draft> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        for asrt in default_asserts.iter().chain(asserts.iter()) {
+        let inherited = default_asserts.len();
+        for (k, asrt) in default_asserts.iter().chain(asserts.iter()).enumerate() {
             let kind = asrt.get("type").and_then(Value::as_str).unwrap_or("equals");
-            let value = match asrt.get("value") {
-                Some(Value::Array(xs)) => xs.iter().map(value_text).collect::<Vec<_>>().join(","),
-                Some(v) => value_text(v),
-                None => String::new(),
-            };
-            promptfoo_assert(&mut d, "assert", &format!("{kind}: {value}"), &mut rules);
+            let value = asrt.get("value").cloned().unwrap_or(Value::Null);
+            promptfoo_assert_value(
+                &mut d,
+                "assert",
+                kind,
+                &value,
+                &mut rules,
+                cat,
+                k < inherited,
+            );
         }
         if d.notes.is_empty() && d.unsupported.is_empty() {
             let mut r = exact.unwrap_or_else(|| "promptfoo test".into());
@@ -610,7 +522,15 @@ fn render(tpl: &str, vars: &Map<String, Value>) -> (String, Vec<String>) {
 
 #[cfg(test)]
 mod tests {
-    use crate::service::authoring::extract::{Shape, extract, sniff};
+    use crate::service::authoring::draft::Draft;
+    use crate::service::authoring::extract::{Shape, sniff};
+
+    fn extract(t: &str) -> Vec<Draft> {
+        crate::service::authoring::extract::extract(
+            t,
+            &crate::service::authoring::catalog::demo_tools(),
+        )
+    }
 
     #[test]
     fn promptfoo_config() {

@@ -1,0 +1,320 @@
+//! Gherkin feature files, with the keywords of English, German, French, Spanish,
+//! Portuguese, Italian, Dutch, Japanese, Chinese and Korean: each `Scenario` is a unit
+//! (its steps read like any text: the quoted utterance is the prompt, the rest the
+//! expectation), and each `Examples` row of a `Scenario Outline` is a unit whose steps are
+//! the outline's with the row's values put in. `Background` is set-up, never a case; a
+//! step's data table (`| key | value |`) is read as `key = value`.
+
+use super::super::catalog::Catalog;
+use super::super::draft::Draft;
+use super::super::lines::LineIndex;
+use super::super::unit::{Segment, UnitInfo, read_unit};
+use super::text::cells;
+
+const FEATURE: &[&str] = &[
+    "Функция",
+    "Функционал",
+    "Функциональность",
+    "Właściwość",
+    "Funkcja",
+    "Požadavek",
+    "Fitur",
+    "Özellik",
+    "Feature",
+    "Business Need",
+    "Ability",
+    "Funktionalität",
+    "Funktion",
+    "Fonctionnalité",
+    "Característica",
+    "Necesidad del negocio",
+    "Funcionalidade",
+    "Característica",
+    "Funzionalità",
+    "Functionaliteit",
+    "Eigenschap",
+    "フィーチャ",
+    "機能",
+    "功能",
+    "기능",
+];
+const OUTLINE: &[&str] = &[
+    "Структура сценария",
+    "Szablon scenariusza",
+    "Abstrakt Scenario",
+    "Náčrt Scénáře",
+    "Skenario konsep",
+    "Senaryo taslağı",
+    "Scenario Outline",
+    "Scenario Template",
+    "Szenariogrundriss",
+    "Szenarien",
+    "Plan du scénario",
+    "Plan du Scénario",
+    "Esquema del escenario",
+    "Esquema do Cenário",
+    "Esquema do Cenario",
+    "Delineação do Cenário",
+    "Schema dello scenario",
+    "Abstract Scenario",
+    "シナリオアウトライン",
+    "シナリオテンプレート",
+    "场景大纲",
+    "剧本大纲",
+    "시나리오 개요",
+];
+const SCENARIO: &[&str] = &[
+    "Сценарий",
+    "Пример",
+    "Scenariusz",
+    "Scénář",
+    "Skenario",
+    "Senaryo",
+    "Scenario",
+    "Example",
+    "Szenario",
+    "Beispiel",
+    "Scénario",
+    "Exemple",
+    "Escenario",
+    "Ejemplo",
+    "Cenário",
+    "Cenario",
+    "Exemplo",
+    "Esempio",
+    "Voorbeeld",
+    "シナリオ",
+    "场景",
+    "剧本",
+    "시나리오",
+];
+const EXAMPLES: &[&str] = &[
+    "Примеры",
+    "Przykłady",
+    "Exempel",
+    "Příklady",
+    "Contoh",
+    "Örnekler",
+    "Examples",
+    "Scenarios",
+    "Beispiele",
+    "Exemples",
+    "Ejemplos",
+    "Escenarios",
+    "Exemplos",
+    "Cenários",
+    "Esempi",
+    "Voorbeelden",
+    "例",
+    "サンプル",
+    "例子",
+    "예",
+];
+const BACKGROUND: &[&str] = &[
+    "Предыстория",
+    "Контекст",
+    "Założenia",
+    "Bakgrund",
+    "Pozadí",
+    "Dasar",
+    "Geçmiş",
+    "Background",
+    "Grundlage",
+    "Hintergrund",
+    "Voraussetzungen",
+    "Contexte",
+    "Antecedentes",
+    "Contexto",
+    "Cenário de Fundo",
+    "Contesto",
+    "Achtergrond",
+    "背景",
+    "배경",
+];
+const RULE: &[&str] = &[
+    "Rule",
+    "Regel",
+    "Règle",
+    "Regla",
+    "Regra",
+    "Regola",
+    "ルール",
+    "规则",
+    "규칙",
+];
+
+fn keyword(t: &str, list: &[&str]) -> Option<String> {
+    for k in list {
+        if let Some(rest) = t.strip_prefix(k) {
+            let rest = rest.trim_start();
+            if let Some(r) = rest.strip_prefix(':').or_else(|| rest.strip_prefix('：')) {
+                return Some(r.trim().to_string());
+            }
+        }
+    }
+    None
+}
+
+/// Whether the text is a Gherkin feature file.
+pub fn looks_like_gherkin(text: &str) -> bool {
+    let mut feature = false;
+    let mut scenario = false;
+    for l in text.lines().take(400) {
+        let t = l.trim();
+        if t.starts_with("# language:") {
+            feature = true;
+        }
+        if keyword(t, FEATURE).is_some() {
+            feature = true;
+        }
+        if keyword(t, SCENARIO).is_some() || keyword(t, OUTLINE).is_some() {
+            scenario = true;
+        }
+    }
+    feature && scenario
+}
+
+enum Block {
+    None,
+    Background,
+    Scenario {
+        start: usize,
+        title: String,
+        tags: Vec<String>,
+    },
+    Outline {
+        title: String,
+    },
+}
+
+/// Extracts every scenario and outline row.
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    let mut out = Vec::new();
+    let mut block = Block::None;
+    let mut steps: Vec<(usize, String)> = Vec::new();
+    let mut examples: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut in_examples = false;
+    let mut tags: Vec<String> = Vec::new();
+    let n = ix.len();
+    let flush = |block: &Block,
+                 steps: &[(usize, String)],
+                 examples: &[(usize, Vec<String>)],
+                 out: &mut Vec<Draft>| match block {
+        Block::Scenario { start, title, tags } => {
+            let Some(last) = steps.last().map(|(l, _)| *l) else {
+                return;
+            };
+            let mut segs = vec![Segment::plain(step_text(steps))];
+            if !tags.is_empty() {
+                segs.push(Segment::labelled("tags", tags.join(" ")));
+            }
+            let info = UnitInfo {
+                shape: "Gherkin scenario",
+                start: *start,
+                end: last,
+                title: Some(title.clone()),
+                key: None,
+                structured: false,
+            };
+            if let Some(d) = read_unit(&segs, &info, cat) {
+                out.push(d);
+            }
+        }
+        Block::Outline { title, .. } => {
+            let Some((_, header)) = examples.first() else {
+                return;
+            };
+            for (line, row) in examples.iter().skip(1) {
+                let fill = |s: &str| {
+                    let mut s = s.to_string();
+                    for (h, v) in header.iter().zip(row) {
+                        s = s.replace(&format!("<{h}>"), v);
+                    }
+                    s
+                };
+                let filled: Vec<(usize, String)> =
+                    steps.iter().map(|(l, s)| (*l, fill(s))).collect();
+                let segs = vec![Segment::plain(step_text(&filled))];
+                let info = UnitInfo {
+                    shape: "Gherkin outline example row",
+                    start: *line,
+                    end: *line,
+                    title: Some(format!("{} ({})", fill(title), row.join(", "))),
+                    key: None,
+                    structured: false,
+                };
+                if let Some(d) = read_unit(&segs, &info, cat) {
+                    out.push(d);
+                }
+            }
+        }
+        _ => {}
+    };
+    for ln in 1..=n {
+        let raw = ix.line(ln).trim_end_matches('\r');
+        let t = raw.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        if t.starts_with('@') {
+            tags = t
+                .split_whitespace()
+                .map(|s| s.trim_start_matches('@').to_string())
+                .collect();
+            continue;
+        }
+        let new_block = if let Some(title) = keyword(t, OUTLINE) {
+            Some(Block::Outline { title })
+        } else if let Some(title) = keyword(t, SCENARIO) {
+            Some(Block::Scenario {
+                start: ln,
+                title,
+                tags: std::mem::take(&mut tags),
+            })
+        } else if keyword(t, BACKGROUND).is_some()
+            || keyword(t, FEATURE).is_some()
+            || keyword(t, RULE).is_some()
+        {
+            Some(Block::Background)
+        } else {
+            None
+        };
+        if let Some(b) = new_block {
+            flush(&block, &steps, &examples, &mut out);
+            block = b;
+            steps.clear();
+            examples.clear();
+            in_examples = false;
+            tags.clear();
+            continue;
+        }
+        if keyword(t, EXAMPLES).is_some() {
+            in_examples = true;
+            continue;
+        }
+        if t.starts_with('|') {
+            if in_examples {
+                examples.push((ln, cells(t)));
+            } else {
+                let c = cells(t);
+                if c.len() >= 2 {
+                    steps.push((ln, format!("{} = {}", c[0], c[1..].join(", "))));
+                }
+            }
+            continue;
+        }
+        if !in_examples && matches!(block, Block::Scenario { .. } | Block::Outline { .. }) {
+            steps.push((ln, t.to_string()));
+        }
+    }
+    flush(&block, &steps, &examples, &mut out);
+    out
+}
+
+fn step_text(steps: &[(usize, String)]) -> String {
+    steps
+        .iter()
+        .map(|(_, s)| s.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,1404 @@
+//! The words the reader knows, in English, German, French, Spanish, Portuguese, Italian,
+//! Dutch, Japanese, Chinese and Korean: field labels and their roles, negation, "no tool"
+//! and "answer directly" wordings, none-words, booleans, and the markers of units that are
+//! not cases (dropped ideas, set-up, exit criteria, change logs…).
+//!
+//! Matching is done on [`fold`]ed text: NFKC (full-width colons, equals signs and digits
+//! become ASCII), lowercase, accents stripped. Latin words match on word boundaries; words
+//! in scripts without spaces (Japanese, Chinese, Korean) match as substrings.
+
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+/// NFKC, lowercase, accents stripped: the form every lexicon lookup works on.
+pub fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_ascii_lowercase();
+    }
+    let mut out = String::with_capacity(s.len());
+    for c in s.nfkc() {
+        let latin = (c as u32) <= 0x024f || (0x1e00..=0x1eff).contains(&(c as u32));
+        if !latin {
+            // Kana voicing marks, Hangul syllables and Cyrillic й are letters, not accents.
+            out.extend(c.to_lowercase());
+            continue;
+        }
+        for d in std::iter::once(c).nfd() {
+            if is_combining_mark(d) {
+                continue;
+            }
+            if d.is_ascii() {
+                out.push(d.to_ascii_lowercase());
+            } else {
+                out.extend(d.to_lowercase());
+            }
+        }
+    }
+    out
+}
+
+/// Whether a character belongs to a script written without spaces between words.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0x1100..=0x11ff
+        | 0x3130..=0x318f | 0xf900..=0xfaff | 0xff66..=0xff9f)
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '\''
+}
+
+/// Every position where `word` occurs in folded `text` as a whole word (a CJK word or one
+/// ending in `*` as a prefix of a word).
+pub fn find_word(text: &str, word: &str) -> Vec<usize> {
+    let (word, prefix) = match word.strip_suffix('*') {
+        Some(w) => (w, true),
+        None => (word, false),
+    };
+    let mut out = Vec::new();
+    if word.is_empty() || !text.contains(word) {
+        return out;
+    }
+    let cjk = word.chars().any(is_cjk);
+    let mut from = 0;
+    while let Some(i) = text[from..].find(word) {
+        let at = from + i;
+        let end = at + word.len();
+        let before_ok = cjk
+            || text[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !is_word_char(c) || is_cjk(c));
+        let after_ok = cjk
+            || prefix
+            || text[end..]
+                .chars()
+                .next()
+                .is_none_or(|c| !is_word_char(c) || is_cjk(c));
+        if before_ok && after_ok {
+            out.push(at);
+        }
+        from = at + word.len().max(1);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+    }
+    out
+}
+
+/// Whether folded `text` holds any of `words`.
+pub fn has_any(text: &str, words: &[&str]) -> bool {
+    words.iter().any(|w| {
+        // Most words are absent: a plain substring test first, no allocation.
+        text.contains(w.trim_end_matches('*')) && !find_word(text, w).is_empty()
+    })
+}
+
+/// The role of a field label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LabelRole {
+    Id,
+    Title,
+    Prompt,
+    Steps,
+    Tool,
+    Args,
+    Expected,
+    Contains,
+    Forbidden,
+    Negative,
+    Notes,
+    Status,
+    Type,
+    Metadata,
+}
+
+/// Keywords of each role, tried in this order (so "expected tool" is a tool label and
+/// "tool arguments" an argument label).
+const LABELS: &[(LabelRole, &[&str])] = &[
+    (
+        LabelRole::Forbidden,
+        &[
+            "forbidden",
+            "must not call",
+            "should not call",
+            "never call",
+            "not called",
+            "disallowed",
+            "prohibited",
+            "proibidas",
+            "proibida",
+            "proibido",
+            "verboten",
+            "interdit*",
+            "prohibid*",
+            "vietat*",
+            "verboden",
+            "禁止",
+            "금지",
+            "never tools",
+        ],
+    ),
+    (
+        LabelRole::Negative,
+        &[
+            "negative",
+            "is negative",
+            "no tools",
+            "expect no tools",
+            "negativ*",
+            "negatif",
+        ],
+    ),
+    (
+        LabelRole::Contains,
+        &[
+            "contains",
+            "contain",
+            "must include",
+            "should mention",
+            "mention",
+            "includes",
+            "enthalt*",
+            "contient",
+            "contiene",
+            "contem",
+            "contiene",
+            "bevat",
+            "含む",
+            "包含",
+            "포함",
+            "should contain",
+            "must contain",
+        ],
+    ),
+    (
+        LabelRole::Args,
+        &[
+            "аргументы",
+            "параметры",
+            "argumenty",
+            "parametry",
+            "parametre",
+            "parametreler",
+            "argumen",
+            "args",
+            "arguments",
+            "argument",
+            "parameters",
+            "parameter",
+            "params",
+            "input parameters",
+            "argumente",
+            "parametres",
+            "parametre",
+            "argumentos",
+            "parametros",
+            "argomenti",
+            "parametri",
+            "argumenten",
+            "引数",
+            "パラメータ",
+            "参数",
+            "인자",
+            "파라미터",
+            "매개변수",
+            "with",
+        ],
+    ),
+    (
+        LabelRole::Tool,
+        &[
+            "инструмент*",
+            "narzedzi*",
+            "verktyg",
+            "vaerktoj",
+            "verktoy",
+            "alat",
+            "arac",
+            "nastroj",
+            "tool",
+            "tools",
+            "tool call",
+            "tool calls",
+            "function",
+            "functions",
+            "werkzeug*",
+            "outil",
+            "outils",
+            "herramienta",
+            "herramientas",
+            "ferramenta",
+            "ferramentas",
+            "strumento",
+            "strumenti",
+            "gereedschap",
+            "ツール",
+            "工具",
+            "도구",
+            "should call",
+            "must call",
+            "calls",
+        ],
+    ),
+    (
+        LabelRole::Steps,
+        &[
+            "steps",
+            "step",
+            "procedure",
+            "test script",
+            "test data",
+            "schritte",
+            "etapes",
+            "pasos",
+            "passos",
+            "passi",
+            "stappen",
+            "手順",
+            "步骤",
+            "단계",
+            "actions",
+        ],
+    ),
+    (
+        LabelRole::Expected,
+        &[
+            "ожидается",
+            "ожидаемый",
+            "ожидаемое",
+            "ожидаемый результат",
+            "ответ",
+            "результат",
+            "oczekiwan*",
+            "wynik",
+            "odpowiedz",
+            "forvantat",
+            "forventet",
+            "svar",
+            "resultat",
+            "diharapkan",
+            "hasil",
+            "jawaban",
+            "beklenen",
+            "sonuc",
+            "ocekavan*",
+            "vysledek",
+            "expected",
+            "should",
+            "must",
+            "expect",
+            "expectation",
+            "result",
+            "results",
+            "answer",
+            "output",
+            "outputs",
+            "response",
+            "outcome",
+            "check",
+            "verification",
+            "pass if",
+            "ideal",
+            "reference",
+            "target",
+            "then",
+            "acceptance",
+            "erwartet*",
+            "erwartung",
+            "ergebnis",
+            "antwort",
+            "attendu",
+            "attendue",
+            "resultat",
+            "reponse",
+            "verification",
+            "esperado",
+            "esperada",
+            "resultado",
+            "respuesta",
+            "resposta",
+            "atteso",
+            "attesa",
+            "risposta",
+            "risultato",
+            "verwacht",
+            "verwachting",
+            "resultaat",
+            "antwoord",
+            "期待",
+            "結果",
+            "応答",
+            "確認",
+            "預期",
+            "预期",
+            "期望",
+            "结果",
+            "回答",
+            "예상",
+            "기대",
+            "결과",
+            "응답",
+            "확인",
+        ],
+    ),
+    (
+        LabelRole::Prompt,
+        &[
+            "запрос",
+            "вопрос",
+            "сообщение",
+            "ввод",
+            "pytanie",
+            "zapytanie",
+            "wiadomosc",
+            "fraga",
+            "sporsmal",
+            "sporgsmal",
+            "pertanyaan",
+            "soru",
+            "dotaz",
+            "otazka",
+            "pesan",
+            "prompt",
+            "prompts",
+            "input",
+            "inputs",
+            "question",
+            "query",
+            "utterance",
+            "user",
+            "message",
+            "request",
+            "ask",
+            "instruction",
+            "say",
+            "says",
+            "eingabe",
+            "frage",
+            "nutzer*",
+            "anfrage",
+            "nachricht",
+            "demande",
+            "entree",
+            "requete",
+            "pregunta",
+            "entrada",
+            "consulta",
+            "mensaje",
+            "solicitud",
+            "pergunta",
+            "mensagem",
+            "pedido",
+            "domanda",
+            "richiesta",
+            "messaggio",
+            "vraag",
+            "invoer",
+            "verzoek",
+            "bericht",
+            "入力",
+            "質問",
+            "発話",
+            "ユーザー",
+            "输入",
+            "问题",
+            "用户",
+            "提问",
+            "입력",
+            "질문",
+            "사용자",
+            "메시지",
+            "발화",
+            "conversation",
+            "turns",
+            "dialogue",
+        ],
+    ),
+    (
+        LabelRole::Notes,
+        &[
+            "notes",
+            "note",
+            "remarks",
+            "remark",
+            "comment",
+            "comments",
+            "hint",
+            "hinweis",
+            "anmerkung",
+            "bemerkung",
+            "remarque",
+            "remarques",
+            "nota",
+            "notas",
+            "observacao",
+            "observacion",
+            "opmerking",
+            "opmerkingen",
+            "備考",
+            "注意",
+            "备注",
+            "비고",
+            "참고",
+        ],
+    ),
+    (
+        LabelRole::Status,
+        &[
+            "status",
+            "estado",
+            "stato",
+            "etat",
+            "statut",
+            "zustand",
+            "状态",
+            "상태",
+            "ステータス",
+        ],
+    ),
+    (
+        LabelRole::Id,
+        &[
+            "id",
+            "key",
+            "ref",
+            "no",
+            "nr",
+            "#",
+            "clave",
+            "referencia",
+            "番号",
+            "编号",
+            "번호",
+        ],
+    ),
+    (
+        LabelRole::Title,
+        &[
+            "title",
+            "name",
+            "summary",
+            "description",
+            "scenario",
+            "objective",
+            "case",
+            "test case",
+            "titel",
+            "titre",
+            "titulo",
+            "titolo",
+            "resumen",
+            "resumo",
+            "nombre",
+            "nome",
+            "naam",
+            "beschreibung",
+            "descripcion",
+            "descricao",
+            "descrizione",
+            "omschrijving",
+            "名前",
+            "タイトル",
+            "标题",
+            "名称",
+            "描述",
+            "제목",
+            "이름",
+            "설명",
+        ],
+    ),
+    (
+        LabelRole::Type,
+        &[
+            "type",
+            "category",
+            "kind",
+            "tags",
+            "tag",
+            "labels",
+            "polarity",
+            "tipo",
+            "typ",
+            "categorie",
+            "種別",
+            "类型",
+            "유형",
+        ],
+    ),
+    (
+        LabelRole::Metadata,
+        &[
+            "priority",
+            "owner",
+            "author",
+            "component",
+            "components",
+            "severity",
+            "precondition",
+            "preconditions",
+            "prerequisite",
+            "prerequisites",
+            "created",
+            "updated",
+            "date",
+            "version",
+            "module",
+            "feature",
+            "area",
+            "suite",
+            "requirement",
+            "requirements",
+            "ticket",
+            "link",
+            "links",
+            "url",
+            "reviewer",
+            "assignee",
+            "estimate",
+            "automated",
+            "risk",
+            "release",
+            "sprint",
+            "platform",
+            "environment",
+            "source",
+            "split",
+            "metadata",
+            "section",
+            "references",
+            "prioritat",
+            "prioridad",
+            "prioridade",
+            "priorita",
+            "prioriteit",
+            "優先度",
+            "优先级",
+            "우선순위",
+            "vorbedingung*",
+            "precondicion",
+            "precondicao",
+            "precondizione",
+            "voorwaarde*",
+            "前提条件",
+            "前置条件",
+            "사전 조건",
+            "전제 조건",
+        ],
+    ),
+];
+
+/// Normalises a label: markup and a trailing colon dropped, `_-./` as spaces, camelCase
+/// split, parentheticals dropped, folded.
+pub fn normalize_label(label: &str) -> String {
+    let mut bare = String::with_capacity(label.len());
+    let mut depth = 0;
+    let mut prev_lower = false;
+    for ch in label.nfkc() {
+        match ch {
+            '(' | '（' => depth += 1,
+            ')' | '）' if depth > 0 => depth -= 1,
+            _ if depth > 0 => {}
+            '_' | '-' | '.' | '/' | '\u{a0}' | '\t' | ':' => {
+                bare.push(' ');
+                prev_lower = false;
+            }
+            '*' | '`' | '[' | ']' | '?' | '…' | '"' | '\'' => {}
+            c => {
+                if c.is_uppercase() && prev_lower {
+                    bare.push(' ');
+                }
+                prev_lower = c.is_lowercase() || c.is_ascii_digit();
+                bare.push(c);
+            }
+        }
+    }
+    let f = fold(&bare);
+    f.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The role of a label, when the lexicon knows it. An exact match wins; else, among the
+/// keywords the label holds, a tool, argument, containment or forbidden-tool keyword
+/// (so "expected tool" and "outil attendu" are tool labels), else the last keyword (the
+/// head noun: "test script – expected result").
+pub fn label_role(label: &str) -> Option<LabelRole> {
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashMap<String, Option<LabelRole>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    // Documents repeat their labels: each is looked up once per thread.
+    if let Some(r) = SEEN.with(|m| m.borrow().get(label).copied()) {
+        return r;
+    }
+    let r = label_role_uncached(label);
+    SEEN.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() > 4096 {
+            m.clear();
+        }
+        m.insert(label.to_string(), r);
+    });
+    r
+}
+
+fn label_role_uncached(label: &str) -> Option<LabelRole> {
+    let l = normalize_label(label);
+    if l.is_empty() || l.chars().count() > 60 {
+        return None;
+    }
+    for (role, words) in LABELS {
+        if words.contains(&l.as_str()) {
+            return Some(*role);
+        }
+    }
+    // promptfoo's `__expected1`, `turn 2`…: a number after a known label.
+    let trimmed = l.trim_end_matches(|c: char| c.is_ascii_digit() || c == ' ');
+    if trimmed != l && !trimmed.is_empty() {
+        return label_role_uncached(trimmed);
+    }
+    let mut hits: Vec<(LabelRole, usize)> = Vec::new();
+    for (role, words) in LABELS {
+        if matches!(role, LabelRole::Id | LabelRole::Negative) {
+            continue;
+        }
+        for w in *words {
+            if w.chars().count() <= 2 && !w.chars().any(is_cjk) {
+                continue;
+            }
+            if let Some(&at) = find_word(&l, w).last() {
+                hits.push((*role, at));
+            }
+        }
+    }
+    let strong = [
+        LabelRole::Forbidden,
+        LabelRole::Contains,
+        LabelRole::Args,
+        LabelRole::Tool,
+    ];
+    for s in strong {
+        if hits.iter().any(|(r, _)| *r == s) {
+            return Some(s);
+        }
+    }
+    hits.into_iter().max_by_key(|(_, at)| *at).map(|(r, _)| r)
+}
+
+/// Words that negate what follows them in the clause (or, for verb-final languages and
+/// passives, what precedes them).
+pub const NEGATION: &[&str] = &[
+    "не",
+    "без",
+    "nie",
+    "bez",
+    "inte",
+    "ikke",
+    "tidak",
+    "tanpa",
+    "jangan",
+    "nesmi",
+    "nema",
+    "not",
+    "n't",
+    "never",
+    "without",
+    "avoid",
+    "avoids",
+    "instead of",
+    "rather than",
+    "nicht",
+    "nie",
+    "niemals",
+    "ohne",
+    "statt",
+    "anstatt",
+    "pas",
+    "jamais",
+    "sans",
+    "au lieu",
+    "no",
+    "nunca",
+    "sin",
+    "en lugar",
+    "en vez",
+    "nao",
+    "sem",
+    "em vez",
+    "non",
+    "mai",
+    "senza",
+    "invece",
+    "niet",
+    "nooit",
+    "zonder",
+    "in plaats",
+    "不",
+    "别",
+    "勿",
+    "禁止",
+    "不要",
+    "不能",
+    "不应",
+    "ない",
+    "なし",
+    "しない",
+    "せず",
+    "ずに",
+    "않",
+    "안 됨",
+    "안 돼",
+    "안됨",
+    "금지",
+    "말 것",
+    "말고",
+    "없이",
+    "mustn't",
+    "shouldn't",
+    "doesn't",
+    "don't",
+    "won't",
+    "isn't",
+];
+
+/// Negation words that also negate a tool named before them ("`x` is not called",
+/// "`x` wird nicht aufgerufen", "x は使わない", "x 호출 금지").
+pub const NEGATION_AFTER: &[&str] = &[
+    "не",
+    "nie",
+    "inte",
+    "ikke",
+    "tidak",
+    "not",
+    "n't",
+    "never",
+    "nicht",
+    "niet",
+    "pas",
+    "nunca",
+    "nao",
+    "non",
+    "mai",
+    "ない",
+    "しない",
+    "せず",
+    "ずに",
+    "禁止",
+    "않",
+    "안 됨",
+    "안 돼",
+    "안됨",
+    "금지",
+    "말 것",
+    "말고",
+    "不",
+];
+
+/// Negating determiners: "no", "kein", "aucun", "ningún"…
+pub const NO_DETERMINER: &[&str] = &[
+    "никакой",
+    "никаких",
+    "никакие",
+    "никакого",
+    "нет",
+    "zadnego",
+    "zadnych",
+    "zaden",
+    "inget",
+    "ingen",
+    "ingenting",
+    "zadny",
+    "zadne",
+    "hicbir",
+    "no",
+    "none",
+    "zero",
+    "kein",
+    "keine",
+    "keinen",
+    "keinem",
+    "keiner",
+    "aucun",
+    "aucune",
+    "ningun",
+    "ninguna",
+    "ninguno",
+    "nenhum",
+    "nenhuma",
+    "nessun",
+    "nessuno",
+    "nessuna",
+    "geen",
+    "无",
+    "無",
+    "没有",
+    "없",
+    "없이",
+    "미",
+];
+
+/// Nouns for "tool" (and "tool call").
+pub const TOOL_NOUNS: &[&str] = &[
+    "инструмент*",
+    "narzedzi*",
+    "verktyg*",
+    "vaerktoj*",
+    "værktøj*",
+    "verktøy*",
+    "nastroj*",
+    "alat",
+    "arac*",
+    "araç*",
+    "tool",
+    "tools",
+    "tool call",
+    "tool calls",
+    "tool-call",
+    "function call",
+    "function calls",
+    "werkzeug*",
+    "tool-aufruf*",
+    "outil",
+    "outils",
+    "herramienta",
+    "herramientas",
+    "ferramenta",
+    "ferramentas",
+    "strumento",
+    "strumenti",
+    "gereedschap",
+    "tool-aanroep*",
+    "ツール",
+    "工具",
+    "도구",
+    "mcp tool",
+    "mcp tools",
+];
+
+/// Quantifiers that make a negated tool noun mean "no tool at all".
+pub const ANY_WORDS: &[&str] = &[
+    "any",
+    "anything",
+    "all",
+    "at all",
+    "other",
+    "irgendein*",
+    "irgendwelche",
+    "quelconque",
+    "ninguna",
+    "ningun",
+    "alguna",
+    "qualquer",
+    "nenhuma",
+    "alcun*",
+    "enkele",
+    "任何",
+    "何も",
+    "一切",
+    "아무",
+];
+
+/// Words after "no tool" that make it something other than a negative ("no tool errors").
+pub const NOT_NEGATIVE_AFTER: &[&str] = &[
+    "error",
+    "errors",
+    "failure",
+    "failures",
+    "result",
+    "results",
+    "output",
+    "outputs",
+    "schema",
+    "schemas",
+    "description",
+    "descriptions",
+    "annotation",
+    "annotations",
+    "timeout",
+    "timeouts",
+    "problem",
+    "problems",
+    "issue",
+    "issues",
+    "other",
+    "others",
+    "besides",
+    "except",
+    "but",
+    "apart",
+    "beyond",
+    "than",
+    "latency",
+    "exception",
+    "exceptions",
+    "warning",
+    "warnings",
+    "name",
+    "names",
+    "for this",
+    "rejects",
+    "fehler",
+    "erreur",
+    "error",
+    "erro",
+    "errore",
+    "fout",
+];
+
+/// "Answer directly" wordings: a verb of answering near an adverb of directness.
+pub const ANSWER_VERBS: &[&str] = &[
+    "отвеча*",
+    "ответ*",
+    "odpowi*",
+    "svara*",
+    "svare*",
+    "menjawab",
+    "jawab*",
+    "odpovi*",
+    "cevap*",
+    "answer*",
+    "reply",
+    "replies",
+    "respond*",
+    "antwort*",
+    "beantwort*",
+    "repond*",
+    "respond*",
+    "contesta*",
+    "risponde*",
+    "antwoord*",
+    "回答",
+    "答え",
+    "应答",
+    "答复",
+    "回复",
+    "답변",
+    "대답",
+    "응답",
+    "explain*",
+    "explica*",
+    "erklar*",
+];
+pub const DIRECTLY: &[&str] = &[
+    "сразу",
+    "напрямую",
+    "сам",
+    "bezposrednio",
+    "samodzielnie",
+    "direkte",
+    "langsung",
+    "primo",
+    "dogrudan",
+    "directly",
+    "just",
+    "only from knowledge",
+    "from knowledge",
+    "from memory",
+    "by itself",
+    "on its own",
+    "direkt",
+    "selbst",
+    "directement",
+    "lui-meme",
+    "directamente",
+    "por si mismo",
+    "diretamente",
+    "direttamente",
+    "da solo",
+    "da sola",
+    "direct",
+    "zelf",
+    "直接",
+    "自分で",
+    "自己",
+    "바로",
+    "직접",
+    "스스로",
+];
+
+/// Tool-column values that mean "no tool".
+pub const NONE_WORDS: &[&str] = &[
+    "нет",
+    "никакой",
+    "brak",
+    "zadne",
+    "inget",
+    "ingen",
+    "tidak ada",
+    "zadny",
+    "yok",
+    "none",
+    "(none)",
+    "—",
+    "–",
+    "-",
+    "n/a",
+    "na",
+    "no",
+    "no tool",
+    "no tools",
+    "nothing",
+    "null",
+    "[]",
+    "∅",
+    "keine",
+    "kein",
+    "keins",
+    "kein tool",
+    "kein werkzeug",
+    "aucun",
+    "aucune",
+    "aucun outil",
+    "ninguna",
+    "ninguno",
+    "ningun",
+    "nenhuma",
+    "nenhum",
+    "nessuno",
+    "nessuna",
+    "geen",
+    "geen tool",
+    "なし",
+    "無し",
+    "無",
+    "ツールなし",
+    "无",
+    "無",
+    "没有",
+    "不调用",
+    "없음",
+    "도구 없음",
+    "no call",
+    "no calls",
+    "no tool call",
+    "no tool calls",
+    "no tool needed",
+    "no tools needed",
+    "no tool call expected",
+];
+
+/// Whether a tool cell means "no tool at all".
+pub fn is_none_word(s: &str) -> bool {
+    let f = fold(s);
+    let t = f
+        .trim()
+        .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '「' | '」'))
+        .trim_end_matches(['.', '!', '。'])
+        .trim();
+    if NONE_WORDS.contains(&t) {
+        return true;
+    }
+    // `none (small talk)`, `— (general knowledge)`: a comment after the word.
+    for sep in [" (", "(", " – ", " — ", " - ", ":", ",", ";"] {
+        if let Some((head, _)) = t.split_once(sep)
+            && !head.trim().is_empty()
+            && head.len() < t.len()
+        {
+            let h = head
+                .trim()
+                .trim_matches(|c: char| matches!(c, '`' | '*' | '_'));
+            if NONE_WORDS.contains(&h) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Yes / no in every language of the lexicon.
+pub fn truthy(s: &str) -> Option<bool> {
+    let f = fold(s);
+    let t = f
+        .trim()
+        .trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | '*' | '.' | '「' | '」'));
+    match t {
+        "true" | "yes" | "y" | "1" | "x" | "✓" | "✔" | "✅" | "on" | "ja" | "wahr" | "oui"
+        | "vrai" | "si" | "sim" | "verdadero" | "verdadeiro" | "vero" | "waar" | "はい" | "真"
+        | "是" | "对" | "예" | "네" | "참" => Some(true),
+        "false" | "no" | "n" | "0" | "✗" | "❌" | "off" | "nein" | "falsch" | "non" | "faux"
+        | "falso" | "nao" | "nee" | "onwaar" | "いいえ" | "偽" | "否" | "假" | "아니요"
+        | "아니오" | "거짓" => Some(false),
+        _ => None,
+    }
+}
+
+/// Markers of a unit or a section that holds no case: ideas dropped or rejected, set-up,
+/// environment, exit criteria, action items, change logs, sign-offs.
+pub const NOT_CASES: &[&str] = &[
+    "окружение",
+    "среда",
+    "подготовка",
+    "отклонено",
+    "środowisko",
+    "srodowisko",
+    "przygotowanie",
+    "odrzucon*",
+    "miljo",
+    "miljø",
+    "forberedelse",
+    "lingkungan",
+    "persiapan",
+    "ortam",
+    "dropped",
+    "rejected",
+    "discarded",
+    "parked",
+    "removed",
+    "out of scope",
+    "not in scope",
+    "not a case",
+    "not cases",
+    "not test cases",
+    "not a test",
+    "no test",
+    "housekeeping",
+    "setup",
+    "set-up",
+    "set up",
+    "prerequisite*",
+    "precondition*",
+    "environment",
+    "exit criteria",
+    "pass criteria",
+    "acceptance criteria for the release",
+    "sign-off",
+    "sign off",
+    "signoff",
+    "approval",
+    "change log",
+    "changelog",
+    "revision",
+    "history",
+    "action items",
+    "actions",
+    "aob",
+    "any other business",
+    "requirements",
+    "document info",
+    "troubleshooting",
+    "common problems",
+    "results log",
+    "results",
+    "todo",
+    "next steps",
+    "verworfen",
+    "gestrichen",
+    "entfallen",
+    "nicht im umfang",
+    "voraussetzung*",
+    "abnahmekriterien",
+    "anderungshistorie",
+    "historie",
+    "umgebung",
+    "ecarte*",
+    "rejete*",
+    "abandonne*",
+    "hors perimetre",
+    "prerequis",
+    "environnement",
+    "divers",
+    "descartad*",
+    "fuera de alcance",
+    "fuera del alcance",
+    "requisitos",
+    "entorno",
+    "subtareas",
+    "comentarios",
+    "fora do escopo",
+    "nao sao casos",
+    "ambiente",
+    "passo a passo",
+    "problemas comuns",
+    "scartat*",
+    "fuori ambito",
+    "esclus*",
+    "niet in scope",
+    "vervallen",
+    "geschrapt",
+    "acties",
+    "opmerkingen",
+    "対象外",
+    "前提条件",
+    "試験環境",
+    "合否判定",
+    "改訂履歴",
+    "承認",
+    "环境",
+    "通过标准",
+    "修订记录",
+    "准备",
+    "不是用例",
+    "테스트 아님",
+    "준비",
+    "기타",
+    "deprecated",
+    "obsolete",
+    "skip",
+    "skipped",
+    "wont do",
+    "won't do",
+];
+
+/// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
+/// a heading naming cases is never a not-a-case section.
+pub const CASES_HEADING: &[&str] = &[
+    "test case*",
+    "cases",
+    "testfall",
+    "testfalle",
+    "cas de test",
+    "cas retenus",
+    "casos",
+    "casi",
+    "testgeval*",
+    "テストケース",
+    "試験項目",
+    "测试用例",
+    "用例",
+    "테스트 케이스",
+    "agreed",
+    "criterios de aceptacion",
+    "acceptance criteria",
+];
+
+/// Whether a heading or lead-in names a part of the document that holds no case.
+pub fn heading_excludes(heading: &str) -> bool {
+    let f = fold(heading);
+    if has_any(&f, CASES_HEADING)
+        && !has_any(
+            &f,
+            &[
+                "not", "nao", "niet", "nicht", "pas", "no", "아님", "不是", "dropped", "fora",
+            ],
+        )
+    {
+        return false;
+    }
+    has_any(&f, NOT_CASES)
+}
+
+/// Status values of a unit that is not a case (a status column, or a closing word).
+pub const DROPPED_STATUS: &[&str] = &[
+    "отклонено",
+    "удалено",
+    "отменено",
+    "odrzucone",
+    "usuniete",
+    "struken",
+    "strøget",
+    "dihapus",
+    "silindi",
+    "dropped",
+    "rejected",
+    "discarded",
+    "removed",
+    "deprecated",
+    "obsolete",
+    "cancelled",
+    "canceled",
+    "parked",
+    "skip",
+    "skipped",
+    "wontfix",
+    "won't fix",
+    "out of scope",
+    "verworfen",
+    "gestrichen",
+    "entfallt",
+    "veraltet",
+    "abgelehnt",
+    "ecarte",
+    "rejete",
+    "abandonne",
+    "supprime",
+    "annule",
+    "descartado",
+    "descartada",
+    "rechazado",
+    "eliminado",
+    "cancelado",
+    "removido",
+    "scartato",
+    "rifiutato",
+    "annullato",
+    "eliminato",
+    "vervallen",
+    "geschrapt",
+    "afgewezen",
+    "verwijderd",
+    "削除",
+    "廃止",
+    "却下",
+    "対象外",
+    "删除",
+    "废弃",
+    "不加",
+    "삭제",
+    "폐기",
+    "제외",
+    "항목 삭제",
+    "left it out",
+    "not a case",
+];
+
+/// Whether a status value says the unit was dropped.
+pub fn is_dropped_status(s: &str) -> bool {
+    let t = s.trim();
+    if t.is_empty() || t.chars().count() > 80 {
+        return false;
+    }
+    let f = fold(t);
+    let t = f.trim().trim_end_matches(['.', '!', '。']).trim();
+    !t.is_empty()
+        && DROPPED_STATUS.iter().any(|w| {
+            t == *w || (t.starts_with(w) && t[w.len()..].starts_with([' ', '(', '-', '–', '—']))
+        })
+}
+
+/// Words of asking and sending before a quoted prompt ("Send:", "user asks", "用户问").
+pub const CALL_VERBS: &[&str] = &[
+    "call",
+    "calls",
+    "called",
+    "calling",
+    "use",
+    "uses",
+    "used",
+    "using",
+    "invoke*",
+    "trigger*",
+    "run",
+    "runs",
+    "expect*",
+    "ruft",
+    "aufgerufen",
+    "aufrufen",
+    "verwendet",
+    "nutzt",
+    "appelle",
+    "appeler",
+    "appelé",
+    "utilise*",
+    "llama",
+    "llamar",
+    "usa",
+    "usar",
+    "chama",
+    "chamar",
+    "chamada",
+    "chiama",
+    "chiamare",
+    "usare",
+    "roept",
+    "aanroep*",
+    "gebruik*",
+    "呼び出",
+    "使用",
+    "调用",
+    "呼叫",
+    "호출",
+    "사용",
+    "→",
+    "->",
+    "➜",
+    "=>",
+];

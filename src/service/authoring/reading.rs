@@ -1,0 +1,540 @@
+//! Reading what a passage expects, grounded in the catalog: the tools it names (each
+//! with the arguments written after it), the tools it forbids, and whether it asks for no
+//! tool at all, in every language of the [`lexicon`](super::lexicon).
+//!
+//! The passage is cut into clauses (at sentence ends, semicolons, commas, dashes, arrows
+//! and parentheses); negation is judged per clause:
+//! - a clause that negates a tool noun ("no tool", "should not call any tool", "kein
+//!   Werkzeug", "ninguna herramienta", "ツールを呼び出さない", "不应调用任何工具", "도구 없이"),
+//!   or says the assistant answers directly, makes the case **negative**;
+//! - a named tool after a negation in its clause, or before a trailing one ("`x` is not
+//!   called", "x は使わない", "x 호출 금지"), is **forbidden** (`toolNeverCalled`);
+//! - every other named tool is **expected**, with the arguments written between it and
+//!   the next named tool.
+//!
+//! A negative case never carries an expected tool.
+
+use serde_json::{Map, Value};
+use unicode_normalization::UnicodeNormalization;
+
+use super::catalog::{Catalog, Mention, Via};
+use super::draft::ExpectedCall;
+use super::lexicon::{self, fold, has_any, is_cjk};
+
+/// What a passage says about a case.
+#[derive(Debug, Default, Clone)]
+pub struct Reading {
+    /// The wording that makes the case negative.
+    pub negative: Option<String>,
+    pub calls: Vec<ExpectedCall>,
+    pub never: Vec<String>,
+    /// How names were read (a spelling or a description mapped to a live tool).
+    pub notes: Vec<String>,
+}
+
+impl Reading {
+    pub fn is_empty(&self) -> bool {
+        self.negative.is_none() && self.calls.is_empty() && self.never.is_empty()
+    }
+}
+
+/// Removes `~~struck~~` passages (what was crossed out is not asked for).
+pub fn strip_struck(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("~~") {
+        let after = &rest[i + 2..];
+        match after.find("~~") {
+            Some(j) => {
+                out.push_str(&rest[..i]);
+                rest = &after[j + 2..];
+            }
+            None => break,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// NFKC, struck passages removed: the text every reading works on.
+pub fn prepare(s: &str) -> String {
+    if s.is_ascii() {
+        return strip_struck(s);
+    }
+    strip_struck(&s.nfkc().collect::<String>())
+}
+
+/// Byte ranges of the clauses of `t`.
+pub fn clauses(t: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = t.as_bytes();
+    let mut i = 0;
+    while i < t.len() {
+        let c = t[i..].chars().next().unwrap();
+        let len = c.len_utf8();
+        let cut = match c {
+            '\n' => {
+                let next = t[i + 1..].trim_start_matches([' ', '\t', '\r']);
+                next.is_empty()
+                    || next.starts_with(['-', '*', '•', '➜', '→', '>', '|', '\n'])
+                    || next.chars().next().is_some_and(|c| c.is_ascii_digit())
+                    || super::unit::leading_label(next.lines().next().unwrap_or_default()).is_some()
+            }
+            ';' | '!' | '?' | '(' | ')' | '→' | '➜' | '。' | '、' | '|' | '·' => true,
+            ',' => {
+                !(i > 0
+                    && b[i - 1].is_ascii_digit()
+                    && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+            }
+            '.' => b
+                .get(i + 1)
+                .is_none_or(|n| *n == b' ' || *n == b'\n' || *n == b'\r'),
+            '—' | '–' => true,
+            '-' => {
+                b.get(i + 1) == Some(&b'>')
+                    || (i > 0 && b[i - 1] == b' ' && b.get(i + 1) == Some(&b' '))
+            }
+            ':' => b.get(i + 1).is_none_or(|n| *n == b' '),
+            _ => false,
+        };
+        if cut {
+            if i > start {
+                out.push((start, i));
+            }
+            start = i + len;
+        }
+        i += len;
+    }
+    if start < t.len() {
+        out.push((start, t.len()));
+    }
+    out
+}
+
+fn word_list(f: &str) -> Vec<&str> {
+    f.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+fn matches_word(w: &str, list: &[&str]) -> bool {
+    list.iter().any(|v| match v.strip_suffix('*') {
+        Some(p) => w.starts_with(p),
+        None => *v == w,
+    })
+}
+
+/// Whether a folded clause asks for no tool at all; the wording when it does.
+pub fn negative_clause(f: &str) -> Option<String> {
+    // A tool noun governed by a negation or a negating determiner.
+    for noun in lexicon::TOOL_NOUNS {
+        for at in lexicon::find_word(f, noun) {
+            let before = &f[..at];
+            let after_start = at + noun.trim_end_matches('*').len();
+            let after = &f[after_start..];
+            let next = word_list(after).into_iter().next().unwrap_or_default();
+            if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) {
+                continue;
+            }
+            let cjk = noun.chars().any(is_cjk);
+            if cjk {
+                let prev: String = before
+                    .chars()
+                    .rev()
+                    .take(8)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect();
+                let post: String = after.chars().take(12).collect();
+                let neg_before = ["不", "无", "無", "没有", "禁止", "别", "勿", "아무", "何も"]
+                    .iter()
+                    .any(|w| prev.contains(w));
+                let neg_after = [
+                    "ない",
+                    "なし",
+                    "ずに",
+                    "せず",
+                    "不要",
+                    "않",
+                    "없",
+                    "금지",
+                    "미사용",
+                    "안 ",
+                    "말",
+                ]
+                .iter()
+                .any(|w| post.contains(w));
+                if neg_before || neg_after {
+                    return Some(format!("{}{}{}", prev.trim(), noun, post.trim()));
+                }
+                continue;
+            }
+            let words = word_list(before);
+            let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
+            let neg = near.iter().any(|w| {
+                matches_word(w, lexicon::NEGATION) || matches_word(w, lexicon::NO_DETERMINER)
+            }) || has_any(
+                &near.iter().rev().copied().collect::<Vec<_>>().join(" "),
+                &["n't"],
+            ) || near.iter().any(|w| w.ends_with("n't"));
+            if neg {
+                let phrase: Vec<&str> = words.iter().rev().take(4).rev().copied().collect();
+                return Some(format!(
+                    "{} {}",
+                    phrase.join(" "),
+                    noun.trim_end_matches('*')
+                ));
+            }
+        }
+    }
+    // "answers directly", "just reply", "直接回答".
+    let words = word_list(f);
+    for (i, w) in words.iter().enumerate() {
+        if matches_word(w, lexicon::ANSWER_VERBS) {
+            let lo = i.saturating_sub(3);
+            let hi = (i + 4).min(words.len());
+            let window = words[lo..hi].join(" ");
+            if has_any(&window, lexicon::DIRECTLY) {
+                return Some(window);
+            }
+        }
+    }
+    for v in [
+        "直接回答",
+        "直接答",
+        "自己回答",
+        "自分で回答",
+        "바로 답",
+        "직접 답",
+        "그냥 답",
+    ] {
+        if f.contains(v) {
+            return Some(v.to_string());
+        }
+    }
+    None
+}
+
+/// Whether the mention at `m` (within clause `c`) is negated.
+fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
+    // Earlier names in the clause count as one word each ("not call a.b_c or x").
+    let mut raw_before = String::new();
+    let mut pos = c.0;
+    for o in all.iter().filter(|o| o.start >= c.0 && o.end <= m.start) {
+        if o.start >= pos {
+            raw_before.push_str(&t[pos..o.start]);
+            raw_before.push_str(" x ");
+            pos = o.end;
+        }
+    }
+    raw_before.push_str(&t[pos..m.start.max(pos)]);
+    let before = fold(&raw_before);
+    let after = fold(&t[m.end.min(c.1)..c.1]);
+    let bw = word_list(&before);
+    let near: Vec<&str> = bw.iter().rev().take(5).copied().collect();
+    let neg_words = |w: &&str| {
+        matches_word(w, lexicon::NEGATION) && !["no", "none", "zero"].contains(w)
+            || w.ends_with("n't")
+    };
+    if near.iter().any(neg_words) {
+        return true;
+    }
+    if bw.iter().rev().take(4).any(|w| ["no", "ne"].contains(w))
+        || bw
+            .iter()
+            .rev()
+            .take(2)
+            .any(|w| lexicon::NO_DETERMINER.contains(w))
+    {
+        return true;
+    }
+    if ["不要", "不能", "不应", "不得", "别", "勿", "禁止", "不"]
+        .iter()
+        .any(|w| before.contains(w))
+    {
+        return true;
+    }
+    let aw: Vec<&str> = word_list(&after).into_iter().take(6).collect();
+    if aw
+        .iter()
+        .any(|w| matches_word(w, lexicon::NEGATION_AFTER) || w.ends_with("n't"))
+    {
+        return true;
+    }
+    let post: String = after.chars().take(16).collect();
+    [
+        "ない",
+        "しない",
+        "せず",
+        "ずに",
+        "禁止",
+        "않",
+        "안 됨",
+        "안 돼",
+        "안됨",
+        "금지",
+        "말 것",
+        "말고",
+        "不要",
+        "不",
+    ]
+    .iter()
+    .any(|w| post.contains(w))
+}
+
+/// Reads a passage against the catalog.
+pub fn read(text: &str, cat: &Catalog) -> Reading {
+    let t = prepare(text);
+    read_prepared(&t, cat)
+}
+
+pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
+    let mut r = Reading::default();
+    let cls = clauses(t);
+    let mentions = cat.mentions(t);
+    let clause_of = |pos: usize| cls.iter().copied().find(|(a, b)| *a <= pos && pos < *b);
+    let mut negated_clauses: Vec<(usize, usize)> = Vec::new();
+    let mut negative_other = false;
+    for c in &cls {
+        let f = fold(&t[c.0..c.1]);
+        if let Some(w) = negative_clause(&f) {
+            negated_clauses.push(*c);
+            if has_any(
+                &f,
+                &[
+                    "other", "andere*", "autre*", "otra*", "outra*", "altr*", "ander*",
+                ],
+            ) || f.contains("其他")
+                || f.contains("他の")
+                || f.contains("다른")
+            {
+                negative_other = true;
+            }
+            if r.negative.is_none() {
+                r.negative = Some(w.trim().to_string());
+            }
+        }
+    }
+    let mut positive: Vec<&Mention> = Vec::new();
+    for m in &mentions {
+        let c = clause_of(m.start).unwrap_or((0, t.len()));
+        let neg = negated(t, c, m, &mentions) || negated_clauses.contains(&c);
+        let name = match m.tool {
+            Some(i) => cat.name(i).to_string(),
+            None => m.written.clone(),
+        };
+        if neg {
+            if !r.never.contains(&name) {
+                r.never.push(name);
+            }
+        } else {
+            positive.push(m);
+        }
+    }
+    // "calls X and no other tool": the negative clause limits, it does not forbid all.
+    if r.negative.is_some() && negative_other && !positive.is_empty() {
+        r.negative = None;
+    }
+    if r.negative.is_some() {
+        positive.clear();
+    }
+    for (k, m) in positive.iter().enumerate() {
+        let name = match m.tool {
+            Some(i) => cat.name(i).to_string(),
+            None => m.written.clone(),
+        };
+        let next = positive
+            .iter()
+            .skip(k + 1)
+            .find(|n| n.tool != m.tool)
+            .map(|n| n.start)
+            .unwrap_or(t.len());
+        let next = mentions
+            .iter()
+            .filter(|n| n.start >= m.end && n.tool != m.tool)
+            .map(|n| n.start)
+            .min()
+            .unwrap_or(next)
+            .min(next);
+        let args = match m.tool {
+            Some(i) if next > m.end => cat.read_args(i, &t[m.end..next]),
+            _ => Map::new(),
+        };
+        if let Some(existing) = r.calls.iter_mut().find(|c| c.tool == name) {
+            if !args.is_empty() {
+                let a = existing.args.get_or_insert_with(Map::new);
+                for (k, v) in args {
+                    a.entry(k).or_insert(v);
+                }
+            }
+            continue;
+        }
+        match m.via {
+            Via::Exact => {}
+            Via::Spelling => r
+                .notes
+                .push(format!("`{}` mapped to the live tool `{name}`", m.written)),
+            Via::Description => r.notes.push(format!(
+                "\"{}\" mapped to the live tool `{name}` by its description",
+                m.written.trim()
+            )),
+        }
+        r.calls.push(ExpectedCall {
+            tool: name,
+            args: (!args.is_empty()).then_some(args),
+        });
+    }
+    r.never.retain(|n| !r.calls.iter().any(|c| &c.tool == n));
+    r
+}
+
+/// Arguments for `tool` in an argument field (`a = 1.5, b = 2.25`, `{"a": 1}`,
+/// `numbers: [3, 9]`).
+pub fn read_args_field(text: &str, tool: &str, cat: &Catalog) -> Option<Map<String, Value>> {
+    let t = prepare(text);
+    let t = t.trim().trim_matches('`').trim();
+    if let Some((i, _)) = cat.resolve(tool) {
+        let a = cat.read_args(i, t);
+        if !a.is_empty() {
+            return Some(a);
+        }
+    }
+    if let Ok(Value::Object(m)) = serde_json::from_str::<Value>(t) {
+        return Some(m);
+    }
+    None
+}
+
+/// The quoted utterances of a passage, with their byte spans (quotes excluded): straight
+/// and curly double quotes, „…“, «…», 「…」, 『…』. Quotes inside code spans are skipped.
+pub fn quotes(t: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut code = false;
+    let mut i = 0;
+    while i < t.len() {
+        let c = t[i..].chars().next().unwrap();
+        let len = c.len_utf8();
+        if c == '`' {
+            code = !code;
+            i += len;
+            continue;
+        }
+        if code {
+            i += len;
+            continue;
+        }
+        let close: &[char] = match c {
+            '"' => &['"'],
+            '“' => &['”', '“'],
+            '„' => &['“', '”'],
+            '«' => &['»'],
+            '「' => &['」'],
+            '『' => &['』'],
+            _ => {
+                i += len;
+                continue;
+            }
+        };
+        let start = i + len;
+        // The closing quote: for „/“ pairs nesting is allowed (`„Was bedeutet ‚x‘?“`).
+        let mut j = start;
+        let mut depth = 0;
+        let mut found = None;
+        while j < t.len() {
+            let d = t[j..].chars().next().unwrap();
+            if d == c && c != '"' && !close.contains(&d) {
+                depth += 1;
+            } else if close.contains(&d) {
+                if depth == 0 {
+                    found = Some(j);
+                    break;
+                }
+                depth -= 1;
+            } else if d == '\n' && c == '"' && t[start..j].trim().is_empty() {
+                break;
+            }
+            j += d.len_utf8();
+        }
+        match found {
+            Some(e) => {
+                out.push((start, e));
+                i = e + t[e..].chars().next().unwrap().len_utf8();
+            }
+            None => i += len,
+        }
+    }
+    out
+}
+
+/// Whether a quoted text reads as something a user would say (not a name, a path or a
+/// single word).
+pub fn utterance_like(q: &str) -> bool {
+    let q = q.trim();
+    if q.is_empty() || q.len() > 4000 {
+        return false;
+    }
+    let cjk = q.chars().filter(|c| is_cjk(*c)).count();
+    if cjk >= 3 {
+        return true;
+    }
+    let words = q.split_whitespace().count();
+    if words < 2 {
+        return false;
+    }
+    // `<prompt>`, `{{question}}`: a placeholder, filled in elsewhere.
+    !(q.starts_with('<') && q.ends_with('>')) && q.chars().any(char::is_alphabetic)
+}
+
+/// Quoted texts an expectation says the reply contains ("contains \"5\"", "enthält „42“").
+pub fn needles(text: &str) -> Vec<String> {
+    const VERBS: &[&str] = &[
+        "contain*",
+        "include*",
+        "mention*",
+        "say*",
+        "return*",
+        "show*",
+        "repl*",
+        "respond*",
+        "enthalt*",
+        "nennt",
+        "contient",
+        "mentionne*",
+        "contiene*",
+        "menciona*",
+        "contem",
+        "inclui*",
+        "bevat",
+        "noemt",
+        "含む",
+        "包含",
+        "포함",
+        "含め",
+    ];
+    let mut out = Vec::new();
+    for (a, b) in quotes(text) {
+        let open = text[..a].char_indices().last().map_or(0, |(i, _)| i);
+        let before = fold(&text[..open]);
+        let last: Vec<&str> = word_list(&before).into_iter().rev().take(2).collect();
+        let cjk_before: String = before
+            .chars()
+            .rev()
+            .take(3)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let after: String = fold(&text[b..]).chars().take(6).collect();
+        let verb = last.iter().any(|w| matches_word(w, VERBS))
+            || ["含む", "包含", "포함"]
+                .iter()
+                .any(|v| cjk_before.contains(v) || after.contains(v));
+        let q = text[a..b].trim();
+        if verb && !q.is_empty() && q.chars().count() <= 1000 {
+            out.push(q.to_string());
+        }
+    }
+    out
+}

@@ -1,0 +1,791 @@
+//! One candidate unit (a section, list item, table row, scenario, chat message or
+//! paragraph) read into a draft, whatever shape it came from.
+//!
+//! A unit is a list of [`Segment`]s: text with the role of its label when it has one
+//! (a table column, `**Prompt:**`, `Erwartung:`, `期待動作：`), or none. The prompt is the
+//! prompt-labelled segment, else the first quoted utterance; the expectation is what the
+//! expectation, tool, argument and note segments say, else the unlabelled text around the
+//! prompt. A unit is a case when it has a prompt and (for a prompt read from a quote) an
+//! expectation: a named tool, a forbidden tool, or a negative wording. A unit whose prompt
+//! was struck through, or whose status says it was dropped, is no case.
+
+use serde_json::Value;
+
+use super::catalog::Catalog;
+use super::draft::{Draft, ExpectedCall, Needle};
+use super::lexicon::{self, LabelRole, label_role};
+use super::reading::{self, Reading, prepare, quotes, utterance_like};
+
+/// A piece of a unit: its label (with the label's role) and its text.
+#[derive(Debug, Clone)]
+pub struct Segment {
+    pub label: Option<String>,
+    pub role: Option<LabelRole>,
+    pub text: String,
+}
+
+impl Segment {
+    pub fn labelled(label: &str, text: impl Into<String>) -> Self {
+        Segment {
+            role: label_role(label),
+            label: Some(label.to_string()),
+            text: text.into(),
+        }
+    }
+
+    pub fn plain(text: impl Into<String>) -> Self {
+        Segment {
+            label: None,
+            role: None,
+            text: text.into(),
+        }
+    }
+}
+
+/// Where a unit came from, for the claim's note.
+pub struct UnitInfo<'a> {
+    pub shape: &'a str,
+    pub start: usize,
+    pub end: usize,
+    pub title: Option<String>,
+    pub key: Option<String>,
+    /// A unit that is a row of a table with a prompt column: its prompt needs no
+    /// expectation to be a case.
+    pub structured: bool,
+}
+
+/// Strips the outer quotes of a prompt field.
+pub fn unquote_prompt(s: &str) -> String {
+    let t = s.trim();
+    let qs = quotes(t);
+    if let Some(&(a, b)) = qs.first() {
+        let open = t[..a].trim();
+        let close = t[b..].chars().skip(1).collect::<String>();
+        if open.chars().count() <= 1 && close.trim().is_empty() {
+            return t[a..b].trim().to_string();
+        }
+    }
+    super::draft::unquote(t)
+}
+
+/// The prompt inside a steps field: its first quoted utterance, or the whole field when it
+/// reads as a message.
+fn prompt_in_steps(s: &str) -> Option<String> {
+    let t = reading::strip_struck(s);
+    quotes(&t)
+        .into_iter()
+        .map(|(a, b)| t[a..b].trim().to_string())
+        .find(|q| utterance_like(q))
+}
+
+/// Whether a unit's own words say it was dropped ("Dropped.", "Vervallen: …", "→ 항목 삭제").
+pub fn says_dropped(text: &str) -> bool {
+    let t = prepare(text);
+    let trimmed = t.trim_end();
+    // The last clause of the unit.
+    let last = reading::clauses(trimmed)
+        .last()
+        .map(|(a, b)| trimmed[*a..*b].trim().to_string())
+        .unwrap_or_default();
+    if lexicon::is_dropped_status(&last) {
+        return true;
+    }
+    // A line that starts with a status word and a colon.
+    t.lines().any(|l| {
+        let l = l.trim().trim_start_matches(['-', '*', ' ']);
+        l.split_once([':', '：'])
+            .is_some_and(|(head, _)| head.chars().count() < 24 && lexicon::is_dropped_status(head))
+    })
+}
+
+/// Reads a unit into a draft; `None` when it is no case.
+pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Draft> {
+    let mut d = Draft {
+        start_line: info.start,
+        end_line: info.end,
+        title: info.title.clone().unwrap_or_default(),
+        key: info.key.clone(),
+        ..Draft::default()
+    };
+    let mut rules: Vec<String> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    // Status, or a dropped marker.
+    for s in segs {
+        if s.role == Some(LabelRole::Status) && lexicon::is_dropped_status(&s.text) {
+            return None;
+        }
+    }
+    // The prompt.
+    // The prompt, the segment it is in, and its byte span there when read from a quote.
+    type Found = (String, usize, Option<(usize, usize)>);
+    let mut prompt: Option<Found> = None;
+    for (i, s) in segs.iter().enumerate() {
+        if s.role == Some(LabelRole::Prompt) && !s.text.trim().is_empty() {
+            let raw = s.text.trim();
+            if raw.starts_with("~~") || raw.ends_with("~~") {
+                return None;
+            }
+            let p = unquote_prompt(&reading::strip_struck(raw));
+            if !p.is_empty() && !lexicon::is_none_word(&p) {
+                rules.push(format!(
+                    "`{}` → prompt step",
+                    s.label.as_deref().unwrap_or("prompt")
+                ));
+                prompt = Some((p, i, None));
+                break;
+            }
+        }
+    }
+    if prompt.is_none() {
+        for (i, s) in segs.iter().enumerate() {
+            if s.role == Some(LabelRole::Steps)
+                && let Some(p) = prompt_in_steps(&s.text)
+            {
+                notes.push(format!(
+                    "the prompt was read from the quoted message in `{}`",
+                    s.label.as_deref().unwrap_or("steps")
+                ));
+                prompt = Some((p, i, None));
+                break;
+            }
+        }
+    }
+    let quoted_prompt = prompt.is_none();
+    if prompt.is_none() {
+        // The first quoted utterance of an unlabelled or non-expectation segment.
+        'outer: for (i, s) in segs.iter().enumerate() {
+            if matches!(
+                s.role,
+                Some(
+                    LabelRole::Expected
+                        | LabelRole::Tool
+                        | LabelRole::Args
+                        | LabelRole::Contains
+                        | LabelRole::Forbidden
+                        | LabelRole::Notes
+                        | LabelRole::Status
+                )
+            ) {
+                continue;
+            }
+            let raw = s.text.clone();
+            for (a, b) in quotes(&raw) {
+                let q = raw[a..b].trim();
+                if utterance_like(q) {
+                    if in_struck(&raw, a) {
+                        return None;
+                    }
+                    prompt = Some((q.to_string(), i, Some((a, b))));
+                    break 'outer;
+                }
+            }
+        }
+    }
+    let (prompt_text, prompt_seg, prompt_span) = prompt?;
+    d.prompts.push(prompt_text);
+    // Further prompt fields, or further quoted messages in the steps: turns of one case.
+    if !quoted_prompt {
+        for (i, s) in segs.iter().enumerate().skip(prompt_seg + 1) {
+            let raw = s.text.trim();
+            match s.role {
+                Some(LabelRole::Prompt) if !raw.is_empty() && !raw.contains("~~") => {
+                    d.prompts.push(unquote_prompt(raw));
+                }
+                _ => {}
+            }
+            let _ = i;
+        }
+        if segs[prompt_seg].role == Some(LabelRole::Steps) {
+            let t = reading::strip_struck(&segs[prompt_seg].text);
+            let all: Vec<String> = t
+                .lines()
+                .filter_map(|l| {
+                    quotes(l)
+                        .into_iter()
+                        .map(|(a, b)| l[a..b].trim().to_string())
+                        .find(|q| utterance_like(q))
+                })
+                .collect();
+            if all.len() > 1 {
+                d.prompts = all;
+            }
+        }
+        if d.prompts.len() > 1 {
+            rules.push("each prompt → a prompt step, in order".into());
+        }
+    }
+
+    // The expectation.
+    let has_expect_label = segs.iter().any(|s| {
+        matches!(
+            s.role,
+            Some(LabelRole::Expected | LabelRole::Tool | LabelRole::Args | LabelRole::Forbidden)
+        )
+    });
+    let mut tool_field: Option<Reading> = None;
+    let mut expected_reading = Reading::default();
+    let mut notes_reading = Reading::default();
+    let mut args_fields: Vec<(String, String)> = Vec::new();
+    let mut interpreted = false;
+    for (i, s) in segs.iter().enumerate() {
+        let text = s.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let label = s.label.as_deref().unwrap_or_default();
+        match s.role {
+            Some(LabelRole::Tool) => {
+                if lexicon::is_none_word(text) {
+                    d.negative = true;
+                    rules.push(format!("`{label}` = `{text}` → isNegative"));
+                    continue;
+                }
+                let mut r = reading::read(text, cat);
+                if r.is_empty() {
+                    // A name the target lacks, written alone or as code: kept, so
+                    // grounding says it does not resolve.
+                    let t = reading::prepare(text);
+                    let bare = t.trim().trim_matches(['`', '"', '\'', '*']);
+                    let code = t.split('`').nth(1).filter(|_| t.matches('`').count() >= 2);
+                    let name = if !bare.is_empty()
+                        && bare
+                            .chars()
+                            .all(|c| c.is_alphanumeric() || "_-.:/".contains(c))
+                    {
+                        Some(bare.to_string())
+                    } else {
+                        code.filter(|c| {
+                            !c.is_empty()
+                                && c.chars()
+                                    .all(|x| x.is_alphanumeric() || "_-.:/".contains(x))
+                        })
+                        .map(str::to_string)
+                    };
+                    if let Some(n) = name.filter(|n| !cat.is_param(n)) {
+                        r.calls.push(ExpectedCall {
+                            tool: n,
+                            args: None,
+                        });
+                    }
+                }
+                let head = reading::prepare(text);
+                let head = head.trim().trim_start_matches('`');
+                let whole = r.calls.len() == 1
+                    && r.never.is_empty()
+                    && r.notes.is_empty()
+                    && r.negative.is_none()
+                    && head.starts_with(&r.calls[0].tool)
+                    && head[r.calls[0].tool.len()..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_alphanumeric() && c != '_' && c != '-');
+                if whole {
+                    rules.push(format!("`{label}` → tool assertion"));
+                } else {
+                    interpreted = true;
+                    notes.push(format!("tools read from the wording of `{label}`"));
+                }
+                match &mut tool_field {
+                    Some(prev) => merge(prev, r),
+                    None => tool_field = Some(r),
+                }
+            }
+            Some(LabelRole::Args) => {
+                if !lexicon::is_none_word(text) && !reading::prepare(text).trim().is_empty() {
+                    args_fields.push((label.to_string(), text.to_string()));
+                }
+            }
+            Some(LabelRole::Expected)
+                if lexicon::is_none_word(text)
+                    && lexicon::has_any(&lexicon::fold(text), lexicon::TOOL_NOUNS) =>
+            {
+                d.negative = true;
+                rules.push(format!("`{label}` = `{text}` → isNegative"));
+            }
+            Some(LabelRole::Expected) => {
+                let r = reading::read(text, cat);
+                if !r.is_empty() {
+                    interpreted = true;
+                    notes.push(format!("expectations read from the wording of `{label}`"));
+                }
+                for n in reading::needles(text) {
+                    interpreted = true;
+                    let note = format!("response needles read from the wording of `{label}`");
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                    if !d.contains.iter().any(|x| x.text == n) {
+                        d.contains.push(Needle {
+                            text: n,
+                            case_sensitive: None,
+                        });
+                    }
+                }
+                merge(&mut expected_reading, r);
+                if d.expected_output.is_none() {
+                    d.expected_output = Some(prepare(text).trim().to_string());
+                    rules.push(format!("`{label}` → expectedOutput"));
+                }
+            }
+            Some(LabelRole::Forbidden) => {
+                let r = reading::read(text, cat);
+                let mut names = r.never;
+                names.extend(r.calls.into_iter().map(|c| c.tool));
+                for n in names {
+                    if !d.never_called.contains(&n) {
+                        d.never_called.push(n);
+                    }
+                }
+                rules.push(format!("`{label}` → toolNeverCalled"));
+            }
+            Some(LabelRole::Contains) => {
+                d.contains.push(Needle {
+                    text: unquote_prompt(text),
+                    case_sensitive: None,
+                });
+                rules.push(format!("`{label}` → responseContains"));
+            }
+            Some(LabelRole::Notes) => {
+                let r = reading::read(text, cat);
+                if r.negative.is_some() || !r.never.is_empty() {
+                    interpreted = true;
+                    notes.push(format!("expectations read from the wording of `{label}`"));
+                }
+                merge(&mut notes_reading, r);
+            }
+            Some(LabelRole::Negative) => {
+                if lexicon::truthy(text) == Some(true) {
+                    d.negative = true;
+                    rules.push(format!("`{label}` → isNegative"));
+                }
+            }
+            Some(LabelRole::Type) => {
+                let f = lexicon::fold(text);
+                if lexicon::has_any(
+                    &f,
+                    &[
+                        "negative",
+                        "negativ*",
+                        "negatif",
+                        "negativo",
+                        "negatief",
+                        "ネガティブ",
+                        "否定",
+                        "부정",
+                    ],
+                ) {
+                    d.negative = true;
+                    rules.push(format!("`{label}` = negative → isNegative"));
+                }
+            }
+            Some(LabelRole::Prompt) | Some(LabelRole::Steps) if i == prompt_seg => {
+                // Words around a prompt read from a quote inside a field ("Send: "…"").
+                if prompt_span.is_none() && !has_expect_label && s.role == Some(LabelRole::Steps) {
+                    let r = reading::read(&without_prompt(&s.text, &d.prompts[0]), cat);
+                    merge(&mut expected_reading, r);
+                }
+            }
+            Some(LabelRole::Steps) => {
+                let r = reading::read(text, cat);
+                if !r.is_empty() {
+                    interpreted = true;
+                }
+                merge(&mut expected_reading, r);
+            }
+            None if !has_expect_label => {
+                // Unlabelled text: what is not the prompt is the expectation.
+                let t = if i == prompt_seg {
+                    match prompt_span {
+                        Some((a, b)) => {
+                            let raw = s.text.clone();
+                            let open = raw[..a].char_indices().last().map_or(0, |(i, _)| i);
+                            let close = b + raw[b..].chars().next().map_or(0, char::len_utf8);
+                            let mut x = raw[..open].to_string();
+                            x.push_str(" \u{2192} ");
+                            x.push_str(&raw[close..]);
+                            x
+                        }
+                        None => String::new(),
+                    }
+                } else {
+                    s.text.clone()
+                };
+                let r = reading::read(&t, cat);
+                if !r.is_empty() {
+                    interpreted = true;
+                }
+                merge(&mut expected_reading, r);
+            }
+            _ => {
+                if let Some(l) = &s.label
+                    && !matches!(
+                        s.role,
+                        Some(
+                            LabelRole::Metadata
+                                | LabelRole::Id
+                                | LabelRole::Title
+                                | LabelRole::Status
+                                | LabelRole::Prompt
+                        )
+                    )
+                    && s.role.is_some()
+                {
+                    notes.push(super::fields::unread_note(l));
+                }
+            }
+        }
+    }
+    // Tools: the tool field first, then the expectation's wording.
+    let mut calls: Vec<ExpectedCall> = Vec::new();
+    let mut never: Vec<String> = Vec::new();
+    let mut negative_word: Option<String> = None;
+    for r in [
+        tool_field.as_ref(),
+        Some(&expected_reading),
+        Some(&notes_reading),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if negative_word.is_none() {
+            negative_word = r.negative.clone();
+        }
+        for n in &r.never {
+            if !never.contains(n) {
+                never.push(n.clone());
+            }
+        }
+        for note in &r.notes {
+            if !notes.contains(note) {
+                notes.push(note.clone());
+            }
+        }
+    }
+    // Notes name forbidden tools and negatives, not the tools to call.
+    for r in [tool_field.as_ref(), Some(&expected_reading)]
+        .into_iter()
+        .flatten()
+    {
+        for c in &r.calls {
+            match calls.iter_mut().find(|x| x.tool == c.tool) {
+                Some(x) => {
+                    if x.args.is_none() {
+                        x.args = c.args.clone();
+                    }
+                }
+                None => calls.push(c.clone()),
+            }
+        }
+    }
+    if let Some(w) = &negative_word
+        && !d.negative
+    {
+        d.negative = true;
+        notes.push(format!("negative: \"{w}\""));
+    }
+    // Arguments fields go to the first expected tool.
+    for (label, text) in &args_fields {
+        if let Some(first) = calls.first_mut() {
+            if let Some(a) = reading::read_args_field(text, &first.tool, cat) {
+                let args = first.args.get_or_insert_with(Default::default);
+                for (k, v) in a {
+                    args.insert(k, v);
+                }
+                rules.push(format!("`{label}` → toolCalledWith.args"));
+            } else {
+                notes.push(format!(
+                    "the `{label}` value could not be read as arguments of `{}`",
+                    first.tool
+                ));
+            }
+        } else if !d.negative {
+            notes.push(format!(
+                "`{label}` given without a tool; the arguments were not used"
+            ));
+        }
+    }
+    if d.negative {
+        if !calls.is_empty() {
+            notes.push("the case is negative, so its expected tool calls were dropped".into());
+        }
+        calls.clear();
+    }
+    never.retain(|n| !calls.iter().any(|c| &c.tool == n));
+    d.expected_calls = calls;
+    for n in never {
+        if !d.never_called.contains(&n) {
+            d.never_called.push(n);
+        }
+    }
+    // Every named tool forbidden: no tool at all.
+    if !d.negative
+        && !cat.is_empty()
+        && d.expected_calls.is_empty()
+        && d.never_called.len() >= cat.len()
+    {
+        let all = (0..cat.len()).all(|i| d.never_called.iter().any(|n| n == cat.name(i)));
+        if all {
+            d.negative = true;
+            d.never_called.clear();
+            notes.push("every tool of the target is forbidden: a negative case".into());
+        }
+    }
+    let expects = d.negative
+        || !d.expected_calls.is_empty()
+        || !d.never_called.is_empty()
+        || (has_expect_label && !quoted_prompt);
+    if quoted_prompt && !expects && !info.structured {
+        return None;
+    }
+    if quoted_prompt && !info.structured {
+        notes.push("the prompt was read from a quoted utterance".into());
+    }
+    if says_dropped_unit(segs) {
+        return None;
+    }
+    if interpreted || !notes.is_empty() {
+        d.notes = notes;
+    } else {
+        rules.dedup();
+        d.exact_rule = Some(format!("{}: {}", info.shape, rules.join("; ")));
+    }
+    d.ensure_title();
+    Some(d)
+}
+
+fn says_dropped_unit(segs: &[Segment]) -> bool {
+    let all: Vec<&str> = segs
+        .iter()
+        .filter(|s| s.role.is_none() || s.role == Some(LabelRole::Notes))
+        .map(|s| s.text.as_str())
+        .collect();
+    !all.is_empty()
+        && segs.iter().all(|s| s.role != Some(LabelRole::Status))
+        && says_dropped(&all.join("\n"))
+}
+
+fn in_struck(t: &str, at: usize) -> bool {
+    t[..at].matches("~~").count() % 2 == 1
+}
+
+fn without_prompt(text: &str, prompt: &str) -> String {
+    let t = text.nfkc_string();
+    match t.find(prompt) {
+        Some(i) => format!("{} \u{2192} {}", &t[..i], &t[i + prompt.len()..]),
+        None => t,
+    }
+}
+
+fn merge(into: &mut Reading, r: Reading) {
+    if into.negative.is_none() {
+        into.negative = r.negative;
+    }
+    for c in r.calls {
+        match into.calls.iter_mut().find(|x| x.tool == c.tool) {
+            Some(x) => {
+                if x.args.is_none() {
+                    x.args = c.args;
+                }
+            }
+            None => into.calls.push(c),
+        }
+    }
+    for n in r.never {
+        if !into.never.contains(&n) {
+            into.never.push(n);
+        }
+    }
+    into.notes.extend(r.notes);
+}
+
+trait Nfkc {
+    fn nfkc_string(&self) -> String;
+}
+
+impl Nfkc for str {
+    fn nfkc_string(&self) -> String {
+        use unicode_normalization::UnicodeNormalization;
+        self.nfkc().collect()
+    }
+}
+
+impl Nfkc for String {
+    fn nfkc_string(&self) -> String {
+        self.as_str().nfkc_string()
+    }
+}
+
+/// Splits a line at a leading label: `**Prompt:** …`, `- Erwartung: …`, `入力：「…」`.
+pub fn leading_label(line: &str) -> Option<(String, String)> {
+    let t = line.trim_start();
+    let t = t
+        .trim_start_matches(['-', '*', '+', '•', '>', '▪', '◦'])
+        .trim_start();
+    let t = strip_checkbox(t);
+    let t = strip_number(t);
+    let colon = t.find([':', '：'])?;
+    let head = &t[..colon];
+    let struck = head.trim_start().starts_with("~~");
+    let head_clean = head
+        .trim()
+        .trim_start_matches('~')
+        .trim_matches(['*', '_'])
+        .trim();
+    let cjk = head_clean.chars().any(lexicon::is_cjk);
+    if head_clean.is_empty()
+        || head_clean.chars().count() > 40
+        || (!cjk && head_clean.split_whitespace().count() > 3)
+        || (cjk && head_clean.chars().count() > 10)
+        || !head_clean.chars().next().is_some_and(char::is_alphabetic)
+        || head_clean.contains(['"', '“', '「', '„', '«', '`', '·', '→', '➜', '|'])
+    {
+        return None;
+    }
+    // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label.
+    let f = lexicon::fold(head_clean);
+    let first = f.split_whitespace().next().unwrap_or_default();
+    if lexicon::NO_DETERMINER.contains(&first) || lexicon::NEGATION.contains(&first) {
+        return None;
+    }
+    let role = label_role(head_clean)?;
+    if !matches!(
+        role,
+        LabelRole::Prompt
+            | LabelRole::Steps
+            | LabelRole::Tool
+            | LabelRole::Args
+            | LabelRole::Expected
+            | LabelRole::Contains
+            | LabelRole::Forbidden
+            | LabelRole::Notes
+            | LabelRole::Negative
+    ) {
+        return None;
+    }
+    let rest = &t[colon + t[colon..].chars().next()?.len_utf8()..];
+    let rest = rest.trim_start_matches(['*', '_']).trim();
+    let rest = if struck {
+        format!("~~{rest}")
+    } else {
+        rest.to_string()
+    };
+    Some((head_clean.to_string(), rest))
+}
+
+pub fn strip_checkbox(t: &str) -> &str {
+    for b in ["[ ]", "[x]", "[X]", "[✓]", "[-]"] {
+        if let Some(r) = t.strip_prefix(b) {
+            return r.trim_start();
+        }
+    }
+    t
+}
+
+pub fn strip_number(t: &str) -> &str {
+    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits > 0 && digits < 4 {
+        let r = &t[digits..];
+        if let Some(x) = r.strip_prefix(['.', ')']) {
+            return x.trim_start();
+        }
+    }
+    t
+}
+
+/// Splits a unit's text into labelled segments; a label may start a line or follow a
+/// sentence end (`… twice. Expected: …`).
+pub fn segments_of(text: &str) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    let mut cur = Segment::plain(String::new());
+    let mut cur_indent = 0usize;
+    let push_text = |cur: &mut Segment, t: &str| {
+        if !cur.text.is_empty() {
+            cur.text.push('\n');
+        }
+        cur.text.push_str(t);
+    };
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        let deeper_args =
+            matches!(cur.role, Some(LabelRole::Args | LabelRole::Steps)) && indent > cur_indent;
+        let mut rest = match leading_label(line).filter(|_| !deeper_args) {
+            Some((label, rest)) => {
+                if !cur.text.trim().is_empty() || cur.label.is_some() {
+                    out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+                }
+                cur = Segment::labelled(&label, String::new());
+                cur_indent = indent;
+                rest
+            }
+            None => line.to_string(),
+        };
+        // `"What is 4 + 4?" Expected: …`, `… answered 41 (!). Expected: …`: a label
+        // after a quote or a sentence end inside the line.
+        while let Some((before, label, after)) = inline_label(&rest) {
+            if !before.trim().is_empty() {
+                push_text(&mut cur, &before);
+            }
+            out.push(std::mem::replace(
+                &mut cur,
+                Segment::labelled(&label, String::new()),
+            ));
+            cur_indent = indent;
+            rest = after;
+        }
+        push_text(&mut cur, &rest);
+    }
+    if !cur.text.trim().is_empty() || cur.label.is_some() {
+        out.push(cur);
+    }
+    for s in &mut out {
+        s.text = s.text.trim_matches('\n').to_string();
+    }
+    out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
+    out
+}
+
+/// A label after a sentence end inside a line: `(before, label, after)`.
+fn inline_label(line: &str) -> Option<(String, String, String)> {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < line.len() {
+        let c = line[i..].chars().next()?;
+        let dash = matches!(c, '—' | '–') && i > 0 && b[i - 1] == b' ';
+        if (dash
+            || matches!(
+                c,
+                '.' | ';' | '!' | '?' | '。' | ')' | '"' | '”' | '」' | '»'
+            ))
+            && b.get(i + c.len_utf8()) == Some(&b' ')
+        {
+            let after = line[i + c.len_utf8()..].trim_start();
+            if let Some(colon) = after.find([':', '：']) {
+                let head = after[..colon].trim();
+                if !head.is_empty()
+                    && head.split_whitespace().count() <= 3
+                    && head.chars().next().is_some_and(char::is_uppercase)
+                    && let Some(role) = label_role(head)
+                    && matches!(
+                        role,
+                        LabelRole::Expected | LabelRole::Tool | LabelRole::Args | LabelRole::Notes
+                    )
+                {
+                    let rest = after[colon..].chars().skip(1).collect::<String>();
+                    let upto = if dash { i } else { i + c.len_utf8() };
+                    return Some((
+                        line[..upto].to_string(),
+                        head.to_string(),
+                        rest.trim().to_string(),
+                    ));
+                }
+            }
+        }
+        i += c.len_utf8();
+    }
+    None
+}
+
+/// A value as text.
+pub fn value_text(v: &Value) -> String {
+    super::draft::value_text(v)
+}
