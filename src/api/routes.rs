@@ -792,7 +792,7 @@ async fn save_draft(
     AxState(s): St,
     who: Principal,
     Path((p, j, d)): Path<(String, String, String)>,
-    Body(b): Body<EvalCaseUpdate>,
+    MemberBody(b): MemberBody<EvalCaseUpdate>,
 ) -> R<AuthoringDraft> {
     s.service.save_draft(&who, &p, &j, &d, &b).map(Json)
 }
