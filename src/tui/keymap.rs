@@ -43,6 +43,10 @@ pub enum Action {
     Tools,
     Prompts,
     Resources,
+    /// A server's protocol events.
+    Protocol,
+    /// Copy the selected item (a protocol message) to the clipboard.
+    Copy,
     /// Edit the selected item (a case).
     Edit,
     /// Paste or load a test plan into the selected suite.
@@ -98,6 +102,8 @@ impl Action {
             Action::Tools => "tools",
             Action::Prompts => "prompts",
             Action::Resources => "resources",
+            Action::Protocol => "protocol",
+            Action::Copy => "copy",
             Action::Edit => "edit",
             Action::Import => "import",
             Action::StartRun => "start a run",
@@ -262,6 +268,8 @@ impl Default for Keymap {
             (Key::ch('t'), Tools),
             (Key::ch('p'), Prompts),
             (Key::ch('R'), Resources),
+            (Key::ch('P'), Protocol),
+            (Key::ch('y'), Copy),
             (Key::ch('e'), Edit),
             (Key::ch('i'), Import),
             (Key::ch('s'), StartRun),

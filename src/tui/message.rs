@@ -19,7 +19,8 @@ use crate::spec::host::{Host, HostSummary};
 use crate::spec::import::{EvalCaseImportRequest, EvalCaseImported, ImportResponse};
 use crate::spec::primitives::{
     DoctorReport, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
-    ResourceReadRequest, ToolCallRequest, ToolItem, ValidateResult,
+    ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem, TrafficPage,
+    ValidateResult,
 };
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::schedule::{SchedulePatch, SuiteSchedule};
@@ -117,6 +118,12 @@ pub enum Request {
         project: String,
         server: String,
         call_id: String,
+    },
+    /// The server's protocol events after `after`.
+    Traffic {
+        project: String,
+        server: String,
+        after: u64,
     },
     Prompts {
         project: String,
@@ -297,6 +304,7 @@ pub enum Slot {
     /// Calling a tool, rendering a prompt, reading a resource.
     ServerCall,
     ServerCancel,
+    ServerTraffic,
     Cases,
     CaseWrite,
     SuiteDetail,
@@ -363,6 +371,7 @@ impl Request {
                 Slot::ServerCall
             }
             Request::CancelCall { .. } => Slot::ServerCancel,
+            Request::Traffic { .. } => Slot::ServerTraffic,
             Request::CreateEnvironment { .. } | Request::UpdateEnvironment { .. } => {
                 Slot::EnvironmentWrite
             }
@@ -414,6 +423,7 @@ impl Request {
             Request::Tools { .. } => "list tools".into(),
             Request::CallTool { body, .. } => format!("call tool {}", body.tool_name),
             Request::CancelCall { .. } => "cancel the call".into(),
+            Request::Traffic { .. } => "read the protocol events".into(),
             Request::Prompts { .. } => "list prompts".into(),
             Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
             Request::Resources { .. } => "list resources".into(),
@@ -488,9 +498,16 @@ pub enum Reply {
         server: String,
         items: Vec<PromptItem>,
     },
+    /// Resources and resource templates (none when the server lists none).
     Resources {
         server: String,
         items: Vec<ResourceItem>,
+        templates: Vec<ResourceTemplateItem>,
+    },
+    /// Protocol events of a server, oldest first.
+    Traffic {
+        server: String,
+        page: TrafficPage,
     },
     /// Whether a running call was found and cancelled.
     CallCancelled {
@@ -724,9 +741,26 @@ pub async fn execute(
             server: server.clone(),
             items: mcp_all(|r| async move { b.prompts(project, server, &r).await }).await?,
         },
-        Request::Resources { project, server } => Reply::Resources {
+        Request::Resources { project, server } => {
+            let items = mcp_all(|r| async move { b.resources(project, server, &r).await }).await?;
+            // A server without templates (or that refuses the list) has none to fill in.
+            let templates =
+                mcp_all(|r| async move { b.resource_templates(project, server, &r).await })
+                    .await
+                    .unwrap_or_default();
+            Reply::Resources {
+                server: server.clone(),
+                items,
+                templates,
+            }
+        }
+        Request::Traffic {
+            project,
+            server,
+            after,
+        } => Reply::Traffic {
             server: server.clone(),
-            items: mcp_all(|r| async move { b.resources(project, server, &r).await }).await?,
+            page: b.server_traffic(project, server, *after).await?,
         },
         Request::CallTool {
             project,

@@ -56,6 +56,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
     let mut term = terminal::enter()?;
     let _restore = terminal::RestoreOnDrop;
     let mut app = App::new(backend);
+    app.copy_to_terminal(true);
     if let Some(u) = url {
         app.open_url(u);
     }

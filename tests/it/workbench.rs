@@ -981,3 +981,164 @@ async fn a_url_question_shows_the_page_and_asks_for_consent() {
     assert_eq!(a.action, ElicitationAction::Accept);
     assert!(a.content.is_none());
 }
+
+/// A saved server running the demo with the tools that ask things of the client, sampling
+/// answered by a script.
+async fn add_asker(b: &dyn Backend, project: &str, dir: &std::path::Path) {
+    use evaldeck::spec::client_features::SamplingPolicy;
+    use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
+    let mut config = ServerConfig::new(Transport::Stdio {
+        command: dir.join("evaldeck").display().to_string(),
+        args: vec!["demo-server".into(), "--client-features".into()],
+        env: Default::default(),
+        cwd: None,
+    });
+    config.client.sampling = Some(SamplingPolicy::Scripted {
+        text: "Paris".into(),
+    });
+    b.create_server(project, &ServerCreate::new("asker", config))
+        .await
+        .expect("saved");
+}
+
+/// Clock times in the protocol view, and its count of events (the server's stderr line
+/// comes when it comes), made stable for snapshots.
+fn steady(screen: String) -> String {
+    let s = regex::Regex::new(r"\d{2}:\d{2}:\d{2}\.\d{3}")
+        .unwrap()
+        .replace_all(&screen, "[clock]     ")
+        .into_owned();
+    let s = regex::Regex::new(r"Protocol \(\d+\)")
+        .unwrap()
+        .replace_all(&s, "Protocol [n]")
+        .into_owned();
+    regex::Regex::new(r"(/ tools/list +\d+)/\d+")
+        .unwrap()
+        .replace_all(&s, "$1/[n]")
+        .into_owned()
+}
+
+/// The protocol view: the server's traffic both ways as a list (newest last), the selected
+/// message in full below, the revision the connection speaks in its title; `/` filters it,
+/// `y` copies the message, and what happens meanwhile comes in as it happens.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_protocol_view_shows_the_traffic_live_filtered_and_copyable() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.keys(&["2", "t"]);
+        h.drain().await;
+        h.press("P");
+        h.drain().await;
+        let screen = h.screen();
+        assert!(screen.contains("demo › Protocol ("), "{screen}");
+        assert!(screen.contains("MCP 2026-07-28"), "{screen}");
+        assert!(screen.contains("→ tools/list #"), "{screen}");
+        assert!(screen.contains("← response #"), "{screen}");
+        // With the detail focused, `/` filters the events.
+        h.press("Tab");
+        h.press("/");
+        h.type_text("tools/list");
+        h.press("Enter");
+        let screen = h.screen();
+        assert!(screen.contains("/ tools/list"), "{screen}");
+        assert!(!screen.contains("server/discover"), "{screen}");
+        snapshot(&format!("workbench_protocol_{w}x{rows}"), steady(screen));
+        // `y` copies the selected message, as pretty JSON.
+        h.press("y");
+        let copied: serde_json::Value =
+            serde_json::from_str(h.app.copied().expect("copied")).expect("JSON");
+        assert_eq!(copied["method"], "tools/list", "{copied}");
+        assert!(h.shows("copied"), "{}", h.screen());
+        h.press("Esc");
+        // A call made meanwhile (here from outside the workbench) shows up by itself.
+        b.call_tool(
+            &project,
+            "demo",
+            &evaldeck::spec::primitives::ToolCallRequest::new(
+                "echo".to_string(),
+                Some(
+                    json!({"message": "from elsewhere"})
+                        .as_object()
+                        .unwrap()
+                        .clone(),
+                ),
+            ),
+        )
+        .await
+        .expect("called");
+        tokio::time::sleep(std::time::Duration::from_millis(600)).await;
+        h.app.on_tick();
+        h.drain().await;
+        assert!(h.shows("→ tools/call #"), "{}", h.screen());
+        h.keys(&["G", "k", "y"]);
+        assert!(
+            h.app
+                .copied()
+                .unwrap_or_default()
+                .contains("from elsewhere"),
+            "{}",
+            h.screen()
+        );
+    }
+}
+
+/// A resource template is listed after the resources; Enter opens a form with a field per
+/// variable of the template, the URI it makes shown as it is typed; Ctrl-S reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_template_is_filled_in_and_read() {
+    for (w, rows) in SIZES {
+        let (mut h, _b, _dir) = app(w, rows).await;
+        h.keys(&["2", "R"]);
+        h.drain().await;
+        h.press("Tab");
+        h.press("G");
+        assert!(h.shows("demo://items/{id}  template"), "{}", h.screen());
+        assert!(h.shows("variables     id"), "{}", h.screen());
+        h.press("Enter");
+        assert!(h.shows("Read resource item"), "{}", h.screen());
+        // Required: nothing is read without it.
+        h.press("C-s");
+        assert!(h.shows("✗ required"), "{}", h.screen());
+        h.type_text("item-3");
+        let screen = h.screen();
+        assert!(
+            screen.contains("demo://items/{id}  →  demo://items/item-3"),
+            "{screen}"
+        );
+        snapshot(&format!("workbench_template_form_{w}x{rows}"), screen);
+        h.press("C-s");
+        h.drain().await;
+        let screen = h.screen();
+        assert!(screen.contains("resource demo://items/item-3"), "{screen}");
+        assert!(screen.contains("Item 3"), "{screen}");
+    }
+}
+
+/// A server that asks for sampling during a call: the result says how evaldeck answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sampling_request_during_a_call_is_noted_with_its_result() {
+    let (mut h, b, dir) = app(120, 36).await;
+    let project = demo_project(&b).await;
+    add_asker(b.as_ref(), &project, dir.path()).await;
+    h.press("2");
+    h.press("r");
+    h.drain().await;
+    h.press("G");
+    h.press("t");
+    h.drain().await;
+    pick_tool(&mut h, b.as_ref(), &project, "asker", "ask-llm").await;
+    h.press("Enter");
+    h.type_text("Capital of France?");
+    h.press("C-s");
+    h.drain().await;
+    // The notes come with the server's events, read once the call has ended.
+    h.drain().await;
+    let screen = h.screen();
+    assert!(screen.contains("Paris"), "{screen}");
+    assert!(screen.contains("during the call"), "{screen}");
+    assert!(
+        screen.contains("the server asked for sampling; answered with the"),
+        "{screen}"
+    );
+}

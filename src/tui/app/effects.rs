@@ -128,7 +128,9 @@ impl App {
                 ));
             }
             Effect::Notify(m) => self.notify(m),
+            Effect::Copy(text) => self.copy(text),
             Effect::OpenCallForm(form) => self.overlay = Some(Overlay::CallForm(form)),
+            Effect::OpenTemplateForm(form) => self.overlay = Some(Overlay::Template(form)),
             Effect::OpenImport { suite, suite_name } => {
                 let Some(project) = self.nav.active.clone() else {
                     return;

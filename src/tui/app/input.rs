@@ -102,8 +102,12 @@ impl App {
             return;
         }
         if self.focused_list().filter_key(&key) == FilterKey::Consumed {
+            let s = self.section();
             if self.focus == Focus::Nav {
                 self.on_nav_moved();
+            } else if self.focus == Focus::Detail && self.pane_mut(s).detail_list().is_some() {
+                // The detail's own list: its item is shown from the top.
+                self.pane_mut(s).detail().top();
             } else {
                 self.with_pane(|p, cx| {
                     p.on_select(cx);
@@ -122,6 +126,7 @@ impl App {
             Some(Overlay::Palette(p)) => p.paste(text),
             Some(Overlay::Form { form, .. }) => form.paste(text),
             Some(Overlay::Ask(a)) => a.paste(text),
+            Some(Overlay::Template(t)) => t.paste(text),
             Some(Overlay::CallForm(f)) => f.paste(text),
             Some(Overlay::Import(s)) => s.paste(text),
             Some(Overlay::RunPicker(p)) => p.paste(text),
@@ -213,6 +218,19 @@ impl App {
                     self.notify(format!("answered {}: {}", a.server, action.as_str()));
                 }
             },
+            Overlay::Template(mut form) => {
+                use crate::tui::panes::template_form::TemplateOutcome;
+                let project = self.nav.active.clone().unwrap_or_default();
+                match form.handle_key(key, &project) {
+                    TemplateOutcome::Keep => self.overlay = Some(Overlay::Template(form)),
+                    TemplateOutcome::Cancel => {}
+                    TemplateOutcome::Read(req) => {
+                        self.notify(format!("{}…", req.describe()));
+                        self.servers.show(&form.server, ServerView::Output);
+                        self.dispatch(req);
+                    }
+                }
+            }
             Overlay::CallForm(mut form) => {
                 let project = self.nav.active.clone().unwrap_or_default();
                 match form.handle_key(key, &project) {
@@ -334,8 +352,15 @@ impl App {
     pub(super) fn focused_list(&mut self) -> &mut ListView {
         match self.focus {
             Focus::Nav => &mut self.nav.list,
-            Focus::List | Focus::Detail => {
+            Focus::List => {
                 let s = self.section();
+                self.pane_mut(s).list()
+            }
+            Focus::Detail => {
+                let s = self.section();
+                if self.pane_mut(s).detail_list().is_some() {
+                    return self.pane_mut(s).detail_list().expect("checked");
+                }
                 self.pane_mut(s).list()
             }
         }
@@ -430,7 +455,8 @@ impl App {
                 self.overlay = Some(Overlay::Palette(Palette::new(self.palette_entries())))
             }
             Action::Filter => {
-                if self.focus == Focus::Detail {
+                let s = self.section();
+                if self.focus == Focus::Detail && self.pane_mut(s).detail_list().is_none() {
                     self.focus = Focus::List;
                 }
                 self.focused_list().start_filter();

@@ -54,6 +54,8 @@ mod view;
 const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 /// How often the runs list is read again while it is on screen.
 const RUNS_EVERY: Duration = Duration::from_secs(3);
+/// How often the protocol events on screen are read again.
+const TRAFFIC_EVERY: Duration = Duration::from_millis(500);
 /// How long a footer notice stays.
 const NOTICE_FOR: Duration = Duration::from_secs(4);
 
@@ -88,6 +90,8 @@ enum Overlay {
     /// The conversation with the project's agent (kept in `App::agent` while closed).
     Agent,
     Credits(CreditsView),
+    /// A resource template's variables, to read the resource they name.
+    Template(Box<crate::tui::panes::template_form::TemplateForm>),
     /// A server's question during a call (elicitation).
     Ask(Box<crate::tui::panes::elicit::Ask>),
     /// Asks for a file path (an `mcp.json` to import).
@@ -155,6 +159,9 @@ pub struct App {
     agent: AgentChat,
     /// A section to read again once a borrow of the overlay ends.
     reload_later: Option<Section>,
+    /// The text last copied, and whether copying reaches the terminal (OSC 52).
+    copied: Option<String>,
+    osc52: bool,
 }
 
 impl App {
@@ -217,6 +224,8 @@ impl App {
             kept_import: None,
             agent: AgentChat::default(),
             reload_later: None,
+            copied: None,
+            osc52: false,
         };
         app.dispatch(Request::Me);
         app.dispatch(Request::Projects);
@@ -267,6 +276,30 @@ impl App {
         self.quit
     }
 
+    /// Copying writes to the terminal's clipboard (OSC 52); off unless on a terminal.
+    pub fn copy_to_terminal(&mut self, on: bool) {
+        self.osc52 = on;
+    }
+
+    /// The text last copied.
+    pub fn copied(&self) -> Option<&str> {
+        self.copied.as_deref()
+    }
+
+    pub(super) fn copy(&mut self, text: String) {
+        let n = text.chars().count();
+        if self.osc52 {
+            use base64::Engine;
+            use std::io::Write;
+            let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+            let mut out = std::io::stdout();
+            let _ = write!(out, "\x1b]52;c;{b64}\x07");
+            let _ = out.flush();
+        }
+        self.notify(format!("copied {n} characters"));
+        self.copied = Some(text);
+    }
+
     pub fn focus(&self) -> Focus {
         self.focus
     }
@@ -281,6 +314,8 @@ impl App {
             || self.errors.iter().any(|e| e.retry.is_some())
             // The runs list stays live while it is on screen (runs started anywhere).
             || self.section() == Section::Runs
+            // So do a server's protocol events.
+            || (self.section() == Section::Servers && self.servers.watched_traffic().is_some())
     }
 
     // --- the reply queue ----------------------------------------------------------------

@@ -306,6 +306,11 @@ impl App {
                 self.runs.set_comparison(c);
                 self.focus = Focus::Detail;
             }
+            Reply::Traffic { server, page } => {
+                if self.servers.on_traffic(&server, page) {
+                    self.read_traffic(&server);
+                }
+            }
             Reply::CallCancelled { server, cancelled } => {
                 if !cancelled {
                     // It had already ended: its answer is on its way.
@@ -350,8 +355,14 @@ impl App {
                 self.servers.saw(&server, Ok(()), Some(ServerView::Prompts));
                 self.servers.sync_sub();
             }
-            Reply::Resources { server, items } => {
-                self.servers.mcp_mut(&server).resources = Some(items);
+            Reply::Resources {
+                server,
+                items,
+                templates,
+            } => {
+                let m = self.servers.mcp_mut(&server);
+                m.resources = Some(items);
+                m.templates = Some(templates);
                 self.servers
                     .saw(&server, Ok(()), Some(ServerView::Resources));
                 self.servers.sync_sub();
@@ -363,13 +374,21 @@ impl App {
                 value,
             } => {
                 self.servers.saw(&server, Ok(()), None);
-                self.servers.end_call(&server);
+                let window = self
+                    .servers
+                    .end_call(&server)
+                    .map(|r| (r.started_ms, chrono::Utc::now().timestamp_millis()));
                 self.servers.mcp_mut(&server).output = Some(Output {
                     title,
                     request,
                     value,
                     elapsed_ms: elapsed.as_millis(),
+                    window,
                 });
+                // What evaldeck decided for the server during the call shows with it.
+                if window.is_some() {
+                    self.read_traffic(&server);
+                }
                 self.servers.show(&server, ServerView::Output);
                 if self.section() == Section::Servers {
                     self.focus = Focus::Detail;
@@ -392,7 +411,9 @@ impl App {
                     request: serde_json::to_value(body).unwrap_or_default(),
                     value: serde_json::json!({"cancelled": true, "message": e.message}),
                     elapsed_ms: r.started.elapsed().as_millis(),
+                    window: Some((r.started_ms, chrono::Utc::now().timestamp_millis())),
                 });
+                self.read_traffic(&server);
                 return;
             }
         }
@@ -485,6 +506,14 @@ impl App {
         self.errors.push_back(modal);
     }
 
+    /// Reads a server's protocol events newer than those on screen.
+    pub(super) fn read_traffic(&mut self, server: &str) {
+        if let Some(project) = self.nav.active.clone() {
+            let req = self.servers.traffic_request(&project, server);
+            self.dispatch(req);
+        }
+    }
+
     /// Advances the spinner, fires due retries and expires the notice.
     pub fn on_tick(&mut self) {
         self.frame = self.frame.wrapping_add(1);
@@ -511,6 +540,19 @@ impl App {
         {
             self.runs_read = Some(now);
             self.reload(Section::Runs);
+        }
+        // The protocol view (and a running call's notes) stay live.
+        if self.section() == Section::Servers
+            && !self.pending.contains_key(&Slot::ServerTraffic)
+            && let Some(id) = self.servers.watched_traffic().map(str::to_string)
+            && self
+                .servers
+                .mcp
+                .get(&id)
+                .and_then(|m| m.traffic_read)
+                .is_none_or(|t| t.elapsed() >= TRAFFIC_EVERY)
+        {
+            self.read_traffic(&id);
         }
     }
 }

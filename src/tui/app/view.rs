@@ -291,6 +291,7 @@ impl App {
             }
             Some(Overlay::RunPicker(p)) => p.render(f, area, &theme),
             Some(Overlay::Ask(a)) => a.render(f, main_area, &theme),
+            Some(Overlay::Template(t)) => t.render(f, main_area, &theme),
             Some(Overlay::Path { input, error }) => {
                 render_path_prompt(f, area, &theme, input, error.as_deref())
             }

@@ -32,7 +32,8 @@ impl Model for SchemaModel {
         self.paths.load(fields, v)
     }
     fn validate(&self, v: &Value) -> Vec<String> {
-        schema_form::problems(&self.schema, v, "", false)
+        // A missing required value is marked on its field already.
+        schema_form::problems(&self.schema, v, "", true)
     }
     fn as_any(&mut self) -> &mut dyn std::any::Any {
         self

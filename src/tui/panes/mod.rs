@@ -11,11 +11,13 @@ pub mod environments;
 pub mod hosts;
 pub mod import;
 pub mod projects;
+pub mod protocol;
 pub mod run_picker;
 pub mod runs;
 pub mod servers;
 pub mod suite_edit;
 pub mod suites;
+pub mod template_form;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
@@ -50,10 +52,14 @@ pub enum Effect {
     },
     OpenServerForm,
     OpenCallForm(Box<call_form::CallForm>),
+    /// The form that fills in a resource template's variables.
+    OpenTemplateForm(Box<template_form::TemplateForm>),
     /// Make this project the one the other panes show.
     ActivateProject(String),
     /// A short message in the footer.
     Notify(String),
+    /// Put text on the clipboard (the terminal's, through OSC 52).
+    Copy(String),
     /// The import screen for a suite.
     OpenImport {
         suite: String,
@@ -139,6 +145,11 @@ pub trait Pane {
     /// pane may read what the new item needs.
     fn on_select(&mut self, _cx: &mut Cx) {
         self.detail().top();
+    }
+    /// A list inside the detail (a server's tools, its protocol events): with the detail
+    /// focused, `/` filters it instead of the pane's list.
+    fn detail_list(&mut self) -> Option<&mut ListView> {
+        None
     }
     /// Commands of the detail, for the footer while it has focus.
     fn detail_commands(&self) -> Vec<Command> {

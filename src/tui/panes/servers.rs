@@ -11,13 +11,15 @@ use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::call_form::CallForm;
+use super::protocol::{self, Traffic};
+use super::template_form::TemplateForm;
 use super::{
     Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading,
     pad, pane_block, split, time,
 };
 use crate::spec::primitives::{
-    Check, CheckStatus, DoctorReport, DoctorStatus, PromptItem, ResourceItem, ToolItem,
-    ValidateResult,
+    Check, CheckStatus, DoctorReport, DoctorStatus, PromptItem, ResourceItem, ResourceTemplateItem,
+    ToolItem, TrafficPage, ValidateResult,
 };
 use crate::spec::server::{Server, Transport};
 use crate::tui::keymap::Action;
@@ -37,6 +39,8 @@ pub enum View {
     Resources,
     /// The last tool result, rendered prompt or resource read.
     Output,
+    /// The server's protocol events, live.
+    Protocol,
 }
 
 /// A tool result, a rendered prompt or resource contents, as the server sent them.
@@ -45,6 +49,9 @@ pub struct Output {
     pub request: Value,
     pub value: Value,
     pub elapsed_ms: u128,
+    /// When the call ran (epoch ms, from and to): the notes evaldeck took for the server
+    /// meanwhile (a sampling request answered) show with the result.
+    pub window: Option<(i64, i64)>,
 }
 
 /// What is known about one server from MCP.
@@ -63,6 +70,12 @@ pub struct Mcp {
     pub live: Option<Live>,
     /// The tool call running now, if any.
     pub running: Option<Running>,
+    /// The resource templates it lists (after its resources, in the same view).
+    pub templates: Option<Vec<ResourceTemplateItem>>,
+    /// Its protocol events as read so far.
+    pub traffic: Traffic,
+    /// When the events were last read.
+    pub traffic_read: Option<std::time::Instant>,
 }
 
 /// A tool call on its way: what it is, since when, how far the server says it is.
@@ -71,6 +84,8 @@ pub struct Running {
     pub tool: String,
     pub call_id: String,
     pub started: std::time::Instant,
+    /// The same instant in epoch milliseconds (protocol events carry those).
+    pub started_ms: i64,
     /// `(progress, total, message)` as the server last reported it.
     pub progress: Option<(f64, Option<f64>, Option<String>)>,
     /// Over a remote backend no progress comes: the spinner and the time say it runs.
@@ -94,8 +109,11 @@ pub struct ServersPane {
     pub view: View,
     /// By server id, so a reply for a server no longer selected still lands in its place.
     pub mcp: HashMap<String, Mcp>,
-    /// Tools, prompts or resources of the selected server.
+    /// Tools, prompts, resources or protocol events of the selected server.
     sub: ListView,
+    /// What the sub-list's keys were last built from (server, view, events' generation),
+    /// so a long event list is not rebuilt on every frame.
+    sub_built: Option<(String, View, u64)>,
 }
 
 impl ServersPane {
@@ -158,6 +176,19 @@ impl ServersPane {
             return;
         };
         let m = self.mcp.get(&id);
+        if self.view == View::Protocol {
+            let generation = m.map_or(0, |m| m.traffic.generation);
+            let built = (id.clone(), View::Protocol, generation);
+            if self.sub_built.as_ref() != Some(&built) {
+                let keys = m
+                    .map(|m| m.traffic.events.iter().map(protocol::key).collect())
+                    .unwrap_or_default();
+                self.sub.set_keys(keys);
+                self.sub_built = Some(built);
+            }
+            return;
+        }
+        self.sub_built = None;
         let keys: Vec<String> = match self.view {
             View::Tools => m
                 .and_then(|m| m.tools.as_ref())
@@ -167,14 +198,26 @@ impl ServersPane {
                 .and_then(|m| m.prompts.as_ref())
                 .map(|t| t.iter().map(|t| t.name.clone()).collect())
                 .unwrap_or_default(),
-            View::Resources => m
-                .and_then(|m| m.resources.as_ref())
-                .map(|t| {
-                    t.iter()
-                        .map(|r| format!("{} {}", r.name.clone().unwrap_or_default(), r.uri))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            View::Resources => {
+                m.and_then(|m| m.resources.as_ref())
+                    .map(|t| {
+                        t.iter()
+                            .map(|r| format!("{} {}", r.name.clone().unwrap_or_default(), r.uri))
+                            .chain(m.and_then(|m| m.templates.as_ref()).into_iter().flat_map(
+                                |ts| {
+                                    ts.iter().map(|t| {
+                                        format!(
+                                            "{} {} template",
+                                            t.name.clone().unwrap_or_default(),
+                                            t.uri_template
+                                        )
+                                    })
+                                },
+                            ))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
             _ => Vec::new(),
         };
         self.sub.set_keys(keys);
@@ -188,6 +231,7 @@ impl ServersPane {
             tool: tool.to_string(),
             call_id: call_id.to_string(),
             started: std::time::Instant::now(),
+            started_ms: chrono::Utc::now().timestamp_millis(),
             progress: None,
             remote,
             cancelling: false,
@@ -203,6 +247,56 @@ impl ServersPane {
     /// The call ended (answered, failed or cancelled); returns it.
     pub fn end_call(&mut self, server: &str) -> Option<Running> {
         self.mcp_mut(server).running.take()
+    }
+
+    /// The server whose protocol events are on screen and should be kept current: the
+    /// protocol view's, or that of a call running in the result view (its notes show).
+    pub fn watched_traffic(&self) -> Option<&str> {
+        let s = self.selected()?;
+        let calling = self.mcp.get(&s.id).is_some_and(|m| m.running.is_some());
+        (self.view == View::Protocol || (self.view == View::Output && calling))
+            .then_some(s.id.as_str())
+    }
+
+    /// The request for a server's events newer than those read.
+    pub fn traffic_request(&mut self, project: &str, server: &str) -> Request {
+        let m = self.mcp_mut(server);
+        m.traffic_read = Some(std::time::Instant::now());
+        Request::Traffic {
+            project: project.to_string(),
+            server: server.to_string(),
+            after: m.traffic.last_seq,
+        }
+    }
+
+    /// Events read: the list follows the newest while its cursor is on the last one.
+    /// Returns whether more are waiting.
+    pub fn on_traffic(&mut self, server: &str, page: TrafficPage) -> bool {
+        let on_screen =
+            self.view == View::Protocol && self.selected().is_some_and(|s| s.id == server);
+        let following = self.sub.selected().is_none_or(|i| i + 1 >= self.sub.len());
+        let before = self.sub.selected();
+        let added = self.mcp_mut(server).traffic.add(page);
+        if on_screen {
+            self.sync_sub();
+            if following {
+                self.sub.bottom();
+            } else if let Some(i) = before {
+                self.sub.select(i.saturating_sub(added.dropped));
+            }
+        }
+        added.more
+    }
+
+    /// The protocol revision a server's connection speaks: as its last validate or doctor
+    /// found it, else as its messages show.
+    pub fn revision(&self, s: &Server) -> Option<String> {
+        let m = self.mcp.get(&s.id);
+        m.and_then(|m| m.validated.as_ref())
+            .and_then(|v| v.init_info.as_ref())
+            .map(|i| i.protocol_version.clone())
+            .or_else(|| m.and_then(|m| m.traffic.revision()).map(str::to_string))
+            .or_else(|| s.protocol_version.clone())
     }
 
     /// The cancel request for the selected server's running call, marking it cancelling.
@@ -286,7 +380,7 @@ impl ServersPane {
             View::Tools => Request::Tools { project, server },
             View::Prompts => Request::Prompts { project, server },
             View::Resources => Request::Resources { project, server },
-            View::Config | View::Output => return None,
+            View::Config | View::Output | View::Protocol => return None,
         })
     }
 }
@@ -360,6 +454,23 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
     for (label, check) in stages {
         if let Some(check) = check {
             lines.push(check_line(label, check, theme));
+        }
+    }
+    // Which protocol revisions the server accepts, each tried on a connection of its own.
+    if let Some(revisions) = r.revisions.as_ref().filter(|r| !r.is_empty()) {
+        lines.push(Line::raw(""));
+        lines.push(heading("revisions", theme));
+        for rev in revisions {
+            let (mark, style) = if rev.accepted {
+                ("✓", theme.ok)
+            } else {
+                ("✗", theme.dim)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} "), style),
+                Span::styled(format!("{:<19}", rev.revision), theme.base),
+                Span::styled(rev.detail.clone(), theme.dim),
+            ]));
         }
     }
     if let Some(e) = &r.error {
@@ -538,6 +649,31 @@ fn prompt_lines(p: &PromptItem, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
+fn template_lines(t: &ResourceTemplateItem, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![heading(t.name.as_deref().unwrap_or(&t.uri_template), theme)];
+    lines.push(field("template", t.uri_template.clone(), theme));
+    if let Some(m) = &t.mime_type {
+        lines.push(field("mime type", m.clone(), theme));
+    }
+    let vars: Vec<String> = crate::spec::uri_template::variables(&t.uri_template)
+        .into_iter()
+        .map(|v| v.name)
+        .collect();
+    if !vars.is_empty() {
+        lines.push(field("variables", vars.join(", "), theme));
+    }
+    if let Some(d) = &t.description {
+        lines.push(Line::raw(""));
+        lines.extend(d.lines().map(|l| Line::raw(l.to_string())));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Enter fills in its variables and reads the resource",
+        theme.dim,
+    ));
+    lines
+}
+
 fn resource_lines(r: &ResourceItem, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = vec![heading(r.name.as_deref().unwrap_or(&r.uri), theme)];
     lines.push(field("uri", r.uri.clone(), theme));
@@ -662,6 +798,21 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
             }
         }
     }
+    lines
+}
+
+/// What evaldeck decided for the server during a call (a sampling request answered or
+/// declined), under its result or its progress.
+fn notes_lines(notes: &[String], theme: &Theme) -> Vec<Line<'static>> {
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::raw(""), heading("during the call", theme)];
+    lines.extend(
+        notes
+            .iter()
+            .map(|n| Line::styled(format!("· {n}"), theme.warn)),
+    );
     lines
 }
 
@@ -862,6 +1013,74 @@ impl ServersPane {
         let i = self.sub.selected()?;
         self.mcp.get(id)?.resources.as_ref()?.get(i)
     }
+    /// The template under the cursor: templates follow the resources in the list.
+    fn selected_template(&self, id: &str) -> Option<&ResourceTemplateItem> {
+        let i = self.sub.selected()?;
+        let m = self.mcp.get(id)?;
+        let n = m.resources.as_ref().map_or(0, Vec::len);
+        m.templates.as_ref()?.get(i.checked_sub(n)?)
+    }
+    fn selected_event(&self, id: &str) -> Option<&crate::spec::primitives::ProtocolEvent> {
+        let i = self.sub.selected()?;
+        self.mcp.get(id)?.traffic.events.get(i)
+    }
+
+    fn protocol_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        match action {
+            Action::Up => self.sub.up(),
+            Action::Down => self.sub.down(),
+            Action::Top => self.sub.top(),
+            Action::Bottom | Action::Open => self.sub.bottom(),
+            Action::Copy => {
+                let id = self.selected().map(|s| s.id.clone()).unwrap_or_default();
+                match self.selected_event(&id) {
+                    Some(e) => cx.effects.push(Effect::Copy(protocol::copy_text(e))),
+                    None => cx.notify("no message to copy"),
+                }
+                return true;
+            }
+            _ => return false,
+        }
+        self.detail.top();
+        true
+    }
+
+    /// Draws the protocol view: the events above (newest last), the selected one below.
+    fn render_protocol(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
+        let theme = rcx.theme;
+        let focused = rcx.focus == PaneFocus::Detail;
+        let m = self.mcp.get(&server.id);
+        let n = m.map_or(0, |m| m.traffic.events.len());
+        let list_h = (n as u16 + 2).clamp(3, (area.height * 3 / 5).max(3));
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Fill(1)]).areas(area);
+        let mut title = format!("{} › Protocol ({n})", server.name);
+        if let Some(r) = self.revision(server) {
+            title.push_str(&format!(" · MCP {r}"));
+        }
+        let empty = if (rcx.busy)(Slot::ServerTraffic) && n == 0 {
+            format!("{} reading…", rcx.spinner)
+        } else {
+            "no messages yet: they show here as they happen".to_string()
+        };
+        let events = m.map(|m| &m.traffic.events);
+        let width = top.width.saturating_sub(2) as usize;
+        self.sub.render(
+            f,
+            top,
+            pane_block(title, focused, theme),
+            theme,
+            focused,
+            &empty,
+            |i| protocol::row(&events.expect("read")[i], width, theme),
+        );
+        let lines = self
+            .selected_event(&server.id)
+            .map(|e| protocol::detail(e, theme))
+            .unwrap_or_default();
+        self.detail
+            .render(f, bottom, Line::from(""), lines, false, theme);
+    }
 
     /// Draws the Tools/Prompts/Resources view: the sub-list above, the selected item below.
     fn render_sub(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
@@ -874,10 +1093,13 @@ impl ServersPane {
             _ => ("Resources", Slot::ServerResources(key)),
         };
         let m = self.mcp.get(&server.id);
+        let n_templates = m.and_then(|m| m.templates.as_ref()).map_or(0, Vec::len);
         let n = match self.view {
             View::Tools => m.and_then(|m| m.tools.as_ref()).map(Vec::len),
             View::Prompts => m.and_then(|m| m.prompts.as_ref()).map(Vec::len),
-            _ => m.and_then(|m| m.resources.as_ref()).map(Vec::len),
+            _ => m
+                .and_then(|m| m.resources.as_ref())
+                .map(|r| r.len() + n_templates),
         };
         let list_h = (n.unwrap_or(1) as u16 + 2).clamp(3, area.height / 2);
         let [top, bottom] =
@@ -895,10 +1117,11 @@ impl ServersPane {
             // Never listed (another server was being looked at): not the same as none.
             (false, None, None) => format!("not listed yet — {} lists them", what_key(self.view)),
         };
-        let (tools, prompts, resources) = (
+        let (tools, prompts, resources, templates) = (
             m.and_then(|m| m.tools.as_ref()),
             m.and_then(|m| m.prompts.as_ref()),
             m.and_then(|m| m.resources.as_ref()),
+            m.and_then(|m| m.templates.as_ref()),
         );
         let view = self.view;
         let width = top.width.saturating_sub(4) as usize;
@@ -941,11 +1164,22 @@ impl ServersPane {
                     ])
                 }
                 _ => {
-                    let r = &resources.expect("listed")[i];
-                    Line::from(vec![
-                        Span::raw(pad(r.name.as_deref().unwrap_or(""), 20.min(width / 3))),
-                        Span::styled(format!(" {}", r.uri), theme.dim),
-                    ])
+                    let listed = resources.expect("listed");
+                    match listed.get(i) {
+                        Some(r) => Line::from(vec![
+                            Span::raw(pad(r.name.as_deref().unwrap_or(""), 20.min(width / 3))),
+                            Span::styled(format!(" {}", r.uri), theme.dim),
+                        ]),
+                        // The templates follow the resources.
+                        None => {
+                            let t = &templates.expect("listed")[i - listed.len()];
+                            Line::from(vec![
+                                Span::raw(pad(t.name.as_deref().unwrap_or(""), 20.min(width / 3))),
+                                Span::styled(format!(" {}", t.uri_template), theme.accent),
+                                Span::styled("  template", theme.dim),
+                            ])
+                        }
+                    }
                 }
             },
         );
@@ -955,7 +1189,11 @@ impl ServersPane {
             View::Prompts => self.selected_prompt(&id).map(|p| prompt_lines(p, theme)),
             _ => self
                 .selected_resource(&id)
-                .map(|r| resource_lines(r, theme)),
+                .map(|r| resource_lines(r, theme))
+                .or_else(|| {
+                    self.selected_template(&id)
+                        .map(|t| template_lines(t, theme))
+                }),
         }
         .unwrap_or_default();
         self.detail
@@ -977,6 +1215,7 @@ impl Pane for ServersPane {
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
+            Command::new(Action::Protocol, "protocol"),
             Command::new(Action::New, "add server"),
             Command::new(Action::Edit, "edit"),
             Command::new(Action::Import, "import an mcp.json"),
@@ -993,6 +1232,7 @@ impl Pane for ServersPane {
             View::Tools => Some("call tool"),
             View::Prompts => Some("render prompt"),
             View::Resources => Some("read resource"),
+            View::Protocol => Some("follow the newest"),
             _ => None,
         };
         let mut out: Vec<Command> = open
@@ -1002,6 +1242,10 @@ impl Pane for ServersPane {
         if open.is_some() {
             out.push(Command::new(Action::Down, "move"));
             out.push(Command::new(Action::PageDown, "scroll the item"));
+            out.push(Command::new(Action::Filter, "filter"));
+        }
+        if self.view == View::Protocol {
+            out.push(Command::new(Action::Copy, "copy the message"));
         }
         out.extend([
             Command::new(Action::Config, "config"),
@@ -1009,6 +1253,7 @@ impl Pane for ServersPane {
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
+            Command::new(Action::Protocol, "protocol"),
         ]);
         out
     }
@@ -1019,6 +1264,14 @@ impl Pane for ServersPane {
 
     fn detail(&mut self) -> &mut DetailView {
         &mut self.detail
+    }
+
+    fn detail_list(&mut self) -> Option<&mut ListView> {
+        matches!(
+            self.view,
+            View::Tools | View::Prompts | View::Resources | View::Protocol
+        )
+        .then_some(&mut self.sub)
     }
 
     fn open(&mut self, cx: &mut Cx) -> bool {
@@ -1097,15 +1350,24 @@ impl Pane for ServersPane {
             Action::Tools => View::Tools,
             Action::Prompts => View::Prompts,
             Action::Resources => View::Resources,
+            Action::Protocol => View::Protocol,
             _ => return false,
         };
         let (Some(project), Some(s)) = (cx.project, self.selected()) else {
             return true;
         };
-        if let Some(req) = self.fetch_for_view(view, project, &s.id) {
+        let id = s.id.clone();
+        if let Some(req) = self.fetch_for_view(view, project, &id) {
+            cx.fetch(req);
+        }
+        if view == View::Protocol && !(cx.busy)(Slot::ServerTraffic) {
+            let req = self.traffic_request(project, &id);
             cx.fetch(req);
         }
         self.set_view(view);
+        if view == View::Protocol {
+            self.sub.bottom();
+        }
         true
     }
 
@@ -1122,6 +1384,13 @@ impl Pane for ServersPane {
         {
             cx.fetch(req);
         }
+        if self.view == View::Protocol
+            && let (Some(project), Some(id)) = (cx.project, self.selected().map(|s| s.id.clone()))
+        {
+            let req = self.traffic_request(project, &id);
+            cx.fetch(req);
+            self.sub.bottom();
+        }
     }
 
     fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -1137,6 +1406,9 @@ impl Pane for ServersPane {
                 cx.notify("cancelling the call…");
             }
             return true;
+        }
+        if self.view == View::Protocol {
+            return self.protocol_action(action, cx);
         }
         if !matches!(self.view, View::Tools | View::Prompts | View::Resources) {
             return false;
@@ -1171,6 +1443,9 @@ impl Pane for ServersPane {
                                 server: id,
                                 uri: r.uri.clone(),
                             });
+                        } else if let Some(t) = self.selected_template(&id) {
+                            let form = TemplateForm::new(&id, t);
+                            cx.effects.push(Effect::OpenTemplateForm(Box::new(form)));
                         }
                     }
                 }
@@ -1226,6 +1501,10 @@ impl Pane for ServersPane {
                 self.render_sub(f, detail_area, rcx, &s);
                 return;
             }
+            View::Protocol => {
+                self.render_protocol(f, detail_area, rcx, &s);
+                return;
+            }
             View::Config => {
                 let validated = m
                     .and_then(|m| m.validated.as_ref())
@@ -1258,14 +1537,25 @@ impl Pane for ServersPane {
                 (format!("{} › Doctor", s.name), lines)
             }
             View::Output => {
+                let notes = |from: i64, to: i64| {
+                    m.map(|m| m.traffic.notes_between(from, to))
+                        .unwrap_or_default()
+                };
                 let mut lines = match m.and_then(|m| m.output.as_ref()) {
-                    Some(o) => output_lines(o, theme),
+                    Some(o) => {
+                        let mut lines = output_lines(o, theme);
+                        if let Some((from, to)) = o.window {
+                            lines.extend(notes_lines(&notes(from, to), theme));
+                        }
+                        lines
+                    }
                     None => Vec::new(),
                 };
                 match m.and_then(|m| m.running.as_ref()) {
                     Some(r) => {
                         let w = detail_area.width.saturating_sub(2) as usize;
                         lines = running_lines(r, rcx.spinner, w, theme);
+                        lines.extend(notes_lines(&notes(r.started_ms, i64::MAX), theme));
                     }
                     None if busy(Slot::ServerCall) => {
                         lines.insert(0, working("waiting for the server"))

@@ -698,6 +698,8 @@ impl Form {
                     self.fields[i].error = Some(msg.to_string())
                 }
                 Some(_) => {}
+                // A problem of the whole document reads without the empty path before it.
+                None if path.is_empty() => self.problems.push(msg.to_string()),
                 None => self.problems.push(p.clone()),
             }
         }
@@ -1122,7 +1124,7 @@ impl Form {
         }
         k("Ctrl-S", self.save_label);
         for (c, label) in &self.alt_keys {
-            k(&format!("Ctrl-{c}"), label);
+            k(&format!("Ctrl-{}", c.to_ascii_uppercase()), label);
         }
         if self.json.is_some() {
             k("Ctrl-T", "form");
