@@ -19,6 +19,7 @@ mod perf_tui;
 mod primitives;
 mod process;
 mod processes;
+mod pty;
 mod recovery;
 mod runs;
 mod schedule;

@@ -321,113 +321,6 @@ fn a_panicking_cli_leaves_no_server_behind() {
     f.assert_all_gone("a panic", CLEANUP);
 }
 
-/// The workbench in a terminal of its own (a pseudo-terminal, 120×36): keys go in, and
-/// what it draws lands on a screen read back as text.
-struct Terminal {
-    master: std::fs::File,
-    screen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
-    child: Child,
-}
-
-impl Terminal {
-    fn open(f: &Fixture, home: &std::path::Path) -> Terminal {
-        use std::os::fd::FromRawFd;
-        use std::os::unix::process::CommandExt;
-        let (mut master, mut slave) = (0, 0);
-        let size = libc::winsize {
-            ws_row: 36,
-            ws_col: 120,
-            ws_xpixel: 0,
-            ws_ypixel: 0,
-        };
-        // SAFETY: openpty writes two descriptors it opened; the pointers are valid.
-        let rc = unsafe {
-            libc::openpty(
-                &mut master,
-                &mut slave,
-                std::ptr::null_mut(),
-                std::ptr::null(),
-                &size,
-            )
-        };
-        assert_eq!(rc, 0, "openpty");
-        // SAFETY: both descriptors were just opened and are owned here alone.
-        let (master, slave) = unsafe {
-            (
-                std::fs::File::from_raw_fd(master),
-                std::fs::File::from_raw_fd(slave),
-            )
-        };
-        let mut cmd = f.command(&[]);
-        cmd.env("TERM", "xterm-256color")
-            .env("HOME", home)
-            .env("XDG_DATA_HOME", home.join("data"))
-            .env("XDG_CONFIG_HOME", home.join("config"))
-            .env_remove("EVALDECK_CONFIG_DIR")
-            .stdin(slave.try_clone().unwrap())
-            .stdout(slave.try_clone().unwrap())
-            .stderr(slave);
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                // A session of its own with the terminal as its controlling one, as a shell
-                // would start it.
-                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = cmd.spawn().unwrap();
-        let screen = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(
-            36.try_into().unwrap(),
-            120.try_into().unwrap(),
-            0,
-        )));
-        let mut reader = master.try_clone().unwrap();
-        let sink = screen.clone();
-        std::thread::spawn(move || {
-            use std::io::Read;
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock().unwrap().process(&buf[..n]);
-            }
-        });
-        Terminal {
-            master,
-            screen,
-            child,
-        }
-    }
-
-    fn keys(&mut self, bytes: &[u8]) {
-        use std::io::Write;
-        self.master.write_all(bytes).unwrap();
-        self.master.flush().unwrap();
-        std::thread::sleep(Duration::from_millis(150));
-    }
-
-    fn contents(&self) -> String {
-        self.screen.lock().unwrap().screen().contents()
-    }
-
-    /// Waits until the workbench shows `text`.
-    fn wait_for(&self, text: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while !self.contents().contains(text) {
-            assert!(
-                Instant::now() < deadline,
-                "the workbench never showed {text:?}:\n{}",
-                self.contents()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
 /// Quitting the workbench (or its terminal going away, or a signal) while a tool call is in
 /// flight ends the server's whole process group, the wrapper's child that ignores the end
 /// of its input included.
@@ -436,7 +329,12 @@ fn leaving_the_workbench_mid_call_leaves_no_server_behind() {
     for how in ["q", "Ctrl-C", "hang up", "SIGTERM"] {
         let f = Fixture::new();
         let home = tempfile::tempdir().unwrap();
-        let mut t = Terminal::open(&f, home.path());
+        let mut cmd = f.command(&[]);
+        cmd.env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env_remove("EVALDECK_CONFIG_DIR");
+        let mut t = crate::pty::Terminal::open(cmd, 36, 120);
         t.wait_for("Projects (1)");
         // Servers, the last one (`wrapped`), its tools; then `slow` with a minute to go.
         t.keys(b"2");
