@@ -55,6 +55,8 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
     tracing::info!(backend = %backend.describe(), "workbench starting");
     let mut term = terminal::enter()?;
     let _restore = terminal::RestoreOnDrop;
+    // Before input is read: a terminal that draws graphics answers on standard input.
+    widgets::picture::detect();
     let mut app = App::new(backend);
     app.copy_to_terminal(true);
     if let Some(u) = url {

@@ -125,6 +125,12 @@ impl Harness {
         self.terminal.draw(|f| app.render(f)).expect("draw");
     }
 
+    /// Draws a frame and returns it cell by cell (colours included).
+    pub fn buffer(&mut self) -> ratatui::buffer::Buffer {
+        self.draw();
+        self.terminal.backend().buffer().clone()
+    }
+
     /// Forgets what the terminal shows, so the next frame is written in full.
     pub fn clear(&mut self) {
         self.terminal.clear().expect("clear");

@@ -1142,3 +1142,106 @@ async fn a_sampling_request_during_a_call_is_noted_with_its_result() {
         "{screen}"
     );
 }
+
+/// An image resource is drawn as a picture (half-blocks here, where no terminal says it
+/// can do better), its colours the image's own, under the result's text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_is_drawn_as_a_picture() {
+    for (w, rows) in SIZES {
+        let (mut h, _b, _dir) = app(w, rows).await;
+        h.keys(&["2", "R"]);
+        h.drain().await;
+        h.keys(&["Tab", "g", "j", "j"]);
+        assert!(h.shows("demo://logo.png"), "{}", h.screen());
+        h.press("Enter");
+        h.drain().await;
+        let screen = h.screen();
+        assert!(screen.contains("image/png 16×8 · half-blocks"), "{screen}");
+        assert!(screen.contains('▀'), "{screen}");
+        snapshot(&format!("workbench_picture_{w}x{rows}"), screen);
+        // The picture's colours: its red, green, blue and yellow quarters are all there.
+        // (Scaling blends the edges; each quarter's colour is there, or all but.)
+        let buf = h.buffer();
+        let colours: Vec<(i32, i32, i32)> = buf
+            .content()
+            .iter()
+            .flat_map(|c| [c.fg, c.bg])
+            .filter_map(|c| match c {
+                ratatui::style::Color::Rgb(r, g, b) => Some((r.into(), g.into(), b.into())),
+                _ => None,
+            })
+            .collect();
+        for (r, g, b) in [(220, 40, 40), (40, 180, 60), (40, 80, 220), (240, 200, 30)] {
+            let near = colours
+                .iter()
+                .any(|(x, y, z)| (x - r).abs() + (y - g).abs() + (z - b).abs() <= 30);
+            assert!(near, "({r}, {g}, {b}) missing from {colours:?}");
+        }
+    }
+}
+
+/// Structured content is a table (a list of objects with a column per key) beside the
+/// tool's output schema, and says whether it matches it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_content_is_a_table_beside_its_output_schema() {
+    for (w, rows) in SIZES {
+        let (mut h, b, _dir) = app(w, rows).await;
+        let project = demo_project(&b).await;
+        h.keys(&["2", "t"]);
+        h.drain().await;
+        crate::tui::select_tool(&mut h, "get-stats");
+        h.press("Enter");
+        h.type_text("[2, 4, 9]");
+        h.press("C-s");
+        h.drain().await;
+        let screen = h.screen();
+        assert!(screen.contains("✓ matches the output schema"), "{screen}");
+        assert!(screen.contains("field"), "{screen}");
+        assert!(screen.contains("mean"), "{screen}");
+        assert!(screen.contains("outputSchema"), "{screen}");
+        snapshot(&format!("workbench_structured_{w}x{rows}"), screen);
+        // A list of objects: a column per key.
+        h.press("t");
+        h.drain().await;
+        pick_tool(&mut h, b.as_ref(), &project, "demo", "list-items").await;
+        h.press("Enter");
+        h.press("C-s");
+        h.drain().await;
+        let screen = h.screen();
+        assert!(
+            screen.contains("the structured content below, as JSON"),
+            "{screen}"
+        );
+        assert!(screen.contains("items"), "{screen}");
+        h.press("G");
+        let screen = h.screen();
+        assert!(
+            screen
+                .lines()
+                .any(|l| l.contains("id") && l.contains("name") && !l.contains("field")),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("item-1") && screen.contains("Item 5"),
+            "{screen}"
+        );
+    }
+}
+
+/// A suite run more than once shows its pass rate run over run as a chart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_suite_trend_is_a_chart() {
+    let (mut h, b, _dir) = app(120, 36).await;
+    let project = demo_project(&b).await;
+    let suite = seed_missing_call(b.as_ref(), &project).await;
+    run_to_end(b.as_ref(), &project, &suite).await;
+    run_to_end(b.as_ref(), &project, &suite).await;
+    h.press("5");
+    h.press("r");
+    h.drain().await;
+    crate::tui::select_suite(&mut h, "Diff");
+    let screen = h.screen();
+    assert!(screen.contains("pass rate, last 2 runs"), "{screen}");
+    assert!(screen.contains("100%"), "{screen}");
+    snapshot("workbench_suite_trend_chart", screen);
+}

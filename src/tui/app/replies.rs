@@ -378,12 +378,14 @@ impl App {
                     .servers
                     .end_call(&server)
                     .map(|r| (r.started_ms, chrono::Utc::now().timestamp_millis()));
+                let pictures = crate::tui::widgets::picture::from_result(&value);
                 self.servers.mcp_mut(&server).output = Some(Output {
                     title,
                     request,
                     value,
                     elapsed_ms: elapsed.as_millis(),
                     window,
+                    pictures,
                 });
                 // What evaldeck decided for the server during the call shows with it.
                 if window.is_some() {
@@ -412,6 +414,7 @@ impl App {
                     value: serde_json::json!({"cancelled": true, "message": e.message}),
                     elapsed_ms: r.started.elapsed().as_millis(),
                     window: Some((r.started_ms, chrono::Utc::now().timestamp_millis())),
+                    pictures: Vec::new(),
                 });
                 self.read_traffic(&server);
                 return;

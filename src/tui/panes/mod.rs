@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod run_picker;
 pub mod runs;
 pub mod servers;
+pub mod structured;
 pub mod suite_edit;
 pub mod suites;
 pub mod template_form;

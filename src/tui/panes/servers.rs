@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Rect, Size};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
@@ -27,6 +27,7 @@ use crate::tui::message::{Request, Slot, server_key};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::highlight;
 use crate::tui::widgets::list::ListView;
+use crate::tui::widgets::picture::{self, Picture};
 
 /// What the detail beside the server list shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -52,6 +53,8 @@ pub struct Output {
     /// When the call ran (epoch ms, from and to): the notes evaldeck took for the server
     /// meanwhile (a sampling request answered) show with the result.
     pub window: Option<(i64, i64)>,
+    /// The pictures in it, decoded, drawn below the text.
+    pub pictures: Vec<Picture>,
 }
 
 /// What is known about one server from MCP.
@@ -732,7 +735,14 @@ fn content_lines(block: &Value, theme: &Theme) -> Vec<Line<'static>> {
     }
 }
 
-fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
+/// A result as text: `output_schema` is the tool's, for its structured content; `width`
+/// the room there is for tables.
+fn output_lines(
+    o: &Output,
+    output_schema: Option<&Value>,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let v = &o.value;
     let is_error = v.get("isError").and_then(Value::as_bool) == Some(true);
     let mut lines = vec![Line::from(vec![
@@ -761,15 +771,39 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
             theme.warn,
         ));
     }
+    let structured = v.get("structuredContent");
     if let Some(content) = v.get("content").and_then(Value::as_array) {
         for block in content {
+            // The structured content again as JSON text (as servers are asked to send it)
+            // is shown once, as the table below.
+            let text = block.get("text").and_then(Value::as_str);
+            if structured.is_some()
+                && text
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                    .as_ref()
+                    == structured
+            {
+                lines.push(Line::styled(
+                    "text: the structured content below, as JSON",
+                    theme.dim,
+                ));
+                continue;
+            }
             lines.extend(content_lines(block, theme));
         }
     }
     if let Some(sc) = v.get("structuredContent") {
         lines.push(Line::raw(""));
-        lines.push(heading("structuredContent", theme));
-        lines.extend(highlight::json(sc, theme));
+        let schema_lines = output_schema
+            .map(|s| schema_summary(s, theme))
+            .unwrap_or_default();
+        lines.extend(super::structured::lines(
+            sc,
+            output_schema,
+            schema_lines,
+            width,
+            theme,
+        ));
     }
     if let Some(messages) = v.get("messages").and_then(Value::as_array) {
         if let Some(d) = v.get("description").and_then(Value::as_str) {
@@ -1543,7 +1577,13 @@ impl Pane for ServersPane {
                 };
                 let mut lines = match m.and_then(|m| m.output.as_ref()) {
                     Some(o) => {
-                        let mut lines = output_lines(o, theme);
+                        let tool = o.request.get("toolName").and_then(Value::as_str);
+                        let schema = m
+                            .and_then(|m| m.tools.as_ref())
+                            .and_then(|ts| ts.iter().find(|t| Some(t.name.as_str()) == tool))
+                            .and_then(|t| t.output_schema.as_ref());
+                        let w = detail_area.width.saturating_sub(2) as usize;
+                        let mut lines = output_lines(o, schema, w, theme);
                         if let Some((from, to)) = o.window {
                             lines.extend(notes_lines(&notes(from, to), theme));
                         }
@@ -1565,8 +1605,50 @@ impl Pane for ServersPane {
                 (format!("{} › Result", s.name), lines)
             }
         };
+        // A result's first picture is drawn below its text.
+        let picture = (self.view == View::Output)
+            .then_some(m)
+            .flatten()
+            .filter(|m| m.running.is_none())
+            .and_then(|m| m.output.as_ref())
+            .and_then(|o| o.pictures.first().map(|p| (p, o.pictures.len())));
+        let (text_area, picture_area) = match picture {
+            Some((p, _)) if detail_area.height >= 12 => {
+                let room = Size::new(
+                    detail_area.width.saturating_sub(2),
+                    (detail_area.height / 2).saturating_sub(2).max(1),
+                );
+                let h = p.cells(room).height + 2;
+                let [a, b] = Layout::vertical([Constraint::Fill(1), Constraint::Length(h)])
+                    .areas(detail_area);
+                (a, Some(b))
+            }
+            _ => (detail_area, None),
+        };
+        let count = picture.map_or(0, |(_, n)| n);
         self.detail
-            .render(f, detail_area, Line::from(title), lines, focused, theme);
+            .render(f, text_area, Line::from(title), lines, focused, theme);
+        if let Some(area) = picture_area
+            && let Some(p) = self
+                .mcp
+                .get_mut(&s.id)
+                .and_then(|m| m.output.as_mut())
+                .and_then(|o| o.pictures.first_mut())
+        {
+            let more = if count > 1 {
+                format!(" · 1 of {count}")
+            } else {
+                String::new()
+            };
+            let block = pane_block(
+                format!("{} · {}{more}", p.describe(), picture::drawn_with()),
+                false,
+                theme,
+            );
+            let inner = block.inner(area);
+            f.render_widget(block, area);
+            p.render(f, inner);
+        }
     }
 }
 

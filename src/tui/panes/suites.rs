@@ -504,15 +504,66 @@ impl Pane for SuitesPane {
             lines.push(field("updated", time(t), theme));
         }
         let title = Line::from(format!("Suite › {}", name(s)));
+        // The pass rate run over run, as a chart under the text once there are two runs.
+        let trend = s.pass_rate_trend.clone();
+        let (text_area, chart_area) = if trend.len() >= 2 && detail_area.height >= 20 {
+            let [a, b] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Length(10)]).areas(detail_area);
+            (a, Some(b))
+        } else {
+            (detail_area, None)
+        };
         self.detail.render(
             f,
-            detail_area,
+            text_area,
             title,
             lines,
             rcx.focus == PaneFocus::Detail,
             theme,
         );
+        if let Some(area) = chart_area {
+            render_trend(f, area, &trend, theme);
+        }
     }
+}
+
+/// Pass rates (0–1, oldest first) as a line chart: the runs along, 0–100 % up.
+pub fn render_trend(f: &mut Frame, area: Rect, rates: &[f64], theme: &Theme) {
+    use ratatui::symbols::Marker;
+    use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
+    let points: Vec<(f64, f64)> = rates
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((i + 1) as f64, (r * 100.0).clamp(0.0, 100.0)))
+        .collect();
+    let n = points.len().max(2) as f64;
+    let last = rates.last().map_or(0.0, |r| r * 100.0);
+    let data = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.accent)
+            .data(&points),
+    ];
+    let chart = Chart::new(data)
+        .block(pane_block(
+            format!("pass rate, last {} runs · now {last:.0} %", rates.len()),
+            false,
+            theme,
+        ))
+        .x_axis(
+            Axis::default()
+                .style(theme.dim)
+                .bounds([1.0, n])
+                .labels(vec![Span::raw("1"), Span::raw(format!("{}", rates.len()))]),
+        )
+        .y_axis(
+            Axis::default()
+                .style(theme.dim)
+                .bounds([0.0, 100.0])
+                .labels(vec![Span::raw("0%"), Span::raw("50%"), Span::raw("100%")]),
+        );
+    f.render_widget(chart, area);
 }
 
 #[cfg(test)]

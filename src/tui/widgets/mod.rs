@@ -9,4 +9,5 @@ pub mod json_edit;
 pub mod list;
 pub mod modal;
 pub mod palette;
+pub mod picture;
 pub mod schema_form;
