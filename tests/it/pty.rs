@@ -127,3 +127,13 @@ impl Terminal {
         }
     }
 }
+
+impl Drop for Terminal {
+    /// A test that fails half-way leaves no workbench behind.
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
