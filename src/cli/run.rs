@@ -27,7 +27,9 @@ pub enum EvalCmd {
     /// Eval runs of a suite.
     #[command(subcommand)]
     Runs(RunsCmd),
-    /// The trace of one iteration: messages, assertions, tool-call diff.
+    /// The trace of one iteration: messages, tool calls, assertions, tool-call diff, as the
+    /// workbench shows it (`--json`: the trace object). ITERATION is the iteration's id
+    /// (`itr_…`) or its number in the run (1, 2, …).
     Trace { run: String, iteration: String },
     /// Grade a finished run's stored transcripts again (calls nothing).
     Regrade { run: String },
@@ -409,11 +411,57 @@ pub(super) async fn execute(target: &Target, b: &dyn Backend, cmd: EvalCmd, out:
             }
             Ok(())
         }
-        EvalCmd::Trace { run, iteration } => Ok(out.value(&b.trace(p, &run, &iteration).await?)?),
+        EvalCmd::Trace { run, iteration } => {
+            let (run, it) = resolve_iteration(b, p, &run, &iteration).await?;
+            let trace = b.trace(p, &run.id, &it.id).await?;
+            if out.json {
+                return Ok(out.value(&trace)?);
+            }
+            println!(
+                "run #{} · iteration #{} {} · {}",
+                run.run_number.unwrap_or_default(),
+                it.iteration_number,
+                it.title.clone().unwrap_or_default(),
+                it.id
+            );
+            println!("{}", crate::tui::panes::runs::trace_text(&trace));
+            Ok(())
+        }
         EvalCmd::Regrade { run } => {
             let r = b.regrade_run(p, &run).await?;
             let its = all_iterations(b, p, &r.id).await?;
             Ok(show(out, &r, &its)?)
+        }
+    }
+}
+
+/// A run and one of its iterations, named by id or by its 1-based number in the run.
+async fn resolve_iteration(
+    b: &dyn Backend,
+    p: &str,
+    run: &str,
+    iteration: &str,
+) -> Result<(EvalRun, EvalIteration)> {
+    let r = b.run(p, run).await?;
+    let its = all_iterations(b, p, &r.id).await?;
+    let found = match iteration.parse::<i64>() {
+        Ok(n) => its.iter().find(|i| i.iteration_number == n),
+        Err(_) => its.iter().find(|i| i.id == iteration),
+    };
+    match found {
+        Some(i) => Ok((r, i.clone())),
+        None => {
+            let numbers = match (its.first(), its.last()) {
+                (Some(a), Some(z)) => format!(
+                    "its iterations are numbered {}–{}",
+                    a.iteration_number, z.iteration_number
+                ),
+                _ => "it has no iterations yet".into(),
+            };
+            Err(Error::new(
+                crate::spec::Code::NotFound,
+                format!("run {} has no iteration {iteration}: {numbers}", r.id),
+            ))
         }
     }
 }

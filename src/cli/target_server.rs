@@ -260,50 +260,22 @@ pub fn pairs(items: &[String], sep: char, what: &str) -> Result<BTreeMap<String,
         .collect()
 }
 
-/// Fills in a URI template (RFC 6570 levels 1 and 2: `{var}`, `{+var}`, `{#var}`) from
+/// Fills in a URI template (RFC 6570 up to level 3, as the workbench's form does) from
 /// `vars`; a variable without a value is an error naming it.
 pub fn expand_template(template: &str, vars: &BTreeMap<String, String>) -> Result<String> {
-    let mut out = String::new();
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find('}') else {
-            return Err(Error::invalid(
-                "/uri",
-                "format",
-                format!("`{template}`: an unclosed `{{`"),
-            ));
-        };
-        let expr = &rest[start + 1..start + end];
-        let (op, names) = match expr.chars().next() {
-            Some(c @ ('+' | '#')) => (Some(c), &expr[1..]),
-            _ => (None, expr),
-        };
-        let mut values = vec![];
-        for name in names.split(',') {
-            let v = vars.get(name.trim()).ok_or_else(|| {
-                Error::invalid(
-                    &format!("/vars/{name}"),
-                    "required",
-                    format!("the template `{template}` needs `--var {name}=VALUE`"),
-                )
-            })?;
-            values.push(match op {
-                // Reserved expansion keeps `/`, `:` and the like.
-                Some(_) => v.clone(),
-                None => form_urlencoded::byte_serialize(v.as_bytes())
-                    .collect::<String>()
-                    .replace('+', "%20"),
-            });
-        }
-        if op == Some('#') {
-            out.push('#');
-        }
-        out.push_str(&values.join(","));
-        rest = &rest[start + end + 1..];
+    use crate::spec::uri_template;
+    if let Some(v) = uri_template::variables(template)
+        .into_iter()
+        .find(|v| !vars.contains_key(&v.name))
+    {
+        return Err(Error::invalid(
+            &format!("/vars/{}", v.name),
+            "required",
+            format!("the template `{template}` needs `--var {}=VALUE`", v.name),
+        ));
     }
-    out.push_str(rest);
-    Ok(out)
+    uri_template::expand(template, |k| vars.get(k).cloned())
+        .map_err(|e| Error::invalid("/uri", "format", e))
 }
 
 #[cfg(test)]

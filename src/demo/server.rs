@@ -116,14 +116,25 @@ struct Job {
     created: String,
 }
 
-/// A 1×1 transparent PNG: the binary resource.
-const PNG: &[u8] = &[
-    0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52,
-    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F, 0x15, 0xC4,
-    0x89, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00, 0x01, 0x00, 0x00,
-    0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE,
-    0x42, 0x60, 0x82,
-];
+/// The binary resource: a 16×8 PNG in four colours (red, green, blue, yellow quarters)
+/// with a white diagonal, small and easy to recognise when a client draws it.
+fn logo_png() -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(16, 8, |x, y| {
+        if x / 2 == y {
+            return image::Rgba([255, 255, 255, 255]);
+        }
+        match (x < 8, y < 4) {
+            (true, true) => image::Rgba([220, 40, 40, 255]),
+            (false, true) => image::Rgba([40, 180, 60, 255]),
+            (true, false) => image::Rgba([40, 80, 220, 255]),
+            (false, false) => image::Rgba([240, 200, 30, 255]),
+        }
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png)
+        .expect("a PNG encodes in memory");
+    out.into_inner()
+}
 
 const README: &str = "# evaldeck demo server\n\nA small MCP server bundled with evaldeck, for first runs and tests.\n";
 
@@ -1007,7 +1018,9 @@ impl ServerHandler for DemoServer {
             .with_server_info(
                 Implementation::new("evaldeck-demo", version).with_title("evaldeck demo server"),
             )
-            .with_instructions("A demo server for evaldeck: try `echo`, `get-sum` or `get-stats`.")
+            .with_instructions(
+                "A demo server for evaldeck.\nTry `echo`, `get-sum` or `get-stats`;\n`slow` reports progress and `crash` exits mid-call.",
+            )
     }
 
     async fn list_tools(
@@ -1416,7 +1429,9 @@ impl ServerHandler for DemoServer {
                 ResourceContents::text(json!({"name": "demo", "items": 12}).to_string(), uri)
                     .with_mime_type("application/json")
             }
-            "demo://logo.png" => ResourceContents::blob(b64(PNG), uri).with_mime_type("image/png"),
+            "demo://logo.png" => {
+                ResourceContents::blob(b64(&logo_png()), uri).with_mime_type("image/png")
+            }
             "demo://data.bin" => ResourceContents::blob(b64(&(0u8..=255).collect::<Vec<_>>()), uri)
                 .with_mime_type("application/octet-stream"),
             _ => match uri.strip_prefix("demo://items/") {

@@ -25,6 +25,7 @@ pub mod schedule;
 pub mod server;
 pub mod suite;
 pub mod suite_file;
+pub mod uri_template;
 pub mod validate;
 
 pub use error::{Code, Error, Result, Violation};

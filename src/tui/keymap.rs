@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::{Deserialize, Serialize};
 
-use super::nav::Section;
+use super::section::Section;
 
 /// Everything a key can ask for. Global actions are handled by the app; the rest go to the
 /// focused pane, which says in its `commands()` which ones it understands.
@@ -45,6 +45,10 @@ pub enum Action {
     Tools,
     Prompts,
     Resources,
+    /// A server's protocol events.
+    Protocol,
+    /// Copy the selected item (a protocol message) to the clipboard.
+    Copy,
     /// Edit the selected item (a case).
     Edit,
     /// Paste or load a test plan into the selected suite.
@@ -101,6 +105,8 @@ impl Action {
             Action::Tools => "tools",
             Action::Prompts => "prompts",
             Action::Resources => "resources",
+            Action::Protocol => "protocol",
+            Action::Copy => "copy",
             Action::Edit => "edit",
             Action::Import => "import",
             Action::StartRun => "start a run",
@@ -266,6 +272,8 @@ impl Default for Keymap {
             (Key::ch('t'), Tools),
             (Key::ch('p'), Prompts),
             (Key::ch('R'), Resources),
+            (Key::ch('P'), Protocol),
+            (Key::ch('y'), Copy),
             (Key::ch('e'), Edit),
             (Key::ch('i'), Import),
             (Key::ch('s'), StartRun),

@@ -19,7 +19,8 @@ use crate::spec::host::{Host, HostSummary};
 use crate::spec::import::{EvalCaseImportRequest, EvalCaseImported, ImportResponse};
 use crate::spec::primitives::{
     DoctorReport, ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem,
-    ResourceReadRequest, ToolCallRequest, ToolItem, ValidateResult,
+    ResourceReadRequest, ResourceTemplateItem, ToolCallRequest, ToolItem, TrafficPage,
+    ValidateResult,
 };
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::schedule::{SchedulePatch, SuiteSchedule};
@@ -55,6 +56,23 @@ pub enum Request {
     Host {
         project: String,
         id: String,
+        /// Open the host form on it once read.
+        edit: bool,
+    },
+    CreateHost {
+        project: String,
+        body: crate::spec::host::HostCreate,
+    },
+    UpdateHost {
+        project: String,
+        id: String,
+        body: crate::spec::host::HostPatch,
+    },
+    /// Creates a suite; without a first case, a placeholder is written and removed.
+    CreateSuite {
+        project: String,
+        body: crate::spec::suite::SuiteCreate,
+        placeholder: bool,
     },
     Environments {
         project: String,
@@ -99,6 +117,18 @@ pub enum Request {
         project: String,
         server: String,
         body: ToolCallRequest,
+    },
+    /// Cancels a running call by the `callId` it was sent with.
+    CancelCall {
+        project: String,
+        server: String,
+        call_id: String,
+    },
+    /// The server's protocol events after `after`.
+    Traffic {
+        project: String,
+        server: String,
+        after: u64,
     },
     Prompts {
         project: String,
@@ -264,17 +294,22 @@ pub enum Slot {
     ServerWrite,
     Hosts,
     HostDetail,
+    HostWrite,
     Environments,
     EnvironmentDetail,
     EnvironmentWrite,
     Suites,
     /// Validate and doctor: one check of a server at a time.
     ServerCheck,
-    ServerTools,
-    ServerPrompts,
-    ServerResources,
+    /// A server's tools, prompts, resources or templates: one slot per server (the hash of
+    /// its id), so listing one server never makes another's answer stale.
+    ServerTools(u64),
+    ServerPrompts(u64),
+    ServerResources(u64),
     /// Calling a tool, rendering a prompt, reading a resource.
     ServerCall,
+    ServerCancel,
+    ServerTraffic,
     Cases,
     CaseWrite,
     SuiteDetail,
@@ -291,7 +326,30 @@ pub enum Slot {
     Agent,
 }
 
+/// A server id as a slot key.
+pub fn server_key(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
 impl Request {
+    /// The saved server an MCP request talks to, if it is one.
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            Request::Validate { server, .. }
+            | Request::Doctor { server, .. }
+            | Request::Tools { server, .. }
+            | Request::Prompts { server, .. }
+            | Request::Resources { server, .. }
+            | Request::CallTool { server, .. }
+            | Request::GetPrompt { server, .. }
+            | Request::ReadResource { server, .. } => Some(server),
+            _ => None,
+        }
+    }
+
     pub fn slot(&self) -> Slot {
         match self {
             Request::Me => Slot::Me,
@@ -302,6 +360,8 @@ impl Request {
             Request::CreateServer { .. } | Request::DeleteServer { .. } => Slot::ServerWrite,
             Request::Hosts { .. } => Slot::Hosts,
             Request::Host { .. } => Slot::HostDetail,
+            Request::CreateHost { .. } | Request::UpdateHost { .. } => Slot::HostWrite,
+            Request::CreateSuite { .. } => Slot::SuiteWrite,
             Request::Environments { .. } => Slot::Environments,
             Request::ResolveEnvironment { .. } => Slot::EnvironmentDetail,
             Request::ArchiveEnvironment { .. } | Request::RestoreEnvironment { .. } => {
@@ -311,12 +371,14 @@ impl Request {
             Request::Validate { .. } | Request::Doctor { .. } | Request::Check { .. } => {
                 Slot::ServerCheck
             }
-            Request::Tools { .. } => Slot::ServerTools,
-            Request::Prompts { .. } => Slot::ServerPrompts,
-            Request::Resources { .. } => Slot::ServerResources,
+            Request::Tools { server, .. } => Slot::ServerTools(server_key(server)),
+            Request::Prompts { server, .. } => Slot::ServerPrompts(server_key(server)),
+            Request::Resources { server, .. } => Slot::ServerResources(server_key(server)),
             Request::CallTool { .. } | Request::GetPrompt { .. } | Request::ReadResource { .. } => {
                 Slot::ServerCall
             }
+            Request::CancelCall { .. } => Slot::ServerCancel,
+            Request::Traffic { .. } => Slot::ServerTraffic,
             Request::CreateEnvironment { .. } | Request::UpdateEnvironment { .. } => {
                 Slot::EnvironmentWrite
             }
@@ -355,6 +417,9 @@ impl Request {
             Request::DeleteServer { id, .. } => format!("delete server {id}"),
             Request::Hosts { .. } => "list hosts".into(),
             Request::Host { id, .. } => format!("load host {id}"),
+            Request::CreateHost { body, .. } => format!("add host {}", body.name),
+            Request::UpdateHost { id, .. } => format!("save host {id}"),
+            Request::CreateSuite { body, .. } => format!("create suite {}", body.name),
             Request::Environments { .. } => "list environments".into(),
             Request::ResolveEnvironment { id, .. } => format!("resolve environment {id}"),
             Request::ArchiveEnvironment { id, .. } => format!("archive environment {id}"),
@@ -365,6 +430,8 @@ impl Request {
             Request::Check { .. } => "run the conformance checks".into(),
             Request::Tools { .. } => "list tools".into(),
             Request::CallTool { body, .. } => format!("call tool {}", body.tool_name),
+            Request::CancelCall { .. } => "cancel the call".into(),
+            Request::Traffic { .. } => "read the protocol events".into(),
             Request::Prompts { .. } => "list prompts".into(),
             Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
             Request::Resources { .. } => "list resources".into(),
@@ -409,7 +476,15 @@ pub enum Reply {
     ServerCreated(Server),
     ServerDeleted(Deleted),
     Hosts(Vec<HostSummary>),
-    Host(Host),
+    Host {
+        host: Host,
+        edit: bool,
+    },
+    HostSaved(Host),
+    SuiteCreated {
+        id: String,
+        name: String,
+    },
     Environments(Vec<Environment>),
     Resolution(EnvironmentResolution),
     EnvironmentArchived(Environment),
@@ -435,9 +510,21 @@ pub enum Reply {
         server: String,
         items: Vec<PromptItem>,
     },
+    /// Resources and resource templates (none when the server lists none).
     Resources {
         server: String,
         items: Vec<ResourceItem>,
+        templates: Vec<ResourceTemplateItem>,
+    },
+    /// Protocol events of a server, oldest first.
+    Traffic {
+        server: String,
+        page: TrafficPage,
+    },
+    /// Whether a running call was found and cancelled.
+    CallCancelled {
+        server: String,
+        cancelled: bool,
     },
     /// A tool result, a rendered prompt or resource contents, verbatim.
     Output {
@@ -508,9 +595,59 @@ pub struct Envelope {
     pub elapsed: Duration,
 }
 
+/// Something that comes to the controller while a request is still running: a call's
+/// progress, or a question the server asks the person (its answer goes back through
+/// `reply`).
+pub enum Live {
+    Progress {
+        server: String,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<String>,
+    },
+    Elicit {
+        server: String,
+        request: crate::spec::primitives::ElicitationRequest,
+        reply: tokio::sync::oneshot::Sender<crate::spec::client_features::ElicitationAnswer>,
+    },
+}
+
+/// Asks the person at the workbench: the question goes to the controller as [`Live::Elicit`]
+/// and the answer comes back (a workbench that goes away cancels).
+pub struct WorkbenchAsker {
+    pub tx: tokio::sync::mpsc::UnboundedSender<Live>,
+}
+
+impl crate::service::mcp::Asker for WorkbenchAsker {
+    fn elicit(
+        &self,
+        server: &str,
+        request: crate::spec::primitives::ElicitationRequest,
+    ) -> futures::future::BoxFuture<'static, crate::spec::client_features::ElicitationAnswer> {
+        use crate::spec::client_features::{ElicitationAction, ElicitationAnswer};
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let _ = self.tx.send(Live::Elicit {
+            server: server.to_string(),
+            request,
+            reply,
+        });
+        Box::pin(async move {
+            answer.await.unwrap_or(ElicitationAnswer {
+                action: ElicitationAction::Cancel,
+                content: None,
+            })
+        })
+    }
+}
+
 /// Performs one request. Lists are read in full (every page): the panes filter and scroll
-/// locally, and the catalog lists are small.
-pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
+/// locally, and the catalog lists are small. A tool call is made watched: its progress and
+/// the server's questions come through `watch`.
+pub async fn execute(
+    b: &dyn Backend,
+    req: &Request,
+    watch: crate::client::CallWatch,
+) -> Result<Reply> {
     Ok(match req {
         Request::Me => Reply::Me(b.me().await?),
         Request::Credits => Reply::Credits(b.credits().await?),
@@ -530,7 +667,33 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
         Request::Hosts { project } => {
             Reply::Hosts(collect_all(|p| async move { b.hosts(project, &p).await }).await?)
         }
-        Request::Host { project, id } => Reply::Host(b.host(project, id).await?),
+        Request::Host { project, id, edit } => Reply::Host {
+            host: b.host(project, id).await?,
+            edit: *edit,
+        },
+        Request::CreateHost { project, body } => {
+            Reply::HostSaved(b.create_host(project, body).await?)
+        }
+        Request::UpdateHost { project, id, body } => {
+            Reply::HostSaved(b.update_host(project, id, body).await?)
+        }
+        Request::CreateSuite {
+            project,
+            body,
+            placeholder,
+        } => {
+            let created = b.create_suite(project, body).await?;
+            if *placeholder {
+                // The API needs a first case; the placeholder goes once the suite exists.
+                for c in b.cases(project, &created.suite_id).await?.items {
+                    b.delete_case(project, &created.suite_id, &c.id).await?;
+                }
+            }
+            Reply::SuiteCreated {
+                id: created.suite_id,
+                name: created.name,
+            }
+        }
         Request::Environments {
             project,
             include_archived,
@@ -601,9 +764,26 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
             server: server.clone(),
             items: mcp_all(|r| async move { b.prompts(project, server, &r).await }).await?,
         },
-        Request::Resources { project, server } => Reply::Resources {
+        Request::Resources { project, server } => {
+            let items = mcp_all(|r| async move { b.resources(project, server, &r).await }).await?;
+            // A server without templates (or that refuses the list) has none to fill in.
+            let templates =
+                mcp_all(|r| async move { b.resource_templates(project, server, &r).await })
+                    .await
+                    .unwrap_or_default();
+            Reply::Resources {
+                server: server.clone(),
+                items,
+                templates,
+            }
+        }
+        Request::Traffic {
+            project,
+            server,
+            after,
+        } => Reply::Traffic {
             server: server.clone(),
-            items: mcp_all(|r| async move { b.resources(project, server, &r).await }).await?,
+            page: b.server_traffic(project, server, *after).await?,
         },
         Request::CallTool {
             project,
@@ -613,7 +793,15 @@ pub async fn execute(b: &dyn Backend, req: &Request) -> Result<Reply> {
             server: server.clone(),
             title: format!("tool {}", body.tool_name),
             request: serde_json::to_value(body).unwrap_or_default(),
-            value: b.call_tool(project, server, body).await?,
+            value: b.call_tool_watched(project, server, body, watch).await?,
+        },
+        Request::CancelCall {
+            project,
+            server,
+            call_id,
+        } => Reply::CallCancelled {
+            server: server.clone(),
+            cancelled: b.cancel_call(project, server, call_id).await?.cancelled,
         },
         Request::GetPrompt {
             project,

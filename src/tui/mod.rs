@@ -7,10 +7,13 @@
 //! overwrites a newer one. Logs go to a file in the data directory, never to the screen.
 
 pub mod app;
+pub mod case_form;
+pub mod forms;
 pub mod keymap;
 pub mod message;
 pub mod nav;
 pub mod panes;
+pub mod section;
 pub mod settings;
 pub mod terminal;
 pub mod testing;
@@ -26,10 +29,9 @@ use tokio::time::MissedTickBehavior;
 
 use crate::client::Backend;
 pub use app::App;
-use message::Envelope;
 
 enum Step {
-    Reply(Box<Envelope>),
+    Reply(app::Incoming),
     Input(Option<std::io::Result<crossterm::event::Event>>),
     Tick,
 }
@@ -53,7 +55,10 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
     tracing::info!(backend = %backend.describe(), "workbench starting");
     let mut term = terminal::enter()?;
     let _restore = terminal::RestoreOnDrop;
+    // Before input is read: a terminal that draws graphics answers on standard input.
+    widgets::picture::detect();
     let mut app = App::new(backend);
+    app.copy_to_terminal(true);
     if let Some(u) = url {
         app.open_url(u);
     }
@@ -68,7 +73,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
         let animating = app.animating();
         let step = tokio::select! {
             biased;
-            Some(env) = app.recv() => Step::Reply(Box::new(env)),
+            Some(i) = app.recv() => Step::Reply(i),
             ev = events.next() => Step::Input(ev),
             _ = tick.tick(), if animating => Step::Tick,
         };
@@ -80,7 +85,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
         for _ in 0..256 {
             let step = tokio::select! {
                 biased;
-                Some(env) = app.recv() => Step::Reply(Box::new(env)),
+                Some(i) = app.recv() => Step::Reply(i),
                 Some(ev) = events.next() => Step::Input(Some(ev)),
                 _ = std::future::ready(()) => break,
             };
@@ -97,7 +102,7 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
 /// Applies one step; `false` when input has ended.
 fn handle(app: &mut App, step: Step) -> anyhow::Result<bool> {
     match step {
-        Step::Reply(env) => app.on_envelope(*env),
+        Step::Reply(i) => app.on_incoming(i),
         Step::Input(Some(Ok(ev))) => app.handle_event(ev),
         Step::Input(Some(Err(e))) => return Err(e.into()),
         Step::Input(None) => return Ok(false),

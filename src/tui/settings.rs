@@ -240,7 +240,7 @@ mod tests {
         );
         assert_eq!(
             km.action(&KeyEvent::new(KeyCode::Char('R'), KeyModifiers::SHIFT)),
-            Some(Action::Goto(crate::tui::nav::Section::Runs))
+            Some(Action::Goto(crate::tui::section::Section::Runs))
         );
         assert_eq!(km.key_for(Action::Import).as_deref(), Some("F2"));
         assert!(Settings::parse(r#"{"keys": {"C-": "quit"}}"#).is_err());

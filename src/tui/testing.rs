@@ -55,7 +55,18 @@ impl Harness {
     /// An app over `backend` drawing into a `width` × `height` test terminal, monochrome so
     /// the output does not depend on `NO_COLOR`. Waits for the first load to finish.
     pub async fn new(backend: Arc<dyn Backend>, width: u16, height: u16) -> Harness {
-        let app = App::with_theme(backend, Theme::new(false));
+        Harness::with_color(backend, width, height, false).await
+    }
+
+    /// Like [`Harness::new`], in colour when `color` (the screen text is the same; styles
+    /// differ, and highlighting runs).
+    pub async fn with_color(
+        backend: Arc<dyn Backend>,
+        width: u16,
+        height: u16,
+        color: bool,
+    ) -> Harness {
+        let app = App::with_theme(backend, Theme::new(color));
         let terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
         let mut h = Harness { app, terminal };
         h.drain().await;
@@ -112,6 +123,17 @@ impl Harness {
     pub fn draw(&mut self) {
         let app = &mut self.app;
         self.terminal.draw(|f| app.render(f)).expect("draw");
+    }
+
+    /// Draws a frame and returns it cell by cell (colours included).
+    pub fn buffer(&mut self) -> ratatui::buffer::Buffer {
+        self.draw();
+        self.terminal.backend().buffer().clone()
+    }
+
+    /// Forgets what the terminal shows, so the next frame is written in full.
+    pub fn clear(&mut self) {
+        self.terminal.clear().expect("clear");
     }
 
     /// Draws a frame and returns the screen, one string per row, right-trimmed.

@@ -1,5 +1,8 @@
-//! Workbench benchmarks (ignored): time to the first frame with 1,000 cases in the store, a
-//! frame with 10,000 iterations in the runs pane, and resident memory. Prints a table.
+//! Workbench benchmarks (ignored): the binary in a pseudo-terminal (time to its first frame,
+//! keystroke to screen), then in process: time to the first frame with 1,000 cases in the
+//! store, each keystroke's handling and drawing (the first ones included: the first key, the
+//! first into an editor), a frame with 10,000 iterations in the runs pane, and resident
+//! memory. Prints a table.
 //!
 //! `cargo test --release --test it perf_tui:: -- --ignored --nocapture`
 
@@ -76,11 +79,77 @@ fn workbench_frames_and_memory() {
         }
         let seeded = seeded.elapsed();
 
+        // The binary as a person starts it: the first frame, and keys to what they draw.
+        let mut cmd = std::process::Command::new(BIN);
+        cmd.arg("--db")
+            .arg(dir.path().join("db.sqlite3"))
+            .env("HOME", dir.path())
+            .env("XDG_DATA_HOME", dir.path().join("data"))
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .env_remove("EVALDECK_CONFIG_DIR")
+            .env_remove("EVALDECK_BASE_URL");
+        let mut t = crate::pty::Terminal::open(cmd, 36, 120);
+        let loaded = t.wait_for("Projects (1)");
+        let pty_first = t.first_output().expect("drawn") - t.started;
+        let pty_loaded = loaded - t.started;
+        let mut pty_keys = Vec::new();
+        for (k, shows) in [
+            ("2", "Servers (1)"),
+            ("4", "Hosts (1)"),
+            ("3", "Environments (1)"),
+            ("5", "Suites (1)"),
+            ("6", "Runs ("),
+            ("1", "Projects (1)"),
+        ]
+        .iter()
+        .cycle()
+        .take(24)
+        {
+            t.send(k.as_bytes());
+            let sent = Instant::now();
+            pty_keys.push(t.wait_for(shows) - sent);
+        }
+        pty_keys.sort();
+        t.send(b"q");
+        let _ = t.child.wait();
+
         // Time to first frame: a new app, its first loads answered, one frame drawn.
         let t0 = Instant::now();
-        let mut h = Harness::new(b.clone() as Arc<dyn Backend>, 160, 45).await;
+        let mut h = Harness::with_color(b.clone() as Arc<dyn Backend>, 160, 45, true).await;
         h.draw();
         let first_frame = t0.elapsed();
+        // Keystrokes: each one handled and the frame it changes drawn, the very first included.
+        let key_frame = |h: &mut Harness, k: &str| {
+            let t = Instant::now();
+            h.press(k);
+            h.draw();
+            t.elapsed()
+        };
+        let first_key = key_frame(&mut h, "2");
+        let mut keys = Vec::new();
+        for k in ["j", "k", "Tab", "3", "j", "4", "k", "1", "j", "Tab"]
+            .iter()
+            .cycle()
+            .take(200)
+        {
+            keys.push(key_frame(&mut h, k));
+        }
+        keys.sort();
+        // The first key typed into an editor (the import's, with its highlighter).
+        h.keys(&["5", "Enter"]);
+        h.drain().await;
+        h.press("i");
+        assert!(h.shows(" characters "), "{}", h.screen());
+        let first_edit = key_frame(&mut h, "a");
+        let mut edits = Vec::new();
+        for c in "Use echo to say hello, then get-sum of 2 and 3.".chars() {
+            edits.push(key_frame(&mut h, &c.to_string()));
+        }
+        edits.sort();
+        h.press("Esc");
+        h.press("Esc");
+        h.press("Esc");
+        let mut h = Harness::new(b.clone() as Arc<dyn Backend>, 160, 45).await;
         // Opening the suite: its 1,000 cases read and drawn.
         let t1 = Instant::now();
         h.keys(&["5", "Enter"]);
@@ -126,8 +195,32 @@ fn workbench_frames_and_memory() {
         println!("| measure | figure | target |");
         println!("|---|---|---|");
         println!(
-            "| time to first frame, 1,000 cases in the store (first loads answered) | {} | < 150 ms |",
+            "| binary in a 120×36 terminal: first frame / first frame with its data | {} / {} | < 50 ms |",
+            ms(pty_first),
+            ms(pty_loaded)
+        );
+        println!(
+            "| binary: keystroke to screen, section switches (p50 / max of 24) | {} / {} | < 16 ms |",
+            ms(pty_keys[12]),
+            ms(pty_keys[23])
+        );
+        println!(
+            "| time to first frame, 1,000 cases in the store (first loads answered) | {} | < 50 ms |",
             ms(first_frame)
+        );
+        println!(
+            "| keystroke handled and drawn: the first / p50 / p99 / max of 200 | {} / {} / {} / {} | < 16 ms |",
+            ms(first_key),
+            ms(keys[100]),
+            ms(keys[197]),
+            ms(keys[199])
+        );
+        println!(
+            "| key typed into the import editor: the first / p50 / max of {} | {} / {} / {} | < 16 ms |",
+            edits.len(),
+            ms(first_edit),
+            ms(edits[edits.len() / 2]),
+            ms(edits[edits.len() - 1])
         );
         println!(
             "| open a suite: 1,000 cases read and drawn | {} | |",

@@ -320,3 +320,45 @@ fn a_panicking_cli_leaves_no_server_behind() {
     assert_eq!(status.code(), Some(141), "{status:?}");
     f.assert_all_gone("a panic", CLEANUP);
 }
+
+/// Quitting the workbench (or its terminal going away, or a signal) while a tool call is in
+/// flight ends the server's whole process group, the wrapper's child that ignores the end
+/// of its input included.
+#[test]
+fn leaving_the_workbench_mid_call_leaves_no_server_behind() {
+    for how in ["q", "Ctrl-C", "hang up", "SIGTERM"] {
+        let f = Fixture::new();
+        let home = tempfile::tempdir().unwrap();
+        let mut cmd = f.command(&[]);
+        cmd.env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env_remove("EVALDECK_CONFIG_DIR");
+        let mut t = crate::pty::Terminal::open(cmd, 36, 120);
+        t.wait_for("Projects (1)");
+        // Servers, the last one (`wrapped`), its tools; then `slow` with a minute to go.
+        t.keys(b"2");
+        t.wait_for("wrapped");
+        t.keys(b"G");
+        t.keys(b"t");
+        t.wait_for("slow");
+        f.wait_running();
+        t.keys(b"\t");
+        t.keys(b"gjjjjj");
+        t.keys(b"\r");
+        t.wait_for("Call tool slow");
+        t.keys(b"\x1560000");
+        t.keys(b"\x13");
+        t.wait_for("calling slow");
+        assert!(f.marked().len() >= 3, "{how}: the server is running");
+        match how {
+            "q" => t.keys(b"q"),
+            "Ctrl-C" => t.keys(b"\x03"),
+            // Its terminal going away sends the workbench SIGHUP.
+            "hang up" => signal(&t.child, "-HUP"),
+            _ => signal(&t.child, "-TERM"),
+        }
+        wait_exit(&mut t.child, Duration::from_secs(10));
+        f.assert_all_gone(&format!("workbench, {how} mid-call"), CLEANUP);
+    }
+}

@@ -16,14 +16,14 @@ const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 
 /// This build's binary under a short path of fixed length in the test's own temporary
 /// directory: screens show the demo server's command, and a long checkout path would wrap.
-fn demo_command(dir: &Path) -> String {
+pub(crate) fn demo_command(dir: &Path) -> String {
     let link = dir.join("evaldeck");
     std::os::unix::fs::symlink(BIN, &link).expect("link the binary");
     link.display().to_string()
 }
 
 /// An embedded backend on a fresh database whose demo server runs this build's binary.
-fn embedded(dir: &Path) -> Arc<Embedded> {
+pub(crate) fn embedded(dir: &Path) -> Arc<Embedded> {
     let config = Config {
         demo_command: demo_command(dir),
         ..Config::default()
@@ -32,14 +32,14 @@ fn embedded(dir: &Path) -> Arc<Embedded> {
     Arc::new(Embedded::new(service).expect("the local owner"))
 }
 
-async fn app(width: u16, height: u16) -> (Harness, Arc<Embedded>, TempDir) {
+pub(crate) async fn app(width: u16, height: u16) -> (Harness, Arc<Embedded>, TempDir) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let backend = embedded(dir.path());
     let h = Harness::new(backend.clone() as Arc<dyn Backend>, width, height).await;
     (h, backend, dir)
 }
 
-async fn demo_project(b: &Embedded) -> String {
+pub(crate) async fn demo_project(b: &Embedded) -> String {
     evaldeck::cli::project_id(b, None)
         .await
         .expect("the demo project")
@@ -47,7 +47,7 @@ async fn demo_project(b: &Embedded) -> String {
 
 /// Screens with the volatile parts (ids, times, paths, latencies) replaced. The filters
 /// are applied here because insta's `filters` feature is not enabled.
-fn snapshot(name: &str, screen: String) {
+pub(crate) fn snapshot(name: &str, screen: String) {
     let filters = [
         (
             r"\b(prj|srv|hst|env|sut|grp|org|usr|case|run|job|cfg)_[0-9a-f…]+",
@@ -55,8 +55,10 @@ fn snapshot(name: &str, screen: String) {
         ),
         // What is left of an id half hidden under an overlay.
         (r"[0-9a-f]{8,}", "[hex]"),
+        (r"(?m)│[0-9a-f]{1,7}( +│)$", "│[hex]$1"),
         (r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}", "[time]"),
         (r"embedded: \S+", "embedded: [db]"),
+        (r"\(pid \d+\)", "(pid [n])"),
         // Latencies and their padding (numbers are right-aligned in columns).
         (r"(latency +)[▁▂▃▄▅▆▇█]+ *", "$1[spark] "),
         (r" *\b\d+ ms\b *", " [n] ms "),
@@ -205,7 +207,7 @@ async fn help_lists_the_focused_panes_own_commands() {
     h.press("?");
     let screen = h.screen();
     for want in [
-        "Envs pane",
+        "Envs list",
         "show archived",
         "archive",
         "restore",
@@ -311,13 +313,13 @@ async fn adding_a_server_validates_inline_then_saves() {
     h.press("C-s");
     let screen = h.screen();
     assert!(screen.contains("✗"), "{screen}");
-    // name, then transport (→ http), then the URL.
+    // name, then transport (→ http: the URL field replaces the command's), then the URL.
     h.type_text("docs");
     h.press("Tab");
     h.press("Right");
     h.press("Tab");
     h.type_text("https://docs.example/mcp");
-    h.press("Enter");
+    h.press("C-s");
     h.drain().await;
     let screen = h.screen();
     assert!(!screen.contains("Add a server"), "{screen}");
@@ -502,7 +504,7 @@ async fn a_tool_called_with_raw_json_and_a_tool_error_shows_as_such() {
 }
 
 /// With the tools view focused on its first tool, moves down to `name`.
-fn select_tool(h: &mut Harness, name: &str) {
+pub(crate) fn select_tool(h: &mut Harness, name: &str) {
     let lines = h.lines();
     let row = |n: &str| {
         lines
@@ -545,7 +547,7 @@ async fn a_slow_tool_does_not_block_navigation() {
 
 // --- suites, import and review, runs and traces ---------------------------------------------
 
-fn plan(name: &str) -> String {
+pub(crate) fn plan(name: &str) -> String {
     std::fs::read_to_string(format!(
         "{}/assets/plans/{name}",
         env!("CARGO_MANIFEST_DIR")
@@ -555,7 +557,7 @@ fn plan(name: &str) -> String {
 
 /// A service config with the built-in author and no wait window, so every import hands
 /// back a pending job that the workbench polls, watches and commits.
-fn authoring_config() -> Config {
+pub(crate) fn authoring_config() -> Config {
     Config {
         demo_command: BIN.into(),
         authoring: evaldeck::service::authoring::AuthoringConfig {
@@ -567,13 +569,13 @@ fn authoring_config() -> Config {
     }
 }
 
-fn embedded_with(dir: &Path, config: Config) -> Arc<Embedded> {
+pub(crate) fn embedded_with(dir: &Path, config: Config) -> Arc<Embedded> {
     let service = Service::open(&dir.join("db.sqlite3"), config).expect("open the store");
     Arc::new(Embedded::new(service).expect("the local owner"))
 }
 
 /// Imports `qa-plan.md` into Smoke through the backend (and waits for the job to commit).
-async fn seed_plan(b: &dyn Backend, project: &str) {
+pub(crate) async fn seed_plan(b: &dyn Backend, project: &str) {
     use evaldeck::spec::import::{EvalCaseImportRequest, ImportResponse, JobStatus};
     let mut req = EvalCaseImportRequest::new(plan("qa-plan.md"));
     req.file_name = Some("qa-plan.md".into());
@@ -601,7 +603,7 @@ async fn seed_plan(b: &dyn Backend, project: &str) {
 }
 
 /// Moves the suites list to `name` (from the top).
-fn select_suite(h: &mut Harness, name: &str) {
+pub(crate) fn select_suite(h: &mut Harness, name: &str) {
     h.press("5");
     h.press("g");
     for _ in 0..20 {
@@ -633,22 +635,22 @@ async fn suites_show_cases_with_provenance_and_a_case_is_edited_with_inline_vali
     assert!(screen.contains("claim"), "{screen}");
     snapshot("tui_suite_cases", screen);
 
-    // e edits the case: broken JSON is reported as you type; a fixed edit saves.
+    // e edits the case in its form; its JSON view reports broken JSON as you type.
     h.press("e");
-    assert!(h.shows("Edit case"), "{}", h.screen());
+    assert!(h.shows("Case “"), "{}", h.screen());
     assert!(h.shows("✓ valid"), "{}", h.screen());
+    h.press("C-t");
     h.type_text("x");
     assert!(h.shows("✗ not JSON"), "{}", h.screen());
     h.press("Backspace");
     assert!(h.shows("✓ valid"));
-    // The title is the first key: go to the end of its line, inside the quotes.
-    h.keys(&["Down", "End", "Left", "Left"]);
+    h.press("C-t");
+    // The title is the first field.
     h.type_text(" (edited)");
-    h.keys(&["Down", "End"]);
     h.press("C-s");
     h.drain().await;
     let screen = h.screen();
-    assert!(!screen.contains("Edit case"), "{screen}");
+    assert!(!screen.contains("Case “"), "{screen}");
     assert!(screen.contains("(edited)"), "{screen}");
     assert!(screen.contains("saved case"), "{screen}");
 }
@@ -705,15 +707,14 @@ async fn import_review_flow(b: Arc<dyn Backend>, project: &str) -> Vec<(&'static
     );
     shots.push(("tui_review", screen));
 
-    // e: the draft as its edit body, validated as you type; Ctrl-S commits it with the edit.
+    // e: the draft in the case form, validated as you type; Ctrl-S commits it with the edit.
     h.press("e");
-    assert!(h.shows("Edit draft"), "{}", h.screen());
-    h.keys(&["Down", "End", "Left", "Left"]);
+    assert!(h.shows("Draft “"), "{}", h.screen());
     h.type_text(" again");
     h.press("C-s");
     h.drain().await;
     let screen = h.screen();
-    assert!(!screen.contains("Edit draft"), "{screen}");
+    assert!(!screen.contains("Draft “"), "{screen}");
     assert!(screen.contains("Review skipped drafts (8)"), "{screen}");
     assert!(screen.contains("again” as case_"), "{screen}");
     assert!(screen.contains("(free)"), "{screen}");
@@ -790,7 +791,7 @@ async fn a_review_link_opens_onto_exactly_its_drafts() {
 }
 
 /// A suite with four cases on the demo server, run by the built-in baseline agent.
-async fn seed_eval_suite(b: &dyn Backend, project: &str) {
+pub(crate) async fn seed_eval_suite(b: &dyn Backend, project: &str) {
     let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(serde_json::json!({
         "name": "Evals", "serverIds": ["demo"], "model": "builtin/baseline",
         "tests": [
@@ -845,7 +846,7 @@ async fn run_trace_flow(
     h.press("Enter");
     h.drain().await;
     let screen = h.screen();
-    assert!(screen.contains("Trace › #"), "{screen}");
+    assert!(screen.contains("› Trace #"), "{screen}");
     assert!(screen.contains("Timeline"), "{screen}");
     assert!(screen.contains("tool →    echo"), "{screen}");
     assert!(screen.contains("Assertions ("), "{screen}");
@@ -893,8 +894,7 @@ async fn environments_are_created_and_edited_with_revision_conflicts_explained()
     // n: a new environment from a template; an empty name is refused inline.
     h.press("n");
     assert!(h.shows("New environment"), "{}", h.screen());
-    assert!(h.shows("✗ /name"), "{}", h.screen());
-    h.keys(&["Down", "End", "Left", "Left"]);
+    assert!(h.shows("✗ required"), "{}", h.screen());
     h.type_text("staging");
     assert!(h.shows("✓ valid"), "{}", h.screen());
     h.press("C-s");
@@ -992,8 +992,11 @@ async fn a_server_is_edited_with_its_config_validated() {
     let (mut h, _b, _dir) = app(140, 40).await;
     h.press("2");
     h.press("e");
+    assert!(h.shows("Edit server “demo”"), "{}", h.screen());
+    // The JSON view, one key from the form.
+    h.press("C-t");
     let screen = h.screen();
-    assert!(screen.contains("Edit server “demo”"), "{screen}");
+    assert!(screen.contains("(JSON)"), "{screen}");
     assert!(screen.contains("\"transport\""), "{screen}");
     assert!(screen.contains("✓ valid"), "{screen}");
     // An unknown key is refused by the spec's rules before anything is sent.
@@ -1063,7 +1066,11 @@ async fn the_new_screens_fit_in_80_by_24() {
 }
 
 /// Starts a run of `suite` through the backend and waits for its verdict.
-async fn run_to_end(b: &dyn Backend, project: &str, suite: &str) -> evaldeck::spec::run::EvalRun {
+pub(crate) async fn run_to_end(
+    b: &dyn Backend,
+    project: &str,
+    suite: &str,
+) -> evaldeck::spec::run::EvalRun {
     let body: evaldeck::spec::run::RunCreate =
         serde_json::from_value(serde_json::json!({"suiteId": suite})).unwrap();
     let id = b.create_run(project, &body).await.expect("started").run_id;
@@ -1176,16 +1183,14 @@ async fn a_suite_is_scheduled_edited_and_loses_a_case() {
     h.press("S");
     h.drain().await;
     assert!(h.shows("Schedule runs of “Smoke”"), "{}", h.screen());
-    h.keys(&["Down", "Down", "End", "Left", "Backspace", "Backspace"]);
+    // Space turns it on; the interval is 60: 4 is below the bound, said beside the field.
+    h.press("Space");
+    h.press("Tab");
+    h.keys(&["Backspace", "Backspace"]);
     h.type_text("4");
-    assert!(h.shows("/intervalMinutes"), "{}", h.screen());
+    assert!(h.shows("✗ must be between 5 and 10080"), "{}", h.screen());
     h.press("Backspace");
     h.type_text("90");
-    h.keys(&["Up", "End"]);
-    for _ in 0.."false,".len() {
-        h.press("Backspace");
-    }
-    h.type_text("true,");
     assert!(h.shows("✓ valid"), "{}", h.screen());
     h.press("C-s");
     h.drain().await;
@@ -1200,8 +1205,7 @@ async fn a_suite_is_scheduled_edited_and_loses_a_case() {
     // c: the suite's settings; the new name is saved.
     h.press("c");
     h.drain().await;
-    assert!(h.shows("Edit suite “Smoke”"), "{}", h.screen());
-    h.keys(&["Down", "End", "Left", "Left"]);
+    assert!(h.shows("Suite “Smoke”"), "{}", h.screen());
     h.type_text(" nightly");
     h.press("C-s");
     h.drain().await;

@@ -189,7 +189,7 @@ impl Pane for EnvironmentsPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(24).clamp(8, 40);
         let (items, hosts) = (&self.items, &self.host_names);
         self.list.render(

@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
 use super::{
-    Command, Cx, DetailView, Pane, PaneFocus, RenderCx, empty_text, field, heading, pad,
+    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, empty_text, field, heading, pad,
     pane_block, split, time,
 };
 use crate::spec::host::{Host, HostSummary};
@@ -64,6 +64,8 @@ impl Pane for HostsPane {
     fn commands(&self) -> Vec<Command> {
         vec![
             Command::new(Action::Open, "config"),
+            Command::new(Action::New, "new host"),
+            Command::new(Action::Edit, "edit"),
             Command::new(Action::Refresh, "refresh"),
         ]
     }
@@ -83,18 +85,37 @@ impl Pane for HostsPane {
         cx.fetch(Request::Host {
             project: project.to_string(),
             id: h.id.clone(),
+            edit: false,
         });
         self.detail.top();
         true
     }
 
-    fn on_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
-        false
+    fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        match action {
+            Action::New => cx.effects.push(Effect::NewHost),
+            Action::Edit => {
+                let (Some(project), Some(h)) = (cx.project, self.selected()) else {
+                    return true;
+                };
+                // The form edits the full config: read it first (or use the one read).
+                match self.opened.as_ref().filter(|o| o.id == h.id) {
+                    Some(host) => cx.effects.push(Effect::EditHost(Box::new(host.clone()))),
+                    None => cx.fetch(Request::Host {
+                        project: project.to_string(),
+                        id: h.id.clone(),
+                        edit: true,
+                    }),
+                }
+            }
+            _ => return false,
+        }
+        true
     }
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(8).clamp(8, 40);
         let items = &self.items;
         self.list.render(

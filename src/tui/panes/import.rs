@@ -14,7 +14,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use ratatui_textarea::TextArea;
 use tokio::time::Instant;
 
-use super::cases::{edit_value, parse_update, validate_update};
+use super::cases::{edit_value, parse_update};
 use super::{clip, pad, pane_block};
 use crate::spec::Error;
 use crate::spec::authoring::AuthoringDraft;
@@ -22,12 +22,13 @@ use crate::spec::case::EvalCase;
 use crate::spec::import::{
     DuplicatePolicy, EvalCaseImportRequest, EvalCaseImported, ImportResponse, JobStatus,
 };
+use crate::spec::primitives::ToolItem;
 use crate::tui::message::Request;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::doc::{Doc, DocView};
+use crate::tui::widgets::form::{Form, FormOutcome};
 use crate::tui::widgets::highlight;
 use crate::tui::widgets::input::LineInput;
-use crate::tui::widgets::json_edit::{EditOutcome, JsonEditor};
 use crate::tui::widgets::list::ListView;
 
 /// How often a pending job is polled.
@@ -109,10 +110,15 @@ pub struct ImportScreen {
     drafts: Option<Vec<AuthoringDraft>>,
     list: ListView,
     source: DocView,
-    pub editor: Option<JsonEditor>,
+    /// The case form on the selected draft (the same form as a saved case's).
+    pub editor: Option<Form>,
+    /// The live tools the form picks the expected tool from.
+    pub tools: Vec<ToolItem>,
     committed: Vec<(String, String)>,
     /// The review was opened from a link (Esc closes instead of going back).
     from_link: bool,
+    /// Titles of the suite's cases by id, to name the case a draft duplicates.
+    pub case_titles: std::collections::HashMap<String, String>,
 }
 
 impl ImportScreen {
@@ -146,8 +152,10 @@ impl ImportScreen {
             list: ListView::default(),
             source: DocView::default(),
             editor: None,
+            tools: Vec::new(),
             committed: Vec::new(),
             from_link: false,
+            case_titles: Default::default(),
         }
     }
 
@@ -248,6 +256,33 @@ impl ImportScreen {
         })
     }
 
+    /// Empties the document (Ctrl-L, and `n` after an import).
+    pub fn clear_document(&mut self) {
+        let mut ta = TextArea::default();
+        ta.set_line_number_style(ratatui::style::Style::default());
+        self.ta = ta;
+        self.doc = DocView::default();
+        self.problem = None;
+    }
+
+    /// The document's length in characters (the limit counts characters).
+    pub fn chars(&self) -> usize {
+        let lines = self.ta.lines();
+        lines.iter().map(|l| l.chars().count()).sum::<usize>() + lines.len().saturating_sub(1)
+    }
+
+    /// How a draft's skip reads: a duplicate names the case it duplicates by its title.
+    fn reason_text(&self, d: &AuthoringDraft) -> String {
+        let reason = d.skip_reason.clone().unwrap_or_default();
+        match (d.skip_code.as_deref(), d.duplicate_of.as_deref()) {
+            (Some("DUPLICATE"), Some(id)) => match self.case_titles.get(id) {
+                Some(t) => format!("duplicate of “{t}” (same prompts or the same tool call)"),
+                None => reason,
+            },
+            _ => reason,
+        }
+    }
+
     fn load_file(&mut self) {
         let path = self.file.text().trim().to_string();
         if path.is_empty() {
@@ -269,9 +304,13 @@ impl ImportScreen {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if let Some(ed) = self.editor.as_mut() {
             match ed.handle_key(key) {
-                EditOutcome::Keep => {}
-                EditOutcome::Cancel => self.editor = None,
-                EditOutcome::Save(v) => {
+                FormOutcome::Keep | FormOutcome::Alt(_) => {}
+                FormOutcome::Cancel => self.editor = None,
+                FormOutcome::Save(v) => {
+                    // SEAM(update_draft): saving commits the edited draft as a case (free),
+                    // through the finish-draft operation. Once the Backend can save an edited
+                    // draft re-grounded without committing it, Ctrl-S saves (and shows the
+                    // recomputed claim) and `c` commits.
                     if let Some(req) = self.finish_request(Some(v)) {
                         return Outcome::Send(req);
                     }
@@ -300,6 +339,8 @@ impl ImportScreen {
                     }
                 }
                 KeyCode::Char('n') if !self.busy() => {
+                    // A new import starts from an empty document (the options stay).
+                    self.clear_document();
                     self.phase = Phase::Compose;
                     Outcome::Keep
                 }
@@ -327,11 +368,13 @@ impl ImportScreen {
                 }
                 KeyCode::Char('e') | KeyCode::Enter => {
                     if let Some(d) = self.selected_draft() {
-                        self.editor = Some(JsonEditor::new(
-                            format!("Edit draft “{}”", d.title),
-                            &edit_value(&d.case),
-                            validate_update,
-                        ));
+                        let mut form = crate::tui::case_form::case_form(
+                            format!("Draft “{}”", d.title),
+                            &d.case,
+                            self.tools.clone(),
+                        );
+                        form.save_label = "commit with this edit (free)";
+                        self.editor = Some(form);
                     }
                     Outcome::Keep
                 }
@@ -360,12 +403,14 @@ impl ImportScreen {
                     self.job = None;
                     self.result = None;
                     self.failure = None;
+                    self.committed.clear();
                     self.state = "submitted".into();
                     return Outcome::Send(req);
                 }
                 Err(p) => self.problem = Some(p),
             },
             KeyCode::Char('o') if ctrl => self.load_file(),
+            KeyCode::Char('l') if ctrl => self.clear_document(),
             KeyCode::Tab | KeyCode::BackTab => self.on_options = !self.on_options,
             _ if self.on_options => match key.code {
                 KeyCode::Up => self.row = self.row.saturating_sub(1),
@@ -479,10 +524,30 @@ impl ImportScreen {
     pub fn on_finished(&mut self, draft: &str, case: &EvalCase) {
         self.editor = None;
         self.committed.push((case.title.clone(), case.id.clone()));
+        // The job's summary counts the draft as created from now on.
+        if let Some(r) = self.result.as_mut()
+            && r.skipped.iter().any(|s| s.draft_id == draft)
+        {
+            r.skipped.retain(|s| s.draft_id != draft);
+            if case.is_negative {
+                r.counts.negative += 1;
+            } else {
+                r.counts.normal += 1;
+            }
+            r.created.push(case.clone());
+        }
         if let Some(ds) = self.drafts.as_mut() {
             ds.retain(|d| d.id != draft);
             let keys = ds.iter().map(|d| d.title.clone()).collect();
             self.list.set_keys(keys);
+        }
+    }
+
+    /// The live tools, for the case form (now or when it opens).
+    pub fn give_tools(&mut self, tools: Vec<ToolItem>) {
+        self.tools = tools.clone();
+        if let Some(form) = self.editor.as_mut() {
+            crate::tui::case_form::give_tools(form, tools);
         }
     }
 
@@ -502,21 +567,30 @@ impl ImportScreen {
     pub fn hints(&self) -> Vec<(String, String)> {
         let h = |k: &str, l: &str| (k.to_string(), l.to_string());
         if self.editor.is_some() {
-            return vec![h("Ctrl-S", "commit with edit"), h("Esc", "cancel")];
+            return vec![
+                h("Ctrl-S", "commit with edit"),
+                h("Ctrl-T", "JSON"),
+                h("Esc", "cancel"),
+            ];
         }
         match self.phase {
             Phase::Compose => vec![
                 h("Ctrl-S", "submit"),
                 h("Tab", "options"),
                 h("Ctrl-O", "load file"),
+                h("Ctrl-L", "clear"),
                 h("Esc", "close"),
             ],
             Phase::Watch if self.busy() => vec![h("x", "cancel the job"), h("Esc", "close")],
-            Phase::Watch => vec![
-                h("Enter", "review skipped"),
-                h("n", "new import"),
-                h("Esc", "close"),
-            ],
+            Phase::Watch => {
+                let mut out = Vec::new();
+                if self.result.as_ref().is_some_and(|r| !r.skipped.is_empty()) {
+                    out.push(h("Enter", "review skipped"));
+                }
+                out.push(h("n", "new import"));
+                out.push(h("Esc", "close"));
+                out
+            }
             Phase::Review => vec![
                 h("j/k", "move"),
                 h("e", "edit"),
@@ -532,12 +606,7 @@ impl ImportScreen {
             Phase::Review => self.render_review(f, area, theme, spinner),
         }
         if let Some(ed) = self.editor.as_mut() {
-            let r = crate::tui::widgets::modal::centered(
-                area,
-                area.width.saturating_sub(6).max(40),
-                area.height.saturating_sub(2).max(10),
-            );
-            ed.render(f, r, theme);
+            ed.render(f, area, theme);
         }
     }
 
@@ -550,13 +619,27 @@ impl ImportScreen {
         let [left, right] =
             Layout::horizontal([Constraint::Fill(1), Constraint::Length(side_w)]).areas(area);
         let editing = self.phase == Phase::Compose && !self.on_options;
+        let chars = self.chars();
         let lines = self.ta.lines();
+        let max = crate::spec::import::MAX_CONTENT_CHARS;
+        // The size against the limit, as it grows (the limit counts characters).
+        let size = Span::styled(
+            format!(" {} / {} characters ", thousands(chars), thousands(max)),
+            if chars > max {
+                theme.error
+            } else if chars * 10 > max * 9 {
+                theme.warn
+            } else {
+                theme.dim
+            },
+        );
         let title = format!(
             "Import into suite “{}” ({} lines)",
             self.suite_name(),
             lines.len()
         );
-        let block = pane_block(title, editing, theme);
+        let block =
+            pane_block(title, editing, theme).title_bottom(Line::from(size).right_aligned());
         let inner = block.inner(left);
         f.render_widget(block, left);
         if lines.len() == 1 && lines[0].is_empty() && editing {
@@ -685,7 +768,26 @@ impl ImportScreen {
         if let Some(e) = &self.failure {
             lines.push(Line::styled(e.clone(), theme.error));
         }
-        if let Some(r) = &self.result {
+        if let Some(r) = &self.result
+            && r.created.is_empty()
+            && r.skipped.is_empty()
+            && self.committed.is_empty()
+        {
+            // Nothing to commit is not a success to report with zeros.
+            lines.push(Line::styled(
+                "no case was found in the document",
+                theme.warn,
+            ));
+            lines.push(Line::styled(
+                "A case needs a prompt (a question or instruction for the assistant) and, \
+                 ideally, what should happen: a tool, its arguments, or the answer's text. \
+                 n starts a new import.",
+                theme.dim,
+            ));
+            for w in &r.warnings {
+                lines.push(Line::styled(format!("⚠ {}", w.message), theme.warn));
+            }
+        } else if let Some(r) = &self.result {
             lines.push(Line::from(format!("authored with {}", r.generation_model)));
             lines.push(Line::from(vec![
                 Span::styled(format!("{} created", r.created.len()), theme.ok),
@@ -750,6 +852,7 @@ impl ImportScreen {
             (Some(_), k) => format!("all done: {k} committed (no credits spent)"),
         };
         let drafts = self.drafts.clone().unwrap_or_default();
+        let reasons: Vec<String> = drafts.iter().map(|d| self.reason_text(d)).collect();
         let width = top.width.saturating_sub(4) as usize;
         self.list.render(
             f,
@@ -766,7 +869,7 @@ impl ImportScreen {
                     .as_ref()
                     .map(|s| format!("lines {}–{}", s.start_line, s.end_line))
                     .unwrap_or_default();
-                let reason = d.skip_reason.clone().unwrap_or_default();
+                let reason = reasons[i].clone();
                 let title_w = (width / 3).max(12);
                 Line::from(vec![
                     Span::raw(pad(&d.title, title_w)),
@@ -789,7 +892,7 @@ impl ImportScreen {
                     format!("{} ", d.skip_code.clone().unwrap_or_default()),
                     theme.warn,
                 ),
-                Span::raw(d.skip_reason.clone().unwrap_or_default()),
+                Span::raw(self.reason_text(d)),
             ]));
         }
         if let Some((title, id)) = self.committed.last() {
@@ -858,6 +961,19 @@ impl ImportScreen {
         let lines = highlight::json(&edit_value(&d.case), theme);
         f.render_widget(Paragraph::new(lines), inner);
     }
+}
+
+/// `102400` as `102,400`.
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Parses a review link: `…/review/{projectId}/{jobId}?drafts=a,b`.

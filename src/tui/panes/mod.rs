@@ -6,16 +6,19 @@ pub mod agent;
 pub mod call_form;
 pub mod cases;
 pub mod credits;
+pub mod elicit;
 pub mod environments;
 pub mod hosts;
 pub mod import;
 pub mod projects;
+pub mod protocol;
 pub mod run_picker;
 pub mod runs;
-pub mod server_form;
 pub mod servers;
+pub mod structured;
 pub mod suite_edit;
 pub mod suites;
+pub mod template_form;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Position, Rect};
@@ -50,10 +53,14 @@ pub enum Effect {
     },
     OpenServerForm,
     OpenCallForm(Box<call_form::CallForm>),
+    /// The form that fills in a resource template's variables.
+    OpenTemplateForm(Box<template_form::TemplateForm>),
     /// Make this project the one the other panes show.
     ActivateProject(String),
     /// A short message in the footer.
     Notify(String),
+    /// Put text on the clipboard (the terminal's, through OSC 52).
+    Copy(String),
     /// The import screen for a suite.
     OpenImport {
         suite: String,
@@ -67,8 +74,13 @@ pub enum Effect {
     },
     /// The environment editor: a new one, or this one.
     EditEnvironment(Option<Box<crate::spec::environment::Environment>>),
-    /// The server editor.
+    /// The server form on a saved server.
     EditServer(Box<crate::spec::server::Server>),
+    /// The host form: a new host, or one read in full.
+    NewHost,
+    EditHost(Box<crate::spec::host::Host>),
+    /// The new-suite form.
+    NewSuite,
     /// Ask for the path of an `mcp.json` and save the servers it names.
     OpenMcpImport,
     /// The case editor.
@@ -83,6 +95,8 @@ pub struct Cx<'a> {
     /// The active project's id.
     pub project: Option<&'a str>,
     pub effects: Vec<Effect>,
+    /// Whether a request for this slot is in flight.
+    pub busy: &'a dyn Fn(super::message::Slot) -> bool,
 }
 
 impl Cx<'_> {
@@ -127,6 +141,16 @@ pub trait Pane {
     /// An action while the detail has focus (before it falls back to scrolling).
     fn detail_action(&mut self, _action: Action, _cx: &mut Cx) -> bool {
         false
+    }
+    /// The list's selection moved (keys, mouse, filter): the detail starts at its top, and a
+    /// pane may read what the new item needs.
+    fn on_select(&mut self, _cx: &mut Cx) {
+        self.detail().top();
+    }
+    /// A list inside the detail (a server's tools, its protocol events): with the detail
+    /// focused, `/` filters it instead of the pane's list.
+    fn detail_list(&mut self) -> Option<&mut ListView> {
+        None
     }
     /// Commands of the detail, for the footer while it has focus.
     fn detail_commands(&self) -> Vec<Command> {
@@ -181,13 +205,10 @@ impl DetailView {
         self.area = area;
         let block = pane_block(title, focused, theme);
         let inner_width = block.inner(area).width.max(1);
-        // Character wrapping approximates word wrapping closely enough to bound the scroll.
-        self.content_height = lines
-            .iter()
-            .map(|l| l.width().div_ceil(inner_width as usize).max(1))
-            .sum::<usize>()
-            .min(u16::MAX as usize) as u16;
         let para = Paragraph::new(lines).wrap(Wrap { trim: false });
+        // The rows the text takes once word-wrapped, exactly as it will be drawn, so the
+        // last line can be scrolled to (an estimate by characters fell short of long lines).
+        self.content_height = para.line_count(inner_width).min(u16::MAX as usize) as u16;
         let max = self
             .content_height
             .saturating_sub(area.height.saturating_sub(2));
@@ -211,12 +232,14 @@ pub fn pane_block(title: impl Into<Line<'static>>, focused: bool, theme: &Theme)
         )
 }
 
-/// Splits a pane's area into a list (left) and a detail (right); stacked when narrow.
-pub fn split(area: Rect) -> (Rect, Rect) {
+/// Splits a pane's area into a list (left) and a detail (right); stacked when narrow, where
+/// the part with the keyboard gets the larger share.
+pub fn split(area: Rect, focus: PaneFocus) -> (Rect, Rect) {
     let [a, b] = if area.width >= 90 {
         Layout::horizontal([Constraint::Percentage(40), Constraint::Fill(1)]).areas(area)
     } else {
-        Layout::vertical([Constraint::Percentage(45), Constraint::Fill(1)]).areas(area)
+        let list = if focus == PaneFocus::Detail { 25 } else { 45 };
+        Layout::vertical([Constraint::Percentage(list), Constraint::Fill(1)]).areas(area)
     };
     (a, b)
 }

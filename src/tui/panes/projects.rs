@@ -74,7 +74,7 @@ impl Pane for ProjectsPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(12).clamp(8, 40);
         let (items, active) = (&self.items, &self.active);
         self.list.render(

@@ -14,8 +14,8 @@ use serde_json::Value;
 
 use super::suites::sparkline;
 use super::{
-    Command, Cx, DetailView, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading, pad,
-    pane_block, split, time,
+    Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading,
+    pad, pane_block, split, time,
 };
 use crate::client::compare::{Change, Comparison};
 use crate::spec::run::{EvalIteration, EvalRun};
@@ -273,6 +273,26 @@ impl RunsPane {
         let Some((run, its)) = self.opened.as_ref() else {
             return;
         };
+        // An open trace takes the whole detail: it is long, and the run's summary is one Esc
+        // away.
+        if let Some((it_id, value)) = &self.trace {
+            let title = its
+                .iter()
+                .find(|i| &i.id == it_id)
+                .map(|i| {
+                    format!(
+                        "Run #{} › Trace #{} {}",
+                        run.run_number.unwrap_or_default(),
+                        i.iteration_number,
+                        i.title.clone().unwrap_or_default()
+                    )
+                })
+                .unwrap_or_else(|| "Trace".into());
+            let lines = trace_lines(value, theme);
+            self.detail
+                .render(f, area, Line::from(title), lines, focused, theme);
+            return;
+        }
         let suite = self
             .suite_names
             .get(&run.suite_id)
@@ -378,23 +398,6 @@ impl RunsPane {
             Paragraph::new(spark).block(pane_block("latency · trend", false, theme)),
             spark_area,
         );
-        if let Some((it_id, value)) = &self.trace {
-            let title = its
-                .iter()
-                .find(|i| &i.id == it_id)
-                .map(|i| {
-                    format!(
-                        "Trace › #{} {}",
-                        i.iteration_number,
-                        i.title.clone().unwrap_or_default()
-                    )
-                })
-                .unwrap_or_else(|| "Trace".into());
-            let lines = trace_lines(value, theme);
-            self.detail
-                .render(f, bottom, Line::from(title), lines, focused, theme);
-            return;
-        }
         let w = bottom.width.saturating_sub(4) as usize;
         let empty = if run.is_terminal() {
             "no iterations".to_string()
@@ -448,6 +451,23 @@ fn short(v: &Value, width: usize) -> String {
         other => other.to_string(),
     };
     clip(&s.replace('\n', " ⏎ "), width)
+}
+
+/// The trace as plain text, line by line as the workbench draws it (for `evaldeck trace`).
+pub fn trace_text(t: &Value) -> String {
+    let theme = Theme::new(false);
+    trace_lines(t, &theme)
+        .iter()
+        .map(|l| {
+            l.spans
+                .iter()
+                .map(|s| s.content.as_ref())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The trace, top to bottom.
@@ -644,10 +664,20 @@ impl Pane for RunsPane {
     }
 
     fn detail_commands(&self) -> Vec<Command> {
-        if self.trace.is_some() || self.comparison.is_some() {
-            Vec::new()
+        if self.trace.is_some() {
+            vec![
+                Command::new(Action::Down, "scroll"),
+                Command::new(Action::Bottom, "end (the tool-call diff)"),
+                Command::new(Action::Back, "back to the run"),
+            ]
+        } else if self.comparison.is_some() {
+            vec![Command::new(Action::Back, "close the comparison")]
         } else {
-            vec![Command::new(Action::Open, "trace")]
+            vec![
+                Command::new(Action::Open, "trace"),
+                Command::new(Action::Down, "move"),
+                Command::new(Action::Cancel, "cancel the run"),
+            ]
         }
     }
 
@@ -684,9 +714,23 @@ impl Pane for RunsPane {
                 if r.is_terminal() {
                     cx.notify(format!("the run is already {}", r.status));
                 } else {
-                    cx.fetch(Request::CancelRun {
-                        project: project.to_string(),
-                        run: r.id.clone(),
+                    let s = r.summary.clone().unwrap_or_default();
+                    cx.effects.push(Effect::Confirm {
+                        prompt: format!(
+                            "Cancel run #{} of “{}”? {} of {} iterations have finished; the rest \
+                             will not run.",
+                            r.run_number.unwrap_or_default(),
+                            self.suite_names
+                                .get(&r.suite_id)
+                                .map(String::as_str)
+                                .unwrap_or("?"),
+                            s.passed + s.failed + s.cancelled,
+                            s.total
+                        ),
+                        request: Request::CancelRun {
+                            project: project.to_string(),
+                            run: r.id.clone(),
+                        },
                     });
                 }
                 true
@@ -801,7 +845,7 @@ impl Pane for RunsPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let items = &self.items;
         let names = &self.suite_names;
         let marked = self.marked.as_deref();

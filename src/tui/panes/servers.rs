@@ -11,28 +11,31 @@ use crate::spec::drift::DriftReport;
 use std::collections::HashMap;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Rect, Size};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use super::call_form::CallForm;
+use super::protocol::{self, Traffic};
+use super::template_form::TemplateForm;
 use super::{
     Command, Cx, DetailView, Effect, Pane, PaneFocus, RenderCx, clip, empty_text, field, heading,
     pad, pane_block, split, time,
 };
 use crate::spec::primitives::{
-    Check, CheckStatus, DoctorReport, DoctorStatus, PromptItem, ResourceItem, ToolItem,
-    ValidateResult,
+    Check, CheckStatus, DoctorReport, DoctorStatus, PromptItem, ResourceItem, ResourceTemplateItem,
+    ToolItem, TrafficPage, ValidateResult,
 };
 use crate::spec::server::{Server, Transport};
 use crate::tui::keymap::Action;
-use crate::tui::message::{Request, Slot};
+use crate::tui::message::{Request, Slot, server_key};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::highlight;
 use crate::tui::widgets::list::ListView;
+use crate::tui::widgets::picture::{self, Picture};
 
 /// What the detail beside the server list shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum View {
     #[default]
     Config,
@@ -44,6 +47,8 @@ pub enum View {
     Resources,
     /// The last tool result, rendered prompt or resource read.
     Output,
+    /// The server's protocol events, live.
+    Protocol,
 }
 
 /// A tool result, a rendered prompt or resource contents, as the server sent them.
@@ -52,6 +57,11 @@ pub struct Output {
     pub request: Value,
     pub value: Value,
     pub elapsed_ms: u128,
+    /// When the call ran (epoch ms, from and to): the notes evaldeck took for the server
+    /// meanwhile (a sampling request answered) show with the result.
+    pub window: Option<(i64, i64)>,
+    /// The pictures in it, decoded, drawn below the text.
+    pub pictures: Vec<Picture>,
 }
 
 /// What is known about one server from MCP.
@@ -66,6 +76,19 @@ pub struct Mcp {
     pub checks: Option<CheckReport>,
     /// From the snapshot of the check before the last one to the last one's.
     pub drift: Option<DriftReport>,
+    /// Why a list could not be read (shown in its place instead of "no tools").
+    pub list_errors: HashMap<View, String>,
+    /// What this session last saw of the server (a call that found it gone, a list that
+    /// worked), newer than the saved status of the last validate or doctor.
+    pub live: Option<Live>,
+    /// The tool call running now, if any.
+    pub running: Option<Running>,
+    /// The resource templates it lists (after its resources, in the same view).
+    pub templates: Option<Vec<ResourceTemplateItem>>,
+    /// Its protocol events as read so far.
+    pub traffic: Traffic,
+    /// When the events were last read.
+    pub traffic_read: Option<std::time::Instant>,
 }
 
 impl Mcp {
@@ -90,6 +113,29 @@ impl Mcp {
     }
 }
 
+/// A tool call on its way: what it is, since when, how far the server says it is.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub tool: String,
+    pub call_id: String,
+    pub started: std::time::Instant,
+    /// The same instant in epoch milliseconds (protocol events carry those).
+    pub started_ms: i64,
+    /// `(progress, total, message)` as the server last reported it.
+    pub progress: Option<(f64, Option<f64>, Option<String>)>,
+    /// Over a remote backend no progress comes: the spinner and the time say it runs.
+    pub remote: bool,
+    pub cancelling: bool,
+}
+
+/// The server's state as the workbench last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Live {
+    pub ok: bool,
+    /// `connected`, `unreachable`, `timed out`, `OAuth required`.
+    pub word: String,
+}
+
 #[derive(Default)]
 pub struct ServersPane {
     pub items: Vec<Server>,
@@ -98,10 +144,13 @@ pub struct ServersPane {
     pub view: View,
     /// By server id, so a reply for a server no longer selected still lands in its place.
     pub mcp: HashMap<String, Mcp>,
-    /// Tools, prompts or resources of the selected server.
+    /// Tools, prompts, resources or protocol events of the selected server.
     sub: ListView,
     /// The checks view shows the evidence's JSON too.
     evidence_data: bool,
+    /// What the sub-list's keys were last built from (server, view, events' generation),
+    /// so a long event list is not rebuilt on every frame.
+    sub_built: Option<(String, View, u64)>,
 }
 
 impl ServersPane {
@@ -165,6 +214,19 @@ impl ServersPane {
             return;
         };
         let m = self.mcp.get(&id);
+        if self.view == View::Protocol {
+            let generation = m.map_or(0, |m| m.traffic.generation);
+            let built = (id.clone(), View::Protocol, generation);
+            if self.sub_built.as_ref() != Some(&built) {
+                let keys = m
+                    .map(|m| m.traffic.events.iter().map(protocol::key).collect())
+                    .unwrap_or_default();
+                self.sub.set_keys(keys);
+                self.sub_built = Some(built);
+            }
+            return;
+        }
+        self.sub_built = None;
         let keys: Vec<String> = match self.view {
             View::Tools => m
                 .and_then(|m| m.tools.as_ref())
@@ -178,17 +240,179 @@ impl ServersPane {
                 .and_then(|m| m.checks.as_ref())
                 .map(|c| c.results.iter().map(|r| r.id.clone()).collect())
                 .unwrap_or_default(),
-            View::Resources => m
-                .and_then(|m| m.resources.as_ref())
-                .map(|t| {
-                    t.iter()
-                        .map(|r| format!("{} {}", r.name.clone().unwrap_or_default(), r.uri))
-                        .collect()
-                })
-                .unwrap_or_default(),
+            View::Resources => {
+                m.and_then(|m| m.resources.as_ref())
+                    .map(|t| {
+                        t.iter()
+                            .map(|r| format!("{} {}", r.name.clone().unwrap_or_default(), r.uri))
+                            .chain(m.and_then(|m| m.templates.as_ref()).into_iter().flat_map(
+                                |ts| {
+                                    ts.iter().map(|t| {
+                                        format!(
+                                            "{} {} template",
+                                            t.name.clone().unwrap_or_default(),
+                                            t.uri_template
+                                        )
+                                    })
+                                },
+                            ))
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            }
             _ => Vec::new(),
         };
         self.sub.set_keys(keys);
+    }
+
+    /// A call was sent: the last result goes, the call's progress shows in its place.
+    pub fn start_call(&mut self, server: &str, tool: &str, call_id: &str, remote: bool) {
+        let m = self.mcp_mut(server);
+        m.output = None;
+        m.running = Some(Running {
+            tool: tool.to_string(),
+            call_id: call_id.to_string(),
+            started: std::time::Instant::now(),
+            started_ms: chrono::Utc::now().timestamp_millis(),
+            progress: None,
+            remote,
+            cancelling: false,
+        });
+    }
+
+    pub fn on_progress(&mut self, server: &str, p: f64, total: Option<f64>, msg: Option<String>) {
+        if let Some(r) = self.mcp_mut(server).running.as_mut() {
+            r.progress = Some((p, total, msg));
+        }
+    }
+
+    /// The call ended (answered, failed or cancelled); returns it.
+    pub fn end_call(&mut self, server: &str) -> Option<Running> {
+        self.mcp_mut(server).running.take()
+    }
+
+    /// The server whose protocol events are on screen and should be kept current: the
+    /// protocol view's, or that of a call running in the result view (its notes show).
+    pub fn watched_traffic(&self) -> Option<&str> {
+        let s = self.selected()?;
+        let calling = self.mcp.get(&s.id).is_some_and(|m| m.running.is_some());
+        (self.view == View::Protocol || (self.view == View::Output && calling))
+            .then_some(s.id.as_str())
+    }
+
+    /// The request for a server's events newer than those read.
+    pub fn traffic_request(&mut self, project: &str, server: &str) -> Request {
+        let m = self.mcp_mut(server);
+        m.traffic_read = Some(std::time::Instant::now());
+        Request::Traffic {
+            project: project.to_string(),
+            server: server.to_string(),
+            after: m.traffic.last_seq,
+        }
+    }
+
+    /// Events read: the list follows the newest while its cursor is on the last one.
+    /// Returns whether more are waiting.
+    pub fn on_traffic(&mut self, server: &str, page: TrafficPage) -> bool {
+        let on_screen =
+            self.view == View::Protocol && self.selected().is_some_and(|s| s.id == server);
+        let following = self.sub.selected().is_none_or(|i| i + 1 >= self.sub.len());
+        let before = self.sub.selected();
+        let added = self.mcp_mut(server).traffic.add(page);
+        if on_screen {
+            self.sync_sub();
+            if following {
+                self.sub.bottom();
+            } else if let Some(i) = before {
+                self.sub.select(i.saturating_sub(added.dropped));
+            }
+        }
+        added.more
+    }
+
+    /// The protocol revision a server's connection speaks: as its last validate or doctor
+    /// found it, else as its messages show.
+    pub fn revision(&self, s: &Server) -> Option<String> {
+        let m = self.mcp.get(&s.id);
+        m.and_then(|m| m.validated.as_ref())
+            .and_then(|v| v.init_info.as_ref())
+            .map(|i| i.protocol_version.clone())
+            .or_else(|| m.and_then(|m| m.traffic.revision()).map(str::to_string))
+            .or_else(|| s.protocol_version.clone())
+    }
+
+    /// The cancel request for the selected server's running call, marking it cancelling.
+    fn cancel_request(&mut self, project: &str) -> Option<Request> {
+        let id = self.selected()?.id.clone();
+        let r = self.mcp.get_mut(&id)?.running.as_mut()?;
+        if r.cancelling {
+            return None;
+        }
+        r.cancelling = true;
+        Some(Request::CancelCall {
+            project: project.to_string(),
+            server: id,
+            call_id: r.call_id.clone(),
+        })
+    }
+
+    /// Whether the selected server has a call running.
+    fn calling(&self) -> bool {
+        self.selected()
+            .and_then(|s| self.mcp.get(&s.id))
+            .is_some_and(|m| m.running.is_some())
+    }
+
+    /// Whether the current list view has nothing read for this server (and no error).
+    fn needs_list(&self, id: &str) -> bool {
+        let m = self.mcp.get(id);
+        let have = match self.view {
+            View::Tools => m.is_some_and(|m| m.tools.is_some()),
+            View::Prompts => m.is_some_and(|m| m.prompts.is_some()),
+            View::Resources => m.is_some_and(|m| m.resources.is_some()),
+            _ => return false,
+        };
+        !have && !m.is_some_and(|m| m.list_errors.contains_key(&self.view))
+    }
+
+    /// Records what a request found of a server: reachable, or not (and why a list failed).
+    pub fn saw(
+        &mut self,
+        server: &str,
+        outcome: Result<(), &crate::spec::Error>,
+        list: Option<View>,
+    ) {
+        use crate::spec::Code;
+        let m = self.mcp_mut(server);
+        match outcome {
+            Ok(()) => {
+                m.live = Some(Live {
+                    ok: true,
+                    word: "connected".into(),
+                });
+                if let Some(v) = list {
+                    m.list_errors.remove(&v);
+                }
+            }
+            Err(e) => {
+                let word = match e.code {
+                    Code::ServerUnreachable => Some("unreachable"),
+                    Code::Timeout => Some("timed out"),
+                    Code::OauthRequired => Some("OAuth required"),
+                    _ => None,
+                };
+                if let Some(w) = word {
+                    m.live = Some(Live {
+                        ok: false,
+                        word: w.into(),
+                    });
+                }
+                if let Some(v) = list {
+                    m.list_errors
+                        .insert(v, format!("{}: {}", e.code, e.message));
+                }
+            }
+        }
     }
 
     fn fetch_for_view(&self, view: View, project: &str, server: &str) -> Option<Request> {
@@ -199,7 +423,7 @@ impl ServersPane {
             View::Tools => Request::Tools { project, server },
             View::Prompts => Request::Prompts { project, server },
             View::Resources => Request::Resources { project, server },
-            View::Config | View::Output => return None,
+            View::Config | View::Output | View::Protocol => return None,
         })
     }
 }
@@ -236,11 +460,21 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
         DoctorStatus::Partial => ("partial", theme.warn),
         DoctorStatus::Error => ("error", theme.error),
     };
-    let mut lines = vec![Line::from(vec![
+    let mut head = vec![
         Span::styled("Doctor  ", theme.title),
         Span::styled(word.to_string(), style),
-        Span::styled(format!("  in {} ms", r.timings.total_ms), theme.dim),
-    ])];
+    ];
+    if let Some(info) = &r.init_info {
+        head.push(Span::styled(
+            format!("  MCP {}", info.protocol_version),
+            theme.accent,
+        ));
+    }
+    head.push(Span::styled(
+        format!("  in {} ms", r.timings.total_ms),
+        theme.dim,
+    ));
+    let mut lines = vec![Line::from(head)];
     if let Some(p) = &r.probe {
         lines.push(field(
             "target",
@@ -265,12 +499,30 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(check_line(label, check, theme));
         }
     }
+    // Which protocol revisions the server accepts, each tried on a connection of its own.
+    if let Some(revisions) = r.revisions.as_ref().filter(|r| !r.is_empty()) {
+        lines.push(Line::raw(""));
+        lines.push(heading("revisions", theme));
+        for rev in revisions {
+            let (mark, style) = if rev.accepted {
+                ("✓", theme.ok)
+            } else {
+                ("✗", theme.dim)
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{mark} "), style),
+                Span::styled(format!("{:<19}", rev.revision), theme.base),
+                Span::styled(rev.detail.clone(), theme.dim),
+            ]));
+        }
+    }
     if let Some(e) = &r.error {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             format!("{}: {}", e.code, e.message),
             theme.error,
         ));
+        lines.extend(crate::tui::widgets::modal::details_lines(e, theme));
     }
     if let Some(info) = &r.init_info {
         lines.push(Line::raw(""));
@@ -281,7 +533,19 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
             lines.push(field("server", format!("{name} {version}"), theme));
         }
         if let Some(i) = &info.instructions {
-            lines.push(field("instructions", i.clone(), theme));
+            // Every line of the server's instructions, as it wrote them.
+            let mut it = i.lines();
+            lines.push(field(
+                "instructions",
+                it.next().unwrap_or("").to_string(),
+                theme,
+            ));
+            for l in it {
+                lines.push(Line::from(vec![
+                    Span::raw(" ".repeat(14)),
+                    Span::raw(l.to_string()),
+                ]));
+            }
         }
     }
     let count = |v: &Option<Vec<_>>| v.as_ref().map(Vec::len);
@@ -299,6 +563,15 @@ fn doctor_lines(r: &DoctorReport, theme: &Theme) -> Vec<Line<'static>> {
         lines.push(field("offers", counts.join(" · "), theme));
     }
     lines
+}
+
+/// The key that lists a view's items.
+fn what_key(view: View) -> &'static str {
+    match view {
+        View::Tools => "t",
+        View::Prompts => "p",
+        _ => "R",
+    }
 }
 
 /// Hints a tool's annotations give, as short marks for the list.
@@ -419,6 +692,31 @@ fn prompt_lines(p: &PromptItem, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
+fn template_lines(t: &ResourceTemplateItem, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = vec![heading(t.name.as_deref().unwrap_or(&t.uri_template), theme)];
+    lines.push(field("template", t.uri_template.clone(), theme));
+    if let Some(m) = &t.mime_type {
+        lines.push(field("mime type", m.clone(), theme));
+    }
+    let vars: Vec<String> = crate::spec::uri_template::variables(&t.uri_template)
+        .into_iter()
+        .map(|v| v.name)
+        .collect();
+    if !vars.is_empty() {
+        lines.push(field("variables", vars.join(", "), theme));
+    }
+    if let Some(d) = &t.description {
+        lines.push(Line::raw(""));
+        lines.extend(d.lines().map(|l| Line::raw(l.to_string())));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Enter fills in its variables and reads the resource",
+        theme.dim,
+    ));
+    lines
+}
+
 fn resource_lines(r: &ResourceItem, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = vec![heading(r.name.as_deref().unwrap_or(&r.uri), theme)];
     lines.push(field("uri", r.uri.clone(), theme));
@@ -477,7 +775,14 @@ fn content_lines(block: &Value, theme: &Theme) -> Vec<Line<'static>> {
     }
 }
 
-fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
+/// A result as text: `output_schema` is the tool's, for its structured content; `width`
+/// the room there is for tables.
+fn output_lines(
+    o: &Output,
+    output_schema: Option<&Value>,
+    width: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
     let v = &o.value;
     let is_error = v.get("isError").and_then(Value::as_bool) == Some(true);
     let mut lines = vec![Line::from(vec![
@@ -497,15 +802,48 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
         .unwrap_or_else(|| "{}".into());
     lines.push(Line::styled(format!("arguments {args}"), theme.dim));
     lines.push(Line::raw(""));
+    if v.get("cancelled").and_then(Value::as_bool) == Some(true) {
+        lines.push(Line::styled(
+            format!(
+                "cancelled: {}",
+                v.get("message").and_then(Value::as_str).unwrap_or("")
+            ),
+            theme.warn,
+        ));
+    }
+    let structured = v.get("structuredContent");
     if let Some(content) = v.get("content").and_then(Value::as_array) {
         for block in content {
+            // The structured content again as JSON text (as servers are asked to send it)
+            // is shown once, as the table below.
+            let text = block.get("text").and_then(Value::as_str);
+            if structured.is_some()
+                && text
+                    .and_then(|t| serde_json::from_str::<Value>(t).ok())
+                    .as_ref()
+                    == structured
+            {
+                lines.push(Line::styled(
+                    "text: the structured content below, as JSON",
+                    theme.dim,
+                ));
+                continue;
+            }
             lines.extend(content_lines(block, theme));
         }
     }
     if let Some(sc) = v.get("structuredContent") {
         lines.push(Line::raw(""));
-        lines.push(heading("structuredContent", theme));
-        lines.extend(highlight::json(sc, theme));
+        let schema_lines = output_schema
+            .map(|s| schema_summary(s, theme))
+            .unwrap_or_default();
+        lines.extend(super::structured::lines(
+            sc,
+            output_schema,
+            schema_lines,
+            width,
+            theme,
+        ));
     }
     if let Some(messages) = v.get("messages").and_then(Value::as_array) {
         if let Some(d) = v.get("description").and_then(Value::as_str) {
@@ -537,13 +875,101 @@ fn output_lines(o: &Output, theme: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
+/// What evaldeck decided for the server during a call (a sampling request answered or
+/// declined), under its result or its progress.
+fn notes_lines(notes: &[String], theme: &Theme) -> Vec<Line<'static>> {
+    if notes.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::raw(""), heading("during the call", theme)];
+    lines.extend(
+        notes
+            .iter()
+            .map(|n| Line::styled(format!("· {n}"), theme.warn)),
+    );
+    lines
+}
+
+/// A call in progress: the tool, the time it has taken, the server's progress as a bar
+/// (`3/5 message`), and how to cancel it.
+fn running_lines(r: &Running, spinner: char, width: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let secs = r.started.elapsed().as_secs_f64();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{spinner} "), theme.warn),
+        Span::styled(format!("calling {}", r.tool), theme.title),
+        Span::styled(format!("  {secs:.1} s"), theme.dim),
+    ])];
+    match &r.progress {
+        Some((p, total, msg)) => {
+            let msg = msg.clone().unwrap_or_default();
+            let count = match total {
+                Some(t) => format!("{} / {}", fmt_num(*p), fmt_num(*t)),
+                None => fmt_num(*p),
+            };
+            if let Some(t) = total.filter(|t| *t > 0.0) {
+                let bar_w = width.saturating_sub(count.len() + 3).clamp(4, 40);
+                let filled = ((p / t).clamp(0.0, 1.0) * bar_w as f64).round() as usize;
+                lines.push(Line::from(vec![
+                    Span::styled("█".repeat(filled), theme.ok),
+                    Span::styled("░".repeat(bar_w - filled), theme.dim),
+                    Span::raw(format!(" {count}")),
+                ]));
+            } else {
+                lines.push(Line::raw(format!("progress {count}")));
+            }
+            if !msg.is_empty() {
+                lines.push(Line::styled(msg, theme.dim));
+            }
+        }
+        None if r.remote => lines.push(Line::styled(
+            "progress is not reported over a remote backend",
+            theme.dim,
+        )),
+        None => lines.push(Line::styled("no progress reported yet", theme.dim)),
+    }
+    lines.push(Line::raw(""));
+    lines.push(if r.cancelling {
+        Line::styled("cancelling…", theme.warn)
+    } else {
+        Line::from(vec![
+            Span::styled("Esc", theme.key),
+            Span::styled(" or ", theme.dim),
+            Span::styled("X", theme.key),
+            Span::styled(" cancels the call", theme.dim),
+        ])
+    });
+    lines
+}
+
+/// A progress figure: whole numbers without a decimal point.
+fn fmt_num(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n:.1}")
+    }
+}
+
 /// The status dot and word of a server: its last validate/doctor outcome.
-pub fn status(s: &Server, theme: &Theme) -> (Span<'static>, Span<'static>) {
+pub fn status(s: &Server, live: Option<&Live>, theme: &Theme) -> (Span<'static>, Span<'static>) {
     if !s.enabled {
         return (
             Span::styled("○", theme.dim),
             Span::styled("disabled", theme.dim),
         );
+    }
+    if let Some(l) = live {
+        return if l.ok {
+            (
+                Span::styled("●", theme.ok),
+                Span::styled(l.word.clone(), theme.ok),
+            )
+        } else {
+            (
+                Span::styled("✗", theme.error),
+                Span::styled(l.word.clone(), theme.error),
+            )
+        };
     }
     match s.last_status.as_deref() {
         Some("connected") => (
@@ -565,16 +991,26 @@ pub fn status(s: &Server, theme: &Theme) -> (Span<'static>, Span<'static>) {
     }
 }
 
-fn detail_lines(s: &Server, theme: &Theme) -> Vec<Line<'static>> {
-    let (dot, word) = status(s, theme);
+fn detail_lines(
+    s: &Server,
+    live: Option<&Live>,
+    protocol: Option<&str>,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let (dot, word) = status(s, live, theme);
+    let mut status_line = vec![
+        Span::styled(format!("{:<14}", "status"), theme.dim),
+        dot,
+        Span::raw(" "),
+        word,
+    ];
+    // The protocol revision the connection settled on (`2025-11-25`, `2026-07-28`).
+    if let Some(p) = protocol.or(s.protocol_version.as_deref()) {
+        status_line.push(Span::styled(format!("  · MCP {p}"), theme.dim));
+    }
     let mut lines = vec![
         heading(&s.name, theme),
-        Line::from(vec![
-            Span::styled(format!("{:<14}", "status"), theme.dim),
-            dot,
-            Span::raw(" "),
-            word,
-        ]),
+        Line::from(status_line),
         field("transport", s.transport_type.clone(), theme),
     ];
     match s.config.as_ref().map(|c| &c.transport) {
@@ -824,21 +1260,93 @@ impl ServersPane {
         let i = self.sub.selected()?;
         self.mcp.get(id)?.resources.as_ref()?.get(i)
     }
+    /// The template under the cursor: templates follow the resources in the list.
+    fn selected_template(&self, id: &str) -> Option<&ResourceTemplateItem> {
+        let i = self.sub.selected()?;
+        let m = self.mcp.get(id)?;
+        let n = m.resources.as_ref().map_or(0, Vec::len);
+        m.templates.as_ref()?.get(i.checked_sub(n)?)
+    }
+    fn selected_event(&self, id: &str) -> Option<&crate::spec::primitives::ProtocolEvent> {
+        let i = self.sub.selected()?;
+        self.mcp.get(id)?.traffic.events.get(i)
+    }
+
+    fn protocol_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        match action {
+            Action::Up => self.sub.up(),
+            Action::Down => self.sub.down(),
+            Action::Top => self.sub.top(),
+            Action::Bottom | Action::Open => self.sub.bottom(),
+            Action::Copy => {
+                let id = self.selected().map(|s| s.id.clone()).unwrap_or_default();
+                match self.selected_event(&id) {
+                    Some(e) => cx.effects.push(Effect::Copy(protocol::copy_text(e))),
+                    None => cx.notify("no message to copy"),
+                }
+                return true;
+            }
+            _ => return false,
+        }
+        self.detail.top();
+        true
+    }
+
+    /// Draws the protocol view: the events above (newest last), the selected one below.
+    fn render_protocol(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
+        let theme = rcx.theme;
+        let focused = rcx.focus == PaneFocus::Detail;
+        let m = self.mcp.get(&server.id);
+        let n = m.map_or(0, |m| m.traffic.events.len());
+        let list_h = (n as u16 + 2).clamp(3, (area.height * 3 / 5).max(3));
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Fill(1)]).areas(area);
+        let mut title = format!("{} › Protocol ({n})", server.name);
+        if let Some(r) = self.revision(server) {
+            title.push_str(&format!(" · MCP {r}"));
+        }
+        let empty = if (rcx.busy)(Slot::ServerTraffic) && n == 0 {
+            format!("{} reading…", rcx.spinner)
+        } else {
+            "no messages yet: they show here as they happen".to_string()
+        };
+        let events = m.map(|m| &m.traffic.events);
+        let width = top.width.saturating_sub(2) as usize;
+        self.sub.render(
+            f,
+            top,
+            pane_block(title, focused, theme),
+            theme,
+            focused,
+            &empty,
+            |i| protocol::row(&events.expect("read")[i], width, theme),
+        );
+        let lines = self
+            .selected_event(&server.id)
+            .map(|e| protocol::detail(e, theme))
+            .unwrap_or_default();
+        self.detail
+            .render(f, bottom, Line::from(""), lines, false, theme);
+    }
 
     /// Draws the Tools/Prompts/Resources view: the sub-list above, the selected item below.
     fn render_sub(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx, server: &Server) {
         let theme = rcx.theme;
         let focused = rcx.focus == PaneFocus::Detail;
+        let key = server_key(&server.id);
         let (what, slot) = match self.view {
-            View::Tools => ("Tools", Slot::ServerTools),
-            View::Prompts => ("Prompts", Slot::ServerPrompts),
-            _ => ("Resources", Slot::ServerResources),
+            View::Tools => ("Tools", Slot::ServerTools(key)),
+            View::Prompts => ("Prompts", Slot::ServerPrompts(key)),
+            _ => ("Resources", Slot::ServerResources(key)),
         };
         let m = self.mcp.get(&server.id);
+        let n_templates = m.and_then(|m| m.templates.as_ref()).map_or(0, Vec::len);
         let n = match self.view {
             View::Tools => m.and_then(|m| m.tools.as_ref()).map(Vec::len),
             View::Prompts => m.and_then(|m| m.prompts.as_ref()).map(Vec::len),
-            _ => m.and_then(|m| m.resources.as_ref()).map(Vec::len),
+            _ => m
+                .and_then(|m| m.resources.as_ref())
+                .map(|r| r.len() + n_templates),
         };
         let list_h = (n.unwrap_or(1) as u16 + 2).clamp(3, area.height / 2);
         let [top, bottom] =
@@ -848,15 +1356,19 @@ impl ServersPane {
             Some(n) => format!("{} › {what} ({n})", server.name),
             None => format!("{} › {what}", server.name),
         };
-        let empty = if busy {
-            format!("{} asking {}…", rcx.spinner, server.name)
-        } else {
-            format!("no {}", what.to_lowercase())
+        let failed = m.and_then(|m| m.list_errors.get(&self.view));
+        let empty = match (busy, n, failed) {
+            (true, _, _) => format!("{} asking {}…", rcx.spinner, server.name),
+            (false, Some(_), _) => format!("no {}", what.to_lowercase()),
+            (false, None, Some(e)) => format!("✗ could not list them: {e}"),
+            // Never listed (another server was being looked at): not the same as none.
+            (false, None, None) => format!("not listed yet — {} lists them", what_key(self.view)),
         };
-        let (tools, prompts, resources) = (
+        let (tools, prompts, resources, templates) = (
             m.and_then(|m| m.tools.as_ref()),
             m.and_then(|m| m.prompts.as_ref()),
             m.and_then(|m| m.resources.as_ref()),
+            m.and_then(|m| m.templates.as_ref()),
         );
         let view = self.view;
         let width = top.width.saturating_sub(4) as usize;
@@ -899,11 +1411,22 @@ impl ServersPane {
                     ])
                 }
                 _ => {
-                    let r = &resources.expect("listed")[i];
-                    Line::from(vec![
-                        Span::raw(pad(r.name.as_deref().unwrap_or(""), 20.min(width / 3))),
-                        Span::styled(format!(" {}", r.uri), theme.dim),
-                    ])
+                    let listed = resources.expect("listed");
+                    match listed.get(i) {
+                        Some(r) => Line::from(vec![
+                            Span::raw(pad(r.name.as_deref().unwrap_or(""), 20.min(width / 3))),
+                            Span::styled(format!(" {}", r.uri), theme.dim),
+                        ]),
+                        // The templates follow the resources.
+                        None => {
+                            let t = &templates.expect("listed")[i - listed.len()];
+                            Line::from(vec![
+                                Span::raw(pad(t.name.as_deref().unwrap_or(""), 20.min(width / 3))),
+                                Span::styled(format!(" {}", t.uri_template), theme.accent),
+                                Span::styled("  template", theme.dim),
+                            ])
+                        }
+                    }
                 }
             },
         );
@@ -913,7 +1436,11 @@ impl ServersPane {
             View::Prompts => self.selected_prompt(&id).map(|p| prompt_lines(p, theme)),
             _ => self
                 .selected_resource(&id)
-                .map(|r| resource_lines(r, theme)),
+                .map(|r| resource_lines(r, theme))
+                .or_else(|| {
+                    self.selected_template(&id)
+                        .map(|t| template_lines(t, theme))
+                }),
         }
         .unwrap_or_default();
         self.detail
@@ -936,6 +1463,7 @@ impl Pane for ServersPane {
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
+            Command::new(Action::Protocol, "protocol"),
             Command::new(Action::New, "add server"),
             Command::new(Action::Edit, "edit"),
             Command::new(Action::Import, "import an mcp.json"),
@@ -945,17 +1473,29 @@ impl Pane for ServersPane {
     }
 
     fn detail_commands(&self) -> Vec<Command> {
+        if self.view == View::Output && self.calling() {
+            return vec![Command::new(Action::Back, "cancel the call")];
+        }
         let open = match self.view {
             View::Tools => Some("call tool"),
             View::Prompts => Some("render prompt"),
             View::Resources => Some("read resource"),
             View::Checks => Some("evidence JSON"),
+            View::Protocol => Some("follow the newest"),
             _ => None,
         };
         let mut out: Vec<Command> = open
             .map(|l| Command::new(Action::Open, l))
             .into_iter()
             .collect();
+        if open.is_some() {
+            out.push(Command::new(Action::Down, "move"));
+            out.push(Command::new(Action::PageDown, "scroll the item"));
+            out.push(Command::new(Action::Filter, "filter"));
+        }
+        if self.view == View::Protocol {
+            out.push(Command::new(Action::Copy, "copy the message"));
+        }
         out.extend([
             Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),
@@ -963,6 +1503,7 @@ impl Pane for ServersPane {
             Command::new(Action::Tools, "tools"),
             Command::new(Action::Prompts, "prompts"),
             Command::new(Action::Resources, "resources"),
+            Command::new(Action::Protocol, "protocol"),
         ]);
         out
     }
@@ -973,6 +1514,14 @@ impl Pane for ServersPane {
 
     fn detail(&mut self) -> &mut DetailView {
         &mut self.detail
+    }
+
+    fn detail_list(&mut self) -> Option<&mut ListView> {
+        matches!(
+            self.view,
+            View::Tools | View::Prompts | View::Resources | View::Protocol
+        )
+        .then_some(&mut self.sub)
     }
 
     fn open(&mut self, cx: &mut Cx) -> bool {
@@ -1025,6 +1574,16 @@ impl Pane for ServersPane {
                 }
                 return true;
             }
+            Action::Cancel => {
+                match cx.project.and_then(|p| self.cancel_request(p)) {
+                    Some(req) => {
+                        cx.fetch(req);
+                        cx.notify("cancelling the call…");
+                    }
+                    None => cx.notify("no call is running on this server"),
+                }
+                return true;
+            }
             Action::Validate => {
                 if let (Some(project), Some(s)) = (cx.project, self.selected()) {
                     cx.fetch(Request::Validate {
@@ -1042,16 +1601,47 @@ impl Pane for ServersPane {
             Action::Tools => View::Tools,
             Action::Prompts => View::Prompts,
             Action::Resources => View::Resources,
+            Action::Protocol => View::Protocol,
             _ => return false,
         };
         let (Some(project), Some(s)) = (cx.project, self.selected()) else {
             return true;
         };
-        if let Some(req) = self.fetch_for_view(view, project, &s.id) {
+        let id = s.id.clone();
+        if let Some(req) = self.fetch_for_view(view, project, &id) {
+            cx.fetch(req);
+        }
+        if view == View::Protocol && !(cx.busy)(Slot::ServerTraffic) {
+            let req = self.traffic_request(project, &id);
             cx.fetch(req);
         }
         self.set_view(view);
+        if view == View::Protocol {
+            self.sub.bottom();
+        }
         true
+    }
+
+    fn on_select(&mut self, cx: &mut Cx) {
+        self.detail.top();
+        self.sync_sub();
+        self.sub.top();
+        // A list view stays on as the cursor moves: a server never listed is read now,
+        // rather than shown as having nothing.
+        if let (Some(project), Some(s)) = (cx.project, self.selected())
+            && self.needs_list(&s.id)
+            && let Some(req) = self.fetch_for_view(self.view, project, &s.id)
+            && !(cx.busy)(req.slot())
+        {
+            cx.fetch(req);
+        }
+        if self.view == View::Protocol
+            && let (Some(project), Some(id)) = (cx.project, self.selected().map(|s| s.id.clone()))
+        {
+            let req = self.traffic_request(project, &id);
+            cx.fetch(req);
+            self.sub.bottom();
+        }
     }
 
     fn detail_action(&mut self, action: Action, cx: &mut Cx) -> bool {
@@ -1066,6 +1656,22 @@ impl Pane for ServersPane {
             }
             self.detail.top();
             return true;
+        }
+        // While a call runs, Esc (or X) cancels it; no confirmation for a call.
+        if self.view == View::Output
+            && self.calling()
+            && matches!(action, Action::Back | Action::Cancel)
+        {
+            if let Some(project) = cx.project
+                && let Some(req) = self.cancel_request(project)
+            {
+                cx.fetch(req);
+                cx.notify("cancelling the call…");
+            }
+            return true;
+        }
+        if self.view == View::Protocol {
+            return self.protocol_action(action, cx);
         }
         if !matches!(self.view, View::Tools | View::Prompts | View::Resources) {
             return false;
@@ -1100,6 +1706,9 @@ impl Pane for ServersPane {
                                 server: id,
                                 uri: r.uri.clone(),
                             });
+                        } else if let Some(t) = self.selected_template(&id) {
+                            let form = TemplateForm::new(&id, t);
+                            cx.effects.push(Effect::OpenTemplateForm(Box::new(form)));
                         }
                     }
                 }
@@ -1117,9 +1726,9 @@ impl Pane for ServersPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(26).clamp(8, 40);
-        let items = &self.items;
+        let (items, mcp) = (&self.items, &self.mcp);
         self.list.render(
             f,
             list_area,
@@ -1129,7 +1738,8 @@ impl Pane for ServersPane {
             &empty_text(rcx.loading, "servers — press n to add one"),
             |i| {
                 let s = &items[i];
-                let (dot, word) = status(s, theme);
+                let live = mcp.get(&s.id).and_then(|m| m.live.as_ref());
+                let (dot, word) = status(s, live, theme);
                 Line::from(vec![
                     dot,
                     Span::raw(" "),
@@ -1158,20 +1768,28 @@ impl Pane for ServersPane {
                 self.render_checks(f, detail_area, rcx, &s);
                 return;
             }
+            View::Protocol => {
+                self.render_protocol(f, detail_area, rcx, &s);
+                return;
+            }
             View::Config => {
-                let mut lines = detail_lines(&s, theme);
+                let validated = m
+                    .and_then(|m| m.validated.as_ref())
+                    .and_then(|v| v.init_info.as_ref());
+                let mut lines = detail_lines(
+                    &s,
+                    m.and_then(|m| m.live.as_ref()),
+                    validated.map(|i| i.protocol_version.as_str()),
+                    theme,
+                );
                 if busy(Slot::ServerCheck) {
                     lines.insert(1, working("validating"));
                 }
-                if let Some(info) = m
-                    .and_then(|m| m.validated.as_ref())
-                    .and_then(|v| v.init_info.as_ref())
+                if let Some(si) = validated
+                    .and_then(|i| i.server_info.as_ref())
+                    .or(s.server_info.as_ref())
                 {
-                    lines.push(Line::raw(""));
-                    lines.push(field("protocol", info.protocol_version.clone(), theme));
-                    if let Some(si) = &info.server_info {
-                        lines.push(field("server info", si.to_string(), theme));
-                    }
+                    lines.push(field("server info", si.to_string(), theme));
                 }
                 (format!("Server › {}", s.name), lines)
             }
@@ -1186,18 +1804,84 @@ impl Pane for ServersPane {
                 (format!("{} › Doctor", s.name), lines)
             }
             View::Output => {
+                let notes = |from: i64, to: i64| {
+                    m.map(|m| m.traffic.notes_between(from, to))
+                        .unwrap_or_default()
+                };
                 let mut lines = match m.and_then(|m| m.output.as_ref()) {
-                    Some(o) => output_lines(o, theme),
+                    Some(o) => {
+                        let tool = o.request.get("toolName").and_then(Value::as_str);
+                        let schema = m
+                            .and_then(|m| m.tools.as_ref())
+                            .and_then(|ts| ts.iter().find(|t| Some(t.name.as_str()) == tool))
+                            .and_then(|t| t.output_schema.as_ref());
+                        let w = detail_area.width.saturating_sub(2) as usize;
+                        let mut lines = output_lines(o, schema, w, theme);
+                        if let Some((from, to)) = o.window {
+                            lines.extend(notes_lines(&notes(from, to), theme));
+                        }
+                        lines
+                    }
                     None => Vec::new(),
                 };
-                if busy(Slot::ServerCall) {
-                    lines.insert(0, working("waiting for the server"));
+                match m.and_then(|m| m.running.as_ref()) {
+                    Some(r) => {
+                        let w = detail_area.width.saturating_sub(2) as usize;
+                        lines = running_lines(r, rcx.spinner, w, theme);
+                        lines.extend(notes_lines(&notes(r.started_ms, i64::MAX), theme));
+                    }
+                    None if busy(Slot::ServerCall) => {
+                        lines.insert(0, working("waiting for the server"))
+                    }
+                    None => {}
                 }
                 (format!("{} › Result", s.name), lines)
             }
         };
+        // A result's first picture is drawn below its text.
+        let picture = (self.view == View::Output)
+            .then_some(m)
+            .flatten()
+            .filter(|m| m.running.is_none())
+            .and_then(|m| m.output.as_ref())
+            .and_then(|o| o.pictures.first().map(|p| (p, o.pictures.len())));
+        let (text_area, picture_area) = match picture {
+            Some((p, _)) if detail_area.height >= 12 => {
+                let room = Size::new(
+                    detail_area.width.saturating_sub(2),
+                    (detail_area.height / 2).saturating_sub(2).max(1),
+                );
+                let h = p.cells(room).height + 2;
+                let [a, b] = Layout::vertical([Constraint::Fill(1), Constraint::Length(h)])
+                    .areas(detail_area);
+                (a, Some(b))
+            }
+            _ => (detail_area, None),
+        };
+        let count = picture.map_or(0, |(_, n)| n);
         self.detail
-            .render(f, detail_area, Line::from(title), lines, focused, theme);
+            .render(f, text_area, Line::from(title), lines, focused, theme);
+        if let Some(area) = picture_area
+            && let Some(p) = self
+                .mcp
+                .get_mut(&s.id)
+                .and_then(|m| m.output.as_mut())
+                .and_then(|o| o.pictures.first_mut())
+        {
+            let more = if count > 1 {
+                format!(" · 1 of {count}")
+            } else {
+                String::new()
+            };
+            let block = pane_block(
+                format!("{} · {}{more}", p.describe(), picture::drawn_with()),
+                false,
+                theme,
+            );
+            let inner = block.inner(area);
+            f.render_widget(block, area);
+            p.render(f, inner);
+        }
     }
 }
 

@@ -40,6 +40,8 @@ pub struct SuitesPane {
     detail: DetailView,
     /// Suites read in full (settings, schedule), by id.
     details: HashMap<String, EvalSuite>,
+    /// A suite to select once a reload brings it (a new one).
+    select_next: Option<String>,
 }
 
 fn name(s: &EvalSuiteSummary) -> &str {
@@ -82,6 +84,17 @@ impl SuitesPane {
         self.list
             .set_keys(items.iter().map(|s| name(s).to_string()).collect());
         self.items = items;
+        if let Some(id) = self.select_next.take() {
+            match self.items.iter().position(|s| s.id == id) {
+                Some(i) => self.list.select(i),
+                None => self.select_next = Some(id),
+            }
+        }
+    }
+
+    /// Selects a suite once the list holds it (after creating one).
+    pub fn select_next(&mut self, id: &str) {
+        self.select_next = Some(id.to_string());
     }
 
     pub fn selected(&self) -> Option<&EvalSuiteSummary> {
@@ -111,6 +124,14 @@ impl SuitesPane {
             .flatten()
     }
 
+    /// Titles of a suite's cases by id, as far as they are read.
+    pub fn case_titles(&self, suite: &str) -> HashMap<String, String> {
+        self.cases
+            .get(suite)
+            .map(|cs| cs.iter().map(|c| (c.id.clone(), c.title.clone())).collect())
+            .unwrap_or_default()
+    }
+
     pub fn view(&self) -> View {
         self.view
     }
@@ -124,6 +145,14 @@ impl SuitesPane {
     /// A suite read in full: its settings and schedule show in the detail.
     pub fn set_detail(&mut self, suite: EvalSuite) {
         self.details.insert(suite.id.clone(), suite);
+    }
+
+    /// Models the suites read in full run on.
+    pub fn models(&self) -> Vec<String> {
+        self.details
+            .values()
+            .map(|s| s.settings.model.clone())
+            .collect()
     }
 
     pub fn detail_of(&self, id: &str) -> Option<&EvalSuite> {
@@ -239,6 +268,7 @@ impl Pane for SuitesPane {
     fn commands(&self) -> Vec<Command> {
         vec![
             Command::new(Action::Open, "cases"),
+            Command::new(Action::New, "new suite"),
             Command::new(Action::Import, "import a plan"),
             Command::new(Action::StartRun, "start a run"),
             Command::new(Action::Config, "edit settings"),
@@ -253,6 +283,8 @@ impl Pane for SuitesPane {
             vec![
                 Command::new(Action::Edit, "edit case"),
                 Command::new(Action::Delete, "delete case"),
+                Command::new(Action::Down, "move"),
+                Command::new(Action::PageDown, "scroll the case"),
                 Command::new(Action::Import, "import"),
                 Command::new(Action::StartRun, "run"),
             ]
@@ -289,6 +321,10 @@ impl Pane for SuitesPane {
     }
 
     fn on_action(&mut self, action: Action, cx: &mut Cx) -> bool {
+        if action == Action::New {
+            cx.effects.push(Effect::NewSuite);
+            return true;
+        }
         let Some(s) = self.selected() else {
             return false;
         };
@@ -356,8 +392,7 @@ impl Pane for SuitesPane {
             Action::Down => self.sub.down(),
             Action::Top => self.sub.top(),
             Action::Bottom => self.sub.bottom(),
-            Action::PageUp => self.sub.page(false),
-            Action::PageDown => self.sub.page(true),
+            // PgUp/PgDn scroll the case under the list (the detail's fallback).
             _ => return false,
         }
         self.detail.top();
@@ -366,7 +401,7 @@ impl Pane for SuitesPane {
 
     fn render(&mut self, f: &mut Frame, area: Rect, rcx: &RenderCx) {
         let theme = rcx.theme;
-        let (list_area, detail_area) = split(area);
+        let (list_area, detail_area) = split(area, rcx.focus);
         let name_w = (list_area.width as usize).saturating_sub(26).clamp(8, 40);
         let items = &self.items;
         self.list.render(
@@ -469,15 +504,66 @@ impl Pane for SuitesPane {
             lines.push(field("updated", time(t), theme));
         }
         let title = Line::from(format!("Suite › {}", name(s)));
+        // The pass rate run over run, as a chart under the text once there are two runs.
+        let trend = s.pass_rate_trend.clone();
+        let (text_area, chart_area) = if trend.len() >= 2 && detail_area.height >= 20 {
+            let [a, b] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Length(10)]).areas(detail_area);
+            (a, Some(b))
+        } else {
+            (detail_area, None)
+        };
         self.detail.render(
             f,
-            detail_area,
+            text_area,
             title,
             lines,
             rcx.focus == PaneFocus::Detail,
             theme,
         );
+        if let Some(area) = chart_area {
+            render_trend(f, area, &trend, theme);
+        }
     }
+}
+
+/// Pass rates (0–1, oldest first) as a line chart: the runs along, 0–100 % up.
+pub fn render_trend(f: &mut Frame, area: Rect, rates: &[f64], theme: &Theme) {
+    use ratatui::symbols::Marker;
+    use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
+    let points: Vec<(f64, f64)> = rates
+        .iter()
+        .enumerate()
+        .map(|(i, r)| ((i + 1) as f64, (r * 100.0).clamp(0.0, 100.0)))
+        .collect();
+    let n = points.len().max(2) as f64;
+    let last = rates.last().map_or(0.0, |r| r * 100.0);
+    let data = vec![
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.accent)
+            .data(&points),
+    ];
+    let chart = Chart::new(data)
+        .block(pane_block(
+            format!("pass rate, last {} runs · now {last:.0} %", rates.len()),
+            false,
+            theme,
+        ))
+        .x_axis(
+            Axis::default()
+                .style(theme.dim)
+                .bounds([1.0, n])
+                .labels(vec![Span::raw("1"), Span::raw(format!("{}", rates.len()))]),
+        )
+        .y_axis(
+            Axis::default()
+                .style(theme.dim)
+                .bounds([0.0, 100.0])
+                .labels(vec![Span::raw("0%"), Span::raw("50%"), Span::raw("100%")]),
+        );
+    f.render_widget(chart, area);
 }
 
 #[cfg(test)]

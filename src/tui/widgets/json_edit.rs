@@ -65,6 +65,19 @@ impl JsonEditor {
         ed
     }
 
+    /// An editor whose owner checks the document (see [`JsonEditor::set_problems`]).
+    pub fn unchecked(title: impl Into<String>, value: &Value) -> JsonEditor {
+        fn none(_: &Value) -> Vec<String> {
+            Vec::new()
+        }
+        JsonEditor::new(title, value, none)
+    }
+
+    /// Replaces what is shown as wrong with the document (the owner's own check).
+    pub fn set_problems(&mut self, problems: Vec<String>) {
+        self.problems = problems;
+    }
+
     pub fn text(&self) -> String {
         self.ta.lines().join("\n")
     }
@@ -125,6 +138,11 @@ impl JsonEditor {
             Span::styled("Ctrl-S save  Esc cancel ", theme.dim),
         ]);
         let inner = frame_box(f, area, title, theme.border_focused);
+        self.render_plain(f, inner, theme);
+    }
+
+    /// Draws the text and what is wrong with it in `inner`, without a box of its own.
+    pub fn render_plain(&mut self, f: &mut Frame, inner: Rect, theme: &Theme) {
         let mut notes: Vec<Line<'static>> = Vec::new();
         if self.saving {
             notes.push(Line::styled("saving…", theme.warn));

@@ -34,6 +34,34 @@ pub fn frame_box(
     inner
 }
 
+/// What a server that could not be reached left behind, from an error's details: how its
+/// process ended (`exitStatus`) and the last lines it wrote to stderr (`stderrTail`), as the
+/// CLI shows them.
+pub fn details_lines(e: &Error, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let Some(d) = &e.details else {
+        return lines;
+    };
+    if let Some(status) = d.get("exitStatus").and_then(|v| v.as_str()) {
+        lines.push(Line::from(vec![
+            Span::styled("exit    ", theme.dim),
+            Span::raw(status.to_string()),
+        ]));
+    }
+    let tail: Vec<&str> = d
+        .get("stderrTail")
+        .and_then(|v| v.as_array())
+        .map(|a| a.iter().filter_map(|l| l.as_str()).collect())
+        .unwrap_or_default();
+    if !tail.is_empty() {
+        lines.push(Line::styled("stderr (last lines)", theme.dim));
+        for l in tail.iter().rev().take(8).rev() {
+            lines.push(Line::styled(format!("  {l}"), theme.warn));
+        }
+    }
+    lines
+}
+
 /// An error from the backend, shown until dismissed. A rate-limited request carries its
 /// retry: the modal counts down and sends the request again.
 #[derive(Debug)]
@@ -86,6 +114,7 @@ impl ErrorModal {
                 ]));
             }
         }
+        lines.extend(details_lines(&self.error, theme));
         if let Some(r) = self.error.reason() {
             lines.push(Line::from(vec![
                 Span::styled("reason  ", theme.dim),

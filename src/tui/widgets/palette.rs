@@ -10,7 +10,7 @@ use ratatui::widgets::Paragraph;
 use super::input::LineInput;
 use super::modal::{centered, frame_box};
 use crate::tui::keymap::Action;
-use crate::tui::nav::Section;
+use crate::tui::section::Section;
 use crate::tui::theme::Theme;
 
 #[derive(Debug, Clone)]
