@@ -386,3 +386,15 @@ fn an_assistant_line_is_no_part_of_the_prompt() {
     assert_eq!(prompts, ["Run something slow", "Two seconds, no progress"]);
     assert_eq!(positive_tools(&c[0]), ["slow"]);
 }
+
+#[test]
+fn a_dashed_separator_under_a_block_is_no_heading() {
+    let doc = "Scenarios\n---------\n[1] Sum\n  User: \"Add 50 and 70\"\n  Expected tool: get-sum (a=50, b=70)\n---------\n[2] Echo\n  User: \"Echo hi\"\n  Expected tool: echo (message=\"hi\")\n---------\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (3, 5, false, vec!["get-sum".to_string()]),
+            (7, 9, false, vec!["echo".to_string()])
+        ]
+    );
+}

@@ -137,9 +137,15 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             label,
         });
     }
-    // Setext headings: a text line above `===` or `---`.
+    // Setext headings: a text line above `===` or `---` that stands alone (a field line,
+    // or the last line of a block, above a `----` separator is not a title).
     for i in 1..out.len() {
-        if out[i].kind == Kind::Rule && out[i - 1].kind == Kind::Text {
+        let alone = i < 2 || !matches!(out[i - 2].kind, Kind::Text | Kind::Item);
+        if out[i].kind == Kind::Rule
+            && out[i - 1].kind == Kind::Text
+            && alone
+            && out[i - 1].label.is_none()
+        {
             let t = out[i].text.trim();
             if t.starts_with('=') || t.starts_with('-') {
                 out[i - 1].kind = Kind::Heading(if t.starts_with('=') { 1 } else { 2 });
