@@ -522,41 +522,22 @@ impl Catalog {
                 return self.spaced_in_ascii_runs(text, out);
             }
         }
-        for (t, e) in self.entries.iter().enumerate() {
-            if e.words.len() < 2 {
-                continue;
-            }
-            let phrase = e.words.join(" ");
-            for at in lexicon::find_word(&f, &phrase) {
-                let end = at + phrase.len();
-                if out.iter().any(|m| m.start <= at && at < m.end)
-                    || !text.is_char_boundary(at)
-                    || !text.is_char_boundary(end.min(text.len()))
-                    || end > text.len()
-                {
-                    continue;
-                }
-                if self.formatted(text, at, end) || self.toolish_context(text, at, end) {
-                    out.push(Mention {
-                        tool: Some(t),
-                        start: at,
-                        end,
-                        via: Via::Spelling,
-                        written: text[at..end].to_string(),
-                    });
-                }
-            }
-        }
+        self.spaced_phrases(&f, text, false, out);
     }
 
     fn spaced_in_ascii_runs(&self, text: &str, out: &mut Vec<Mention>) {
-        let lower = text.to_ascii_lowercase();
+        self.spaced_phrases(&text.to_ascii_lowercase(), text, true, out);
+    }
+
+    /// Multi-word tool names (`get sum`) found in `haystack`, a folded copy of `text` with
+    /// the same offsets; `ascii_only` keeps to names of ASCII words.
+    fn spaced_phrases(&self, haystack: &str, text: &str, ascii_only: bool, out: &mut Vec<Mention>) {
         for (t, e) in self.entries.iter().enumerate() {
-            if e.words.len() < 2 || !e.words.iter().all(|w| w.is_ascii()) {
+            if e.words.len() < 2 || (ascii_only && !e.words.iter().all(|w| w.is_ascii())) {
                 continue;
             }
             let phrase = e.words.join(" ");
-            for at in lexicon::find_word(&lower, &phrase) {
+            for at in lexicon::find_word(haystack, &phrase) {
                 let end = at + phrase.len();
                 if out.iter().any(|m| m.start <= at && at < m.end)
                     || !text.is_char_boundary(at)

@@ -220,6 +220,16 @@ pub fn role_of(label: &str) -> Role {
     }
 }
 
+/// Whether a record's keys name what makes a case: a prompt, turns, steps or a tool.
+pub fn names_a_case<'a>(keys: impl IntoIterator<Item = &'a str>) -> bool {
+    keys.into_iter().any(|k| {
+        matches!(
+            role_of(k),
+            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
+        )
+    })
+}
+
 /// Labels that describe a case without changing what it checks (priority, owner,
 /// preconditions, timestamps, dataset bookkeeping): ignoring them keeps a claim exact.
 pub fn is_metadata_label(label: &str) -> bool {

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall};
-use crate::service::authoring::fields::{Fields, Role, role_of};
+use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
 use crate::service::authoring::lines::LineIndex;
 
 /// A JSON value's byte range, with children for containers.
@@ -153,12 +153,7 @@ const WRAPPERS: &[&str] = &[
 ];
 
 fn looks_like_case(o: &[(String, Node)]) -> bool {
-    o.iter().any(|(k, _)| {
-        matches!(
-            role_of(k),
-            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool
-        ) || k == "steps"
-    })
+    names_a_case(o.iter().map(|(k, _)| k.as_str()))
 }
 
 fn objects(n: &Node) -> Option<Vec<&Node>> {

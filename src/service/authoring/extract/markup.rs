@@ -19,8 +19,8 @@ use super::json::object_draft;
 use super::text;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
-use crate::service::authoring::fields::{Role, role_of};
-use crate::service::authoring::lexicon::{self, LabelRole};
+use crate::service::authoring::fields::{Role, names_a_case, role_of};
+use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
 
 /// Elements that never hold content in HTML (`<br>`, `<meta …>`), so never wait for a close.
@@ -185,21 +185,10 @@ fn parse(text: &str) -> El {
             Event::GeneralRef(r) => {
                 let s = match r.resolve_char_ref() {
                     Ok(Some(c)) => c.to_string(),
-                    _ => match r.xml10_content().as_ref() {
-                        "amp" => "&".into(),
-                        "lt" => "<".into(),
-                        "gt" => ">".into(),
-                        "quot" => "\"".into(),
-                        "apos" => "'".into(),
-                        "nbsp" => " ".into(),
-                        "ndash" => "–".into(),
-                        "mdash" => "—".into(),
-                        "rarr" => "→".into(),
-                        "hellip" => "…".into(),
-                        "ldquo" => "“".into(),
-                        "rdquo" => "”".into(),
-                        other => format!("&{other};"),
-                    },
+                    _ => {
+                        let name = r.xml10_content();
+                        entity(&name).map_or_else(|| format!("&{name};"), str::to_string)
+                    }
                 };
                 push(&mut stack, Node::Text(s));
             }
@@ -218,18 +207,6 @@ fn push(stack: &mut [El], n: Node) {
     if let Some(top) = stack.last_mut() {
         top.children.push(n);
     }
-}
-
-fn names_a_case(keys: &[String]) -> bool {
-    keys.iter().any(|k| {
-        matches!(
-            role_of(k),
-            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
-        ) || matches!(
-            lexicon::label_role(k),
-            Some(LabelRole::Prompt | LabelRole::Steps | LabelRole::Tool)
-        )
-    })
 }
 
 /// Extracts the cases of a markup document.
@@ -262,7 +239,10 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 .map(El::text)
                 .collect()
         };
-        let Some(h) = rows.iter().position(|r| names_a_case(&cells(r))) else {
+        let Some(h) = rows
+            .iter()
+            .position(|r| names_a_case(cells(r).iter().map(String::as_str)))
+        else {
             continue;
         };
         let header = cells(rows[h]);
@@ -281,13 +261,16 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     // Repeated elements whose leaves name a case: of the tags that qualify, the one with
     // the most such elements (`<case>` over the `<section>`s that hold them).
     if records.is_empty() {
+        let mut name_counts: std::collections::HashMap<&str, usize> = Default::default();
+        for el in &all {
+            *name_counts.entry(el.name.as_str()).or_default() += 1;
+        }
         let mut by_tag: Vec<(&str, Vec<&El>)> = Vec::new();
         for el in &all {
             let m = leaves(el);
-            let keys: Vec<String> = m.keys().cloned().collect();
             if m.len() >= 2
-                && names_a_case(&keys)
-                && all.iter().filter(|o| o.name == el.name).count() >= 2
+                && names_a_case(m.keys().map(String::as_str))
+                && name_counts.get(el.name.as_str()).is_some_and(|n| *n >= 2)
             {
                 match by_tag.iter_mut().find(|(t, _)| *t == el.name) {
                     Some((_, v)) => {
@@ -337,8 +320,8 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
 fn leaves(el: &El) -> Map<String, Value> {
     fn walk(el: &El, context: Option<&str>, out: &mut Map<String, Value>) {
         for c in el.elements() {
-            let own = (role_of(&c.name) != Role::Other || lexicon::label_role(&c.name).is_some())
-                .then_some(c.name.as_str());
+            // `role_of` falls back to the lexicon's multilingual labels.
+            let own = (role_of(&c.name) != Role::Other).then_some(c.name.as_str());
             let label = own.or(context);
             if c.elements().next().is_none() {
                 let t = c.text();
@@ -365,33 +348,73 @@ fn leaves(el: &El) -> Map<String, Value> {
     out
 }
 
-/// The text with every tag replaced by spaces (line breaks kept) and entities decoded
-/// loosely, so a page of prose is read as text with its lines where they were.
-fn blank_tags(text: &str) -> String {
+/// The text of a named entity (`rarr` → `→`); character references are resolved apart.
+fn entity(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "amp" => "&",
+        "lt" => "<",
+        "gt" => ">",
+        "quot" => "\"",
+        "apos" => "'",
+        "nbsp" => " ",
+        "ndash" => "–",
+        "mdash" => "—",
+        "rarr" => "→",
+        "hellip" => "…",
+        "ldquo" => "“",
+        "rdquo" => "”",
+        _ => return None,
+    })
+}
+
+/// The text with every tag replaced by a space (a list item's by `- `, so it stays an
+/// item), line breaks kept and entities decoded, so a page of prose is read as text with
+/// its lines where they were.
+pub fn blank_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                out.push(' ');
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if c == '<'
+            && let Some(close) = rest.find('>')
+        {
+            let tag = &rest[..=close];
+            let name = tag[1..].trim_start().to_ascii_lowercase();
+            out.push_str(
+                if name.starts_with("li") && !name[2..].starts_with(|c: char| c.is_alphanumeric()) {
+                    "- "
+                } else {
+                    " "
+                },
+            );
+            out.extend(tag.chars().filter(|&c| c == '\n'));
+            rest = &rest[close + 1..];
+            continue;
+        }
+        if c == '&'
+            && let Some(end) = rest
+                .char_indices()
+                .take(12)
+                .find(|(_, c)| *c == ';')
+                .map(|(i, _)| i)
+        {
+            let name = &rest[1..end];
+            let decoded = name
+                .strip_prefix('#')
+                .and_then(|n| match n.strip_prefix(['x', 'X']) {
+                    Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                    None => n.parse().ok(),
+                })
+                .and_then(char::from_u32)
+                .map(String::from)
+                .or_else(|| entity(name).map(str::to_string));
+            if let Some(d) = decoded {
+                out.push_str(&d);
+                rest = &rest[end + 1..];
                 continue;
             }
-            _ => {}
         }
-        if in_tag {
-            if c == '\n' {
-                out.push('\n');
-            }
-        } else {
-            out.push(c);
-        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
     }
-    out.replace("&amp;", "&")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&quot;", "\"")
-        .replace("&nbsp;", " ")
-        .replace("&#39;", "'")
+    out
 }

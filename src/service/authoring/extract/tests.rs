@@ -398,3 +398,15 @@ fn a_dashed_separator_under_a_block_is_no_heading() {
         ]
     );
 }
+
+#[test]
+fn an_html_page_of_prose_is_read_as_text_with_its_items_and_entities() {
+    let doc = "<html><body>\n<h1>Evals for demo</h1>\n<p>Owner: Kim &amp; Jo</p>\n<ul>\n<li>&quot;What is 4 plus 5?&quot; &rarr; get-sum with a=4, b=5</li>\n<li>&#8220;Tell me a joke&#8221; &rarr; no tool &eacute;</li>\n</ul>\n</body></html>\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (5, 5, false, vec!["get-sum".to_string()]),
+            (6, 6, true, vec![])
+        ]
+    );
+}

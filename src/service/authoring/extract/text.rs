@@ -219,7 +219,7 @@ fn bold_line(t: &str) -> bool {
 }
 
 fn heading_text(t: &str) -> String {
-    let owned = strip_tags(t);
+    let owned = super::markup::blank_tags(t);
     let t = owned.trim();
     let t = t.trim_start_matches('#').trim();
     let t = if atx_level(t).is_none()
@@ -235,21 +235,6 @@ fn heading_text(t: &str) -> String {
         .trim_end_matches([':', '：'])
         .trim()
         .to_string()
-}
-
-/// A line without its inline HTML tags (`<summary><b>E3</b></summary>` → `E3`).
-fn strip_tags(t: &str) -> String {
-    let mut out = String::with_capacity(t.len());
-    let mut in_tag = false;
-    for c in t.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            c if !in_tag => out.push(c),
-            _ => {}
-        }
-    }
-    out
 }
 
 /// Extracts every case of a text document.

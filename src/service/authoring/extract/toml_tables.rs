@@ -2,12 +2,12 @@
 //! tool is a record, read like a JSON case object. A table runs from its header to the
 //! next header; its span leaves out trailing blank and comment lines.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::json::object_draft;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
-use crate::service::authoring::fields::{Role, role_of};
+use crate::service::authoring::fields::names_a_case;
 use crate::service::authoring::lines::LineIndex;
 
 fn is_array_header(t: &str) -> bool {
@@ -48,19 +48,10 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let Ok(Value::Object(m)) = serde_json::to_value(&table) else {
             continue;
         };
-        if !names_a_case(&m) {
+        if !names_a_case(m.keys().map(String::as_str)) {
             continue;
         }
         out.push(object_draft(&m, h, end, "TOML table", cat));
     }
     out
-}
-
-fn names_a_case(m: &Map<String, Value>) -> bool {
-    m.keys().any(|k| {
-        matches!(
-            role_of(k),
-            Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
-        )
-    })
 }
