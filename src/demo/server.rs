@@ -242,7 +242,7 @@ fn tools() -> Vec<Tool> {
             "The server's process id and uptime.",
             schema(json!({"type": "object", "properties": {}})),
         )
-        .with_annotations(read_only),
+        .with_annotations(read_only.clone()),
         Tool::new_with_raw("noop", None, schema(json!({"type": "object", "properties": {}}))),
         Tool::new(
             "crash",
@@ -250,8 +250,34 @@ fn tools() -> Vec<Tool> {
             schema(json!({"type": "object", "properties": {}})),
         )
         .with_annotations(ToolAnnotations::new().destructive(true)),
+        Tool::new(
+            "sum-card",
+            "Add two numbers and show the sum in an interactive card (an MCP Apps view).",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "a": {"type": "number"}, "b": {"type": "number"},
+                    "noisy": {"type": "boolean", "description": "For testing hosts: the view logs a console error"}
+                },
+                "required": ["a", "b"]
+            })),
+        )
+        .with_raw_output_schema(schema(json!({
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}, "sum": {"type": "number"}},
+            "required": ["a", "b", "sum"]
+        })))
+        .with_annotations(read_only.clone().open_world(false))
+        .with_meta(rmcp::model::MetaObject::from(
+            json!({"ui": {"resourceUri": SUM_CARD_URI}}).as_object().cloned().unwrap_or_default(),
+        )),
     ]
 }
+
+/// The `sum-card` tool's MCP Apps view: a self-contained page that calls `get-sum` back
+/// when its button is clicked.
+const SUM_CARD_URI: &str = "ui://demo/sum-card";
+const SUM_CARD_HTML: &str = include_str!("sum_card.html");
 
 /// The tools that ask things of the client (`--client-features`).
 fn client_feature_tools() -> Vec<Tool> {
@@ -863,6 +889,18 @@ impl DemoServer {
                 let sum = num(&args, "a")? + num(&args, "b")?;
                 CallToolResult::success(vec![ContentBlock::text(format_num(sum))])
             }
+            "sum-card" => {
+                let (a, b) = (num(&args, "a")?, num(&args, "b")?);
+                let sum = a + b;
+                let mut r = CallToolResult::structured(json!({"a": a, "b": b, "sum": sum}));
+                r.content = vec![ContentBlock::text(format!(
+                    "{} + {} = {}",
+                    format_num(a),
+                    format_num(b),
+                    format_num(sum)
+                ))];
+                r
+            }
             "get-stats" => {
                 let nums: Vec<f64> = args
                     .get("numbers")
@@ -1429,6 +1467,14 @@ impl ServerHandler for DemoServer {
                 ResourceContents::text(json!({"name": "demo", "items": 12}).to_string(), uri)
                     .with_mime_type("application/json")
             }
+            SUM_CARD_URI => ResourceContents::text(SUM_CARD_HTML, uri)
+                .with_mime_type(crate::service::widgets::APP_MIME)
+                .with_meta(rmcp::model::MetaObject::from(
+                    json!({"ui": {"prefersBorder": true}})
+                        .as_object()
+                        .cloned()
+                        .unwrap_or_default(),
+                )),
             "demo://logo.png" => {
                 ResourceContents::blob(b64(&logo_png()), uri).with_mime_type("image/png")
             }

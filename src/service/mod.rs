@@ -21,6 +21,7 @@ pub mod schedules;
 pub mod servers;
 pub mod store;
 pub mod suites;
+pub mod widgets;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -95,6 +96,7 @@ struct Inner {
     agents: agent::Turns,
     worker: leases::Worker,
     claims: leases::Claims,
+    widgets: widgets::WidgetRuntime,
 }
 
 impl Service {
@@ -123,6 +125,7 @@ impl Service {
                 agents: agent::Turns::default(),
                 worker: leases::Worker::default(),
                 claims: leases::Claims::default(),
+                widgets: widgets::WidgetRuntime::default(),
             }),
         };
         // Take over what no live process holds (see `leases`), then keep doing so.
@@ -166,6 +169,11 @@ impl Service {
     }
 
     /// The live MCP sessions.
+    /// The widget runtime (a browser started on first use).
+    pub fn widgets(&self) -> &widgets::WidgetRuntime {
+        &self.inner.widgets
+    }
+
     pub fn mcp(&self) -> &mcp::McpPool {
         &self.inner.mcp
     }
@@ -183,6 +191,7 @@ impl Service {
         self.inner.runs.abort_all();
         self.release_leases();
         self.inner.mcp.shutdown().await;
+        self.inner.widgets.shutdown().await;
     }
 
     /// The principal the embedded backend acts as: the local owner of the first-run org.

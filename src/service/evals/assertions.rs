@@ -23,7 +23,9 @@
 //! | noToolErrors | no call returned `isError: true` or failed to complete |
 //! | finalAssistantMessageNonEmpty | the last assistant message exists and has non-blank text |
 //! | tokenBudgetUnder | total tokens used < `tokens` |
-//! | widgetRendered, widgetRenderLatencyUnder, widgetNoConsoleErrors | never: evaldeck has no live widget runtime, so these are an evaluator error saying so |
+//! | widgetRendered | a view of `toolName` (any tool without it) was rendered and every such view said `ui/notifications/initialized` |
+//! | widgetRenderLatencyUnder | every such view initialized in < `ms` (HTML delivered → `initialized`) |
+//! | widgetNoConsoleErrors | such a view was rendered and none logged an error (console, uncaught exception, CSP violation) |
 //! | turnCountUnder | model turns (model requests) < `turns` |
 //! | noEndingQuestion | the response does not end with `?` (no response passes) |
 //! | toolLatencyUnder | every call took < `ms` |
@@ -42,7 +44,9 @@
 //! Types that read declarations (the six discovery types, `argumentsMatchToolSchema`,
 //! `noDeprecatedToolCalled`, `noDestructiveToolCalled`, `toolErrorNamesInput`'s property
 //! names) give an evaluator error when the declarations are missing or incomplete.
-//! An unknown `type` (a DOM widget assertion in an `assert` step, say) is an evaluator error.
+//! The three widget types read the views the run rendered ([`crate::service::widgets`]);
+//! with no view of the tool they fail. An unknown `type` is an evaluator error (DOM widget
+//! assertions are taken on the live view by the runner, not here).
 
 use regex::RegexBuilder;
 use serde::{Deserialize, Serialize};
@@ -51,6 +55,7 @@ use serde_json::{Value, json};
 use super::schema;
 use super::transcript::{CallRecord, Declarations};
 use crate::service::models::{Message, Role};
+use crate::service::widgets::ViewRecord;
 use crate::spec::assertion::EvalAssertion;
 use crate::spec::run::Usage;
 
@@ -62,6 +67,8 @@ pub struct Evidence<'a> {
     pub usage: Usage,
     pub turns: u32,
     pub declarations: Option<&'a Declarations>,
+    /// The views rendered so far.
+    pub widgets: &'a [ViewRecord],
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,7 +76,7 @@ pub struct Evidence<'a> {
 pub enum Status {
     Passed,
     Failed,
-    /// The evaluator could not decide (missing evidence, no widget runtime, bad pattern).
+    /// The evaluator could not decide (missing evidence, a bad pattern).
     Error,
 }
 
@@ -120,8 +127,76 @@ fn verdict(ok: bool, expected: Value, actual: Value, message: impl Into<String>)
     }
 }
 
-/// The message for a widget assertion or an `interact` step.
-pub const NO_WIDGET_RUNTIME: &str = "needs a live widget runtime (a rendered DOM), which evaldeck does not have; it cannot be evaluated, so it is an evaluator error rather than a pass";
+/// The three widget types, over the views rendered (of `toolName`, else of any tool).
+fn widget_record(kind: &str, a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
+    let tool = a.0["toolName"].as_str().filter(|t| !t.is_empty());
+    let which = tool.map_or("any tool".to_string(), |t| format!("`{t}`"));
+    let views: Vec<&ViewRecord> = ev
+        .widgets
+        .iter()
+        .filter(|v| tool.is_none_or(|t| v.tool_name == t))
+        .collect();
+    if views.is_empty() {
+        return fail(
+            json!({"view": which}),
+            json!({"views": 0}),
+            format!(
+                "no view of {which} was rendered: the tool was not called, or it declares no UI resource"
+            ),
+        );
+    }
+    match kind {
+        "widgetRendered" => {
+            let broken: Vec<Value> = views
+                .iter()
+                .filter(|v| !v.initialized)
+                .map(|v| json!({"toolName": v.tool_name, "error": v.error}))
+                .collect();
+            verdict(
+                broken.is_empty(),
+                json!({"rendered": which}),
+                json!({"views": views.len(), "notInitialized": broken}),
+                if broken.is_empty() {
+                    format!("{} view(s) of {which} rendered and initialized", views.len())
+                } else {
+                    format!("{} of {} view(s) of {which} never initialized", broken.len(), views.len())
+                },
+            )
+        }
+        "widgetRenderLatencyUnder" => {
+            let max = u64_of(a, "ms").unwrap_or(0) as f64;
+            let latencies: Vec<Option<f64>> = views.iter().map(|v| v.render_latency_ms).collect();
+            let ok = latencies.iter().all(|l| l.is_some_and(|l| l < max));
+            let worst = latencies.iter().flatten().fold(0.0f64, |a, b| a.max(*b));
+            verdict(
+                ok,
+                json!({"msUnder": max}),
+                json!({"renderLatencyMs": latencies}),
+                if latencies.iter().any(Option::is_none) {
+                    format!("a view of {which} never initialized")
+                } else {
+                    format!("slowest render of {which}: {worst:.0} ms")
+                },
+            )
+        }
+        _ => {
+            let errors: Vec<Value> = views
+                .iter()
+                .flat_map(|v| v.console_errors())
+                .map(|e| json!({"source": e.source, "text": e.text}))
+                .collect();
+            verdict(
+                errors.is_empty(),
+                json!({"consoleErrors": 0}),
+                json!({"consoleErrors": errors.len(), "first": errors.iter().take(5).collect::<Vec<_>>()}),
+                match errors.first() {
+                    None => format!("no console errors in {} view(s) of {which}", views.len()),
+                    Some(e) => format!("{} console error(s), first: {}", errors.len(), e["text"].as_str().unwrap_or_default()),
+                },
+            )
+        }
+    }
+}
 
 /// Whether a declared tool is deprecated: `_meta.deprecated` or `annotations.deprecated` is
 /// true, or its description starts with "deprecated".
@@ -509,7 +584,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
             )
         }
         "widgetRendered" | "widgetRenderLatencyUnder" | "widgetNoConsoleErrors" => {
-            error(format!("`{kind}` {NO_WIDGET_RUNTIME}"))
+            widget_record(kind, a, ev)
         }
         "turnCountUnder" => {
             let max = u64_of(a, "turns").unwrap_or(0);
@@ -748,7 +823,7 @@ pub fn evaluate(a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
             )
         }
         other => error(format!(
-            "`{other}` is not an assertion type this evaluator knows; a DOM widget assertion {NO_WIDGET_RUNTIME}"
+            "`{other}` is not an assertion type this evaluator knows"
         )),
     }
 }

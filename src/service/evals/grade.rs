@@ -37,15 +37,20 @@
 //! iteration. A `required` failure or error fails the iteration and the whole case,
 //! whatever its pass threshold. `severity: "warn"` turns a gating or required failure into
 //! a warning that does not fail anything. `isNegative` adds a gating "no tool is called"
-//! check. An `interact` step is a gating evaluator error (no widget runtime). The judge's
-//! `failed` is gating; `skipped` changes nothing.
+//! check. The judge's `failed` is gating; `skipped` changes nothing.
+//!
+//! Widgets: an `interact` step is a gating result (passed when its action was performed);
+//! DOM widget assertions use the verdict the runner took on the live view; the three widget
+//! types read the recorded views. All of them carry `regradable: false`, and a regrade
+//! ([`regrade`]) leaves them `undecided` (never gating) instead of judging them again.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::assertions::{self, Evidence, NO_WIDGET_RUNTIME, Outcome, Status, args_match};
+use super::assertions::{self, Evidence, Outcome, Status, args_match};
 use super::transcript::{Declarations, Transcript};
 use crate::spec::assertion::EvalAssertion;
+use crate::service::widgets::dom;
 use crate::spec::case::{CheckMode, EvalCase, StepKind};
 
 /// Default thresholds of the standard checks.
@@ -179,13 +184,42 @@ pub struct AssertionResult {
     pub role: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub severity: Option<String>,
-    /// `passed`, `failed`, `warned` (a failure downgraded by `severity: warn`) or `error`.
+    /// `passed`, `failed`, `warned` (a failure downgraded by `severity: warn`), `error`, or
+    /// `undecided` (a widget result a regrade could not judge again).
     pub status: String,
     /// Whether this result fails the iteration.
     pub gating: bool,
     pub assertion: Value,
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// `false` for results judged on a live widget view; absent (true) otherwise.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub regradable: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+/// A widget result a regrade leaves open.
+fn undecided(source: String, a: &EvalAssertion) -> AssertionResult {
+    let mut r = result(
+        source,
+        a,
+        Outcome {
+            status: Status::Error,
+            expected: Value::Null,
+            actual: Value::Null,
+            message: format!("`{}` {UNDECIDED}", a.kind().unwrap_or_default()),
+        },
+    );
+    r.status = "undecided".into();
+    r.gating = false;
+    r
 }
 
 /// The categorised difference between expected and actual tool calls.
@@ -320,6 +354,12 @@ fn diff(
 }
 
 /// Evidence of the transcript before step `step` (or all of it).
+/// The views opened before the `calls_end`-th call finished (they open in call order).
+fn scoped(views: &[crate::service::widgets::ViewRecord], calls_end: usize) -> &[crate::service::widgets::ViewRecord] {
+    let n = views.iter().take_while(|v| v.calls_before < calls_end).count();
+    &views[..n]
+}
+
 fn evidence<'a>(
     t: &'a Transcript,
     step: Option<usize>,
@@ -335,6 +375,7 @@ fn evidence<'a>(
             usage: p.usage_end,
             turns: p.turns_end,
             declarations: decl,
+            widgets: scoped(&t.widgets, p.calls_end),
         },
         (Some(_), None) => Evidence {
             messages: &[],
@@ -342,6 +383,7 @@ fn evidence<'a>(
             usage: Default::default(),
             turns: 0,
             declarations: decl,
+            widgets: &[],
         },
         _ => Evidence {
             messages: &t.messages,
@@ -349,6 +391,7 @@ fn evidence<'a>(
             usage: t.usage,
             turns: t.turns,
             declarations: decl,
+            widgets: &t.widgets,
         },
     }
 }
@@ -392,33 +435,83 @@ fn declared_output_schema(ev: &Evidence<'_>) -> Outcome {
     }
 }
 
-/// Grades one iteration.
+/// Grades one iteration as it ran.
 pub fn grade(
     case: &EvalCase,
     standard_ids: &[String],
     t: &Transcript,
     decl: Option<&Declarations>,
 ) -> Grade {
+    grade_as(case, standard_ids, t, decl, false)
+}
+
+/// Grades a stored iteration again: what needed a live view is left `undecided`.
+pub fn regrade(
+    case: &EvalCase,
+    standard_ids: &[String],
+    t: &Transcript,
+    decl: Option<&Declarations>,
+) -> Grade {
+    grade_as(case, standard_ids, t, decl, true)
+}
+
+/// The message of a widget result a regrade cannot judge.
+const UNDECIDED: &str = "was judged on a live widget view, which a regrade cannot see again; it is left undecided (see the run's original verdict)";
+
+/// The verdict the runner took on the live view at step `step_id`.
+fn live(t: &Transcript, step_id: &str) -> Outcome {
+    t.live
+        .iter()
+        .find(|l| l.step_id == step_id)
+        .map(|l| l.outcome.clone())
+        .unwrap_or_else(|| Outcome {
+            status: Status::Error,
+            expected: Value::Null,
+            actual: Value::Null,
+            message: format!("step `{step_id}` was not reached, so nothing was checked on the view"),
+        })
+}
+
+fn grade_as(
+    case: &EvalCase,
+    standard_ids: &[String],
+    t: &Transcript,
+    decl: Option<&Declarations>,
+    again: bool,
+) -> Grade {
     let resolved = resolve(case, standard_ids);
     let mut results = Vec::new();
+    let step_id = |i: Option<usize>| i.and_then(|i| case.steps.get(i)).map(|s| s.id.as_str());
     for r in &resolved {
-        let ev = evidence(t, r.step, decl);
-        let outcome = if r.assertion.kind() == Some("declaredOutputSchema") {
-            declared_output_schema(&ev)
+        let kind = r.assertion.kind().unwrap_or_default();
+        let widget = dom::is_widget_type(kind);
+        let mut res = if widget && again {
+            undecided(r.source.clone(), &r.assertion)
         } else {
-            assertions::evaluate(&r.assertion, &ev)
+            let ev = evidence(t, r.step, decl);
+            let outcome = if kind == "declaredOutputSchema" {
+                declared_output_schema(&ev)
+            } else if dom::DOM_TYPES.contains(&kind) {
+                live(t, step_id(r.step).unwrap_or_default())
+            } else {
+                assertions::evaluate(&r.assertion, &ev)
+            };
+            result(r.source.clone(), &r.assertion, outcome)
         };
-        results.push(result(r.source.clone(), &r.assertion, outcome));
+        res.regradable = !widget;
+        results.push(res);
     }
     for s in case.steps.iter().filter(|s| s.kind == StepKind::Interact) {
         let a = EvalAssertion::new("interact").with("role", "gating");
-        let outcome = Outcome {
-            status: Status::Error,
-            expected: json!({"action": s.action}),
-            actual: Value::Null,
-            message: format!("the `interact` step `{}` {NO_WIDGET_RUNTIME}", s.id),
+        let mut res = if again {
+            undecided(format!("step:{}", s.id), &a)
+        } else {
+            let mut o = live(t, &s.id);
+            o.expected = json!({"action": s.action});
+            result(format!("step:{}", s.id), &a, o)
         };
-        results.push(result(format!("step:{}", s.id), &a, outcome));
+        res.regradable = false;
+        results.push(res);
     }
     if let Some(j) = &t.judge {
         let status = match j.status.as_str() {
@@ -449,7 +542,7 @@ pub fn grade(
     let count = |s: &str| results.iter().filter(|r| r.status == s).count();
     let counts = json!({
         "passed": count("passed"), "failed": count("failed"), "warned": count("warned"),
-        "error": count("error"), "skipped": count("skipped"),
+        "error": count("error"), "skipped": count("skipped"), "undecided": count("undecided"),
         "gatingFailures": results.iter().filter(|r| r.gating).count(),
     });
     Grade {
@@ -493,5 +586,6 @@ fn result(source: String, a: &EvalAssertion, outcome: Outcome) -> AssertionResul
         gating,
         assertion: a.0.clone(),
         outcome,
+        regradable: true,
     }
 }

@@ -56,6 +56,7 @@ pub mod ingest;
 mod launch;
 mod results;
 mod runner;
+mod views;
 pub mod scheduler;
 pub mod schema;
 pub mod transcript;

@@ -257,7 +257,7 @@ impl Service {
             };
             let t: Transcript = serde_json::from_value(tv)
                 .map_err(|e| Error::internal(format!("corrupt transcript: {e}")))?;
-            let g = grade::grade(case, &body.standard_checks, &t, body.declarations.as_ref());
+            let g = grade::regrade(case, &body.standard_checks, &t, body.declarations.as_ref());
             let mut info: EvalIteration = serde_json::from_value(it.body.clone())
                 .map_err(|e| Error::internal(format!("corrupt iteration: {e}")))?;
             apply_grade(&mut info, &t, &g);

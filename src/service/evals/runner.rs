@@ -279,6 +279,17 @@ impl Service {
         };
         self.store()
             .set_run_state(run_id, "running", None, None, None)?;
+        if body
+            .cases
+            .iter()
+            .any(|c| super::views::needs(c, &body.standard_checks))
+            && let Err(why) = crate::service::widgets::WidgetRuntime::available()
+        {
+            return Err(Error::new(
+                crate::spec::Code::FeatureNotSupported,
+                format!("this run's cases drive MCP Apps widgets (`interact` steps or widget assertions): {why}"),
+            ));
+        }
         let declarations = match body.declarations.clone() {
             Some(d) => d,
             None => {
@@ -399,7 +410,8 @@ impl Service {
                 ..Transcript::default()
             }
         } else {
-            self.execute(ctx, &case, model, judge.clone()).await
+            self.execute(ctx, &case, &body.standard_checks, model, judge.clone())
+                .await
         };
         let debit = if paid {
             let per_1k = self.config().runs.credits_per_1k_tokens;
@@ -558,6 +570,7 @@ impl Service {
         &self,
         ctx: &Ctx,
         case: &EvalCase,
+        standard: &[String],
         model: Option<Arc<dyn Model>>,
         judge: Option<Arc<dyn Model>>,
     ) -> Transcript {
@@ -567,9 +580,13 @@ impl Service {
             model: model.as_ref().map(|m| m.id().to_string()),
             ..Default::default()
         };
+        let mut views = super::views::needs(case, standard).then(super::views::Views::new);
         'steps: for step in &case.steps {
             let mut rec_err = None;
             let mut cap = false;
+            if let Some(v) = &views {
+                v.enter(&step.id);
+            }
             match step.kind {
                 StepKind::Prompt => {
                     let Some(model) = &model else {
@@ -652,6 +669,11 @@ impl Service {
                             t.messages.push(m);
                             let lost = rec.transport_failed.then(|| lost_server(&rec));
                             t.calls.push(rec);
+                            if let Some(v) = views.as_mut() {
+                                let i = t.calls.len() - 1;
+                                v.after_call(self, &ctx.who, &ctx.project_id, &ctx.declarations, &mut t, i)
+                                    .await;
+                            }
                             if let Some(why) = lost {
                                 rec_err = Some(why.clone());
                                 t.error = Some(why);
@@ -707,14 +729,35 @@ impl Service {
                         t.error = Some(why);
                     }
                     t.calls.push(rec);
+                    if let Some(v) = views.as_mut() {
+                        let i = t.calls.len() - 1;
+                        v.after_call(self, &ctx.who, &ctx.project_id, &ctx.declarations, &mut t, i)
+                            .await;
+                    }
                 }
                 StepKind::Interact => {
-                    rec_err = Some(format!(
-                        "`interact` {}",
-                        super::assertions::NO_WIDGET_RUNTIME
-                    ))
+                    if let Some(v) = &views {
+                        let o = v.interact(step, &mut t).await;
+                        rec_err = super::views::keep(&mut t, &step.id, o);
+                    }
                 }
-                StepKind::Assert => {}
+                StepKind::Assert => {
+                    let kind = step
+                        .assertion
+                        .as_ref()
+                        .and_then(|a| a.get("type"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    if let Some(v) = &views
+                        && crate::service::widgets::dom::DOM_TYPES.contains(&kind)
+                    {
+                        let o = v.check(step).await;
+                        super::views::keep(&mut t, &step.id, o);
+                    }
+                }
+            }
+            if let Some(v) = &views {
+                v.drain(&mut t);
             }
             t.steps.push(StepRecord {
                 step_id: step.id.clone(),
@@ -729,6 +772,9 @@ impl Service {
             if t.error.is_some() {
                 break;
             }
+        }
+        if let Some(v) = views {
+            v.finish(&mut t).await;
         }
         t.judge = Some(self.judge(case, &t, judge).await);
         t.duration_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -873,6 +919,10 @@ fn context(
     let mut tools = Vec::new();
     let mut routes = HashMap::new();
     for d in &declarations.tools {
+        // MCP Apps: a tool only views may call is not offered to the model.
+        if !crate::service::widgets::visible_to_model(&d.tool) {
+            continue;
+        }
         let name = d.tool["name"].as_str().unwrap_or_default().to_string();
         let visible = if count[&name] > 1 {
             format!("{}__{name}", d.server_name)

@@ -139,6 +139,22 @@ pub struct Transcript {
     pub duration_ms: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The MCP Apps views rendered, in the order they opened.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub widgets: Vec<crate::service::widgets::ViewRecord>,
+    /// Verdicts taken on a live view (`interact` steps, DOM widget assertions): a regrade
+    /// cannot take them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub live: Vec<LiveCheck>,
+}
+
+/// A verdict taken on a live view at a step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LiveCheck {
+    pub step_id: String,
+    #[serde(flatten)]
+    pub outcome: super::assertions::Outcome,
 }
 
 /// A tool as the server declared it, with the server it came from.

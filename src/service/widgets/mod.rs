@@ -1,0 +1,206 @@
+//! The widget runtime: MCP Apps views rendered in headless Chromium, driven over the
+//! DevTools protocol (`chromiumoxide`).
+//!
+//! A tool that names a UI resource (`_meta.ui.resourceUri`, a `ui://` resource of MIME
+//! `text/html;profile=mcp-app`) is rendered the way a desktop host renders it: the resource's
+//! HTML goes into an `<iframe sandbox="allow-scripts">` (never `allow-same-origin`) under the
+//! Content-Security-Policy the resource declares ([`csp`]), and evaldeck plays the host side
+//! of the bridge ([`bridge`]): it answers `ui/initialize`, delivers the tool's input and
+//! result once the view says `ui/notifications/initialized`, proxies the view's `tools/call`
+//! and `resources/read` to the same MCP session (through a [`ViewHost`]), and honours
+//! `ui/notifications/size-changed`. It records what a reviewer needs ([`ViewRecord`]): the
+//! render latency (HTML delivered → `initialized`), console errors, uncaught exceptions and
+//! CSP violations, the view's calls, and a screenshot.
+//!
+//! One browser is started on first use and kept warm ([`WidgetRuntime`]); each view is a
+//! page of it. The browser runs under evaldeck's process supervisor, so it never outlives
+//! evaldeck however evaldeck ends. Chromium is found as `EVALDECK_CHROMIUM`, else `chromium`,
+//! `chromium-browser`, `google-chrome` or `google-chrome-stable` on `PATH`; running as root
+//! it gets `--no-sandbox` (the browser process's sandbox; the widget's frame keeps its
+//! `sandbox` attribute).
+
+mod bridge;
+mod browser;
+pub mod csp;
+pub mod dom;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::Mutex;
+
+pub use bridge::View;
+pub use browser::{chromium_path, missing_chromium};
+
+/// The MIME type of an MCP Apps view.
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
+
+/// The MCP Apps protocol revision evaldeck speaks to views.
+pub const APPS_PROTOCOL: &str = "2026-01-26";
+
+/// How long a view gets to say `ui/notifications/initialized`.
+pub const RENDER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The UI resource a tool declaration names, if any (`_meta.ui.resourceUri`, or the
+/// deprecated flat `_meta["ui/resourceUri"]`).
+pub fn resource_uri(tool: &Value) -> Option<&str> {
+    tool["_meta"]["ui"]["resourceUri"]
+        .as_str()
+        .or_else(|| tool["_meta"]["ui/resourceUri"].as_str())
+        .filter(|u| !u.is_empty())
+}
+
+/// Whether a view may call `tool` (its `_meta.ui.visibility` includes `app`, the default).
+pub fn callable_by_app(tool: &Value) -> bool {
+    match tool["_meta"]["ui"]["visibility"].as_array() {
+        Some(v) => v.iter().any(|x| x == "app"),
+        None => true,
+    }
+}
+
+/// Whether the model may see `tool` (its `_meta.ui.visibility` includes `model`, the default).
+pub fn visible_to_model(tool: &Value) -> bool {
+    match tool["_meta"]["ui"]["visibility"].as_array() {
+        Some(v) => v.iter().any(|x| x == "model"),
+        None => true,
+    }
+}
+
+/// What the host side answers a view's server requests with: the MCP session the tool call
+/// came from.
+#[async_trait::async_trait]
+pub trait ViewHost: Send + Sync {
+    /// `tools/call` from the view; `Ok` is the call-tool result verbatim.
+    async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, String>;
+    /// `resources/read` from the view.
+    async fn read_resource(&self, uri: &str) -> Result<Value, String>;
+}
+
+/// Everything a view is rendered from.
+#[derive(Debug, Clone)]
+pub struct ViewSource {
+    /// The tool declaration (`tools/list` entry) whose view this is.
+    pub tool: Value,
+    /// The `resources/read` content of its UI resource (`text` or `blob`, `_meta.ui`).
+    pub resource: Value,
+    pub arguments: Value,
+    /// The call-tool result, delivered as `ui/notifications/tool-result`; `None` when the
+    /// call failed (the view then gets `ui/notifications/tool-cancelled`).
+    pub result: Option<Value>,
+}
+
+/// One console message, uncaught exception or CSP violation of a view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConsoleEntry {
+    /// `error`, `warning`, `info`, `log`, `debug`.
+    pub level: String,
+    /// `console`, `exception`, `security` (CSP), `network`, `log` (`notifications/message`).
+    pub source: String,
+    pub text: String,
+    /// Milliseconds since the HTML was delivered.
+    pub at_ms: f64,
+}
+
+impl ConsoleEntry {
+    pub fn is_error(&self) -> bool {
+        self.level == "error"
+    }
+}
+
+/// A request the view sent the host, and how it was answered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewRequest {
+    pub method: String,
+    pub params: Value,
+    /// The answer's `result`, or its `error`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub at_ms: f64,
+    pub duration_ms: f64,
+}
+
+/// What one rendered view showed: kept in the iteration's transcript.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewRecord {
+    pub tool_name: String,
+    pub resource_uri: String,
+    /// The tool call (transcript call id) the view renders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The number of transcript calls when the view opened (scopes step assertions).
+    pub calls_before: usize,
+    /// The CSP the view ran under.
+    pub csp: String,
+    /// The view said `ui/notifications/initialized`.
+    pub initialized: bool,
+    /// HTML delivered → `ui/notifications/initialized`, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render_latency_ms: Option<f64>,
+    /// The last `ui/notifications/size-changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<(f64, f64)>,
+    pub console: Vec<ConsoleEntry>,
+    /// The view's requests to the host (`ui/initialize`, `tools/call`, …), answered.
+    pub requests: Vec<ViewRequest>,
+    /// The last screenshot, a base64 PNG of the view's frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot_png: Option<String>,
+    /// Why the view could not be rendered or driven.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl ViewRecord {
+    pub fn console_errors(&self) -> impl Iterator<Item = &ConsoleEntry> {
+        self.console.iter().filter(|e| e.is_error())
+    }
+}
+
+/// The warm browser, started on first use and shared by every view.
+#[derive(Default)]
+pub struct WidgetRuntime {
+    browser: Mutex<Option<Arc<browser::Chrome>>>,
+}
+
+impl WidgetRuntime {
+    /// Whether a browser can be had: `Err` says what to install.
+    pub fn available() -> Result<(), String> {
+        chromium_path().map(|_| ())
+    }
+
+    async fn browser(&self) -> Result<Arc<browser::Chrome>, String> {
+        let mut slot = self.browser.lock().await;
+        if let Some(b) = slot.as_ref()
+            && b.alive()
+        {
+            return Ok(b.clone());
+        }
+        if let Some(old) = slot.take() {
+            old.shutdown().await;
+        }
+        let b = Arc::new(browser::Chrome::launch(&chromium_path()?).await?);
+        *slot = Some(b.clone());
+        Ok(b)
+    }
+
+    /// Renders `source` and waits (up to [`RENDER_TIMEOUT`]) for the view to initialize; a
+    /// view that never does is returned all the same, its record saying so.
+    pub async fn open(&self, source: ViewSource, host: Arc<dyn ViewHost>) -> Result<View, String> {
+        let browser = self.browser().await?;
+        View::open(&browser, source, host).await
+    }
+
+    /// Ends the browser (and every page) now.
+    pub async fn shutdown(&self) {
+        if let Some(b) = self.browser.lock().await.take() {
+            b.shutdown().await;
+        }
+    }
+}
