@@ -57,6 +57,9 @@ pub struct Config {
     pub schedules: evals::scheduler::ScheduleOptions,
     /// Headless agent turns: the pinned model, limits, timeout, concurrency, credit rate.
     pub agent: agent::AgentConfig,
+    /// The Chromium binary widgets render in; `None` finds one (`EVALDECK_CHROMIUM`, then
+    /// `PATH`).
+    pub chromium: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -75,6 +78,7 @@ impl Default for Config {
             ingest: evals::ingest::IngestConfig::default(),
             schedules: evals::scheduler::ScheduleOptions::default(),
             agent: agent::AgentConfig::default(),
+            chromium: None,
         }
     }
 }
@@ -105,6 +109,7 @@ impl Service {
         let store = Store::open(db)?;
         store.ensure_seeded(&config.demo_command)?;
         let mcp = mcp::McpPool::new(config.pool.clone());
+        let widgets = widgets::WidgetRuntime::new(config.chromium.clone());
         let http = reqwest::Client::builder()
             .user_agent(concat!("evaldeck/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(std::time::Duration::from_secs(10))
@@ -125,7 +130,7 @@ impl Service {
                 agents: agent::Turns::default(),
                 worker: leases::Worker::default(),
                 claims: leases::Claims::default(),
-                widgets: widgets::WidgetRuntime::default(),
+                widgets,
             }),
         };
         // Take over what no live process holds (see `leases`), then keep doing so.

@@ -32,4 +32,5 @@ mod suite_file;
 mod third_party;
 mod tui;
 mod uploads;
+mod widgets;
 mod workbench;

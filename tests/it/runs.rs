@@ -14,13 +14,13 @@ use serde_json::{Value, json};
 
 use crate::common::{Harness, Resp, demo_config};
 
-fn prompt(id: &str, text: &str) -> Value {
+pub(crate) fn prompt(id: &str, text: &str) -> Value {
     json!({"id": id, "kind": "prompt", "prompt": text})
 }
-fn check(id: &str, a: Value) -> Value {
+pub(crate) fn check(id: &str, a: Value) -> Value {
     json!({"id": id, "kind": "assert", "assertion": a})
 }
-fn tool_call(id: &str, tool: &str, args: Value) -> Value {
+pub(crate) fn tool_call(id: &str, tool: &str, args: Value) -> Value {
     json!({"id": id, "kind": "toolCall", "toolName": tool, "arguments": args})
 }
 
@@ -46,7 +46,7 @@ fn demo_tests() -> Value {
     ])
 }
 
-async fn create_suite(h: &Harness, name: &str, tests: Value) -> String {
+pub(crate) async fn create_suite(h: &Harness, name: &str, tests: Value) -> String {
     let r = h
         .call(
             Method::POST,
@@ -58,7 +58,7 @@ async fn create_suite(h: &Harness, name: &str, tests: Value) -> String {
     r.ok(201)["suiteId"].as_str().unwrap().to_string()
 }
 
-async fn start(h: &Harness, body: Value) -> Resp {
+pub(crate) async fn start(h: &Harness, body: Value) -> Resp {
     h.call(
         Method::POST,
         &format!("/projects/{}/eval-runs", h.project),
@@ -68,7 +68,7 @@ async fn start(h: &Harness, body: Value) -> Resp {
     .await
 }
 
-async fn wait(h: &Harness, run: &str) -> Value {
+pub(crate) async fn wait(h: &Harness, run: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let r = h
@@ -89,7 +89,7 @@ async fn wait(h: &Harness, run: &str) -> Value {
     }
 }
 
-async fn iterations(h: &Harness, run: &str) -> Vec<Value> {
+pub(crate) async fn iterations(h: &Harness, run: &str) -> Vec<Value> {
     let r = h
         .get(
             &format!(

@@ -157,9 +157,16 @@ fn widget_record(kind: &str, a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
                 json!({"rendered": which}),
                 json!({"views": views.len(), "notInitialized": broken}),
                 if broken.is_empty() {
-                    format!("{} view(s) of {which} rendered and initialized", views.len())
+                    format!(
+                        "{} view(s) of {which} rendered and initialized",
+                        views.len()
+                    )
                 } else {
-                    format!("{} of {} view(s) of {which} never initialized", broken.len(), views.len())
+                    format!(
+                        "{} of {} view(s) of {which} never initialized",
+                        broken.len(),
+                        views.len()
+                    )
                 },
             )
         }
@@ -191,7 +198,11 @@ fn widget_record(kind: &str, a: &EvalAssertion, ev: &Evidence<'_>) -> Outcome {
                 json!({"consoleErrors": errors.len(), "first": errors.iter().take(5).collect::<Vec<_>>()}),
                 match errors.first() {
                     None => format!("no console errors in {} view(s) of {which}", views.len()),
-                    Some(e) => format!("{} console error(s), first: {}", errors.len(), e["text"].as_str().unwrap_or_default()),
+                    Some(e) => format!(
+                        "{} console error(s), first: {}",
+                        errors.len(),
+                        e["text"].as_str().unwrap_or_default()
+                    ),
                 },
             )
         }

@@ -49,8 +49,8 @@ use serde_json::{Value, json};
 
 use super::assertions::{self, Evidence, Outcome, Status, args_match};
 use super::transcript::{Declarations, Transcript};
-use crate::spec::assertion::EvalAssertion;
 use crate::service::widgets::dom;
+use crate::spec::assertion::EvalAssertion;
 use crate::spec::case::{CheckMode, EvalCase, StepKind};
 
 /// Default thresholds of the standard checks.
@@ -355,8 +355,14 @@ fn diff(
 
 /// Evidence of the transcript before step `step` (or all of it).
 /// The views opened before the `calls_end`-th call finished (they open in call order).
-fn scoped(views: &[crate::service::widgets::ViewRecord], calls_end: usize) -> &[crate::service::widgets::ViewRecord] {
-    let n = views.iter().take_while(|v| v.calls_before < calls_end).count();
+fn scoped(
+    views: &[crate::service::widgets::ViewRecord],
+    calls_end: usize,
+) -> &[crate::service::widgets::ViewRecord] {
+    let n = views
+        .iter()
+        .take_while(|v| v.calls_before < calls_end)
+        .count();
     &views[..n]
 }
 
@@ -468,7 +474,9 @@ fn live(t: &Transcript, step_id: &str) -> Outcome {
             status: Status::Error,
             expected: Value::Null,
             actual: Value::Null,
-            message: format!("step `{step_id}` was not reached, so nothing was checked on the view"),
+            message: format!(
+                "step `{step_id}` was not reached, so nothing was checked on the view"
+            ),
         })
 }
 

@@ -56,10 +56,10 @@ pub mod ingest;
 mod launch;
 mod results;
 mod runner;
-mod views;
 pub mod scheduler;
 pub mod schema;
 pub mod transcript;
+mod views;
 
 #[cfg(test)]
 mod tests;

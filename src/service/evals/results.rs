@@ -196,6 +196,8 @@ impl Service {
             "durationMs": t.duration_ms,
             "spans": t.spans,
             "error": t.error,
+            "widgets": t.widgets,
+            "liveChecks": t.live,
         }))
     }
 

@@ -283,11 +283,13 @@ impl Service {
             .cases
             .iter()
             .any(|c| super::views::needs(c, &body.standard_checks))
-            && let Err(why) = crate::service::widgets::WidgetRuntime::available()
+            && let Err(why) = self.widgets().binary()
         {
             return Err(Error::new(
                 crate::spec::Code::FeatureNotSupported,
-                format!("this run's cases drive MCP Apps widgets (`interact` steps or widget assertions): {why}"),
+                format!(
+                    "this run's cases drive MCP Apps widgets (`interact` steps or widget assertions): {why}"
+                ),
             ));
         }
         let declarations = match body.declarations.clone() {
@@ -671,8 +673,15 @@ impl Service {
                             t.calls.push(rec);
                             if let Some(v) = views.as_mut() {
                                 let i = t.calls.len() - 1;
-                                v.after_call(self, &ctx.who, &ctx.project_id, &ctx.declarations, &mut t, i)
-                                    .await;
+                                v.after_call(
+                                    self,
+                                    &ctx.who,
+                                    &ctx.project_id,
+                                    &ctx.declarations,
+                                    &mut t,
+                                    i,
+                                )
+                                .await;
                             }
                             if let Some(why) = lost {
                                 rec_err = Some(why.clone());
@@ -731,8 +740,15 @@ impl Service {
                     t.calls.push(rec);
                     if let Some(v) = views.as_mut() {
                         let i = t.calls.len() - 1;
-                        v.after_call(self, &ctx.who, &ctx.project_id, &ctx.declarations, &mut t, i)
-                            .await;
+                        v.after_call(
+                            self,
+                            &ctx.who,
+                            &ctx.project_id,
+                            &ctx.declarations,
+                            &mut t,
+                            i,
+                        )
+                        .await;
                     }
                 }
                 StepKind::Interact => {

@@ -106,7 +106,10 @@ impl Views {
         let resource = match resource {
             Ok(r) => r,
             Err(e) => {
-                failed.error = Some(format!("cannot read the UI resource `{uri}`: {}", e.message));
+                failed.error = Some(format!(
+                    "cannot read the UI resource `{uri}`: {}",
+                    e.message
+                ));
                 t.widgets.push(failed);
                 return;
             }
@@ -181,17 +184,23 @@ impl Views {
         let tool = step.tool_name.as_deref().filter(|s| !s.is_empty());
         let o = match self.find(tool) {
             None => Self::missing(tool),
-            Some(view) => match Action::parse(&step.action.clone().map(Value::Object).unwrap_or_default()) {
-                Err(e) => outcome(Status::Error, Value::Null, format!("the action of step `{}`: {e}", step.id)),
-                Ok((action, wait)) => match view.act(&action, wait).await {
-                    Err(e) => outcome(Status::Error, Value::Null, e),
-                    Ok(Err(e)) => outcome(Status::Failed, Value::Null, e),
-                    Ok(Ok(done)) => {
-                        view.settle(SETTLE_QUIET, SETTLE_LIMIT).await;
-                        outcome(Status::Passed, json!({"done": done}), done)
-                    }
-                },
-            },
+            Some(view) => {
+                match Action::parse(&step.action.clone().map(Value::Object).unwrap_or_default()) {
+                    Err(e) => outcome(
+                        Status::Error,
+                        Value::Null,
+                        format!("the action of step `{}`: {e}", step.id),
+                    ),
+                    Ok((action, wait)) => match view.act(&action, wait).await {
+                        Err(e) => outcome(Status::Error, Value::Null, e),
+                        Ok(Err(e)) => outcome(Status::Failed, Value::Null, e),
+                        Ok(Ok(done)) => {
+                            view.settle(SETTLE_QUIET, SETTLE_LIMIT).await;
+                            outcome(Status::Passed, json!({"done": done}), done)
+                        }
+                    },
+                }
+            }
         };
         self.drain(t);
         o
@@ -199,14 +208,22 @@ impl Views {
 
     /// Takes a DOM widget assertion on the live view.
     pub async fn check(&self, step: &EvalTestStep) -> Outcome {
-        let a = step.assertion.clone().map(Value::Object).unwrap_or_default();
+        let a = step
+            .assertion
+            .clone()
+            .map(Value::Object)
+            .unwrap_or_default();
         let tool = a["toolName"].as_str().filter(|s| !s.is_empty());
         let Some(view) = self.find(tool) else {
             return Self::missing(tool);
         };
         match view.check(&a).await {
             Ok(seen) => outcome(
-                if seen.passed { Status::Passed } else { Status::Failed },
+                if seen.passed {
+                    Status::Passed
+                } else {
+                    Status::Failed
+                },
                 seen.actual,
                 seen.message,
             ),
@@ -268,6 +285,7 @@ impl ViewHost for RunHost {
             ));
         }
         let began = Instant::now();
+        let step_id = self.step.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let req = ToolCallRequest::new(name, arguments.as_object().cloned());
         let svc = &self.svc;
         let r = svc
@@ -279,7 +297,7 @@ impl ViewHost for RunHost {
         let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
         let rec = CallRecord {
             id: format!("view_{}", calls.len() + 1),
-            step_id: self.step.lock().unwrap_or_else(|p| p.into_inner()).clone(),
+            step_id,
             origin: "widget".into(),
             tool_name: name.into(),
             server_id: Some(self.server_id.clone()),
@@ -301,9 +319,12 @@ impl ViewHost for RunHost {
 
     async fn read_resource(&self, uri: &str) -> Result<Value, String> {
         let svc = &self.svc;
-        svc.with_server(&self.who, &self.project_id, &self.server_id, |target| async move {
-            svc.mcp().read_resource(&target, uri).await
-        })
+        svc.with_server(
+            &self.who,
+            &self.project_id,
+            &self.server_id,
+            |target| async move { svc.mcp().read_resource(&target, uri).await },
+        )
         .await
         .map_err(|e| e.message)
     }

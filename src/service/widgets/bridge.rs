@@ -112,10 +112,22 @@ impl View {
         page.execute(AddBindingParams::new(BINDING))
             .await
             .map_err(cdp)?;
-        let mut calls = page.event_listener::<EventBindingCalled>().await.map_err(cdp)?;
-        let mut console = page.event_listener::<EventConsoleApiCalled>().await.map_err(cdp)?;
-        let mut thrown = page.event_listener::<EventExceptionThrown>().await.map_err(cdp)?;
-        let mut logs = page.event_listener::<EventEntryAdded>().await.map_err(cdp)?;
+        let mut calls = page
+            .event_listener::<EventBindingCalled>()
+            .await
+            .map_err(cdp)?;
+        let mut console = page
+            .event_listener::<EventConsoleApiCalled>()
+            .await
+            .map_err(cdp)?;
+        let mut thrown = page
+            .event_listener::<EventExceptionThrown>()
+            .await
+            .map_err(cdp)?;
+        let mut logs = page
+            .event_listener::<EventEntryAdded>()
+            .await
+            .map_err(cdp)?;
         page.set_content(HOST_PAGE).await.map_err(cdp)?;
 
         let state = Arc::new(Mutex::new(State {
@@ -220,7 +232,10 @@ impl View {
         });
 
         let html = csp::apply(&html, &policy);
-        let load = format!("__load({})", serde_json::to_string(&html).expect("a string"));
+        let load = format!(
+            "__load({})",
+            serde_json::to_string(&html).expect("a string")
+        );
         page.evaluate(load).await.map_err(cdp)?;
         let waited = tokio::time::timeout(RENDER_TIMEOUT, initialized.notified()).await;
         let mut view = View {
@@ -260,6 +275,11 @@ impl View {
 
     pub(super) fn page(&self) -> &Page {
         &self.page
+    }
+
+    /// Counts as activity now (an action was just taken: what it sets off comes after).
+    pub(super) fn touch(&self) {
+        lock(&self.state).last_activity = Instant::now();
     }
 
     /// Waits until the view has had nothing in flight for `quiet` (at most `limit`).
@@ -370,7 +390,10 @@ impl View {
             .map_err(|e| format!("the browser failed: {e}"))?
             .into_value::<Vec<f64>>()
             .map_err(|e| format!("the browser failed: {e}"))?;
-        Ok((r.first().copied().unwrap_or(0.0), r.get(1).copied().unwrap_or(0.0)))
+        Ok((
+            r.first().copied().unwrap_or(0.0),
+            r.get(1).copied().unwrap_or(0.0),
+        ))
     }
 }
 
@@ -408,16 +431,19 @@ async fn notification(
                 s.record.initialized = true;
                 s.record.render_latency_ms = Some(ms_since(t0));
             }
-            initialized.notify_one();
             let input = json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-input",
                 "params": {"arguments": source.arguments}});
             let _ = deliver(page, &input).await;
             let last = match &source.result {
-                Some(r) => json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": r}),
+                Some(r) => {
+                    json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": r})
+                }
                 None => json!({"jsonrpc": "2.0", "method": "ui/notifications/tool-cancelled",
                     "params": {"reason": "the tool call failed"}}),
             };
             let _ = deliver(page, &last).await;
+            // Ready for a test once it has its data.
+            initialized.notify_one();
         }
         "ui/notifications/size-changed" => {
             let w = msg["params"]["width"].as_f64();
@@ -497,6 +523,9 @@ async fn request(
         // Recorded; nothing to open, no conversation to add to during a test.
         "ui/open-link" | "ui/message" | "ui/update-model-context" => Ok(json!({})),
         "ui/request-display-mode" => Ok(json!({"mode": "inline"})),
-        other => Err((-32601, format!("evaldeck does not offer `{other}` to views"))),
+        other => Err((
+            -32601,
+            format!("evaldeck does not offer `{other}` to views"),
+        )),
     }
 }

@@ -28,7 +28,7 @@ const LAUNCH_TIMEOUT: Duration = Duration::from_secs(20);
 /// What to do when no Chromium is found.
 pub fn missing_chromium() -> String {
     format!(
-        "widgets need Chromium, and none was found: install it (Debian/Ubuntu: `apt install chromium`) or set {CHROMIUM_ENV} to the browser's path"
+        "widgets need Chromium: install it (Debian/Ubuntu: `apt install chromium`) or set {CHROMIUM_ENV} to the browser's path"
     )
 }
 
@@ -149,7 +149,13 @@ impl Chrome {
                 return Err(format!(
                     "Chromium (`{}`) {why}: {}",
                     binary.display(),
-                    said.iter().rev().take(3).rev().cloned().collect::<Vec<_>>().join(" | ")
+                    said.iter()
+                        .rev()
+                        .take(3)
+                        .rev()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(" | ")
                 ));
             }
         };
@@ -187,7 +193,12 @@ impl Chrome {
     /// Ends the browser and its process group, and removes its profile.
     pub async fn shutdown(&self) {
         self.handler.abort();
-        drop(self.lifeline.lock().unwrap_or_else(|p| p.into_inner()).take());
+        drop(
+            self.lifeline
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
         let child = self.child.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(mut child) = child {
             match (process::supervisor().is_some(), self.group) {
@@ -207,7 +218,12 @@ impl Drop for Chrome {
         self.handler.abort();
         // Closing the lifeline makes the supervisor end the group; without one, the
         // child's kill-on-drop ends the browser.
-        drop(self.lifeline.lock().unwrap_or_else(|p| p.into_inner()).take());
+        drop(
+            self.lifeline
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take(),
+        );
         if let (None, Some(g)) = (process::supervisor(), self.group) {
             let _ = nix::sys::signal::killpg(
                 nix::unistd::Pid::from_raw(g as i32),

@@ -83,7 +83,10 @@ pub fn apply(html: &str, policy: &str) -> String {
         while let Some(i) = lower[from..].find(tag) {
             let at = from + i;
             let next = lower.as_bytes().get(at + tag.len()).copied();
-            if matches!(next, Some(b'>') | Some(b' ') | Some(b'\t') | Some(b'\n') | Some(b'\r')) {
+            if matches!(
+                next,
+                Some(b'>') | Some(b' ') | Some(b'\t') | Some(b'\n') | Some(b'\r')
+            ) {
                 return lower[at..].find('>').map(|j| at + j + 1);
             }
             from = at + tag.len();
@@ -123,7 +126,10 @@ mod tests {
             "resourceDomains": ["https://*.cdn.example", "'unsafe-eval'"],
         }));
         assert!(p.contains("connect-src https://api.example.com;"), "{p}");
-        assert!(p.contains("script-src 'self' 'unsafe-inline' https://*.cdn.example;"), "{p}");
+        assert!(
+            p.contains("script-src 'self' 'unsafe-inline' https://*.cdn.example;"),
+            "{p}"
+        );
         assert!(!p.contains("unsafe-eval"), "{p}");
         assert!(!p.contains("script-src *"), "{p}");
     }
@@ -131,8 +137,10 @@ mod tests {
     #[test]
     fn the_meta_goes_first_in_the_head() {
         let m = |h: &str| apply(h, "default-src 'none'");
-        assert!(m("<!doctype html><html><head><script>x</script></head></html>")
-            .starts_with("<!doctype html><html><head><meta http-equiv"));
+        assert!(
+            m("<!doctype html><html><head><script>x</script></head></html>")
+                .starts_with("<!doctype html><html><head><meta http-equiv")
+        );
         assert!(m("<html lang=en><body>x</body></html>").starts_with("<html lang=en><head><meta"));
         assert!(m("<div>x</div>").starts_with("<meta"));
         // `<header>` is not `<head>`.

@@ -19,8 +19,9 @@
 //! **DOM widget assertions** (in `assert` steps; evaluated on the live view, so a regrade
 //! cannot redo them): `widgetElementExists` (a target), `widgetElementVisible` (a target),
 //! `widgetTextContains` (`needle`, optional target, `caseSensitive`), `widgetElementCount`
-//! (a target and `count`, or `min`/`max`). Each takes an optional `toolName`: the view of
-//! that tool's latest call, else the latest view.
+//! (a target and `count`, or `min`/`max`). Each takes an optional `toolName` (the view of
+//! that tool's latest call, else the latest view) and `timeoutMs` (default 1500): a check
+//! is retried until it holds or the time is up, since views render asynchronously.
 
 use std::time::{Duration, Instant};
 
@@ -110,7 +111,10 @@ impl Target {
             Value::String(s) if !s.trim().is_empty() => Ok(Target(json!({"selector": s}))),
             Value::Object(o) => Self::from_fields(o)
                 .ok_or_else(|| "a target needs `selector`, `text` or `role`".to_string()),
-            _ => Err("a target is a CSS selector string or an object with `selector`, `text` or `role`".into()),
+            _ => Err(
+                "a target is a CSS selector string or an object with `selector`, `text` or `role`"
+                    .into(),
+            ),
         }
     }
 
@@ -210,7 +214,12 @@ pub struct Observed {
 
 impl View {
     /// Polls until `target` has a (visible, when asked) match or `wait` ends; the count.
-    async fn wait_for(&self, target: &Target, visible: bool, wait: Duration) -> Result<usize, String> {
+    async fn wait_for(
+        &self,
+        target: &Target,
+        visible: bool,
+        wait: Duration,
+    ) -> Result<usize, String> {
         let end = Instant::now() + wait;
         loop {
             let js = format!(
@@ -227,7 +236,11 @@ impl View {
 
     /// Performs one action: `Ok(Ok(what was done))`, `Ok(Err(why the view did not allow
     /// it))` (no such element), or `Err` when the browser failed.
-    pub async fn act(&self, action: &Action, wait: Duration) -> Result<Result<String, String>, String> {
+    pub async fn act(
+        &self,
+        action: &Action,
+        wait: Duration,
+    ) -> Result<Result<String, String>, String> {
         let target = action.target();
         let visible = !matches!(action, Action::Select(..));
         if self.wait_for(target, visible, wait).await? == 0 {
@@ -248,23 +261,34 @@ impl View {
                 let (x, y) = (at[0].as_f64().unwrap_or(0.0), at[1].as_f64().unwrap_or(0.0));
                 let (ox, oy) = self.origin().await?;
                 self.page()
-                    .click(Point { x: ox + x, y: oy + y })
+                    .click(Point {
+                        x: ox + x,
+                        y: oy + y,
+                    })
                     .await
                     .map_err(|e| format!("the click failed: {e}"))?;
+                self.touch();
                 Ok(Ok(format!("clicked {}", target.describe())))
             }
             Action::Type(_, text) => {
-                self.eval_in_view(format!("(() => {{ const el = {first}; el.focus(); return true; }})()"))
-                    .await?;
+                self.eval_in_view(format!(
+                    "(() => {{ const el = {first}; el.focus(); return true; }})()"
+                ))
+                .await?;
                 self.page()
                     .execute(InsertTextParams::new(text.clone()))
                     .await
                     .map_err(|e| format!("typing failed: {e}"))?;
+                self.touch();
                 self.eval_in_view(format!(
                     "(() => {{ const el = {first}; el.dispatchEvent(new Event('change', {{bubbles: true}})); return true; }})()"
                 ))
                 .await?;
-                Ok(Ok(format!("typed {} characters into {}", text.chars().count(), target.describe())))
+                Ok(Ok(format!(
+                    "typed {} characters into {}",
+                    text.chars().count(),
+                    target.describe()
+                )))
             }
             Action::Select(_, value) => {
                 let js = format!(
@@ -275,7 +299,9 @@ impl View {
                       el.dispatchEvent(new Event('change', {{bubbles: true}})); return ''; }})()",
                     v = json!(value)
                 );
-                match self.eval_in_view(js).await?.as_str() {
+                let chosen = self.eval_in_view(js).await?;
+                self.touch();
+                match chosen.as_str() {
                     Some("") => Ok(Ok(format!("selected \"{value}\" in {}", target.describe()))),
                     Some(why) => Ok(Err(format!("{} has {why}", target.describe()))),
                     None => Err("the selection failed".into()),
@@ -285,12 +311,28 @@ impl View {
         }
     }
 
-    /// Evaluates a DOM widget assertion now.
+    /// Evaluates a DOM widget assertion, retrying until it holds or its `timeoutMs`
+    /// (default 1500) ends: views render asynchronously, as a user would wait for them.
     pub async fn check(&self, assertion: &Value) -> Result<Observed, String> {
+        let wait =
+            Duration::from_millis(assertion["timeoutMs"].as_u64().unwrap_or(1500).min(60_000));
+        let end = Instant::now() + wait;
+        loop {
+            let seen = self.check_once(assertion).await?;
+            if seen.passed || Instant::now() >= end {
+                return Ok(seen);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn check_once(&self, assertion: &Value) -> Result<Observed, String> {
         let kind = assertion["type"].as_str().unwrap_or_default();
         let o = assertion.as_object().cloned().unwrap_or_default();
         let target = Target::from_fields(&o);
-        let need = |t: Option<Target>| t.ok_or_else(|| format!("`{kind}` needs `selector`, `text` or `role`"));
+        let need = |t: Option<Target>| {
+            t.ok_or_else(|| format!("`{kind}` needs `selector`, `text` or `role`"))
+        };
         let count_of = |t: &Target, visible: bool| {
             format!(
                 "(() => {{ const f = {FIND}; const v = {VISIBLE}; return f({}).filter(e => !{visible} || v(e)).length; }})()",
@@ -301,7 +343,11 @@ impl View {
             "widgetElementExists" | "widgetElementVisible" => {
                 let t = need(target)?;
                 let visible = kind == "widgetElementVisible";
-                let n = self.eval_in_view(count_of(&t, visible)).await?.as_u64().unwrap_or(0);
+                let n = self
+                    .eval_in_view(count_of(&t, visible))
+                    .await?
+                    .as_u64()
+                    .unwrap_or(0);
                 let what = if visible { "visible " } else { "" };
                 Ok(Observed {
                     passed: n > 0,
@@ -315,7 +361,11 @@ impl View {
             }
             "widgetElementCount" => {
                 let t = need(target)?;
-                let n = self.eval_in_view(count_of(&t, false)).await?.as_u64().unwrap_or(0);
+                let n = self
+                    .eval_in_view(count_of(&t, false))
+                    .await?
+                    .as_u64()
+                    .unwrap_or(0);
                 let (exact, min, max) = (
                     assertion["count"].as_u64(),
                     assertion["min"].as_u64(),
@@ -385,11 +435,26 @@ mod tests {
         let (a, w) = Action::parse(&json!({"click": "#buy"})).unwrap();
         assert_eq!(a, Action::Click(Target(json!({"selector": "#buy"}))));
         assert_eq!(w, DEFAULT_WAIT);
-        let (a, w) = Action::parse(&json!({"type": {"role": "textbox"}, "text": "hi", "timeoutMs": 50})).unwrap();
-        assert_eq!(a, Action::Type(Target(json!({"role": "textbox"})), "hi".into()));
+        let (a, w) =
+            Action::parse(&json!({"type": {"role": "textbox"}, "text": "hi", "timeoutMs": 50}))
+                .unwrap();
+        assert_eq!(
+            a,
+            Action::Type(Target(json!({"role": "textbox"})), "hi".into())
+        );
         assert_eq!(w, Duration::from_millis(50));
-        assert!(matches!(Action::parse(&json!({"select": "#s", "value": "L"})).unwrap().0, Action::Select(..)));
-        assert!(matches!(Action::parse(&json!({"waitFor": {"text": "Total"}})).unwrap().0, Action::WaitFor(..)));
+        assert!(matches!(
+            Action::parse(&json!({"select": "#s", "value": "L"}))
+                .unwrap()
+                .0,
+            Action::Select(..)
+        ));
+        assert!(matches!(
+            Action::parse(&json!({"waitFor": {"text": "Total"}}))
+                .unwrap()
+                .0,
+            Action::WaitFor(..)
+        ));
     }
 
     #[test]

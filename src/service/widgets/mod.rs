@@ -24,6 +24,7 @@ mod browser;
 pub mod csp;
 pub mod dom;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -167,10 +168,33 @@ impl ViewRecord {
 #[derive(Default)]
 pub struct WidgetRuntime {
     browser: Mutex<Option<Arc<browser::Chrome>>>,
+    /// The configured binary; `None` looks for one ([`chromium_path`]).
+    binary: Option<PathBuf>,
 }
 
 impl WidgetRuntime {
-    /// Whether a browser can be had: `Err` says what to install.
+    pub fn new(binary: Option<PathBuf>) -> WidgetRuntime {
+        WidgetRuntime {
+            browser: Mutex::default(),
+            binary,
+        }
+    }
+
+    /// The browser binary: `Err` says what to install.
+    pub fn binary(&self) -> Result<PathBuf, String> {
+        match &self.binary {
+            Some(p) if p.is_file() => Ok(p.clone()),
+            Some(p) => Err(format!(
+                "the configured Chromium `{}` is not a file; {}",
+                p.display(),
+                missing_chromium()
+            )),
+            None => chromium_path(),
+        }
+    }
+
+    /// Whether a browser can be had here (found the default way): `Err` says what to
+    /// install.
     pub fn available() -> Result<(), String> {
         chromium_path().map(|_| ())
     }
@@ -185,7 +209,7 @@ impl WidgetRuntime {
         if let Some(old) = slot.take() {
             old.shutdown().await;
         }
-        let b = Arc::new(browser::Chrome::launch(&chromium_path()?).await?);
+        let b = Arc::new(browser::Chrome::launch(&self.binary()?).await?);
         *slot = Some(b.clone());
         Ok(b)
     }

@@ -1,0 +1,187 @@
+//! MCP Apps widgets in runs: the demo server's `sum-card` view rendered in headless
+//! Chromium, driven by `interact` steps, asserted on its live DOM, and left undecided by a
+//! regrade. Needs Chromium: under `CI=true` its absence fails these tests; elsewhere they
+//! say what to install and skip.
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{Harness, demo_config};
+use crate::runs::{check, create_suite, iterations, start, tool_call, wait};
+
+/// Whether Chromium is here; in CI its absence is a failure.
+pub(crate) fn chromium() -> bool {
+    match evaldeck::service::widgets::WidgetRuntime::available() {
+        Ok(()) => true,
+        Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("CI runs the widget tests: {why}")
+        }
+        Err(why) => {
+            eprintln!("skipping a widget test: {why}");
+            false
+        }
+    }
+}
+
+fn interact(id: &str, tool: &str, action: Value) -> Value {
+    json!({"id": id, "kind": "interact", "toolName": tool, "action": action})
+}
+
+async fn trace(h: &Harness, run: &str, it: &str) -> Value {
+    h.get(
+        &format!(
+            "/projects/{}/eval-runs/{run}/iterations/{it}/trace",
+            h.project
+        ),
+        &h.owner_key,
+    )
+    .await
+    .ok(200)
+    .clone()
+}
+
+fn results_of<'a>(trace: &'a Value, source: &str) -> Vec<&'a Value> {
+    trace["assertions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["source"] == source)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_widget_renders_is_driven_and_asserted_and_regrade_leaves_it_undecided() {
+    if !chromium() {
+        return;
+    }
+    let h = Harness::with_config(demo_config()).await;
+    let tests = json!([
+        {"title": "sum card works", "steps": [
+            tool_call("t1", "sum-card", json!({"a": 2, "b": 3})),
+            check("a1", json!({"type": "widgetTextContains", "selector": "#total", "needle": "5"})),
+            check("a2", json!({"type": "widgetElementVisible", "role": "button", "name": "Add one more"})),
+            check("a3", json!({"type": "widgetElementCount", "selector": "button", "count": 1})),
+            interact("i1", "sum-card", json!({"click": {"text": "Add one more"}})),
+            check("a4", json!({"type": "widgetTextContains", "selector": "#total", "needle": "6"})),
+            check("a5", json!({"type": "widgetElementExists", "text": "via get-sum"})),
+            check("a6", json!({"type": "widgetRendered", "toolName": "sum-card"})),
+            check("a7", json!({"type": "widgetRenderLatencyUnder", "toolName": "sum-card", "ms": 5000})),
+            check("a8", json!({"type": "widgetNoConsoleErrors", "toolName": "sum-card"})),
+            check("a9", json!({"type": "toolCalledWith", "toolName": "get-sum", "args": {"args": {"a": 3, "b": 3}}}))
+        ]},
+        {"title": "sum card caught out", "steps": [
+            tool_call("t1", "sum-card", json!({"a": 1, "b": 1, "noisy": true})),
+            check("a1", json!({"type": "widgetTextContains", "needle": "999"})),
+            check("a2", json!({"type": "widgetElementExists", "selector": "#nope"})),
+            check("a3", json!({"type": "widgetElementCount", "selector": "button", "min": 2})),
+            check("a4", json!({"type": "widgetElementVisible", "text": "no such words"})),
+            check("a5", json!({"type": "widgetNoConsoleErrors"})),
+            interact("i1", "sum-card", json!({"click": "#missing", "timeoutMs": 200}))
+        ]}
+    ]);
+    let suite = create_suite(&h, "Widgets", tests).await;
+    let run = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let done = wait(&h, &run).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert_eq!(done["result"], "failed", "the second case fails: {done}");
+    let its = iterations(&h, &run).await;
+    assert_eq!(its.len(), 2);
+
+    // The passing case: rendered, clicked, the view's own call on the same session.
+    let good = trace(&h, &run, its[0]["id"].as_str().unwrap()).await;
+    assert_eq!(its[0]["result"], "passed", "{good:#}");
+    let view = &good["widgets"][0];
+    assert_eq!(view["toolName"], "sum-card");
+    assert_eq!(view["initialized"], true);
+    let latency = view["renderLatencyMs"].as_f64().unwrap();
+    assert!(latency > 0.0 && latency < 5000.0, "{latency}");
+    assert!(view["screenshotPng"].as_str().unwrap().len() > 100);
+    assert!(view["csp"].as_str().unwrap().contains("connect-src 'none'"));
+    let widget_calls: Vec<&Value> = good["toolCalls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["origin"] == "widget")
+        .collect();
+    assert_eq!(widget_calls.len(), 1, "{good:#}");
+    assert_eq!(widget_calls[0]["toolName"], "get-sum");
+    assert_eq!(widget_calls[0]["stepId"], "i1", "{:#}", widget_calls[0]);
+    assert_eq!(widget_calls[0]["result"]["content"][0]["text"], "6");
+    for step in ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "i1"] {
+        let r = results_of(&good, &format!("step:{step}"));
+        assert_eq!(r[0]["status"], "passed", "{step}: {:#}", r[0]);
+        assert_eq!(r[0]["regradable"], false, "{step}");
+    }
+    assert!(results_of(&good, "step:a9")[0].get("regradable").is_none());
+
+    // The failing case: each DOM assertion fails, the console error is caught.
+    let bad = trace(&h, &run, its[1]["id"].as_str().unwrap()).await;
+    assert_eq!(its[1]["result"], "failed");
+    for step in ["a1", "a2", "a3", "a4", "a5", "i1"] {
+        let r = results_of(&bad, &format!("step:{step}"));
+        assert_eq!(r[0]["status"], "failed", "{step}: {:#}", r[0]);
+    }
+    let console = bad["widgets"][0]["console"].as_array().unwrap();
+    assert!(
+        console
+            .iter()
+            .any(|e| e["level"] == "error" && e["text"].as_str().unwrap().contains("noisy")),
+        "{console:#?}"
+    );
+    assert!(
+        results_of(&bad, "step:i1")[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("#missing")
+    );
+
+    // A regrade cannot see the view again: the widget results are undecided, not failed.
+    let again = h
+        .call(
+            Method::POST,
+            &format!("/projects/{}/eval-runs/{run}/regrade", h.project),
+            Some(&h.owner_key),
+            Some(json!({})),
+        )
+        .await;
+    again.ok(200);
+    let bad = trace(&h, &run, its[1]["id"].as_str().unwrap()).await;
+    for step in ["a1", "a2", "a3", "a4", "a5", "i1"] {
+        let r = results_of(&bad, &format!("step:{step}"));
+        assert_eq!(r[0]["status"], "undecided", "{step}: {:#}", r[0]);
+        assert_eq!(r[0]["gating"], false);
+        assert!(r[0]["message"].as_str().unwrap().contains("regrade"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_needs_widgets_fails_up_front_without_chromium() {
+    let h = Harness::with_config(evaldeck::service::Config {
+        chromium: Some("/nonexistent/chromium".into()),
+        ..demo_config()
+    })
+    .await;
+    let suite = create_suite(
+        &h,
+        "Needs a browser",
+        json!([{"title": "w", "steps": [
+            tool_call("t1", "sum-card", json!({"a": 1, "b": 2})),
+            check("a1", json!({"type": "widgetRendered"}))
+        ]}]),
+    )
+    .await;
+    let run = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let done = wait(&h, &run).await;
+    assert_eq!(done["status"], "failed", "{done}");
+    let why = done["error"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("apt install chromium") && why.contains("/nonexistent/chromium"),
+        "{done}"
+    );
+}
