@@ -1239,7 +1239,7 @@ fn a_check_finds_tools_shadowing_another_saved_server() {
     assert_eq!(shadowing(&r), 0, "{:#}", r["findings"]);
     let o = cli(&e.db, &["--json", "check", "two", "--only", "lifecycle"]);
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(shadowing(&r), 12, "{:#}", r["findings"]);
+    assert_eq!(shadowing(&r), 13, "{:#}", r["findings"]);
     assert!(
         r["findings"][0]["message"]
             .as_str()

@@ -349,10 +349,10 @@ async fn list_cursor_is_the_servers() {
             None => break,
         }
     }
-    assert_eq!(all.len(), 12);
+    assert_eq!(all.len(), 13);
     // doctor and export follow the cursor to the end.
-    assert_eq!(pool.export(&t).await.unwrap().tools.len(), 12);
-    assert_eq!(pool.doctor(&t).await.tools.unwrap().len(), 12);
+    assert_eq!(pool.export(&t).await.unwrap().tools.len(), 13);
+    assert_eq!(pool.doctor(&t).await.tools.unwrap().len(), 13);
     pool.shutdown().await;
 }
 

@@ -120,7 +120,7 @@ async fn vim_keys_move_through_sections_and_open_details() {
     // Enter goes into the list, Enter again opens the server: its tools, listed live.
     h.keys(&["Enter", "Enter"]);
     h.drain().await;
-    assert!(h.shows("demo › Tools (12)"), "{}", h.screen());
+    assert!(h.shows("demo › Tools (13)"), "{}", h.screen());
     // c shows the saved config.
     h.press("c");
     let screen = h.screen();

@@ -185,3 +185,99 @@ async fn a_run_that_needs_widgets_fails_up_front_without_chromium() {
         "{done}"
     );
 }
+
+/// A host with no server behind it: the CSP test's view calls nothing.
+struct NoServer;
+
+#[async_trait::async_trait]
+impl evaldeck::service::widgets::ViewHost for NoServer {
+    async fn call_tool(&self, _: &str, _: Value) -> Result<Value, String> {
+        Err("no server in this test".into())
+    }
+    async fn read_resource(&self, _: &str) -> Result<Value, String> {
+        Err("no server in this test".into())
+    }
+}
+
+/// A view that initializes, then fetches `url`.
+fn fetching_view(url: &str, csp: Value) -> evaldeck::service::widgets::ViewSource {
+    let html = format!(
+        r#"<!doctype html><html><head><title>f</title></head><body><p id="s">starting</p><script>
+window.addEventListener('message', e => {{
+  if (e.data && e.data.id === 1) {{
+    window.parent.postMessage({{jsonrpc: '2.0', method: 'ui/notifications/initialized'}}, '*');
+    fetch('{url}').then(() => {{ document.getElementById('s').textContent = 'fetched'; }})
+      .catch(err => {{ document.getElementById('s').textContent = 'blocked'; }});
+  }}
+}});
+window.parent.postMessage({{jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {{appInfo: {{name: 'f', version: '1'}}, appCapabilities: {{}}, protocolVersion: '2026-01-26'}}}}, '*');
+</script></body></html>"#
+    );
+    evaldeck::service::widgets::ViewSource {
+        tool: json!({"name": "fetcher", "inputSchema": {"type": "object"}}),
+        resource: json!({"contents": [{"uri": "ui://test/fetcher", "mimeType": "text/html;profile=mcp-app",
+            "text": html, "_meta": {"ui": {"csp": csp}}}]}),
+        arguments: json!({}),
+        result: Some(json!({"content": []})),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_csp_blocks_a_request_the_resource_did_not_declare() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+    if !chromium() {
+        return;
+    }
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counted = hits.clone();
+    let app = axum::Router::new().fallback(move || {
+        let h = counted.clone();
+        async move {
+            h.fetch_add(1, Ordering::SeqCst);
+            ([("access-control-allow-origin", "*")], "ok")
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let runtime = evaldeck::service::widgets::WidgetRuntime::new(None);
+    let url = format!("{origin}/data");
+
+    // Undeclared: blocked before it leaves the browser, and reported.
+    let view = runtime
+        .open(fetching_view(&url, json!({})), Arc::new(NoServer))
+        .await
+        .unwrap();
+    view.settle(Duration::from_millis(300), Duration::from_secs(5))
+        .await;
+    let record = view.close().await;
+    assert!(record.initialized, "{record:#?}");
+    assert_eq!(hits.load(Ordering::SeqCst), 0, "the request left the view");
+    assert!(
+        record
+            .console
+            .iter()
+            .any(|e| e.is_error() && e.source == "security" && e.text.contains("connect-src")),
+        "{:#?}",
+        record.console
+    );
+
+    // Declared in `connectDomains`: allowed.
+    let view = runtime
+        .open(
+            fetching_view(&url, json!({"connectDomains": [origin]})),
+            Arc::new(NoServer),
+        )
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while hits.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let record = view.close().await;
+    assert_eq!(hits.load(Ordering::SeqCst), 1, "{:#?}", record.console);
+    assert!(record.csp.contains(&format!("connect-src {origin}")), "{}", record.csp);
+    runtime.shutdown().await;
+}

@@ -14,10 +14,10 @@ use super::assertions::{Outcome, Status};
 use super::grade;
 use super::transcript::{CallRecord, Declarations, LiveCheck, Transcript};
 use crate::service::widgets::dom::{self, Action};
-use crate::service::widgets::{self, View, ViewHost, ViewRecord, ViewSource};
+use crate::service::widgets::session::{OnCall, ProxiedCall, SessionHost};
+use crate::service::widgets::{self, View, ViewRecord, ViewSource};
 use crate::service::{Principal, Service};
 use crate::spec::case::{EvalCase, EvalTestStep, StepKind};
-use crate::spec::primitives::ToolCallRequest;
 
 /// How long after an action the view gets to finish what it started (its tool calls).
 const SETTLE_QUIET: Duration = Duration::from_millis(80);
@@ -114,25 +114,52 @@ impl Views {
                 return;
             }
         };
-        let host = Arc::new(RunHost {
+        let sink = self.calls.clone();
+        let step = self.step.clone();
+        let server_name = declarations
+            .tools
+            .iter()
+            .find(|d| d.server_id == server_id)
+            .map(|d| d.server_name.clone())
+            .unwrap_or_default();
+        let sid = server_id.clone();
+        // Each call a view makes joins the transcript under the step it was made in.
+        let on_call: OnCall = Arc::new(move |c: ProxiedCall| {
+            let step_id = step.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let mut calls = sink.lock().unwrap_or_else(|p| p.into_inner());
+            let id = format!("view_{}", calls.len() + 1);
+            calls.push(CallRecord {
+                id,
+                step_id,
+                origin: "widget".into(),
+                tool_name: c.name,
+                server_id: Some(sid.clone()),
+                server_name: Some(server_name.clone()),
+                arguments: c.arguments,
+                is_error: c.answer.as_ref().is_ok_and(|v| v["isError"] == true),
+                result_bytes: c.answer.as_ref().map_or(0, |v| v.to_string().len() as u64),
+                transport_failed: c
+                    .answer
+                    .as_ref()
+                    .is_err_and(crate::service::mcp::errors::is_transport_failure),
+                error: c.answer.as_ref().err().map(|e| e.message.clone()),
+                result: c.answer.ok(),
+                events: vec![],
+                latency_ms: c.latency_ms,
+            });
+        });
+        let host = Arc::new(SessionHost {
             svc: svc.clone(),
             who: who.clone(),
             project_id: project_id.to_string(),
             server_id: server_id.clone(),
-            server_name: declarations
-                .tools
-                .iter()
-                .find(|d| d.server_id == server_id)
-                .map(|d| d.server_name.clone())
-                .unwrap_or_default(),
             tools: declarations
                 .tools
                 .iter()
                 .filter(|d| d.server_id == server_id)
                 .map(|d| d.tool.clone())
                 .collect(),
-            calls: self.calls.clone(),
-            step: self.step.clone(),
+            on_call: Some(on_call),
         });
         let source = ViewSource {
             tool,
@@ -258,74 +285,4 @@ pub(super) fn keep(t: &mut Transcript, step_id: &str, outcome: Outcome) -> Optio
         outcome,
     });
     err
-}
-
-/// A view's way back to the MCP session its tool call used.
-struct RunHost {
-    svc: Service,
-    who: Principal,
-    project_id: String,
-    server_id: String,
-    server_name: String,
-    /// The server's tool declarations (a view may call only its own server's tools).
-    tools: Vec<Value>,
-    calls: Arc<Mutex<Vec<CallRecord>>>,
-    step: Arc<Mutex<String>>,
-}
-
-#[async_trait::async_trait]
-impl ViewHost for RunHost {
-    async fn call_tool(&self, name: &str, arguments: Value) -> Result<Value, String> {
-        let Some(decl) = self.tools.iter().find(|t| t["name"] == name) else {
-            return Err(format!("the server offers no tool `{name}`"));
-        };
-        if !widgets::callable_by_app(decl) {
-            return Err(format!(
-                "`{name}` is not callable from views: its `_meta.ui.visibility` leaves out \"app\""
-            ));
-        }
-        let began = Instant::now();
-        let step_id = self.step.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let req = ToolCallRequest::new(name, arguments.as_object().cloned());
-        let svc = &self.svc;
-        let r = svc
-            .with_server(&self.who, &self.project_id, &self.server_id, |target| {
-                let req = &req;
-                async move { svc.mcp().call_tool(&target, req).await }
-            })
-            .await;
-        let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
-        let rec = CallRecord {
-            id: format!("view_{}", calls.len() + 1),
-            step_id,
-            origin: "widget".into(),
-            tool_name: name.into(),
-            server_id: Some(self.server_id.clone()),
-            server_name: Some(self.server_name.clone()),
-            arguments,
-            is_error: r.as_ref().is_ok_and(|v| v["isError"] == true),
-            result_bytes: r.as_ref().map_or(0, |v| v.to_string().len() as u64),
-            result: r.as_ref().ok().cloned(),
-            error: r.as_ref().err().map(|e| e.message.clone()),
-            transport_failed: r
-                .as_ref()
-                .is_err_and(crate::service::mcp::errors::is_transport_failure),
-            events: vec![],
-            latency_ms: began.elapsed().as_secs_f64() * 1000.0,
-        };
-        calls.push(rec);
-        r.map_err(|e| e.message)
-    }
-
-    async fn read_resource(&self, uri: &str) -> Result<Value, String> {
-        let svc = &self.svc;
-        svc.with_server(
-            &self.who,
-            &self.project_id,
-            &self.server_id,
-            |target| async move { svc.mcp().read_resource(&target, uri).await },
-        )
-        .await
-        .map_err(|e| e.message)
-    }
 }

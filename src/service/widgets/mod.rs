@@ -23,15 +23,16 @@ mod bridge;
 mod browser;
 pub mod csp;
 pub mod dom;
+pub mod session;
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
+pub use crate::spec::widget::{ConsoleEntry, ViewRecord, ViewRequest};
 pub use bridge::View;
 pub use browser::{chromium_path, missing_chromium};
 
@@ -90,78 +91,6 @@ pub struct ViewSource {
     /// The call-tool result, delivered as `ui/notifications/tool-result`; `None` when the
     /// call failed (the view then gets `ui/notifications/tool-cancelled`).
     pub result: Option<Value>,
-}
-
-/// One console message, uncaught exception or CSP violation of a view.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConsoleEntry {
-    /// `error`, `warning`, `info`, `log`, `debug`.
-    pub level: String,
-    /// `console`, `exception`, `security` (CSP), `network`, `log` (`notifications/message`).
-    pub source: String,
-    pub text: String,
-    /// Milliseconds since the HTML was delivered.
-    pub at_ms: f64,
-}
-
-impl ConsoleEntry {
-    pub fn is_error(&self) -> bool {
-        self.level == "error"
-    }
-}
-
-/// A request the view sent the host, and how it was answered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ViewRequest {
-    pub method: String,
-    pub params: Value,
-    /// The answer's `result`, or its `error`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub result: Option<Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    pub at_ms: f64,
-    pub duration_ms: f64,
-}
-
-/// What one rendered view showed: kept in the iteration's transcript.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ViewRecord {
-    pub tool_name: String,
-    pub resource_uri: String,
-    /// The tool call (transcript call id) the view renders.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call_id: Option<String>,
-    /// The number of transcript calls when the view opened (scopes step assertions).
-    pub calls_before: usize,
-    /// The CSP the view ran under.
-    pub csp: String,
-    /// The view said `ui/notifications/initialized`.
-    pub initialized: bool,
-    /// HTML delivered → `ui/notifications/initialized`, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub render_latency_ms: Option<f64>,
-    /// The last `ui/notifications/size-changed`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub size: Option<(f64, f64)>,
-    pub console: Vec<ConsoleEntry>,
-    /// The view's requests to the host (`ui/initialize`, `tools/call`, …), answered.
-    pub requests: Vec<ViewRequest>,
-    /// The last screenshot, a base64 PNG of the view's frame.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub screenshot_png: Option<String>,
-    /// Why the view could not be rendered or driven.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-impl ViewRecord {
-    pub fn console_errors(&self) -> impl Iterator<Item = &ConsoleEntry> {
-        self.console.iter().filter(|e| e.is_error())
-    }
 }
 
 /// The warm browser, started on first use and shared by every view.

@@ -23,6 +23,7 @@ use crate::tui::keymap::Action;
 use crate::tui::message::{Request, Slot};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::list::ListView;
+use crate::tui::widgets::picture::{self, Picture};
 
 /// How often an open, unfinished run is read again.
 pub const LIVE_MS: u64 = 700;
@@ -50,6 +51,9 @@ pub struct RunsPane {
     marked: Option<String>,
     /// The comparison shown in the detail, until Esc or another run is opened.
     comparison: Option<Comparison>,
+    /// The open trace's widget screenshots (title, picture), and the one shown.
+    shots: Vec<(String, Picture)>,
+    shot: usize,
 }
 
 /// Where a run came from, in a few letters: `ui`, `api`, `sched` (a schedule fired it) or
@@ -258,8 +262,77 @@ impl RunsPane {
     }
 
     pub fn set_trace(&mut self, iteration: String, value: Value) {
+        self.shots = value["widgets"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| {
+                let png = w["screenshotPng"].as_str()?;
+                let p = Picture::decode("image/png", png).ok()?;
+                Some((w["toolName"].as_str().unwrap_or("?").to_string(), p))
+            })
+            .collect();
+        self.shot = 0;
         self.trace = Some((iteration, value));
         self.detail.top();
+    }
+
+    /// The widget panel beside a trace: the screenshot, and the view's console below it.
+    fn render_shot(&mut self, f: &mut Frame, area: Rect, theme: &Theme) {
+        let n = self.shots.len();
+        let Some((tool, pic)) = self.shots.get_mut(self.shot) else {
+            return;
+        };
+        let view = self.trace.as_ref().and_then(|(_, t)| {
+            t["widgets"]
+                .as_array()?
+                .iter()
+                .filter(|w| w["screenshotPng"].is_string())
+                .nth(self.shot)
+                .cloned()
+        });
+        let console: Vec<Line<'static>> = view
+            .as_ref()
+            .and_then(|v| v["console"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                let level = e["level"].as_str().unwrap_or("log");
+                Line::from(vec![
+                    Span::styled(
+                        format!("{level:<7} "),
+                        if level == "error" { theme.error } else { theme.dim },
+                    ),
+                    Span::raw(short(&e["text"], 120)),
+                ])
+            })
+            .collect();
+        let block = ratatui::widgets::Block::bordered()
+            .border_style(theme.dim)
+            .title(Line::styled(
+                format!(
+                    " Widget {}/{n} · {tool} · {} {}",
+                    self.shot + 1,
+                    picture::drawn_with(),
+                    if n > 1 { "· ←/→ " } else { "" }
+                ),
+                theme.title,
+            ));
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let log_h = (console.len() as u16 + 1).clamp(2, inner.height / 3 + 1);
+        let [shot_area, log_area] =
+            Layout::vertical([Constraint::Fill(1), Constraint::Length(log_h)]).areas(inner);
+        pic.render(f, shot_area);
+        let mut log = vec![Line::styled(
+            format!("console ({})", console.len()),
+            theme.dim,
+        )];
+        if console.is_empty() {
+            log.push(Line::styled("no console output", theme.dim));
+        }
+        log.extend(console);
+        f.render_widget(Paragraph::new(log), log_area);
     }
 
     fn selected_iteration(&self) -> Option<&EvalIteration> {
@@ -289,8 +362,19 @@ impl RunsPane {
                 })
                 .unwrap_or_else(|| "Trace".into());
             let lines = trace_lines(value, theme);
+            // Widget screenshots sit beside the trace when there is room for both.
+            let (text_area, shot_area) = if !self.shots.is_empty() && area.width >= 90 {
+                let [a, b] =
+                    Layout::horizontal([Constraint::Fill(3), Constraint::Fill(2)]).areas(area);
+                (a, Some(b))
+            } else {
+                (area, None)
+            };
             self.detail
-                .render(f, area, Line::from(title), lines, focused, theme);
+                .render(f, text_area, Line::from(title), lines, focused, theme);
+            if let Some(b) = shot_area {
+                self.render_shot(f, b, theme);
+            }
             return;
         }
         let suite = self
@@ -564,6 +648,52 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             }
         }
     }
+    let views = t["widgets"].as_array().cloned().unwrap_or_default();
+    if !views.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(heading(&format!("Widgets ({})", views.len()), theme));
+        for v in &views {
+            let ok = v["initialized"] == true;
+            let errors = v["console"]
+                .as_array()
+                .map(|c| c.iter().filter(|e| e["level"] == "error").count())
+                .unwrap_or(0);
+            lines.push(Line::from(vec![
+                Span::styled(if ok { " ✓ " } else { " ✗ " }, if ok { theme.ok } else { theme.error }),
+                Span::styled(format!("{} ", v["toolName"].as_str().unwrap_or("?")), theme.accent),
+                Span::styled(format!("{} ", v["resourceUri"].as_str().unwrap_or("")), theme.dim),
+                Span::raw(match v["renderLatencyMs"].as_f64() {
+                    Some(ms) => format!("initialized in {ms:.0} ms"),
+                    None => "never initialized".into(),
+                }),
+                Span::styled(
+                    format!(" · {errors} console error(s)"),
+                    if errors > 0 { theme.error } else { theme.dim },
+                ),
+            ]));
+            if let Some(e) = v["error"].as_str() {
+                lines.push(Line::styled(format!("     {e}"), theme.error));
+            }
+            for r in v["requests"].as_array().into_iter().flatten() {
+                let method = r["method"].as_str().unwrap_or("?");
+                let what = match method {
+                    "tools/call" => format!("{method} {}", r["params"]["name"].as_str().unwrap_or("?")),
+                    _ => method.to_string(),
+                };
+                lines.push(Line::from(vec![
+                    Span::styled("     view → ", theme.key),
+                    Span::raw(what),
+                    match r["error"].as_str() {
+                        Some(e) => Span::styled(format!("  ✗ {e}"), theme.error),
+                        None => Span::styled(
+                            format!("  {:.0} ms", r["durationMs"].as_f64().unwrap_or(0.0)),
+                            theme.dim,
+                        ),
+                    },
+                ]));
+            }
+        }
+    }
     // The case's own assertions first, then the standard checks; failures first in each.
     let mut asserts = t["assertions"].as_array().cloned().unwrap_or_default();
     asserts.sort_by_key(|a| {
@@ -580,6 +710,7 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             "passed" => ("✓", theme.ok),
             "warned" => ("⚠", theme.warn),
             "failed" | "error" => ("✗", theme.error),
+            "undecided" => ("?", theme.warn),
             _ => ("○", theme.dim),
         };
         lines.push(Line::from(vec![
@@ -665,11 +796,15 @@ impl Pane for RunsPane {
 
     fn detail_commands(&self) -> Vec<Command> {
         if self.trace.is_some() {
-            vec![
+            let mut c = vec![
                 Command::new(Action::Down, "scroll"),
                 Command::new(Action::Bottom, "end (the tool-call diff)"),
                 Command::new(Action::Back, "back to the run"),
-            ]
+            ];
+            if self.shots.len() > 1 {
+                c.push(Command::new(Action::Right, "next widget"));
+            }
+            c
         } else if self.comparison.is_some() {
             vec![Command::new(Action::Back, "close the comparison")]
         } else {
@@ -813,11 +948,14 @@ impl Pane for RunsPane {
             return false;
         }
         if self.trace.is_some() {
-            if action == Action::Back {
-                self.trace = None;
-                return true;
+            let n = self.shots.len().max(1);
+            match action {
+                Action::Back => self.trace = None,
+                Action::Right => self.shot = (self.shot + 1) % n,
+                Action::Left => self.shot = (self.shot + n - 1) % n,
+                _ => return false,
             }
-            return false;
+            return true;
         }
         match action {
             Action::Up => self.iterations.up(),
