@@ -10,6 +10,7 @@ mod common;
 mod contract;
 mod crash_loop;
 mod default_backend;
+mod golden;
 mod idempotency;
 mod import;
 mod ingest;
