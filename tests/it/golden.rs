@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use evaldeck::operations::{Operation, Visit};
 use evaldeck::service::store::projects::ProjectRole;
 use regex::Regex;
 use reqwest::Method;
@@ -864,4 +865,31 @@ async fn every_operation_answers_as_recorded() {
     let mut text = serde_json::to_string_pretty(&r.out).unwrap();
     text.push('\n');
     check_golden("exchanges.json", &text);
+
+    // Every listed operation is among the recordings.
+    struct Unrecorded<'a>(&'a [Value], Vec<String>);
+    impl Visit for Unrecorded<'_> {
+        fn visit<O: Operation>(&mut self) {
+            let param = Regex::new(r"\\\{[a-z_]+\\\}").unwrap();
+            let template = param
+                .replace_all(&regex::escape(O::PATH), "[^/?]+")
+                .to_string();
+            let pattern = Regex::new(&format!("^{} {template}(\\?.*)?$", O::METHOD)).unwrap();
+            if !self
+                .0
+                .iter()
+                .any(|e| pattern.is_match(e["request"].as_str().unwrap_or_default()))
+            {
+                self.1
+                    .push(format!("{} {} ({})", O::METHOD, O::PATH, O::NAME));
+            }
+        }
+    }
+    let mut missing = Unrecorded(&r.out, Vec::new());
+    evaldeck::operations::visit(&mut missing);
+    assert!(
+        missing.1.is_empty(),
+        "listed but not recorded: {:#?}",
+        missing.1
+    );
 }

@@ -15,6 +15,7 @@ mod idempotency;
 mod import;
 mod ingest;
 mod mcp;
+mod operations;
 mod perf;
 mod perf_mcp;
 mod perf_tui;
