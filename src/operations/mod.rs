@@ -143,7 +143,7 @@ pub fn visit(v: &mut impl Visit) {
 }
 
 /// The path of `O` under `/api/v1` with `path`'s values put in, as URL segments.
-pub fn segments<'a, O: Operation>(path: &'a O::Path) -> Vec<&'a str> {
+pub fn segments<O: Operation>(path: &O::Path) -> Vec<&str> {
     let mut values = path.values().into_iter();
     O::PATH
         .split('/')
