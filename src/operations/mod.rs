@@ -2,8 +2,8 @@
 //! and parameters, query, body rule and types, success status, summary, and the one
 //! function that calls the service. Everything else is derived from that definition:
 //!
-//! - the axum route and its extraction: one generic handler (`api::serve`);
-//! - the OpenAPI entry (`api::Routes`), in the list's order;
+//! - the axum route and its extraction: one generic handler (`api/handler.rs`);
+//! - the OpenAPI entry (`api::Routes` visits the list), in the list's order;
 //! - the `Remote` call: one generic method building the URL from the template;
 //! - the `Embedded` dispatch: one generic method calling [`Operation::serve`], the same
 //!   function the HTTP handler calls.
