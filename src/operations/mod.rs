@@ -1,4 +1,4 @@
-//! Each `/api/v1` operation as a type, defined once in [`list`]: its method, path template
+//! Each `/api/v1` operation as a type, defined once in `list.rs`: its method, path template
 //! and parameters, query, body rule and types, success status, summary, and the one
 //! function that calls the service. Everything else is derived from that definition:
 //!
@@ -88,7 +88,7 @@ impl std::ops::Deref for Ctx<'_> {
     }
 }
 
-/// One `/api/v1` operation. Implemented only by [`list`]'s entries.
+/// One `/api/v1` operation. Implemented only by the entries of `list.rs`.
 pub trait Operation: Send + Sync + 'static {
     /// The path parameters, in template order (`(project, server)`).
     type Path: PathParams;
