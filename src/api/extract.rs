@@ -8,6 +8,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use super::State;
+use crate::operations::parse_query;
 use crate::service::Principal;
 use crate::service::store::projects::ProjectRole;
 use crate::spec::Error;
@@ -25,30 +26,34 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
-        if let Some(ct) = req.headers().get(CONTENT_TYPE) {
-            let ct = ct.to_str().unwrap_or_default().to_ascii_lowercase();
-            let essence = ct.split(';').next().unwrap_or_default().trim();
-            if essence != "application/json" && !essence.ends_with("+json") {
-                return Err(Error::invalid(
-                    "",
-                    "contentType",
-                    format!("send the body as application/json (got `{essence}`)"),
-                ));
-            }
-        }
-        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                Error::invalid(
-                    "",
-                    "maxBodySize",
-                    format!("the body is larger than {MAX_BODY_BYTES} bytes"),
-                )
-            } else {
-                Error::invalid("", "body", format!("cannot read the body: {e}"))
-            }
-        })?;
-        Ok(Body(parse_body(&bytes)?))
+        Ok(Body(parse_body(&json_bytes(req, state).await?)?))
     }
+}
+
+/// The raw bytes of a body whose content type, if given, is JSON.
+async fn json_bytes<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Error> {
+    if let Some(ct) = req.headers().get(CONTENT_TYPE) {
+        let ct = ct.to_str().unwrap_or_default().to_ascii_lowercase();
+        let essence = ct.split(';').next().unwrap_or_default().trim();
+        if essence != "application/json" && !essence.ends_with("+json") {
+            return Err(Error::invalid(
+                "",
+                "contentType",
+                format!("send the body as application/json (got `{essence}`)"),
+            ));
+        }
+    }
+    Bytes::from_request(req, state).await.map_err(|e| {
+        if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            Error::invalid(
+                "",
+                "maxBodySize",
+                format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+            )
+        } else {
+            Error::invalid("", "body", format!("cannot read the body: {e}"))
+        }
+    })
 }
 
 /// Checks, before a body is read, that the caller has `need` in the project of the path's
@@ -56,12 +61,12 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
 /// reads it): a caller who may not act there gets 403 (404 for no such project), never a
 /// 400 that tells what the body got wrong. The service checks access again (one indexed
 /// read); this only fixes the order over HTTP, where the body is parsed before the handler
-/// runs.
-async fn body_after_access<T: DeserializeOwned>(
+/// runs. Returns the body's bytes, for the operation to read.
+pub(crate) async fn bytes_after_access(
     req: Request,
     state: &State,
     need: ProjectRole,
-) -> Result<T, Error> {
+) -> Result<Bytes, Error> {
     let (mut parts, body) = req.into_parts();
     let who = Principal::from_request_parts(&mut parts, state).await?;
     let params = RawPathParams::from_request_parts(&mut parts, state)
@@ -81,8 +86,15 @@ async fn body_after_access<T: DeserializeOwned>(
         project
     };
     store.project_access(&who, &project, need)?;
-    let Body(b) = Body::<T>::from_request(Request::from_parts(parts, body), state).await?;
-    Ok(b)
+    json_bytes(Request::from_parts(parts, body), state).await
+}
+
+async fn body_after_access<T: DeserializeOwned>(
+    req: Request,
+    state: &State,
+    need: ProjectRole,
+) -> Result<T, Error> {
+    parse_body(&bytes_after_access(req, state, need).await?)
 }
 
 /// A JSON body read only once the caller is known to administer the path's project.
@@ -119,23 +131,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for Query<T> {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Error> {
-        let q = parts.uri.query().unwrap_or_default();
-        let de = serde_urlencoded::Deserializer::new(form_urlencoded::parse(q.as_bytes()));
-        serde_path_to_error::deserialize(de)
-            .map(Query)
-            .map_err(|e| {
-                let param = e.path().to_string();
-                let path = if param == "." {
-                    String::new()
-                } else {
-                    format!("/{param}")
-                };
-                Error::invalid(
-                    &path,
-                    "query",
-                    format!("invalid query parameter: {}", e.into_inner()),
-                )
-            })
+        parse_query(parts.uri.query().unwrap_or_default()).map(Query)
     }
 }
 

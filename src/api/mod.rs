@@ -1,13 +1,13 @@
 //! `/api/v1` over HTTP (axum): thin handlers over the [`Service`], the spec's error bodies,
-//! per-key auth and rate limits, and an OpenAPI document built from the route table.
+//! per-key auth and rate limits, and an OpenAPI document built from the operation list.
 
 pub mod auth;
 mod deprecation;
 mod error;
 pub mod extract;
+mod handler;
 pub mod idempotency;
 mod openapi;
-mod params;
 mod routes;
 mod suite_pages;
 
@@ -16,7 +16,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::http::{Method, StatusCode};
 use axum::routing::{MethodFilter, MethodRouter, on};
-use schemars::JsonSchema;
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -28,6 +27,7 @@ use tracing::Level;
 use auth::Limiter;
 pub use auth::RateLimit;
 
+use crate::operations::{BodyRule, Operation, Visit};
 use crate::service::Service;
 
 /// Settings of `evaldeck serve`.
@@ -71,6 +71,8 @@ pub(crate) struct Routes {
     /// Each registered route's handler, so an alias serves exactly the same one.
     handlers: HashMap<(Method, &'static str), MethodRouter<State>>,
     aliases: Vec<deprecation::Alias>,
+    /// Listed operations whose hand-written handler is not registered yet.
+    handwritten: Vec<&'static str>,
 }
 
 impl Routes {
@@ -81,6 +83,7 @@ impl Routes {
             extension: false,
             handlers: HashMap::new(),
             aliases: Vec::new(),
+            handwritten: Vec::new(),
         }
     }
 
@@ -126,64 +129,35 @@ impl Routes {
         self
     }
 
-    /// Routes registered after this call are marked as extensions to the published spec.
+    /// Refusals registered after this call are marked as extensions to the published spec
+    /// (a listed operation says so itself).
     fn extensions(mut self) -> Self {
         self.extension = true;
         self
     }
 
-    /// Registers `handler` and documents it; its query parameters come from the handler's
-    /// own `Query<T>` extractors ([`params::DocParams`]).
-    fn add<H, T>(
-        mut self,
-        method: Method,
-        path: &'static str,
-        summary: &'static str,
-        request: Option<serde_json::Value>,
-        response: serde_json::Value,
-        status: StatusCode,
-        handler: H,
-    ) -> Self
-    where
-        H: Handler<T, State>,
-        T: params::DocParams + 'static,
-    {
-        let filter = MethodFilter::try_from(method.clone()).expect("a routable method");
-        let query = T::query(&mut self.doc);
-        self.doc.operations.push(openapi::Operation {
-            method: openapi::method_name(&method),
-            path,
-            summary,
-            request,
-            query,
-            answers: vec![openapi::Answer::success(status.as_u16(), response)],
-            extension: self.extension,
-            public: false,
-            successor: None,
-        });
-        let handler = on(filter, handler);
+    /// Serves `handler` at `method path` and keeps it for aliases.
+    fn route(&mut self, method: Method, path: &'static str, handler: MethodRouter<State>) {
         self.handlers.insert((method, path), handler.clone());
-        self.router = self.router.route(path, handler);
-        self
+        self.router = std::mem::take(&mut self.router).route(path, handler);
     }
 
-    /// Documents another success answer of the route registered last (the import's 202).
-    pub(crate) fn responds<Resp: JsonSchema>(
-        mut self,
-        status: StatusCode,
-        description: &'static str,
-    ) -> Self {
-        let schema = self.doc.schema::<Resp>();
-        let op = self
-            .doc
-            .operations
-            .last_mut()
-            .expect("responds() follows a route");
-        op.answers.push(openapi::Answer {
-            status: status.as_u16(),
-            description,
-            schema,
-        });
+    /// Serves a listed operation whose handler is hand-written (the list names why); its
+    /// document entry came from the list.
+    pub(crate) fn handwritten<O: Operation, H, T>(mut self, handler: H) -> Self
+    where
+        H: Handler<T, State>,
+        T: 'static,
+    {
+        let before = self.handwritten.len();
+        self.handwritten.retain(|name| *name != O::NAME);
+        assert!(
+            self.handwritten.len() < before,
+            "{} is not listed as hand-written, or is registered twice",
+            O::NAME
+        );
+        let filter = MethodFilter::try_from(O::METHOD).expect("a routable method");
+        self.route(O::METHOD, O::PATH, on(filter, handler));
         self
     }
 
@@ -224,66 +198,42 @@ impl Routes {
         self.router = self.router.route(route, axum::routing::any(handler));
         self
     }
+}
 
-    pub(crate) fn get<Resp: JsonSchema, H: Handler<T, State>, T: params::DocParams + 'static>(
-        mut self,
-        path: &'static str,
-        summary: &'static str,
-        h: H,
-    ) -> Self {
-        let resp = self.doc.schema::<Resp>();
-        self.add(Method::GET, path, summary, None, resp, StatusCode::OK, h)
-    }
-
-    pub(crate) fn post<
-        Req: JsonSchema,
-        Resp: JsonSchema,
-        H: Handler<T, State>,
-        T: params::DocParams + 'static,
-    >(
-        mut self,
-        path: &'static str,
-        summary: &'static str,
-        status: StatusCode,
-        h: H,
-    ) -> Self {
-        let req = self.doc.schema::<Req>();
-        let resp = self.doc.schema::<Resp>();
-        self.add(Method::POST, path, summary, Some(req), resp, status, h)
-    }
-
-    pub(crate) fn patch<
-        Req: JsonSchema,
-        Resp: JsonSchema,
-        H: Handler<T, State>,
-        T: params::DocParams + 'static,
-    >(
-        mut self,
-        path: &'static str,
-        summary: &'static str,
-        h: H,
-    ) -> Self {
-        let req = self.doc.schema::<Req>();
-        let resp = self.doc.schema::<Resp>();
-        self.add(
-            Method::PATCH,
-            path,
-            summary,
-            Some(req),
-            resp,
-            StatusCode::OK,
-            h,
-        )
-    }
-
-    pub(crate) fn delete<Resp: JsonSchema, H: Handler<T, State>, T: params::DocParams + 'static>(
-        mut self,
-        path: &'static str,
-        summary: &'static str,
-        h: H,
-    ) -> Self {
-        let resp = self.doc.schema::<Resp>();
-        self.add(Method::DELETE, path, summary, None, resp, StatusCode::OK, h)
+/// Documents each listed operation in the list's order and serves it with the generic
+/// handler, or waits for its hand-written one.
+impl Visit for Routes {
+    fn visit<O: Operation>(&mut self) {
+        let request = (O::BODY != BodyRule::Absent).then(|| self.doc.schema::<O::RequestDoc>());
+        let response = self.doc.schema::<O::Response>();
+        let query = self.doc.query::<O::Query>();
+        let mut answers = vec![openapi::Answer::success(O::STATUS, response)];
+        if let Some((status, description)) = O::ALSO {
+            let schema = self.doc.schema::<O::Also>();
+            answers.push(openapi::Answer {
+                status,
+                description,
+                schema,
+            });
+        }
+        self.doc.operations.push(openapi::Operation {
+            method: openapi::method_name(&O::METHOD),
+            path: O::PATH,
+            summary: O::SUMMARY,
+            request,
+            query,
+            answers,
+            extension: O::EXTENSION,
+            public: false,
+            successor: None,
+        });
+        match O::HANDWRITTEN {
+            None => {
+                let filter = MethodFilter::try_from(O::METHOD).expect("a routable method");
+                self.route(O::METHOD, O::PATH, on(filter, handler::serve::<O>));
+            }
+            Some(_) => self.handwritten.push(O::NAME),
+        }
     }
 }
 
@@ -297,6 +247,11 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
         suite_pages: Default::default(),
     });
     let routes = routes::aliases(routes::table(Routes::new()));
+    assert!(
+        routes.handwritten.is_empty(),
+        "listed operations without their hand-written handler: {:?}",
+        routes.handwritten
+    );
     let aliases = Arc::new(deprecation::Aliases::new("/api/v1", routes.aliases));
     let mut doc = routes.doc;
     // Upload URLs carry their own authorization: served outside the API-key layer.

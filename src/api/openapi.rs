@@ -1,8 +1,10 @@
-//! The OpenAPI 3.1 document, built from the same table that builds the router, with
+//! The OpenAPI 3.1 document, built from the operation list that builds the router, with
 //! schemas generated from the wire types: it cannot list a route that is not served, nor
 //! miss one that is.
 
 use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
+
+use crate::operations::QueryParams;
 use serde_json::{Map, Value, json};
 
 /// One documented answer of an operation.
@@ -39,7 +41,7 @@ pub struct Operation {
     pub path: &'static str,
     pub summary: &'static str,
     pub request: Option<Value>,
-    /// Query parameters, generated from the handler's `Query<T>` extractors.
+    /// Query parameters, generated from the operation's query types.
     pub query: Vec<Value>,
     /// Documented answers besides the error default, the success (if any) first.
     pub answers: Vec<Answer>,
@@ -60,35 +62,6 @@ pub fn method_name(method: &axum::http::Method) -> &'static str {
         "PUT" => "put",
         _ => unreachable!("methods the API serves"),
     }
-}
-
-/// A query parameter is present or absent, never `null`: drops the `null` alternative an
-/// `Option` field's schema carries.
-fn not_null(mut schema: Value) -> Value {
-    if let Some(types) = schema.get("type").and_then(Value::as_array) {
-        let rest: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
-        schema["type"] = match rest.as_slice() {
-            [one] => one.clone(),
-            _ => Value::Array(rest),
-        };
-    }
-    if let Some(any) = schema.get("anyOf").and_then(Value::as_array) {
-        let rest: Vec<&Value> = any.iter().filter(|s| s["type"] != "null").collect();
-        if let [one] = rest.as_slice() {
-            let one = (*one).clone();
-            let obj = schema
-                .as_object_mut()
-                .expect("a schema with anyOf is an object");
-            obj.remove("anyOf");
-            if let Value::Object(m) = one {
-                obj.extend(m);
-            }
-        }
-    }
-    if let Some(obj) = schema.as_object_mut() {
-        obj.remove("nullable");
-    }
-    schema
 }
 
 /// Collects schemas into `components/schemas` as operations are registered.
@@ -114,32 +87,9 @@ impl Doc {
         self.generator.subschema_for::<T>().to_value()
     }
 
-    /// One `in: query` parameter per property of `T` (a flat query struct), with its
-    /// schema, description and whether it is required.
-    pub fn query_params<T: JsonSchema>(&mut self) -> Vec<Value> {
-        let schema = T::json_schema(&mut self.generator).to_value();
-        let required: Vec<&str> = schema["required"]
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let Some(props) = schema["properties"].as_object() else {
-            return Vec::new();
-        };
-        props
-            .iter()
-            .map(|(name, prop)| {
-                let mut p = json!({
-                    "name": name,
-                    "in": "query",
-                    "required": required.contains(&name.as_str()),
-                    "schema": not_null(prop.clone()),
-                });
-                if let Some(d) = prop.get("description") {
-                    p["description"] = d.clone();
-                }
-                p
-            })
-            .collect()
+    /// The documented query parameters of an operation's query.
+    pub fn query<Q: QueryParams>(&mut self) -> Vec<Value> {
+        Q::document(&mut self.generator)
     }
 
     pub fn render(&mut self, base: &str) -> Value {
