@@ -37,6 +37,7 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
+use crate::spec::widget::{ViewRecord, WidgetRenderRequest};
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
@@ -298,6 +299,17 @@ pub trait Backend: Send + Sync {
                 (),
                 serde_json::json!({}),
             )
+            .await
+    }
+    /// Renders a tool's MCP Apps view from a call's arguments and result.
+    async fn render_widget(
+        &self,
+        project: &str,
+        server: &str,
+        req: &WidgetRenderRequest,
+    ) -> Result<ViewRecord> {
+        self.target()
+            .call::<op::RenderWidget>((project.into(), server.into()), (), req.clone())
             .await
     }
     /// Subscribes to updates of a resource; they arrive as the server's protocol events.

@@ -31,6 +31,7 @@ use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::schedule::{SchedulePatch, SuiteSchedule};
 use crate::spec::server::{ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
+use crate::spec::widget::{ViewRecord, WidgetRenderRequest};
 use crate::spec::{authoring, catalog, environment, host, ingest, server};
 
 pub(super) fn visit_all(v: &mut impl super::Visit) {
@@ -192,6 +193,9 @@ operations! { extensions, extension = true;
     SubscribeResource: POST "/projects/{project_id}/servers/{server_id}/resources/subscribe", path(p, id), query(), body member(b: ResourceReadRequest),
         -> Subscribed, 200, "Subscribe to updates of a resource for the session's life; updates arrive as the server's protocol events",
         |s, who| s.subscribe_resource(who, &p, &id, &b).await;
+    RenderWidget: POST "/projects/{project_id}/servers/{server_id}/widgets/render", path(p, id), query(), body member(b: WidgetRenderRequest),
+        -> ViewRecord, 200, "Render a tool's MCP Apps view from a call's arguments and result in headless Chromium: initialization, latency, console, the view's own calls and a PNG screenshot",
+        |s, who| s.render_widget(who, &p, &id, &b).await;
     ServerTasks: GET "/projects/{project_id}/servers/{server_id}/tasks", path(p, id), query(), body none,
         -> TaskList, 200, "The server's tasks: those evaldeck follows, and the server's own list where it has one",
         |s, who| s.server_tasks(who, &p, &id).await;
