@@ -196,7 +196,7 @@ pub async fn layer(
 /// `default`) and the caller's role in it; a caller without access gets the same 403/404
 /// the handler would give.
 fn project_of(
-    store: &crate::service::store::Store,
+    store: &dyn crate::service::store::Storage,
     who: &Principal,
     path: &str,
 ) -> Result<Option<(String, ProjectRole)>, Error> {

@@ -3,6 +3,7 @@
 //!
 //! Exit codes beyond the shared ones: 3 when the authoring job failed or was cancelled.
 
+use crate::service::store::prelude::*;
 use clap::{Args, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;

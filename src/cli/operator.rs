@@ -5,7 +5,7 @@ use clap::Subcommand;
 
 use super::output::{Out, table};
 use super::{Target, exit_code};
-use crate::service::store::Store;
+use crate::service::store::Storage;
 use crate::service::store::projects::ProjectRole;
 use crate::service::store::seed::STARTING_CREDITS;
 use crate::service::{Config, Service};
@@ -121,7 +121,7 @@ impl Local {
         })
     }
 
-    fn store(&self) -> &Store {
+    fn store(&self) -> &dyn Storage {
         self.service.store()
     }
 

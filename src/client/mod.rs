@@ -37,10 +37,10 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
-use crate::spec::widget::{ViewRecord, WidgetRenderRequest};
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
+use crate::spec::widget::{ViewRecord, WidgetRenderRequest};
 use serde_json::Value;
 
 /// What a caller of [`Backend::call_tool_watched`] follows and answers.

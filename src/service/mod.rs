@@ -28,6 +28,7 @@ use std::sync::Arc;
 
 use store::Store;
 pub use store::identity::Principal;
+use store::prelude::*;
 
 use crate::spec::Result;
 
@@ -90,7 +91,7 @@ pub struct Service {
 }
 
 struct Inner {
-    store: Store,
+    store: Box<dyn Storage>,
     config: Config,
     mcp: mcp::McpPool,
     http: reqwest::Client,
@@ -108,6 +109,7 @@ impl Service {
     pub fn open(db: &std::path::Path, config: Config) -> Result<Service> {
         let store = Store::open(db)?;
         store.ensure_seeded(&config.demo_command)?;
+        let store: Box<dyn Storage> = Box::new(store);
         let mcp = mcp::McpPool::new(config.pool.clone());
         let widgets = widgets::WidgetRuntime::new(config.chromium.clone());
         let http = reqwest::Client::builder()
@@ -155,8 +157,8 @@ impl Service {
         .with_details(serde_json::json!({"reason": "INSUFFICIENT_CREDITS", "balance": balance, "required": required})))
     }
 
-    pub fn store(&self) -> &Store {
-        &self.inner.store
+    pub fn store(&self) -> &dyn Storage {
+        &*self.inner.store
     }
 
     pub fn config(&self) -> &Config {

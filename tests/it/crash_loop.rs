@@ -8,6 +8,7 @@
 //! `crash_loop_short` (3 cycles) runs in CI; `crash_loop_long` is ignored and run by hand:
 //! `cargo test --release --test it crash_loop_long -- --ignored --nocapture`.
 
+use evaldeck::service::store::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -2,6 +2,7 @@
 mod access;
 mod agent;
 mod aliases;
+mod architecture;
 mod authoring_corpus;
 mod checks;
 mod cli_process;

@@ -439,6 +439,8 @@ fn paginated_statements_are_not_reprepared() {
                AND (s.created_at, s.id) > (?2, ?3) ORDER BY s.created_at, s.id LIMIT ?4";
     h.service
         .store()
+        .sqlite()
+        .expect("the SQLite store")
         .read(|c| {
             for limit in [51, 6, 51, 201] {
                 let mut st = c.prepare_cached(sql)?;

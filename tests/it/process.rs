@@ -2,6 +2,7 @@
 //! with SIGKILL or stopped with SIGTERM, and started again, for the recovery tests.
 #![allow(dead_code)]
 
+use evaldeck::service::store::prelude::*;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -1,6 +1,7 @@
 //! Secrets at rest: the database file, its WAL and the idempotency records never hold a
 //! header value, an environment value, an OAuth token or a client secret in clear.
 
+use evaldeck::service::store::prelude::*;
 use reqwest::Method;
 use serde_json::json;
 

@@ -1,5 +1,6 @@
 //! `serve --allow-command` with argument patterns and `--allow-env`, as an operator starts it.
 
+use evaldeck::service::store::prelude::*;
 use reqwest::Method;
 use serde_json::json;
 

@@ -39,7 +39,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::runner::{RunBody, Timing, summarize};
-use crate::service::store::ingest::{self as db, Begun, NewIngestIteration, NewIngestRun};
+use crate::service::store::ingest::{
+    self as db, Begun, IngestTx, NewIngestIteration, NewIngestRun, ingest_write,
+};
 use crate::service::store::new_id;
 use crate::service::store::projects::ProjectRole;
 use crate::service::store::runs::StoredRun;
@@ -184,27 +186,23 @@ fn verdict(s: &RunSummary, pc: Option<PassCriteria>) -> &'static str {
 
 /// Finalizes an open ingested run inside `tx`; a finalized one is left as is. Returns
 /// whether this call finalized it.
-pub(crate) fn finalize_tx(
-    tx: &rusqlite::Transaction,
-    run_id: &str,
-    cancelled: bool,
-) -> Result<bool> {
-    let (status, stored) = db::run_state(tx, run_id)?;
+pub(crate) fn finalize_tx(tx: &dyn IngestTx, run_id: &str, cancelled: bool) -> Result<bool> {
+    let (status, stored) = tx.run_state(run_id)?;
     if status != "running" {
         return Ok(false);
     }
     let mut body: RunBody = serde_json::from_value(stored.clone())
         .map_err(|e| Error::internal(format!("corrupt run snapshot: {e}")))?;
-    let its = db::iterations(tx, run_id)?;
+    let its = tx.iterations(run_id)?;
     let (summary, _) = summarize(&body, &its);
     let result = verdict(&summary, body.pass_criteria);
     body.summary = Some(summary);
     let mut v = serde_json::to_value(&body).expect("serializes");
     v["ingest"] = stored["ingest"].clone();
     if cancelled {
-        db::finish(tx, run_id, "cancelled", None, &v)?;
+        tx.finish(run_id, "cancelled", None, &v)?;
     } else {
-        db::finish(tx, run_id, "completed", Some(result), &v)?;
+        tx.finish(run_id, "completed", Some(result), &v)?;
     }
     Ok(true)
 }
@@ -282,31 +280,26 @@ impl Service {
     /// run of another suite).
     fn ingest_begin(
         &self,
-        tx: &rusqlite::Transaction,
+        tx: &dyn IngestTx,
         who: &Principal,
         project: &str,
         f: &RunFields,
         body: &Value,
     ) -> Result<Begun> {
-        let b = db::begin(
-            tx,
-            &NewIngestRun {
-                project_id: project,
-                org_id: &who.org_id,
-                suite_name: &f.suite_name,
-                suite_description: f.suite_description.as_deref(),
-                suite_settings: SuiteSettings {
-                    pass_criteria: f.pass_criteria,
-                    tags: f.tags.clone().unwrap_or_default(),
-                    ..SuiteSettings::default()
-                },
-                external_run_id: &f.external_run_id,
-                body,
+        let b = tx.begin(&NewIngestRun {
+            project_id: project,
+            org_id: &who.org_id,
+            suite_name: &f.suite_name,
+            suite_description: f.suite_description.as_deref(),
+            suite_settings: SuiteSettings {
+                pass_criteria: f.pass_criteria,
+                tags: f.tags.clone().unwrap_or_default(),
+                ..SuiteSettings::default()
             },
-        )?;
-        if b.reused
-            && db::suite_by_name(tx, project, &f.suite_name)?.as_deref() != Some(&b.suite_id)
-        {
+            external_run_id: &f.external_run_id,
+            body,
+        })?;
+        if b.reused && tx.suite_by_name(project, &f.suite_name)?.as_deref() != Some(&b.suite_id) {
             return Err(Error::conflict(format!(
                 "externalRunId `{}` already names a run of another suite than `{}`",
                 f.external_run_id, f.suite_name
@@ -342,10 +335,10 @@ impl Service {
         let project = self.ingest_project(who, project)?;
         let run_body = self.ingest_body(who, &project, &body.run);
         let items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
-        let b = self.store().write(|tx| {
+        let b = ingest_write(self.store(), |tx| {
             let b = self.ingest_begin(tx, who, &project, &body.run, &run_body)?;
-            if db::run_state(tx, &b.run_id)?.0 == "running" {
-                db::append(tx, &b.run_id, &items)?;
+            if tx.run_state(&b.run_id)?.0 == "running" {
+                tx.append(&b.run_id, &items)?;
                 finalize_tx(tx, &b.run_id, false)?;
             }
             Ok(b)
@@ -363,9 +356,9 @@ impl Service {
         body.check()?;
         let project = self.ingest_project(who, project)?;
         let run_body = self.ingest_body(who, &project, body);
-        let b = self
-            .store()
-            .write(|tx| self.ingest_begin(tx, who, &project, body, &run_body))?;
+        let b = ingest_write(self.store(), |tx| {
+            self.ingest_begin(tx, who, &project, body, &run_body)
+        })?;
         self.ingest_answer(&project, &b.run_id, b.reused)
     }
 
@@ -389,7 +382,7 @@ impl Service {
         let project = self.ingest_project(who, project)?;
         let run = self.ingested_run(&project, &body.run_id)?;
         let items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
-        let (inserted, skipped) = self.store().write(|tx| db::append(tx, &run.id, &items))?;
+        let (inserted, skipped) = ingest_write(self.store(), |tx| tx.append(&run.id, &items))?;
         let run = self.store().run(Some(&project), &run.id)?;
         Ok(IngestBatch {
             ok: true,
@@ -419,15 +412,13 @@ impl Service {
                 format!("run `{}` does not have externalRunId `{ext}`", run.id),
             ));
         }
-        let finalized = self.store().write(|tx| finalize_tx(tx, &run.id, false))?;
+        let finalized = ingest_write(self.store(), |tx| finalize_tx(tx, &run.id, false))?;
         self.ingest_answer(&project, &run.id, !finalized)
     }
 
     /// Ends an open ingested run as `cancelled` (the cancel extension on an ingested run).
     pub(super) fn cancel_ingested(&self, run_id: &str) -> Result<()> {
-        self.store()
-            .write(|tx| finalize_tx(tx, run_id, true))
-            .map(|_| ())
+        ingest_write(self.store(), |tx| finalize_tx(tx, run_id, true)).map(|_| ())
     }
 }
 

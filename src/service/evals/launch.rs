@@ -439,16 +439,7 @@ impl Service {
     /// The cap checked before anything is authored (the launch transaction checks it again).
     fn precheck_capacity(&self, who: &Principal) -> Result<()> {
         let opts = &self.config().runs;
-        let active = self.store().read(|c| {
-            Ok(c.query_row(
-                &format!(
-                    "SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {} AND source != 'sdk'",
-                    crate::service::store::runs::ACTIVE
-                ),
-                [&who.org_id],
-                |r| r.get::<_, i64>(0),
-            )?)
-        })?;
+        let active = self.store().active_runs(&who.org_id)?;
         if active as usize >= opts.max_concurrent_runs {
             let mut e = Error::rate_limited(opts.retry_after_secs, Some("CONCURRENT_RUN_LIMIT"));
             e.message = format!(

@@ -2,6 +2,7 @@
 //! transaction and conditional on the state it leaves (`WHERE status = 'pending'`), so a
 //! job that two runners race to finish is finished (and charged) once.
 
+use super::prelude::*;
 use rusqlite::{OptionalExtension, Row, Transaction, params};
 
 use super::{Store, from_json, new_id, now_ms, to_json};
@@ -203,9 +204,66 @@ fn spend(tx: &Transaction, org_id: &str, amount: i64, job_id: &str, note: &str) 
     Ok(true)
 }
 
-impl Store {
+/// The authoring aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait AuthoringStore {
     /// Records a new pending job; `Ok(false)` when its idempotency key is taken already.
-    pub fn insert_job(&self, j: &NewJob) -> Result<bool> {
+    fn insert_job(&self, j: &NewJob) -> Result<bool>;
+
+    fn job(&self, id: &str) -> Result<JobRow>;
+
+    /// The job `user_id` of `org_id` started with idempotency key `key` (keys are scoped
+    /// to the principal).
+    fn job_by_key(&self, org_id: &str, user_id: &str, key: &str) -> Result<Option<JobRow>>;
+
+    /// Ids of the jobs still `pending`, oldest first.
+    fn pending_jobs(&self) -> Result<Vec<String>>;
+
+    /// Stores the drafts, charges `cost` and marks the job completed, in one transaction.
+    fn complete_job(
+        &self,
+        id: &str,
+        drafts: &[EvalCase],
+        generation_model: &str,
+        tokens: (i64, i64),
+        cost: i64,
+    ) -> Result<Completion>;
+
+    /// Marks a pending job failed; `false` when it was no longer pending.
+    fn fail_job(&self, id: &str, error: &str, generation_model: Option<&str>) -> Result<bool>;
+
+    /// Cancels a pending job, or a completed one that was never committed (its drafts are
+    /// discarded). Committed and failed jobs cannot be cancelled.
+    fn cancel_job(&self, id: &str) -> Result<JobRow>;
+
+    /// Every authoring job of a suite, newest first.
+    fn jobs_of_suite(&self, suite_id: &str) -> Result<Vec<JobRow>>;
+
+    fn drafts(&self, job_id: &str) -> Result<Vec<AuthoringDraft>>;
+
+    /// Writes the job's drafts into its suite in one transaction, applying the duplicate
+    /// policy against the suite's cases; skipped drafts stay on the job.
+    fn commit_job(
+        &self,
+        id: &str,
+        policy: DuplicatePolicy,
+        review_url: &dyn Fn(&[String]) -> String,
+    ) -> Result<EvalCaseImported>;
+
+    /// Writes one skipped draft (as edited) into the suite. Costs nothing.
+    fn finish_draft(&self, job_id: &str, draft_id: &str, case: &EvalCase) -> Result<EvalCase>;
+
+    /// Stores an edited draft (still a draft: nothing is written into the suite).
+    fn save_draft(&self, job_id: &str, draft_id: &str, case: &EvalCase) -> Result<AuthoringDraft>;
+
+    /// Adds credits to an organization with a ledger entry; returns the new balance.
+    fn grant_credits(&self, org_id: &str, amount: i64, note: Option<&str>) -> Result<i64>;
+
+    /// The ledger of an organization, newest first.
+    fn ledger(&self, org_id: &str, limit: usize) -> Result<Vec<LedgerEntry>>;
+}
+
+impl AuthoringStore for Store {
+    fn insert_job(&self, j: &NewJob) -> Result<bool> {
         let now = now_ms();
         self.write(|tx| {
             let r = tx.execute(
@@ -226,14 +284,12 @@ impl Store {
         })
     }
 
-    pub fn job(&self, id: &str) -> Result<JobRow> {
+    fn job(&self, id: &str) -> Result<JobRow> {
         self.read(|c| job_in(c, id))?
             .ok_or_else(|| Error::not_found("authoring job", id))
     }
 
-    /// The job `user_id` of `org_id` started with idempotency key `key` (keys are scoped
-    /// to the principal).
-    pub fn job_by_key(&self, org_id: &str, user_id: &str, key: &str) -> Result<Option<JobRow>> {
+    fn job_by_key(&self, org_id: &str, user_id: &str, key: &str) -> Result<Option<JobRow>> {
         let id: Option<String> = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT id FROM authoring_jobs WHERE org_id = ?1 AND user_id = ?2 AND idempotency_key = ?3",
@@ -244,8 +300,7 @@ impl Store {
         id.map(|id| self.job(&id)).transpose()
     }
 
-    /// Ids of the jobs still `pending`, oldest first.
-    pub fn pending_jobs(&self) -> Result<Vec<String>> {
+    fn pending_jobs(&self) -> Result<Vec<String>> {
         self.read(|c| {
             let mut st = c.prepare(
                 "SELECT id FROM authoring_jobs WHERE status = 'pending' ORDER BY created_at",
@@ -255,8 +310,7 @@ impl Store {
         })
     }
 
-    /// Stores the drafts, charges `cost` and marks the job completed, in one transaction.
-    pub fn complete_job(
+    fn complete_job(
         &self,
         id: &str,
         drafts: &[EvalCase],
@@ -297,8 +351,7 @@ impl Store {
         })
     }
 
-    /// Marks a pending job failed; `false` when it was no longer pending.
-    pub fn fail_job(&self, id: &str, error: &str, generation_model: Option<&str>) -> Result<bool> {
+    fn fail_job(&self, id: &str, error: &str, generation_model: Option<&str>) -> Result<bool> {
         let now = now_ms();
         self.write(|tx| {
             Ok(tx.execute(
@@ -309,9 +362,7 @@ impl Store {
         })
     }
 
-    /// Cancels a pending job, or a completed one that was never committed (its drafts are
-    /// discarded). Committed and failed jobs cannot be cancelled.
-    pub fn cancel_job(&self, id: &str) -> Result<JobRow> {
+    fn cancel_job(&self, id: &str) -> Result<JobRow> {
         let now = now_ms();
         self.write(|tx| {
             let job = job_in(tx, id)?.ok_or_else(|| Error::not_found("authoring job", id))?;
@@ -343,8 +394,7 @@ impl Store {
         })
     }
 
-    /// Every authoring job of a suite, newest first.
-    pub fn jobs_of_suite(&self, suite_id: &str) -> Result<Vec<JobRow>> {
+    fn jobs_of_suite(&self, suite_id: &str) -> Result<Vec<JobRow>> {
         self.read(|c| {
             let mut st = c.prepare_cached(&format!(
                 "SELECT {JOB_COLS} FROM authoring_jobs WHERE suite_id = ?1 ORDER BY created_at DESC, id DESC"
@@ -358,13 +408,11 @@ impl Store {
         })
     }
 
-    pub fn drafts(&self, job_id: &str) -> Result<Vec<AuthoringDraft>> {
+    fn drafts(&self, job_id: &str) -> Result<Vec<AuthoringDraft>> {
         self.read(|c| drafts_in(c, job_id))
     }
 
-    /// Writes the job's drafts into its suite in one transaction, applying the duplicate
-    /// policy against the suite's cases; skipped drafts stay on the job.
-    pub fn commit_job(
+    fn commit_job(
         &self,
         id: &str,
         policy: DuplicatePolicy,
@@ -476,8 +524,7 @@ impl Store {
         })
     }
 
-    /// Writes one skipped draft (as edited) into the suite. Costs nothing.
-    pub fn finish_draft(&self, job_id: &str, draft_id: &str, case: &EvalCase) -> Result<EvalCase> {
+    fn finish_draft(&self, job_id: &str, draft_id: &str, case: &EvalCase) -> Result<EvalCase> {
         let now = now_ms();
         let suite_id = self.write(|tx| {
             let job = job_in(tx, job_id)?.ok_or_else(|| Error::not_found("authoring job", job_id))?;
@@ -502,13 +549,7 @@ impl Store {
         self.case(&suite_id, &case.id)
     }
 
-    /// Stores an edited draft (still a draft: nothing is written into the suite).
-    pub fn save_draft(
-        &self,
-        job_id: &str,
-        draft_id: &str,
-        case: &EvalCase,
-    ) -> Result<AuthoringDraft> {
+    fn save_draft(&self, job_id: &str, draft_id: &str, case: &EvalCase) -> Result<AuthoringDraft> {
         let now = now_ms();
         self.write(|tx| {
             let state: Option<String> = tx
@@ -533,8 +574,7 @@ impl Store {
         })
     }
 
-    /// Adds credits to an organization with a ledger entry; returns the new balance.
-    pub fn grant_credits(&self, org_id: &str, amount: i64, note: Option<&str>) -> Result<i64> {
+    fn grant_credits(&self, org_id: &str, amount: i64, note: Option<&str>) -> Result<i64> {
         self.write(|tx| {
             let n = tx.execute(
                 "UPDATE organizations SET credits = credits + ?2, updated_at = ?3 WHERE id = ?1",
@@ -552,8 +592,7 @@ impl Store {
         })
     }
 
-    /// The ledger of an organization, newest first.
-    pub fn ledger(&self, org_id: &str, limit: usize) -> Result<Vec<LedgerEntry>> {
+    fn ledger(&self, org_id: &str, limit: usize) -> Result<Vec<LedgerEntry>> {
         self.read(|c| {
             let mut st = c.prepare_cached(
                 "SELECT id, delta, balance, kind, job_id, note, created_at FROM credit_ledger WHERE org_id = ?1

@@ -1,5 +1,6 @@
 //! Chatboxes (read-only over the API) and chat sessions.
 
+use super::prelude::*;
 use rusqlite::params;
 use serde_json::Value;
 
@@ -36,8 +37,46 @@ type ChatboxRow = (
     i64,
 );
 
-impl Store {
-    pub fn create_chatbox(&self, project_id: &str, b: &NewChatbox) -> Result<String> {
+/// The chat aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait ChatStore {
+    fn create_chatbox(&self, project_id: &str, b: &NewChatbox) -> Result<String>;
+
+    fn chatboxes(&self, project_id: &str, page: &PageRequest) -> Result<Page<Chatbox>>;
+
+    fn chatbox(&self, project_id: &str, id: &str) -> Result<ChatboxDetail>;
+
+    fn create_chat_session(
+        &self,
+        project_id: &str,
+        user_id: Option<&str>,
+        title: &str,
+        at: i64,
+    ) -> Result<String>;
+
+    /// The project a chat session belongs to, if it exists.
+    fn chat_session_project(&self, id: &str) -> Result<Option<String>>;
+
+    /// Records activity on a chat session now.
+    fn touch_chat_session(&self, id: &str, at: i64) -> Result<()>;
+
+    /// Chat sessions in `project_ids`, most recent activity first; `before` bounds
+    /// `lastActivityAt` (exclusive), `cursor` continues a previous page.
+    fn chat_sessions(
+        &self,
+        project_ids: &[String],
+        q: &ChatSessionQuery,
+    ) -> Result<Page<ChatSession>>;
+
+    fn accessible_project_ids(
+        &self,
+        org_id: &str,
+        user_id: &str,
+        org_role: &str,
+    ) -> Result<Vec<String>>;
+}
+
+impl ChatStore for Store {
+    fn create_chatbox(&self, project_id: &str, b: &NewChatbox) -> Result<String> {
         let id = new_id("cbx");
         let now = now_ms();
         let settings = serde_json::json!({
@@ -55,6 +94,153 @@ impl Store {
         Ok(id)
     }
 
+    fn chatboxes(&self, project_id: &str, page: &PageRequest) -> Result<Page<Chatbox>> {
+        let ks = Keyset::new(page)?;
+        let rows = self.chatbox_rows(project_id, None, &ks)?;
+        let items = rows
+            .iter()
+            .map(|r| Ok((self.to_chatbox(project_id, r)?.0, r.8)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ks
+            .page(items, |(b, ts)| (*ts, b.id.clone()))
+            .map(|(b, _)| b))
+    }
+
+    fn chatbox(&self, project_id: &str, id: &str) -> Result<ChatboxDetail> {
+        let ks = Keyset::new(&PageRequest::default())?;
+        let rows = self.chatbox_rows(project_id, Some(id), &ks)?;
+        let row = rows
+            .first()
+            .ok_or_else(|| Error::not_found("chatbox", id))?;
+        let (chatbox, servers) = self.to_chatbox(project_id, row)?;
+        let settings: Value = from_json(&row.6)?;
+        Ok(ChatboxDetail {
+            chatbox,
+            model_id: settings["modelId"].as_str().map(str::to_string),
+            system_prompt: settings["systemPrompt"].as_str().map(str::to_string),
+            temperature: settings["temperature"].as_f64(),
+            require_tool_approval: settings["requireToolApproval"].as_bool().unwrap_or(false),
+            servers,
+        })
+    }
+
+    fn create_chat_session(
+        &self,
+        project_id: &str,
+        user_id: Option<&str>,
+        title: &str,
+        at: i64,
+    ) -> Result<String> {
+        let id = new_id("chs");
+        self.write(|tx| {
+            tx.execute(
+                "INSERT INTO chat_sessions (id, project_id, user_id, title, last_activity_at, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                params![id, project_id, user_id, title, at],
+            )?;
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    fn chat_session_project(&self, id: &str) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        self.read(|c| {
+            Ok(c.query_row(
+                "SELECT project_id FROM chat_sessions WHERE id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .optional()?)
+        })
+    }
+
+    fn touch_chat_session(&self, id: &str, at: i64) -> Result<()> {
+        self.write(|tx| {
+            tx.execute(
+                "UPDATE chat_sessions SET last_activity_at = MAX(last_activity_at, ?2) WHERE id = ?1",
+                params![id, at],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn chat_sessions(
+        &self,
+        project_ids: &[String],
+        q: &ChatSessionQuery,
+    ) -> Result<Page<ChatSession>> {
+        let page = PageRequest {
+            cursor: q.cursor.clone(),
+            limit: q.limit,
+        };
+        let limit = page.limit()?;
+        let pos = page.position()?;
+        // A cursor from another list decodes but its key is not a timestamp: refuse it like
+        // every other list does, rather than silently starting over from the top.
+        let (after_ts, after_id) = match pos {
+            Some(p) => (
+                p.key.parse::<i64>().map_err(|_| {
+                    Error::invalid("/cursor", "cursor", "not a cursor this service issued")
+                })?,
+                p.id,
+            ),
+            None => (i64::MAX, String::new()),
+        };
+        let before = q.before.unwrap_or(i64::MAX);
+        let projects = to_json(&project_ids);
+        let rows = self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT id, title, status, project_id, last_activity_at, created_at, is_pinned, is_unread
+                 FROM chat_sessions
+                 WHERE project_id IN (SELECT value FROM json_each(?1)) AND (?2 IS NULL OR status = ?2)
+                   AND last_activity_at < ?3
+                   AND (last_activity_at < ?4 OR (last_activity_at = ?4 AND (?5 = '' OR id < ?5)))
+                 ORDER BY last_activity_at DESC, id DESC LIMIT ?6",
+            )?;
+            let rows = st.query_map(
+                params![projects, q.status, before, after_ts, after_id, limit as i64 + 1],
+                |r| {
+                    Ok(ChatSession {
+                        id: r.get(0)?,
+                        title: r.get(1)?,
+                        status: r.get(2)?,
+                        project_id: r.get(3)?,
+                        last_activity_at: r.get(4)?,
+                        created_at: r.get(5)?,
+                        is_pinned: r.get(6)?,
+                        is_unread: r.get(7)?,
+                    })
+                },
+            )?;
+            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        })?;
+        Ok(Page::from_rows(rows, limit, |s| {
+            crate::spec::page::Position {
+                key: s.last_activity_at.unwrap_or_default().to_string(),
+                id: s.id.clone(),
+            }
+        }))
+    }
+
+    fn accessible_project_ids(
+        &self,
+        org_id: &str,
+        user_id: &str,
+        org_role: &str,
+    ) -> Result<Vec<String>> {
+        self.read(|c| {
+            let mut st = c.prepare_cached(
+                "SELECT p.id FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ?2
+                 WHERE p.org_id = ?1 AND (?3 IN ('owner', 'admin') OR pm.role IS NOT NULL)",
+            )?;
+            let rows = st.query_map(params![org_id, user_id, org_role], |r| r.get(0))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+}
+
+impl Store {
     fn chatbox_rows(
         &self,
         project_id: &str,
@@ -115,154 +301,5 @@ impl Store {
             },
             servers,
         ))
-    }
-
-    pub fn chatboxes(&self, project_id: &str, page: &PageRequest) -> Result<Page<Chatbox>> {
-        let ks = Keyset::new(page)?;
-        let rows = self.chatbox_rows(project_id, None, &ks)?;
-        let items = rows
-            .iter()
-            .map(|r| Ok((self.to_chatbox(project_id, r)?.0, r.8)))
-            .collect::<Result<Vec<_>>>()?;
-        Ok(ks
-            .page(items, |(b, ts)| (*ts, b.id.clone()))
-            .map(|(b, _)| b))
-    }
-
-    pub fn chatbox(&self, project_id: &str, id: &str) -> Result<ChatboxDetail> {
-        let ks = Keyset::new(&PageRequest::default())?;
-        let rows = self.chatbox_rows(project_id, Some(id), &ks)?;
-        let row = rows
-            .first()
-            .ok_or_else(|| Error::not_found("chatbox", id))?;
-        let (chatbox, servers) = self.to_chatbox(project_id, row)?;
-        let settings: Value = from_json(&row.6)?;
-        Ok(ChatboxDetail {
-            chatbox,
-            model_id: settings["modelId"].as_str().map(str::to_string),
-            system_prompt: settings["systemPrompt"].as_str().map(str::to_string),
-            temperature: settings["temperature"].as_f64(),
-            require_tool_approval: settings["requireToolApproval"].as_bool().unwrap_or(false),
-            servers,
-        })
-    }
-
-    pub fn create_chat_session(
-        &self,
-        project_id: &str,
-        user_id: Option<&str>,
-        title: &str,
-        at: i64,
-    ) -> Result<String> {
-        let id = new_id("chs");
-        self.write(|tx| {
-            tx.execute(
-                "INSERT INTO chat_sessions (id, project_id, user_id, title, last_activity_at, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-                params![id, project_id, user_id, title, at],
-            )?;
-            Ok(())
-        })?;
-        Ok(id)
-    }
-
-    /// The project a chat session belongs to, if it exists.
-    pub fn chat_session_project(&self, id: &str) -> Result<Option<String>> {
-        use rusqlite::OptionalExtension;
-        self.read(|c| {
-            Ok(c.query_row(
-                "SELECT project_id FROM chat_sessions WHERE id = ?1",
-                [id],
-                |r| r.get(0),
-            )
-            .optional()?)
-        })
-    }
-
-    /// Records activity on a chat session now.
-    pub fn touch_chat_session(&self, id: &str, at: i64) -> Result<()> {
-        self.write(|tx| {
-            tx.execute(
-                "UPDATE chat_sessions SET last_activity_at = MAX(last_activity_at, ?2) WHERE id = ?1",
-                params![id, at],
-            )?;
-            Ok(())
-        })
-    }
-
-    /// Chat sessions in `project_ids`, most recent activity first; `before` bounds
-    /// `lastActivityAt` (exclusive), `cursor` continues a previous page.
-    pub fn chat_sessions(
-        &self,
-        project_ids: &[String],
-        q: &ChatSessionQuery,
-    ) -> Result<Page<ChatSession>> {
-        let page = PageRequest {
-            cursor: q.cursor.clone(),
-            limit: q.limit,
-        };
-        let limit = page.limit()?;
-        let pos = page.position()?;
-        // A cursor from another list decodes but its key is not a timestamp: refuse it like
-        // every other list does, rather than silently starting over from the top.
-        let (after_ts, after_id) = match pos {
-            Some(p) => (
-                p.key.parse::<i64>().map_err(|_| {
-                    Error::invalid("/cursor", "cursor", "not a cursor this service issued")
-                })?,
-                p.id,
-            ),
-            None => (i64::MAX, String::new()),
-        };
-        let before = q.before.unwrap_or(i64::MAX);
-        let projects = to_json(&project_ids);
-        let rows = self.read(|c| {
-            let mut st = c.prepare_cached(
-                "SELECT id, title, status, project_id, last_activity_at, created_at, is_pinned, is_unread
-                 FROM chat_sessions
-                 WHERE project_id IN (SELECT value FROM json_each(?1)) AND (?2 IS NULL OR status = ?2)
-                   AND last_activity_at < ?3
-                   AND (last_activity_at < ?4 OR (last_activity_at = ?4 AND (?5 = '' OR id < ?5)))
-                 ORDER BY last_activity_at DESC, id DESC LIMIT ?6",
-            )?;
-            let rows = st.query_map(
-                params![projects, q.status, before, after_ts, after_id, limit as i64 + 1],
-                |r| {
-                    Ok(ChatSession {
-                        id: r.get(0)?,
-                        title: r.get(1)?,
-                        status: r.get(2)?,
-                        project_id: r.get(3)?,
-                        last_activity_at: r.get(4)?,
-                        created_at: r.get(5)?,
-                        is_pinned: r.get(6)?,
-                        is_unread: r.get(7)?,
-                    })
-                },
-            )?;
-            Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
-        })?;
-        Ok(Page::from_rows(rows, limit, |s| {
-            crate::spec::page::Position {
-                key: s.last_activity_at.unwrap_or_default().to_string(),
-                id: s.id.clone(),
-            }
-        }))
-    }
-
-    pub fn accessible_project_ids(
-        &self,
-        org_id: &str,
-        user_id: &str,
-        org_role: &str,
-    ) -> Result<Vec<String>> {
-        self.read(|c| {
-            let mut st = c.prepare_cached(
-                "SELECT p.id FROM projects p LEFT JOIN project_members pm ON pm.project_id = p.id AND pm.user_id = ?2
-                 WHERE p.org_id = ?1 AND (?3 IN ('owner', 'admin') OR pm.role IS NOT NULL)",
-            )?;
-            let rows = st.query_map(params![org_id, user_id, org_role], |r| r.get(0))?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
     }
 }

@@ -7,10 +7,22 @@ use rusqlite::{Transaction, params};
 use super::{Store, new_id, now_ms};
 use crate::spec::Result;
 
-impl Store {
+/// The credits aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait CreditStore {
     /// Debits up to `cost` credits from `org_id` with a ledger entry of `kind` tied to
     /// `reference` (a run or job id); returns what was debited.
-    pub fn debit_usage(
+    fn debit_usage(
+        &self,
+        org_id: &str,
+        cost: i64,
+        kind: &str,
+        reference: Option<&str>,
+        note: &str,
+    ) -> Result<i64>;
+}
+
+impl CreditStore for Store {
+    fn debit_usage(
         &self,
         org_id: &str,
         cost: i64,

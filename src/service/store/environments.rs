@@ -187,8 +187,68 @@ fn guard(env: &Environment, expected: i64) -> Result<()> {
     Ok(())
 }
 
-impl Store {
-    pub fn create_environment(
+/// The environments aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait EnvironmentStore {
+    fn create_environment(&self, project_id: &str, body: &EnvironmentCreate)
+    -> Result<Environment>;
+
+    fn environment(&self, project_id: &str, id: &str) -> Result<Environment>;
+
+    fn environments(&self, project_id: &str, q: &EnvironmentQuery) -> Result<Page<Environment>>;
+
+    fn update_environment(
+        &self,
+        project_id: &str,
+        id: &str,
+        p: &EnvironmentPatch,
+    ) -> Result<Environment>;
+
+    fn archive_environment(&self, project_id: &str, id: &str, expected: i64)
+    -> Result<Environment>;
+
+    /// Restores an archived environment: 409 if a live one has taken its name meanwhile;
+    /// pins of plugin versions that no longer exist are dropped (the rest keep their order).
+    fn restore_environment(
+        &self,
+        project_id: &str,
+        id: &str,
+        expected: i64,
+    ) -> Result<(Environment, Vec<String>)>;
+
+    /// Pinned plugin versions that still exist, in pin order, and the ids that do not.
+    fn plugin_versions(
+        &self,
+        project_id: &str,
+        ids: &[String],
+    ) -> Result<(Vec<PluginVersionRef>, Vec<String>)>;
+
+    /// The project's plugin of this name, created if it does not exist yet.
+    fn create_plugin(&self, project_id: &str, name: &str) -> Result<String>;
+
+    fn create_plugin_version(
+        &self,
+        plugin_id: &str,
+        version: &str,
+        bundle_hash: &str,
+    ) -> Result<String>;
+
+    /// The plugin named `name` (created if needed) and a new version of it, in one
+    /// transaction: `(plugin id, version id)`.
+    fn register_plugin_version(
+        &self,
+        project_id: &str,
+        name: &str,
+        version: &str,
+        bundle_hash: &str,
+    ) -> Result<(String, String)>;
+
+    fn delete_plugin_version(&self, project_id: &str, id: &str) -> Result<()>;
+
+    fn create_skill(&self, project_id: &str, name: &str) -> Result<String>;
+}
+
+impl EnvironmentStore for Store {
+    fn create_environment(
         &self,
         project_id: &str,
         body: &EnvironmentCreate,
@@ -218,15 +278,11 @@ impl Store {
         })
     }
 
-    pub fn environment(&self, project_id: &str, id: &str) -> Result<Environment> {
+    fn environment(&self, project_id: &str, id: &str) -> Result<Environment> {
         self.read(|c| get(c, project_id, id))
     }
 
-    pub fn environments(
-        &self,
-        project_id: &str,
-        q: &EnvironmentQuery,
-    ) -> Result<Page<Environment>> {
+    fn environments(&self, project_id: &str, q: &EnvironmentQuery) -> Result<Page<Environment>> {
         let ks = Keyset::new(&PageRequest {
             cursor: q.cursor.clone(),
             limit: q.limit,
@@ -246,7 +302,7 @@ impl Store {
         Ok(ks.page(items, |e| (e.created_at, e.id.clone())))
     }
 
-    pub fn update_environment(
+    fn update_environment(
         &self,
         project_id: &str,
         id: &str,
@@ -287,7 +343,7 @@ impl Store {
         })
     }
 
-    pub fn archive_environment(
+    fn archive_environment(
         &self,
         project_id: &str,
         id: &str,
@@ -309,9 +365,7 @@ impl Store {
         })
     }
 
-    /// Restores an archived environment: 409 if a live one has taken its name meanwhile;
-    /// pins of plugin versions that no longer exist are dropped (the rest keep their order).
-    pub fn restore_environment(
+    fn restore_environment(
         &self,
         project_id: &str,
         id: &str,
@@ -353,8 +407,7 @@ impl Store {
         })
     }
 
-    /// Pinned plugin versions that still exist, in pin order, and the ids that do not.
-    pub fn plugin_versions(
+    fn plugin_versions(
         &self,
         project_id: &str,
         ids: &[String],
@@ -381,12 +434,11 @@ impl Store {
         })
     }
 
-    /// The project's plugin of this name, created if it does not exist yet.
-    pub fn create_plugin(&self, project_id: &str, name: &str) -> Result<String> {
+    fn create_plugin(&self, project_id: &str, name: &str) -> Result<String> {
         self.write(|tx| plugin_by_name(tx, project_id, name))
     }
 
-    pub fn create_plugin_version(
+    fn create_plugin_version(
         &self,
         plugin_id: &str,
         version: &str,
@@ -395,9 +447,7 @@ impl Store {
         self.write(|tx| insert_plugin_version(tx, plugin_id, version, bundle_hash))
     }
 
-    /// The plugin named `name` (created if needed) and a new version of it, in one
-    /// transaction: `(plugin id, version id)`.
-    pub fn register_plugin_version(
+    fn register_plugin_version(
         &self,
         project_id: &str,
         name: &str,
@@ -411,7 +461,7 @@ impl Store {
         })
     }
 
-    pub fn delete_plugin_version(&self, project_id: &str, id: &str) -> Result<()> {
+    fn delete_plugin_version(&self, project_id: &str, id: &str) -> Result<()> {
         let n = self.write(|tx| {
             Ok(tx.execute(
                 "DELETE FROM plugin_versions WHERE id = ?2 AND plugin_id IN (SELECT id FROM plugins WHERE project_id = ?1)",
@@ -424,7 +474,7 @@ impl Store {
         Ok(())
     }
 
-    pub fn create_skill(&self, project_id: &str, name: &str) -> Result<String> {
+    fn create_skill(&self, project_id: &str, name: &str) -> Result<String> {
         let id = new_id("skl");
         self.write(|tx| {
             tx.execute(
@@ -439,6 +489,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use super::super::prelude::*;
     use super::*;
 
     #[test]

@@ -52,8 +52,28 @@ const SERVER_COUNT: &str = "(SELECT COUNT(DISTINCT m.server_id) FROM environment
      JOIN server_group_members m ON m.group_id = e.server_attachment_id
      WHERE e.host_id = h.id AND e.archived_at IS NULL)";
 
-impl Store {
-    pub fn create_host(&self, project_id: &str, name: &str, config: &Object) -> Result<Host> {
+/// The hosts aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait HostStore {
+    fn create_host(&self, project_id: &str, name: &str, config: &Object) -> Result<Host>;
+
+    fn host(&self, project_id: &str, id: &str) -> Result<Host>;
+
+    fn hosts(&self, project_id: &str, page: &PageRequest) -> Result<Page<HostSummary>>;
+
+    fn update_host(
+        &self,
+        project_id: &str,
+        id: &str,
+        name: Option<&str>,
+        config: Option<&Object>,
+    ) -> Result<Host>;
+
+    /// Deletes a host no environment uses; one still in use is a 409 naming them.
+    fn delete_host(&self, project_id: &str, id: &str) -> Result<()>;
+}
+
+impl HostStore for Store {
+    fn create_host(&self, project_id: &str, name: &str, config: &Object) -> Result<Host> {
         let id = new_id("hst");
         let now = now_ms();
         self.write(|tx| {
@@ -71,7 +91,7 @@ impl Store {
         })
     }
 
-    pub fn host(&self, project_id: &str, id: &str) -> Result<Host> {
+    fn host(&self, project_id: &str, id: &str) -> Result<Host> {
         let row: Option<(String, String, String)> = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT id, name, config FROM hosts WHERE project_id = ?1 AND id = ?2",
@@ -89,7 +109,7 @@ impl Store {
         })
     }
 
-    pub fn hosts(&self, project_id: &str, page: &PageRequest) -> Result<Page<HostSummary>> {
+    fn hosts(&self, project_id: &str, page: &PageRequest) -> Result<Page<HostSummary>> {
         let ks = Keyset::new(page)?;
         let rows: Vec<(String, String, String, i64, i64, i64)> = self.read(|c| {
             let mut st = c.prepare_cached(&format!(
@@ -108,7 +128,7 @@ impl Store {
         Ok(ks.page(items, |h| (h.created_at, h.id.clone())))
     }
 
-    pub fn update_host(
+    fn update_host(
         &self,
         project_id: &str,
         id: &str,
@@ -129,8 +149,7 @@ impl Store {
         self.host(project_id, id)
     }
 
-    /// Deletes a host no environment uses; one still in use is a 409 naming them.
-    pub fn delete_host(&self, project_id: &str, id: &str) -> Result<()> {
+    fn delete_host(&self, project_id: &str, id: &str) -> Result<()> {
         self.write(|tx| {
             let users: Vec<String> = tx
                 .prepare(

@@ -81,11 +81,36 @@ pub enum Begin {
     Mismatch,
 }
 
-impl Store {
+/// The idempotency aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait IdempotencyStore {
     /// Claims `key` for a request with `fingerprint` on behalf of process `owner` until
     /// `lease_until`, or reports what it already holds. A claim whose lease ran out is
     /// settled here first, as the sweep would.
-    pub fn idempotency_begin(
+    fn idempotency_begin(
+        &self,
+        claim: &ClaimKey,
+        fingerprint: &str,
+        owner: &str,
+        lease_until: i64,
+    ) -> Result<Begin>;
+
+    /// Records the answer to replay, with the caller's role in the path's project then.
+    fn idempotency_finish(
+        &self,
+        claim: &ClaimKey,
+        status: u16,
+        body: &[u8],
+        project_id: Option<&str>,
+        role: Option<&str>,
+    ) -> Result<()>;
+
+    /// Forgets a claim whose request failed in a way worth retrying (5xx, 429), unless
+    /// it wrote something first; `false` then (the caller records the answer instead).
+    fn idempotency_release(&self, claim: &ClaimKey) -> Result<bool>;
+}
+
+impl IdempotencyStore for Store {
+    fn idempotency_begin(
         &self,
         claim: &ClaimKey,
         fingerprint: &str,
@@ -151,8 +176,7 @@ impl Store {
         })
     }
 
-    /// Records the answer to replay, with the caller's role in the path's project then.
-    pub fn idempotency_finish(
+    fn idempotency_finish(
         &self,
         claim: &ClaimKey,
         status: u16,
@@ -178,9 +202,7 @@ impl Store {
         })
     }
 
-    /// Forgets a claim whose request failed in a way worth retrying (5xx, 429), unless
-    /// it wrote something first; `false` then (the caller records the answer instead).
-    pub fn idempotency_release(&self, claim: &ClaimKey) -> Result<bool> {
+    fn idempotency_release(&self, claim: &ClaimKey) -> Result<bool> {
         self.write(|tx| {
             Ok(tx.execute(
                 "DELETE FROM idempotency_keys WHERE org_id = ?1 AND user_id = ?2 AND key = ?3 AND committed = 0",
@@ -192,6 +214,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
+    use super::super::prelude::*;
     use super::*;
 
     fn claim(key: &str) -> ClaimKey {

@@ -85,8 +85,58 @@ pub struct User {
     pub updated_at: i64,
 }
 
-impl Store {
-    pub fn create_user(&self, email: &str, name: &str) -> Result<User> {
+/// The identity aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait IdentityStore {
+    fn create_user(&self, email: &str, name: &str) -> Result<User>;
+
+    fn user(&self, id: &str) -> Result<User>;
+
+    fn find_user_by_email(&self, email: &str) -> Result<Option<String>>;
+
+    /// Creates an organization whose owner is `owner_id`.
+    fn create_org(&self, name: &str, owner_id: &str, credits: i64) -> Result<Organization>;
+
+    fn org(&self, id: &str) -> Result<Organization>;
+
+    fn orgs(&self) -> Result<Vec<Organization>>;
+
+    /// Finds an organization by id or by exact name.
+    fn find_org(&self, id_or_name: &str) -> Result<Organization>;
+
+    fn delete_org(&self, id: &str) -> Result<()>;
+
+    fn add_credits(&self, org_id: &str, delta: i64) -> Result<i64>;
+
+    fn set_member(&self, org_id: &str, user_id: &str, role: &str) -> Result<()>;
+
+    /// The user with this email, created (named `name`, or the email) when there is none.
+    fn ensure_user(&self, email: &str, name: Option<&str>) -> Result<String>;
+
+    /// The organization's members, owners first.
+    fn members(&self, org_id: &str) -> Result<Vec<Member>>;
+
+    /// Removes a member and their project roles in the organization, and revokes their keys
+    /// for it, in one transaction: the keys stop working at once and stay dead if the
+    /// member is added again. The last owner stays.
+    fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()>;
+
+    fn org_role(&self, org_id: &str, user_id: &str) -> Result<Option<String>>;
+
+    /// Mints a key for a member of `org_id`; the secret is returned once and never stored.
+    fn create_key(&self, org_id: &str, user_id: &str, name: &str) -> Result<CreatedKey>;
+
+    fn keys(&self) -> Result<Vec<ApiKeyInfo>>;
+
+    /// Revokes a key by id or prefix; effective for the very next request.
+    fn revoke_key(&self, id_or_prefix: &str) -> Result<ApiKeyInfo>;
+
+    /// The principal behind a presented key: 401 for unknown or revoked keys, and 401 with
+    /// `ORPHANED_KEY` when its organization (or the member it was issued to) is gone.
+    fn authenticate(&self, key: &str) -> Result<Principal>;
+}
+
+impl IdentityStore for Store {
+    fn create_user(&self, email: &str, name: &str) -> Result<User> {
         let now = now_ms();
         let user = User {
             id: new_id("usr"),
@@ -112,7 +162,7 @@ impl Store {
         Ok(user)
     }
 
-    pub fn user(&self, id: &str) -> Result<User> {
+    fn user(&self, id: &str) -> Result<User> {
         self.read(|c| {
             c.prepare_cached(
                 "SELECT id, email, name, created_at, updated_at FROM users WHERE id = ?1",
@@ -131,7 +181,7 @@ impl Store {
         })
     }
 
-    pub fn find_user_by_email(&self, email: &str) -> Result<Option<String>> {
+    fn find_user_by_email(&self, email: &str) -> Result<Option<String>> {
         self.read(|c| {
             Ok(
                 c.query_row("SELECT id FROM users WHERE email = ?1", [email], |r| {
@@ -142,8 +192,7 @@ impl Store {
         })
     }
 
-    /// Creates an organization whose owner is `owner_id`.
-    pub fn create_org(&self, name: &str, owner_id: &str, credits: i64) -> Result<Organization> {
+    fn create_org(&self, name: &str, owner_id: &str, credits: i64) -> Result<Organization> {
         let org = Organization {
             id: new_id("org"),
             name: name.into(),
@@ -164,11 +213,11 @@ impl Store {
         Ok(org)
     }
 
-    pub fn org(&self, id: &str) -> Result<Organization> {
+    fn org(&self, id: &str) -> Result<Organization> {
         self.read(|c| org_in(c, id))
     }
 
-    pub fn orgs(&self) -> Result<Vec<Organization>> {
+    fn orgs(&self) -> Result<Vec<Organization>> {
         self.read(|c| {
             let mut st =
                 c.prepare("SELECT id, name, credits FROM organizations ORDER BY created_at, id")?;
@@ -183,8 +232,7 @@ impl Store {
         })
     }
 
-    /// Finds an organization by id or by exact name.
-    pub fn find_org(&self, id_or_name: &str) -> Result<Organization> {
+    fn find_org(&self, id_or_name: &str) -> Result<Organization> {
         let id: Option<String> = self.read(|c| {
             Ok(c.query_row(
                 "SELECT id FROM organizations WHERE id = ?1 OR name = ?1 ORDER BY created_at LIMIT 1",
@@ -196,14 +244,14 @@ impl Store {
         self.org(&id.ok_or_else(|| Error::not_found("organization", id_or_name))?)
     }
 
-    pub fn delete_org(&self, id: &str) -> Result<()> {
+    fn delete_org(&self, id: &str) -> Result<()> {
         self.write(|tx| {
             tx.execute("DELETE FROM organizations WHERE id = ?1", [id])?;
             Ok(())
         })
     }
 
-    pub fn add_credits(&self, org_id: &str, delta: i64) -> Result<i64> {
+    fn add_credits(&self, org_id: &str, delta: i64) -> Result<i64> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE organizations SET credits = credits + ?2, updated_at = ?3 WHERE id = ?1",
@@ -217,7 +265,7 @@ impl Store {
         })
     }
 
-    pub fn set_member(&self, org_id: &str, user_id: &str, role: &str) -> Result<()> {
+    fn set_member(&self, org_id: &str, user_id: &str, role: &str) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO members (org_id, user_id, role) VALUES (?1, ?2, ?3)
@@ -228,16 +276,14 @@ impl Store {
         })
     }
 
-    /// The user with this email, created (named `name`, or the email) when there is none.
-    pub fn ensure_user(&self, email: &str, name: Option<&str>) -> Result<String> {
+    fn ensure_user(&self, email: &str, name: Option<&str>) -> Result<String> {
         match self.find_user_by_email(email)? {
             Some(id) => Ok(id),
             None => Ok(self.create_user(email, name.unwrap_or(email))?.id),
         }
     }
 
-    /// The organization's members, owners first.
-    pub fn members(&self, org_id: &str) -> Result<Vec<Member>> {
+    fn members(&self, org_id: &str) -> Result<Vec<Member>> {
         self.read(|c| {
             let mut st = c.prepare(
                 "SELECT u.id, u.email, u.name, m.role FROM members m JOIN users u ON u.id = m.user_id
@@ -256,10 +302,7 @@ impl Store {
         })
     }
 
-    /// Removes a member and their project roles in the organization, and revokes their keys
-    /// for it, in one transaction: the keys stop working at once and stay dead if the
-    /// member is added again. The last owner stays.
-    pub fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()> {
+    fn remove_member(&self, org_id: &str, user_id: &str) -> Result<()> {
         self.write(|tx| {
             let role: Option<String> = tx
                 .query_row(
@@ -302,7 +345,7 @@ impl Store {
         })
     }
 
-    pub fn org_role(&self, org_id: &str, user_id: &str) -> Result<Option<String>> {
+    fn org_role(&self, org_id: &str, user_id: &str) -> Result<Option<String>> {
         self.read(|c| {
             Ok(
                 c.prepare_cached("SELECT role FROM members WHERE org_id = ?1 AND user_id = ?2")?
@@ -312,8 +355,7 @@ impl Store {
         })
     }
 
-    /// Mints a key for a member of `org_id`; the secret is returned once and never stored.
-    pub fn create_key(&self, org_id: &str, user_id: &str, name: &str) -> Result<CreatedKey> {
+    fn create_key(&self, org_id: &str, user_id: &str, name: &str) -> Result<CreatedKey> {
         if self.org_role(org_id, user_id)?.is_none() {
             return Err(Error::forbidden(
                 "a key can only be issued to a member of the organization",
@@ -348,7 +390,7 @@ impl Store {
         Ok(CreatedKey { key, info })
     }
 
-    pub fn keys(&self) -> Result<Vec<ApiKeyInfo>> {
+    fn keys(&self) -> Result<Vec<ApiKeyInfo>> {
         self.read(|c| {
             let mut st = c.prepare(
                 "SELECT id, name, prefix, org_id, user_id, created_at, revoked_at FROM api_keys ORDER BY created_at, id",
@@ -368,8 +410,7 @@ impl Store {
         })
     }
 
-    /// Revokes a key by id or prefix; effective for the very next request.
-    pub fn revoke_key(&self, id_or_prefix: &str) -> Result<ApiKeyInfo> {
+    fn revoke_key(&self, id_or_prefix: &str) -> Result<ApiKeyInfo> {
         let n = self.write(|tx| {
             Ok(tx.execute(
                 "UPDATE api_keys SET revoked_at = ?2 WHERE (id = ?1 OR prefix = ?1) AND revoked_at IS NULL",
@@ -385,9 +426,7 @@ impl Store {
             .ok_or_else(|| Error::not_found("API key", id_or_prefix))
     }
 
-    /// The principal behind a presented key: 401 for unknown or revoked keys, and 401 with
-    /// `ORPHANED_KEY` when its organization (or the member it was issued to) is gone.
-    pub fn authenticate(&self, key: &str) -> Result<Principal> {
+    fn authenticate(&self, key: &str) -> Result<Principal> {
         if !key.starts_with("sk_") {
             return Err(Error::unauthorized("API keys begin with `sk_`"));
         }

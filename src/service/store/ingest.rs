@@ -272,9 +272,94 @@ pub struct UploadedArtifact<'a> {
     pub run_id: &'a str,
 }
 
-impl Store {
+/// The ingest aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait IngestStore {
     /// Records an upload URL; returns its storage id.
-    pub fn create_upload(&self, new: &NewUpload<'_>) -> Result<String> {
+    fn create_upload(&self, new: &NewUpload<'_>) -> Result<String>;
+
+    fn upload_by_hash(&self, token_hash: &str) -> Result<Option<StoredUpload>>;
+
+    /// Runs `f` in one transaction (see [`IngestTx`]); [`ingest_write`] is the typed form.
+    fn ingest_tx(&self, f: &mut dyn FnMut(&dyn IngestTx) -> Result<()>) -> Result<()>;
+}
+
+/// The steps of an ingestion, composed by the service inside one transaction (so `report`
+/// creates the run, appends its results and finalizes it, or does nothing).
+pub trait IngestTx {
+    /// The run with `external_run_id` in the project, if any: `(run id, suite id)`.
+    fn by_external(
+        &self,
+        project_id: &str,
+        external_run_id: &str,
+    ) -> Result<Option<(String, String)>>;
+    /// The project's suite named `name` (the oldest of that name).
+    fn suite_by_name(&self, project_id: &str, name: &str) -> Result<Option<String>>;
+    /// Finds the run by its external id, or creates it (and its suite) as `running`.
+    fn begin(&self, new: &NewIngestRun<'_>) -> Result<Begun>;
+    /// Appends iterations; replays are skipped: `(inserted, skipped)`.
+    fn append(&self, run_id: &str, items: &[NewIngestIteration]) -> Result<(i64, i64)>;
+    /// The run's iterations in order.
+    fn iterations(&self, run_id: &str) -> Result<Vec<StoredIteration>>;
+    /// The run's status and body.
+    fn run_state(&self, run_id: &str) -> Result<(String, Value)>;
+    /// Ends the run: its status, result and final body.
+    fn finish(&self, run_id: &str, status: &str, result: Option<&str>, body: &Value) -> Result<()>;
+    /// Marks the upload used and keeps what it received; false if it was used already.
+    fn consume_upload(&self, id: &str, a: &UploadedArtifact<'_>) -> Result<bool>;
+}
+
+impl IngestTx for Transaction<'_> {
+    fn by_external(
+        &self,
+        project_id: &str,
+        external_run_id: &str,
+    ) -> Result<Option<(String, String)>> {
+        by_external(self, project_id, external_run_id)
+    }
+    fn suite_by_name(&self, project_id: &str, name: &str) -> Result<Option<String>> {
+        suite_by_name(self, project_id, name)
+    }
+    fn begin(&self, new: &NewIngestRun<'_>) -> Result<Begun> {
+        begin(self, new)
+    }
+    fn append(&self, run_id: &str, items: &[NewIngestIteration]) -> Result<(i64, i64)> {
+        append(self, run_id, items)
+    }
+    fn iterations(&self, run_id: &str) -> Result<Vec<StoredIteration>> {
+        iterations(self, run_id)
+    }
+    fn run_state(&self, run_id: &str) -> Result<(String, Value)> {
+        run_state(self, run_id)
+    }
+    fn finish(&self, run_id: &str, status: &str, result: Option<&str>, body: &Value) -> Result<()> {
+        finish(self, run_id, status, result, body)
+    }
+    fn consume_upload(&self, id: &str, a: &UploadedArtifact<'_>) -> Result<bool> {
+        consume_upload(self, id, a)
+    }
+}
+
+/// Runs `f` in one ingestion transaction of `store`: committed when it returns `Ok`.
+pub fn ingest_write<T>(
+    store: &dyn IngestStore,
+    f: impl FnOnce(&dyn IngestTx) -> Result<T>,
+) -> Result<T> {
+    let mut f = Some(f);
+    let mut out = None;
+    store.ingest_tx(&mut |tx| {
+        let f = f.take().expect("the transaction runs its body once");
+        out = Some(f(tx)?);
+        Ok(())
+    })?;
+    Ok(out.expect("the body ran"))
+}
+
+impl IngestStore for Store {
+    fn ingest_tx(&self, f: &mut dyn FnMut(&dyn IngestTx) -> Result<()>) -> Result<()> {
+        self.write(|tx| f(tx))
+    }
+
+    fn create_upload(&self, new: &NewUpload<'_>) -> Result<String> {
         let id = new_id("art");
         self.write(|tx| {
             tx.execute(
@@ -287,7 +372,7 @@ impl Store {
         Ok(id)
     }
 
-    pub fn upload_by_hash(&self, token_hash: &str) -> Result<Option<StoredUpload>> {
+    fn upload_by_hash(&self, token_hash: &str) -> Result<Option<StoredUpload>> {
         let row = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT id, org_id, project_id, user_id, org_role, request, expires_at, used_at

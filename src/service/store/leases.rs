@@ -40,9 +40,30 @@ pub fn outcome_lost_body() -> Vec<u8> {
     .expect("serializes")
 }
 
-impl Store {
+/// The leases aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait LeaseStore {
     /// Extends the leases of everything `owner` still drives to `until`.
-    pub fn renew_leases(&self, owner: &str, held: &Held, until: i64) -> Result<()> {
+    fn renew_leases(&self, owner: &str, held: &Held, until: i64) -> Result<()>;
+
+    /// Takes over the active runs (not ingested ones: no runner drives those) whose lease
+    /// ran out; their half-done iterations go back to `pending`. Returns their ids.
+    fn claim_orphan_runs(&self, owner: &str, now: i64, until: i64) -> Result<Vec<String>>;
+
+    /// Takes over the pending authoring jobs whose lease ran out. Returns their ids.
+    fn claim_orphan_jobs(&self, owner: &str, now: i64, until: i64) -> Result<Vec<String>>;
+
+    /// Settles the idempotency claims whose request died (lease ran out, no answer): a
+    /// claim that wrote nothing is released; one whose write committed answers
+    /// [`outcome_lost_body`] from now on.
+    fn sweep_claims(&self, now: i64) -> Result<ClaimsSwept>;
+
+    /// Gives up at once every lease `owner` holds (a graceful shutdown), so the next
+    /// process takes over without waiting for them to run out.
+    fn release_leases(&self, owner: &str) -> Result<()>;
+}
+
+impl LeaseStore for Store {
+    fn renew_leases(&self, owner: &str, held: &Held, until: i64) -> Result<()> {
         if held.runs.is_empty() && held.jobs.is_empty() && held.claims.is_empty() {
             return Ok(());
         }
@@ -70,9 +91,7 @@ impl Store {
         })
     }
 
-    /// Takes over the active runs (not ingested ones: no runner drives those) whose lease
-    /// ran out; their half-done iterations go back to `pending`. Returns their ids.
-    pub fn claim_orphan_runs(&self, owner: &str, now: i64, until: i64) -> Result<Vec<String>> {
+    fn claim_orphan_runs(&self, owner: &str, now: i64, until: i64) -> Result<Vec<String>> {
         self.write(|tx| {
             let ids: Vec<String> = tx
                 .prepare_cached(&format!(
@@ -95,8 +114,7 @@ impl Store {
         })
     }
 
-    /// Takes over the pending authoring jobs whose lease ran out. Returns their ids.
-    pub fn claim_orphan_jobs(&self, owner: &str, now: i64, until: i64) -> Result<Vec<String>> {
+    fn claim_orphan_jobs(&self, owner: &str, now: i64, until: i64) -> Result<Vec<String>> {
         self.write(|tx| {
             let ids: Vec<String> = tx
                 .prepare_cached(
@@ -115,10 +133,7 @@ impl Store {
         })
     }
 
-    /// Settles the idempotency claims whose request died (lease ran out, no answer): a
-    /// claim that wrote nothing is released; one whose write committed answers
-    /// [`outcome_lost_body`] from now on.
-    pub fn sweep_claims(&self, now: i64) -> Result<ClaimsSwept> {
+    fn sweep_claims(&self, now: i64) -> Result<ClaimsSwept> {
         self.write(|tx| {
             let released = tx.execute(
                 "DELETE FROM idempotency_keys WHERE status IS NULL AND lease_until < ?1 AND committed = 0",
@@ -133,9 +148,7 @@ impl Store {
         })
     }
 
-    /// Gives up at once every lease `owner` holds (a graceful shutdown), so the next
-    /// process takes over without waiting for them to run out.
-    pub fn release_leases(&self, owner: &str) -> Result<()> {
+    fn release_leases(&self, owner: &str) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 &format!(

@@ -4,6 +4,12 @@
 //! Calls are synchronous and short (indexed lookups, small transactions), so they run on
 //! the caller's thread; every multi-row write goes through [`Store::write`], which wraps it
 //! in one `IMMEDIATE` transaction so a crash mid-write leaves nothing half-done.
+//!
+//! The seam: the service reaches storage only through [`Storage`], one trait per aggregate
+//! ([`ProjectStore`](projects::ProjectStore), [`RunStore`](runs::RunStore), …; bring them
+//! into scope with [`prelude`]), which [`Store`] implements over SQLite. A second store (a
+//! server database) implements the same traits; nothing outside this module names
+//! `rusqlite` (a test checks).
 
 pub mod authoring;
 pub mod chat;
@@ -33,6 +39,73 @@ use crate::spec::page::{Page, PageRequest, Position};
 use crate::spec::{Error, Result};
 
 const READERS: usize = 4;
+
+/// The aggregate traits, to call storage through `&dyn Storage`.
+pub mod prelude {
+    pub use super::Storage;
+    pub use super::authoring::AuthoringStore;
+    pub use super::chat::ChatStore;
+    pub use super::credits::CreditStore;
+    pub use super::environments::EnvironmentStore;
+    pub use super::hosts::HostStore;
+    pub use super::idempotency::IdempotencyStore;
+    pub use super::identity::IdentityStore;
+    pub use super::ingest::IngestStore;
+    pub use super::leases::LeaseStore;
+    pub use super::projects::ProjectStore;
+    pub use super::runs::RunStore;
+    pub use super::schedules::ScheduleStore;
+    pub use super::seed::SeedStore;
+    pub use super::servers::ServerStore;
+    pub use super::suites::SuiteStore;
+}
+use prelude::*;
+
+/// Everything the service stores: one trait per aggregate.
+pub trait Storage:
+    AuthoringStore
+    + ChatStore
+    + CreditStore
+    + EnvironmentStore
+    + HostStore
+    + IdempotencyStore
+    + IdentityStore
+    + IngestStore
+    + LeaseStore
+    + ProjectStore
+    + RunStore
+    + ScheduleStore
+    + SeedStore
+    + ServerStore
+    + SuiteStore
+    + std::fmt::Debug
+    + Send
+    + Sync
+    + 'static
+{
+    /// The store's file (the service keeps server snapshots beside it).
+    fn path(&self) -> &Path;
+
+    /// For tests that look under the seam (the SQLite store's connections).
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl Storage for Store {
+    fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl dyn Storage {
+    /// The SQLite store behind the seam, if that is what it is.
+    pub fn sqlite(&self) -> Option<&Store> {
+        self.as_any().downcast_ref()
+    }
+}
 
 pub struct Store {
     path: PathBuf,
@@ -194,10 +267,6 @@ impl Store {
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
         }
         Ok(())
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     /// Runs a read on one of the reader connections (never blocked by the writer in WAL).

@@ -44,8 +44,42 @@ fn role_of(org_role: &str, project_role: Option<&str>) -> Option<ProjectRole> {
     }
 }
 
-impl Store {
-    pub fn create_project(
+/// The projects aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait ProjectStore {
+    fn create_project(
+        &self,
+        org_id: &str,
+        name: &str,
+        description: Option<&str>,
+    ) -> Result<Project>;
+
+    fn set_project_member(&self, project_id: &str, user_id: &str, role: ProjectRole) -> Result<()>;
+
+    /// Takes away a user's own role on a project (the organization role still applies).
+    fn remove_project_member(&self, project_id: &str, user_id: &str) -> Result<()>;
+
+    /// Finds a project of the organization by id or exact name.
+    fn find_project(&self, org_id: &str, id_or_name: &str) -> Result<String>;
+
+    /// Checks the caller's access to a project: 404 if it does not exist, 403 if it is
+    /// outside the key's organization or the member has no access, 403 if `need` is admin
+    /// and the caller is only a member.
+    fn project_access(
+        &self,
+        who: &Principal,
+        project_id: &str,
+        need: ProjectRole,
+    ) -> Result<ProjectRole>;
+
+    /// The organization's default project: the oldest one (`eval-ingest/default/…`).
+    fn default_project(&self, org_id: &str) -> Result<Option<String>>;
+
+    /// Projects the caller can access, oldest first.
+    fn projects(&self, who: &Principal, page: &PageRequest) -> Result<Page<Project>>;
+}
+
+impl ProjectStore for Store {
+    fn create_project(
         &self,
         org_id: &str,
         name: &str,
@@ -82,12 +116,7 @@ impl Store {
         })
     }
 
-    pub fn set_project_member(
-        &self,
-        project_id: &str,
-        user_id: &str,
-        role: ProjectRole,
-    ) -> Result<()> {
+    fn set_project_member(&self, project_id: &str, user_id: &str, role: ProjectRole) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO project_members (project_id, user_id, role) VALUES (?1, ?2, ?3)
@@ -98,8 +127,7 @@ impl Store {
         })
     }
 
-    /// Takes away a user's own role on a project (the organization role still applies).
-    pub fn remove_project_member(&self, project_id: &str, user_id: &str) -> Result<()> {
+    fn remove_project_member(&self, project_id: &str, user_id: &str) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "DELETE FROM project_members WHERE project_id = ?1 AND user_id = ?2",
@@ -109,8 +137,7 @@ impl Store {
         })
     }
 
-    /// Finds a project of the organization by id or exact name.
-    pub fn find_project(&self, org_id: &str, id_or_name: &str) -> Result<String> {
+    fn find_project(&self, org_id: &str, id_or_name: &str) -> Result<String> {
         self.read(|c| {
             c.query_row(
                 "SELECT id FROM projects WHERE org_id = ?1 AND (id = ?2 OR name = ?2)
@@ -123,10 +150,7 @@ impl Store {
         })
     }
 
-    /// Checks the caller's access to a project: 404 if it does not exist, 403 if it is
-    /// outside the key's organization or the member has no access, 403 if `need` is admin
-    /// and the caller is only a member.
-    pub fn project_access(
+    fn project_access(
         &self,
         who: &Principal,
         project_id: &str,
@@ -157,8 +181,7 @@ impl Store {
         Ok(role)
     }
 
-    /// The organization's default project: the oldest one (`eval-ingest/default/…`).
-    pub fn default_project(&self, org_id: &str) -> Result<Option<String>> {
+    fn default_project(&self, org_id: &str) -> Result<Option<String>> {
         self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT id FROM projects WHERE org_id = ?1 ORDER BY created_at, id LIMIT 1",
@@ -168,8 +191,7 @@ impl Store {
         })
     }
 
-    /// Projects the caller can access, oldest first.
-    pub fn projects(&self, who: &Principal, page: &PageRequest) -> Result<Page<Project>> {
+    fn projects(&self, who: &Principal, page: &PageRequest) -> Result<Page<Project>> {
         let ks = Keyset::new(page)?;
         let rows = self.read(|c| {
             let mut st = c.prepare_cached(

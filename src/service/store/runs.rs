@@ -154,14 +154,79 @@ fn finish_it((mut it, body, tr, grade): ItRow) -> Result<StoredIteration> {
     Ok(it)
 }
 
-impl Store {
+/// The runs aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait RunStore {
+    /// The organization's runs in progress that evaldeck drives (ingested ones aside).
+    fn active_runs(&self, org_id: &str) -> Result<i64>;
+
     /// Inserts a run and its pending iterations `(id, case_id, body)` in one transaction,
     /// after the concurrency cap and the environment pin.
-    pub fn insert_run(
+    fn insert_run(&self, new: &NewRun<'_>, iterations: &[(String, String, Value)]) -> Result<i64>;
+
+    fn run(&self, project_id: Option<&str>, run_id: &str) -> Result<StoredRun>;
+
+    /// A suite's runs, newest first (keyset over `created_at DESC, id DESC`).
+    fn suite_runs(&self, suite_id: &str, page: &PageRequest) -> Result<Page<StoredRun>>;
+
+    /// A project's runs, every suite and source, newest first.
+    fn project_runs(&self, project_id: &str, page: &PageRequest) -> Result<Page<StoredRun>>;
+
+    /// A run's iterations in plan order (keyset over `seq`), without transcripts' weight
+    /// mattering: they are read but callers may drop them.
+    fn iterations(&self, run_id: &str, page: &PageRequest) -> Result<Page<StoredIteration>>;
+
+    /// Every iteration of a run with transcripts and grades, in plan order.
+    fn all_iterations(&self, run_id: &str) -> Result<Vec<StoredIteration>>;
+
+    fn iteration(&self, run_id: &str, id: &str) -> Result<StoredIteration>;
+
+    /// Records a finished (or cancelled) iteration and refreshes the run's counters and
+    /// heartbeat in one transaction, with the credits it spent (`debit`: organization, cost,
+    /// ledger note), so a restart never charges an iteration twice. With `owner`, only while
+    /// that process still owns the run: `Ok(false)` (nothing written) once another took it
+    /// over.
+    fn save_iteration(
         &self,
-        new: &NewRun<'_>,
-        iterations: &[(String, String, Value)],
-    ) -> Result<i64> {
+        run_id: &str,
+        it: &StoredIteration,
+        owner: Option<&str>,
+        debit: Option<(&str, i64, &str)>,
+    ) -> Result<bool>;
+
+    /// Sets a run's status (and `error`), and on a terminal status its result, body and
+    /// completion time.
+    fn set_run_state(
+        &self,
+        run_id: &str,
+        status: &str,
+        result: Option<&str>,
+        error: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<()>;
+
+    fn set_run_body(&self, run_id: &str, body: &Value) -> Result<()>;
+
+    /// What the runner of `run_id` in process `owner` should do next: go on, stop for a
+    /// cancel, or stop because another process took the run over (its lease ran out).
+    fn run_signal(&self, run_id: &str, owner: &str) -> Result<RunSignal>;
+
+    fn request_cancel(&self, run_id: &str) -> Result<()>;
+}
+
+impl RunStore for Store {
+    fn active_runs(&self, org_id: &str) -> Result<i64> {
+        self.read(|c| {
+            Ok(c.query_row(
+                &format!(
+                    "SELECT COUNT(*) FROM eval_runs WHERE org_id = ?1 AND status IN {ACTIVE} AND source != 'sdk'"
+                ),
+                [org_id],
+                |r| r.get::<_, i64>(0),
+            )?)
+        })
+    }
+
+    fn insert_run(&self, new: &NewRun<'_>, iterations: &[(String, String, Value)]) -> Result<i64> {
         let now = now_ms();
         self.write(|tx| {
             let active: i64 = tx.query_row(
@@ -217,7 +282,7 @@ impl Store {
         })
     }
 
-    pub fn run(&self, project_id: Option<&str>, run_id: &str) -> Result<StoredRun> {
+    fn run(&self, project_id: Option<&str>, run_id: &str) -> Result<StoredRun> {
         let row = self.read(|c| {
             Ok(c.prepare_cached(&format!(
                 "SELECT {RUN_COLS} FROM eval_runs WHERE id = ?1 AND (?2 IS NULL OR project_id = ?2)"
@@ -228,47 +293,15 @@ impl Store {
         finish_run(row.ok_or_else(|| Error::not_found("eval run", run_id))?)
     }
 
-    /// A suite's runs, newest first (keyset over `created_at DESC, id DESC`).
-    pub fn suite_runs(&self, suite_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
+    fn suite_runs(&self, suite_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
         self.runs_by(Scope::Suite, suite_id, page)
     }
 
-    /// A project's runs, every suite and source, newest first.
-    pub fn project_runs(&self, project_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
+    fn project_runs(&self, project_id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
         self.runs_by(Scope::Project, project_id, page)
     }
 
-    fn runs_by(&self, scope: Scope, id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
-        let ks = Keyset::new(page)?;
-        let first = page.cursor.is_none();
-        let column = match scope {
-            Scope::Suite => "suite_id",
-            Scope::Project => "project_id",
-        };
-        let rows = self.read(|c| {
-            let mut st = c.prepare_cached(&format!(
-                "SELECT {RUN_COLS} FROM eval_runs WHERE {column} = ?1
-                 AND (?2 OR (created_at, id) < (?3, ?4))
-                 ORDER BY created_at DESC, id DESC LIMIT ?5"
-            ))?;
-            let rows = st
-                .query_map(
-                    params![id, first, ks.after_ts, ks.after_id, ks.fetch()],
-                    run_row,
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?;
-            Ok(rows)
-        })?;
-        let rows = rows
-            .into_iter()
-            .map(finish_run)
-            .collect::<Result<Vec<_>>>()?;
-        Ok(ks.page(rows, |r| (r.created_at, r.id.clone())))
-    }
-
-    /// A run's iterations in plan order (keyset over `seq`), without transcripts' weight
-    /// mattering: they are read but callers may drop them.
-    pub fn iterations(&self, run_id: &str, page: &PageRequest) -> Result<Page<StoredIteration>> {
+    fn iterations(&self, run_id: &str, page: &PageRequest) -> Result<Page<StoredIteration>> {
         let ks = Keyset::new(page)?;
         let rows = self.read(|c| {
             let mut st = c.prepare_cached(
@@ -287,8 +320,7 @@ impl Store {
         Ok(ks.page(rows, |r| (r.seq, r.id.clone())))
     }
 
-    /// Every iteration of a run with transcripts and grades, in plan order.
-    pub fn all_iterations(&self, run_id: &str) -> Result<Vec<StoredIteration>> {
+    fn all_iterations(&self, run_id: &str) -> Result<Vec<StoredIteration>> {
         let rows = self.read(|c| {
             let mut st = c.prepare_cached(&format!(
                 "SELECT {IT_COLS} FROM eval_iterations WHERE run_id = ?1 ORDER BY seq"
@@ -301,7 +333,7 @@ impl Store {
         rows.into_iter().map(finish_it).collect()
     }
 
-    pub fn iteration(&self, run_id: &str, id: &str) -> Result<StoredIteration> {
+    fn iteration(&self, run_id: &str, id: &str) -> Result<StoredIteration> {
         let row = self.read(|c| {
             Ok(c.prepare_cached(&format!(
                 "SELECT {IT_COLS} FROM eval_iterations WHERE run_id = ?1 AND id = ?2"
@@ -312,12 +344,7 @@ impl Store {
         finish_it(row.ok_or_else(|| Error::not_found("iteration", id))?)
     }
 
-    /// Records a finished (or cancelled) iteration and refreshes the run's counters and
-    /// heartbeat in one transaction, with the credits it spent (`debit`: organization, cost,
-    /// ledger note), so a restart never charges an iteration twice. With `owner`, only while
-    /// that process still owns the run: `Ok(false)` (nothing written) once another took it
-    /// over.
-    pub fn save_iteration(
+    fn save_iteration(
         &self,
         run_id: &str,
         it: &StoredIteration,
@@ -357,9 +384,7 @@ impl Store {
         })
     }
 
-    /// Sets a run's status (and `error`), and on a terminal status its result, body and
-    /// completion time.
-    pub fn set_run_state(
+    fn set_run_state(
         &self,
         run_id: &str,
         status: &str,
@@ -389,7 +414,7 @@ impl Store {
         })
     }
 
-    pub fn set_run_body(&self, run_id: &str, body: &Value) -> Result<()> {
+    fn set_run_body(&self, run_id: &str, body: &Value) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE eval_runs SET body = ?2 WHERE id = ?1",
@@ -399,9 +424,7 @@ impl Store {
         })
     }
 
-    /// What the runner of `run_id` in process `owner` should do next: go on, stop for a
-    /// cancel, or stop because another process took the run over (its lease ran out).
-    pub fn run_signal(&self, run_id: &str, owner: &str) -> Result<RunSignal> {
+    fn run_signal(&self, run_id: &str, owner: &str) -> Result<RunSignal> {
         let row: Option<(Option<String>, i64)> = self.read(|c| {
             Ok(
                 c.prepare_cached("SELECT owner, cancel_requested FROM eval_runs WHERE id = ?1")?
@@ -417,7 +440,7 @@ impl Store {
         })
     }
 
-    pub fn request_cancel(&self, run_id: &str) -> Result<()> {
+    fn request_cancel(&self, run_id: &str) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE eval_runs SET cancel_requested = 1 WHERE id = ?1",
@@ -425,6 +448,36 @@ impl Store {
             )?;
             Ok(())
         })
+    }
+}
+
+impl Store {
+    fn runs_by(&self, scope: Scope, id: &str, page: &PageRequest) -> Result<Page<StoredRun>> {
+        let ks = Keyset::new(page)?;
+        let first = page.cursor.is_none();
+        let column = match scope {
+            Scope::Suite => "suite_id",
+            Scope::Project => "project_id",
+        };
+        let rows = self.read(|c| {
+            let mut st = c.prepare_cached(&format!(
+                "SELECT {RUN_COLS} FROM eval_runs WHERE {column} = ?1
+                 AND (?2 OR (created_at, id) < (?3, ?4))
+                 ORDER BY created_at DESC, id DESC LIMIT ?5"
+            ))?;
+            let rows = st
+                .query_map(
+                    params![id, first, ks.after_ts, ks.after_id, ks.fetch()],
+                    run_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            Ok(rows)
+        })?;
+        let rows = rows
+            .into_iter()
+            .map(finish_run)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(ks.page(rows, |r| (r.created_at, r.id.clone())))
     }
 }
 
@@ -441,6 +494,7 @@ impl WithMessage for Error {
 
 #[cfg(test)]
 mod tests {
+    use super::super::prelude::*;
     use super::*;
     use crate::spec::Code;
 

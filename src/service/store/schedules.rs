@@ -76,9 +76,40 @@ fn firings(c: &Connection, suite_id: &str, limit: usize) -> rusqlite::Result<Vec
     rows.collect()
 }
 
-impl Store {
+/// The schedules aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait ScheduleStore {
     /// A suite's schedule with its `recent` latest firings; `None` when never set.
-    pub fn schedule(&self, suite_id: &str, recent: usize) -> Result<Option<SuiteSchedule>> {
+    fn schedule(&self, suite_id: &str, recent: usize) -> Result<Option<SuiteSchedule>>;
+
+    /// Creates or replaces a suite's schedule settings; the firing history is kept.
+    fn put_schedule(&self, w: &ScheduleWrite<'_>) -> Result<()>;
+
+    /// Enabled schedules due at `now`, most overdue first.
+    fn due_schedules(&self, now: i64) -> Result<Vec<DueSchedule>>;
+
+    /// Claims the firing due at `due.next_run_at`: moves `next_run_at` to `next` only if it
+    /// still holds that value (and the schedule is still enabled), and writes the `pending`
+    /// firing row, in one transaction. `None` when another claimant (or a PATCH) was first.
+    fn claim_firing(&self, due: &DueSchedule, next: i64, now: i64) -> Result<Option<String>>;
+
+    /// Records how a claimed firing ended; a launch also becomes the schedule's last run.
+    fn finish_firing(
+        &self,
+        suite_id: &str,
+        firing_id: &str,
+        outcome: FiringOutcome,
+        reason: Option<&str>,
+        message: Option<&str>,
+        run_id: Option<&str>,
+    ) -> Result<()>;
+
+    /// Firings a dead process claimed but never finished become `skipped` (`INTERRUPTED`):
+    /// at most once means such a firing is not retried.
+    fn interrupt_pending_firings(&self) -> Result<usize>;
+}
+
+impl ScheduleStore for Store {
+    fn schedule(&self, suite_id: &str, recent: usize) -> Result<Option<SuiteSchedule>> {
         self.read(|c| {
             let s = c
                 .prepare_cached(&format!(
@@ -96,8 +127,7 @@ impl Store {
         })
     }
 
-    /// Creates or replaces a suite's schedule settings; the firing history is kept.
-    pub fn put_schedule(&self, w: &ScheduleWrite<'_>) -> Result<()> {
+    fn put_schedule(&self, w: &ScheduleWrite<'_>) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO eval_schedules (suite_id, project_id, org_id, user_id, enabled, interval_minutes, environment_id, next_run_at, created_at, updated_at)
@@ -111,8 +141,7 @@ impl Store {
         })
     }
 
-    /// Enabled schedules due at `now`, most overdue first.
-    pub fn due_schedules(&self, now: i64) -> Result<Vec<DueSchedule>> {
+    fn due_schedules(&self, now: i64) -> Result<Vec<DueSchedule>> {
         self.read(|c| {
             let mut st = c.prepare_cached(
                 "SELECT suite_id, project_id, org_id, user_id, interval_minutes, environment_id, next_run_at
@@ -134,10 +163,7 @@ impl Store {
         })
     }
 
-    /// Claims the firing due at `due.next_run_at`: moves `next_run_at` to `next` only if it
-    /// still holds that value (and the schedule is still enabled), and writes the `pending`
-    /// firing row, in one transaction. `None` when another claimant (or a PATCH) was first.
-    pub fn claim_firing(&self, due: &DueSchedule, next: i64, now: i64) -> Result<Option<String>> {
+    fn claim_firing(&self, due: &DueSchedule, next: i64, now: i64) -> Result<Option<String>> {
         self.write(|tx| {
             let n = tx.execute(
                 "UPDATE eval_schedules SET next_run_at = ?3, last_fired_at = ?4
@@ -161,8 +187,7 @@ impl Store {
         })
     }
 
-    /// Records how a claimed firing ended; a launch also becomes the schedule's last run.
-    pub fn finish_firing(
+    fn finish_firing(
         &self,
         suite_id: &str,
         firing_id: &str,
@@ -186,9 +211,7 @@ impl Store {
         })
     }
 
-    /// Firings a dead process claimed but never finished become `skipped` (`INTERRUPTED`):
-    /// at most once means such a firing is not retried.
-    pub fn interrupt_pending_firings(&self) -> Result<usize> {
+    fn interrupt_pending_firings(&self) -> Result<usize> {
         self.write(|tx| {
             Ok(tx.execute(
                 "UPDATE eval_schedule_firings SET outcome = 'skipped', reason = 'INTERRUPTED',

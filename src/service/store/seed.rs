@@ -21,10 +21,15 @@ pub struct Local {
     pub org_id: String,
 }
 
-impl Store {
+/// The seed aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait SeedStore {
     /// Returns the local owner, creating it and the demo project on first run.
     /// `demo_command` is the program that runs the demo server (this binary).
-    pub fn ensure_seeded(&self, demo_command: &str) -> Result<Local> {
+    fn ensure_seeded(&self, demo_command: &str) -> Result<Local>;
+}
+
+impl SeedStore for Store {
+    fn ensure_seeded(&self, demo_command: &str) -> Result<Local> {
         self.write(|tx| {
             let existing: Option<(String, String)> = tx
                 .query_row(
@@ -152,6 +157,7 @@ fn whoami() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::prelude::*;
     use super::*;
     use crate::spec::page::PageRequest;
 

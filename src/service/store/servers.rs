@@ -92,8 +92,65 @@ impl std::fmt::Debug for StoredTokens {
     }
 }
 
-impl Store {
-    pub fn create_server(
+/// The servers aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait ServerStore {
+    fn create_server(
+        &self,
+        project_id: &str,
+        name: &str,
+        enabled: bool,
+        config: &ServerConfig,
+    ) -> Result<Server>;
+
+    /// A server of the project, by id or by name.
+    fn server(&self, project_id: &str, id_or_name: &str) -> Result<Server>;
+
+    fn servers(&self, project_id: &str, page: &PageRequest) -> Result<Page<Server>>;
+
+    /// Every saved stdio server, of every project.
+    fn stdio_servers(&self) -> Result<Vec<Server>>;
+
+    /// Replaces name, enabled flag and config; bumps the revision so live sessions of the
+    /// old config are not reused, and drops the capability snapshot, which described the
+    /// old config.
+    fn update_server(
+        &self,
+        project_id: &str,
+        id: &str,
+        name: &str,
+        enabled: bool,
+        config: &ServerConfig,
+    ) -> Result<Server>;
+
+    fn delete_server(&self, project_id: &str, id: &str) -> Result<()>;
+
+    /// Records the outcome of a validate or doctor, and the capability snapshot if any
+    /// (a failure keeps the previous snapshot: it still says what the server last offered).
+    fn set_server_status(&self, id: &str, status: &str, snapshot: Option<&Snapshot>) -> Result<()>;
+
+    fn save_tokens(&self, server_id: &str, t: &StoredTokens) -> Result<()>;
+
+    fn tokens(&self, server_id: &str) -> Result<Option<StoredTokens>>;
+
+    fn has_client_secret(&self, server_id: &str) -> Result<bool>;
+
+    fn create_server_group(
+        &self,
+        project_id: &str,
+        name: &str,
+        server_ids: &[String],
+    ) -> Result<String>;
+
+    /// A server group's members in order, or `None` if the group does not exist.
+    fn server_group(
+        &self,
+        project_id: &str,
+        group_id: &str,
+    ) -> Result<Option<(String, Vec<ServerName>)>>;
+}
+
+impl ServerStore for Store {
+    fn create_server(
         &self,
         project_id: &str,
         name: &str,
@@ -114,8 +171,7 @@ impl Store {
         self.server(project_id, &id)
     }
 
-    /// A server of the project, by id or by name.
-    pub fn server(&self, project_id: &str, id_or_name: &str) -> Result<Server> {
+    fn server(&self, project_id: &str, id_or_name: &str) -> Result<Server> {
         let row = self.read(|c| {
             Ok(c.prepare_cached(&format!(
                 "SELECT {COLUMNS} FROM servers WHERE project_id = ?1 AND (id = ?2 OR name = ?2)
@@ -130,7 +186,7 @@ impl Store {
         )
     }
 
-    pub fn servers(&self, project_id: &str, page: &PageRequest) -> Result<Page<Server>> {
+    fn servers(&self, project_id: &str, page: &PageRequest) -> Result<Page<Server>> {
         let ks = Keyset::new(page)?;
         let rows = self.read(|c| {
             let mut st = c.prepare_cached(&format!(
@@ -150,8 +206,7 @@ impl Store {
         Ok(ks.page(rows, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
     }
 
-    /// Every saved stdio server, of every project.
-    pub fn stdio_servers(&self) -> Result<Vec<Server>> {
+    fn stdio_servers(&self) -> Result<Vec<Server>> {
         let rows = self.read(|c| {
             let mut st = c.prepare(&format!(
                 "SELECT {COLUMNS} FROM servers WHERE json_extract(config, '$.transport.type') = 'stdio' ORDER BY created_at, id"
@@ -162,10 +217,7 @@ impl Store {
         rows.into_iter().map(|r| finish(&self.sealer, r)).collect()
     }
 
-    /// Replaces name, enabled flag and config; bumps the revision so live sessions of the
-    /// old config are not reused, and drops the capability snapshot, which described the
-    /// old config.
-    pub fn update_server(
+    fn update_server(
         &self,
         project_id: &str,
         id: &str,
@@ -197,7 +249,7 @@ impl Store {
         self.server(project_id, id)
     }
 
-    pub fn delete_server(&self, project_id: &str, id: &str) -> Result<()> {
+    fn delete_server(&self, project_id: &str, id: &str) -> Result<()> {
         let n = self.write(|tx| {
             Ok(tx.execute(
                 "DELETE FROM servers WHERE project_id = ?1 AND id = ?2",
@@ -210,14 +262,7 @@ impl Store {
         Ok(())
     }
 
-    /// Records the outcome of a validate or doctor, and the capability snapshot if any
-    /// (a failure keeps the previous snapshot: it still says what the server last offered).
-    pub fn set_server_status(
-        &self,
-        id: &str,
-        status: &str,
-        snapshot: Option<&Snapshot>,
-    ) -> Result<()> {
+    fn set_server_status(&self, id: &str, status: &str, snapshot: Option<&Snapshot>) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE servers SET last_status = ?2, snapshot = COALESCE(?3, snapshot) WHERE id = ?1",
@@ -227,7 +272,7 @@ impl Store {
         })
     }
 
-    pub fn save_tokens(&self, server_id: &str, t: &StoredTokens) -> Result<()> {
+    fn save_tokens(&self, server_id: &str, t: &StoredTokens) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "INSERT INTO oauth_tokens (server_id, server_url, resource_url, client_id, client_secret,
@@ -248,7 +293,7 @@ impl Store {
         })
     }
 
-    pub fn tokens(&self, server_id: &str) -> Result<Option<StoredTokens>> {
+    fn tokens(&self, server_id: &str) -> Result<Option<StoredTokens>> {
         let sealed = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT server_url, resource_url, client_id, client_secret, access_token, refresh_token,
@@ -279,13 +324,13 @@ impl Store {
             .transpose()
     }
 
-    pub fn has_client_secret(&self, server_id: &str) -> Result<bool> {
+    fn has_client_secret(&self, server_id: &str) -> Result<bool> {
         Ok(self
             .tokens(server_id)?
             .is_some_and(|t| t.client_secret.is_some()))
     }
 
-    pub fn create_server_group(
+    fn create_server_group(
         &self,
         project_id: &str,
         name: &str,
@@ -316,8 +361,7 @@ impl Store {
         Ok(id)
     }
 
-    /// A server group's members in order, or `None` if the group does not exist.
-    pub fn server_group(
+    fn server_group(
         &self,
         project_id: &str,
         group_id: &str,

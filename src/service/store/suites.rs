@@ -10,14 +10,49 @@ use crate::spec::page::{Page, PageRequest};
 use crate::spec::suite::{EvalSuite, SuiteSettings};
 use crate::spec::{Error, Result};
 
-impl Store {
+/// The suites aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).
+pub trait SuiteStore {
     /// Creates a suite and its cases in one transaction.
-    pub fn create_suite(
+    fn create_suite(&self, project_id: &str, new: &NewSuite, cases: &[EvalCase]) -> Result<String>;
+
+    fn suite(&self, project_id: &str, id_or_name: &str) -> Result<EvalSuite>;
+
+    /// Replaces a suite's editable fields.
+    fn update_suite(&self, s: &EvalSuite) -> Result<()>;
+
+    fn delete_suite(&self, project_id: &str, id: &str) -> Result<()>;
+
+    /// A suite's cases in order.
+    fn cases(&self, suite_id: &str) -> Result<Vec<EvalCase>>;
+
+    /// A page of a suite's cases in order, keyed on `(position, id)`.
+    fn cases_page(&self, suite_id: &str, page: &PageRequest) -> Result<Page<EvalCase>>;
+
+    fn case(&self, suite_id: &str, case_id: &str) -> Result<EvalCase>;
+
+    /// Appends cases to a suite in one transaction.
+    fn add_cases(&self, suite_id: &str, cases: &[EvalCase]) -> Result<()>;
+
+    fn update_case(&self, suite_id: &str, case: &EvalCase) -> Result<EvalCase>;
+
+    fn delete_case(&self, suite_id: &str, case_id: &str) -> Result<()>;
+
+    /// A page of suites with their case counts, run totals, latest run and trend: one
+    /// statement over `eval_suite_stats`, which triggers keep current as cases and runs
+    /// change (migration V10), so a read never aggregates.
+    fn suite_summaries(
         &self,
         project_id: &str,
-        new: &NewSuite,
-        cases: &[EvalCase],
-    ) -> Result<String> {
+        page: &PageRequest,
+    ) -> Result<Page<EvalSuiteSummary>>;
+
+    /// The project's `suites_version`, which moves with every change the suite list shows
+    /// (migration V11).
+    fn suites_version(&self, project_id: &str) -> Result<i64>;
+}
+
+impl SuiteStore for Store {
+    fn create_suite(&self, project_id: &str, new: &NewSuite, cases: &[EvalCase]) -> Result<String> {
         let id = new_id("sut");
         let now = now_ms();
         self.write(|tx| {
@@ -32,7 +67,7 @@ impl Store {
         Ok(id)
     }
 
-    pub fn suite(&self, project_id: &str, id_or_name: &str) -> Result<EvalSuite> {
+    fn suite(&self, project_id: &str, id_or_name: &str) -> Result<EvalSuite> {
         let row = self.read(|c| {
             Ok(c.prepare_cached(
                 "SELECT s.id, s.project_id, s.name, s.description, s.server_ids, s.environment_ids, s.settings,
@@ -83,8 +118,7 @@ impl Store {
         })
     }
 
-    /// Replaces a suite's editable fields.
-    pub fn update_suite(&self, s: &EvalSuite) -> Result<()> {
+    fn update_suite(&self, s: &EvalSuite) -> Result<()> {
         self.write(|tx| {
             tx.execute(
                 "UPDATE eval_suites SET name = ?3, description = ?4, server_ids = ?5, environment_ids = ?6, settings = ?7, updated_at = ?8
@@ -95,7 +129,7 @@ impl Store {
         })
     }
 
-    pub fn delete_suite(&self, project_id: &str, id: &str) -> Result<()> {
+    fn delete_suite(&self, project_id: &str, id: &str) -> Result<()> {
         let n = self.write(|tx| {
             Ok(tx.execute(
                 "DELETE FROM eval_suites WHERE project_id = ?1 AND id = ?2",
@@ -108,8 +142,7 @@ impl Store {
         Ok(())
     }
 
-    /// A suite's cases in order.
-    pub fn cases(&self, suite_id: &str) -> Result<Vec<EvalCase>> {
+    fn cases(&self, suite_id: &str) -> Result<Vec<EvalCase>> {
         let rows: Vec<(String, i64, i64)> = self.read(|c| {
             let mut st = c.prepare_cached("SELECT body, created_at, updated_at FROM eval_cases WHERE suite_id = ?1 ORDER BY position, id")?;
             let rows = st.query_map([suite_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
@@ -120,8 +153,7 @@ impl Store {
             .collect()
     }
 
-    /// A page of a suite's cases in order, keyed on `(position, id)`.
-    pub fn cases_page(&self, suite_id: &str, page: &PageRequest) -> Result<Page<EvalCase>> {
+    fn cases_page(&self, suite_id: &str, page: &PageRequest) -> Result<Page<EvalCase>> {
         let ks = Keyset::new(page)?;
         let rows: Vec<(String, i64, i64, i64)> = self.read(|c| {
             let mut st = c.prepare_cached(
@@ -146,7 +178,7 @@ impl Store {
         })
     }
 
-    pub fn case(&self, suite_id: &str, case_id: &str) -> Result<EvalCase> {
+    fn case(&self, suite_id: &str, case_id: &str) -> Result<EvalCase> {
         let row: Option<(String, i64, i64)> = self.read(|c| {
             Ok(c.prepare_cached("SELECT body, created_at, updated_at FROM eval_cases WHERE suite_id = ?1 AND id = ?2")?
                 .query_row(params![suite_id, case_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
@@ -156,12 +188,11 @@ impl Store {
         case_from_row(&b, c, u)
     }
 
-    /// Appends cases to a suite in one transaction.
-    pub fn add_cases(&self, suite_id: &str, cases: &[EvalCase]) -> Result<()> {
+    fn add_cases(&self, suite_id: &str, cases: &[EvalCase]) -> Result<()> {
         self.write(|tx| insert_cases(tx, suite_id, cases, now_ms()))
     }
 
-    pub fn update_case(&self, suite_id: &str, case: &EvalCase) -> Result<EvalCase> {
+    fn update_case(&self, suite_id: &str, case: &EvalCase) -> Result<EvalCase> {
         let now = now_ms();
         let n = self.write(|tx| {
             Ok(tx.execute(
@@ -175,7 +206,7 @@ impl Store {
         self.case(suite_id, &case.id)
     }
 
-    pub fn delete_case(&self, suite_id: &str, case_id: &str) -> Result<()> {
+    fn delete_case(&self, suite_id: &str, case_id: &str) -> Result<()> {
         let n = self.write(|tx| {
             Ok(tx.execute(
                 "DELETE FROM eval_cases WHERE suite_id = ?1 AND id = ?2",
@@ -188,10 +219,7 @@ impl Store {
         Ok(())
     }
 
-    /// A page of suites with their case counts, run totals, latest run and trend: one
-    /// statement over `eval_suite_stats`, which triggers keep current as cases and runs
-    /// change (migration V10), so a read never aggregates.
-    pub fn suite_summaries(
+    fn suite_summaries(
         &self,
         project_id: &str,
         page: &PageRequest,
@@ -259,9 +287,7 @@ impl Store {
         Ok(ks.page(items, |s| (s.created_at.unwrap_or_default(), s.id.clone())))
     }
 
-    /// The project's `suites_version`, which moves with every change the suite list shows
-    /// (migration V11).
-    pub fn suites_version(&self, project_id: &str) -> Result<i64> {
+    fn suites_version(&self, project_id: &str) -> Result<i64> {
         self.read(|c| {
             c.prepare_cached("SELECT suites_version FROM projects WHERE id = ?1")?
                 .query_row([project_id], |r| r.get(0))

@@ -18,7 +18,7 @@ use rand::RngCore;
 use sha2::Digest;
 
 use super::{IngestRun, finalize_tx, iteration};
-use crate::service::store::ingest::{self as db, NewUpload, UploadedArtifact};
+use crate::service::store::ingest::{self as db, NewUpload, UploadedArtifact, ingest_write};
 use crate::service::store::now_ms;
 use crate::service::store::projects::ProjectRole;
 use crate::service::{Principal, Service};
@@ -171,7 +171,7 @@ impl Service {
             ..RunFields::default()
         };
         let run_body = self.ingest_body(&who, &project, &fields);
-        let (run_id, inserted, skipped) = self.store().write(|tx| {
+        let (run_id, inserted, skipped) = ingest_write(self.store(), |tx| {
             let (run_id, finalize) = match &req.run_id {
                 Some(id) => (id.clone(), false),
                 None => (
@@ -180,7 +180,7 @@ impl Service {
                     true,
                 ),
             };
-            let (inserted, skipped) = db::append(tx, &run_id, &items)?;
+            let (inserted, skipped) = tx.append(&run_id, &items)?;
             if finalize {
                 finalize_tx(tx, &run_id, false)?;
             }
@@ -190,7 +190,7 @@ impl Service {
                 content,
                 run_id: &run_id,
             };
-            if !db::consume_upload(tx, &up.id, &stored)? {
+            if !tx.consume_upload(&up.id, &stored)? {
                 return Err(unauthorized(
                     "this upload URL was already used; mint a new one",
                     "UPLOAD_URL_USED",
