@@ -87,9 +87,10 @@ pub(super) fn table(r: Routes) -> Routes {
         .post::<RunFields, IngestRun, _, _>("/projects/{project_id}/eval-ingest/runs/start", "Create, or idempotently reuse, a run by externalRunId", StatusCode::OK, ingest_start)
         .post::<IngestIterations, IngestBatch, _, _>("/projects/{project_id}/eval-ingest/runs/iterations", "Append an iteration batch (up to 200) to a started run; replayed externalIterationIds are skipped", StatusCode::OK, ingest_iterations)
         .post::<IngestFinalize, IngestRun, _, _>("/projects/{project_id}/eval-ingest/runs/finalize", "Finalize a chunked run (idempotent)", StatusCode::OK, ingest_finalize)
-        .post::<UploadUrlRequest, UploadUrl, _, _>("/projects/{project_id}/eval-ingest/artifacts/upload-url", "Mint a single-use, expiring upload URL for a JUnit XML, Jest JSON or Vitest JSON artifact", StatusCode::OK, ingest_upload_url)
+        .post::<UploadUrlRequest, UploadUrl, _, _>("/projects/{project_id}/eval-ingest/artifacts/upload-url", "Mint a single-use, expiring upload URL for a JUnit XML, Jest JSON or Vitest JSON artifact, or (additive) an HTML widget snapshot", StatusCode::OK, ingest_upload_url)
         .post::<AgentTurnRequest, AgentTurnResponse, _, _>("/projects/{project_id}/agent", "One assistant turn over messages; reads servers, suites and runs, creates eval suites, cannot start runs. Not idempotent: on an error check details.createdResources", StatusCode::OK, agent_turn)
         .extensions()
+        .get::<StoredArtifact, _, _>("/projects/{project_id}/eval-ingest/artifacts/{storage_id}", "Read back an uploaded artifact by its storageId: a widget snapshot's HTML, or a report file", ingest_artifact)
         .post::<Any, CallCancelled, _, _>("/projects/{project_id}/servers/{server_id}/calls/{call_id}/cancel", "Cancel a running tools/call that named itself with callId (the server is sent notifications/cancelled)", StatusCode::OK, cancel_call)
         .post::<ResourceReadRequest, Subscribed, _, _>("/projects/{project_id}/servers/{server_id}/resources/subscribe", "Subscribe to updates of a resource for the session's life; updates arrive as the server's protocol events", StatusCode::OK, subscribe_resource)
         .get::<TaskList, _, _>("/projects/{project_id}/servers/{server_id}/tasks", "The server's tasks: those evaldeck follows, and the server's own list where it has one", server_tasks)
@@ -826,8 +827,8 @@ async fn agent_turn(
 // Result ingestion.
 
 use crate::spec::ingest::{
-    ArtifactIngested, IngestBatch, IngestBody, IngestFinalize, IngestIterations, IngestReport,
-    IngestRun, RunFields, UploadUrl, UploadUrlRequest,
+    ArtifactUploaded, IngestBatch, IngestBody, IngestFinalize, IngestIterations, IngestReport,
+    IngestRun, RunFields, StoredArtifact, UploadUrl, UploadUrlRequest,
 };
 
 async fn ingest_report(
@@ -870,6 +871,14 @@ async fn ingest_finalize(
     s.service.ingest_finalize(&who, &p, &b).map(Json)
 }
 
+async fn ingest_artifact(
+    AxState(s): St,
+    who: Principal,
+    Path((p, id)): Path<(String, String)>,
+) -> R<StoredArtifact> {
+    s.service.ingest_artifact(&who, &p, &id).map(Json)
+}
+
 /// The upload URL's origin: `serve --public-url`, else where this request arrived.
 async fn ingest_upload_url(
     AxState(s): St,
@@ -894,12 +903,12 @@ async fn ingest_upload_url(
 /// In this order, before a byte of the body is read: the per-address rate limit (429
 /// `RATE_LIMITED` with `Retry-After`), then the token (401 for an unknown, used or expired
 /// one; the connection is closed on the unread body). Only then is the body, the raw file
-/// (any content type), read up to the configured cap.
+/// (any content type; `text/html` marks a widget snapshot), read up to the configured cap.
 pub(super) async fn upload_artifact(
     AxState(s): St,
     Path(token): Path<String>,
     req: axum::extract::Request,
-) -> R<ArtifactIngested> {
+) -> R<ArtifactUploaded> {
     if let Some(limiter) = &s.upload_limiter {
         let addr = req
             .extensions()
@@ -912,6 +921,11 @@ pub(super) async fn upload_artifact(
     }
     s.service.upload_token(&token)?;
     let max = s.service.config().ingest.max_artifact_bytes;
+    let content_type = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let bytes = axum::body::to_bytes(req.into_body(), max.saturating_add(1))
         .await
         .map_err(|_| {
@@ -922,8 +936,10 @@ pub(super) async fn upload_artifact(
             )
         })?;
     let service = s.service.clone();
-    tokio::task::spawn_blocking(move || service.ingest_upload(&token, &bytes))
-        .await
-        .map_err(|e| Error::internal(format!("the upload task failed: {e}")))?
-        .map(Json)
+    tokio::task::spawn_blocking(move || {
+        service.ingest_upload(&token, content_type.as_deref(), &bytes)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("the upload task failed: {e}")))?
+    .map(Json)
 }

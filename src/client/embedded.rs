@@ -544,6 +544,13 @@ impl Backend for Embedded {
         self.service
             .ingest_upload_url(&self.who, project, body, None)
     }
+    async fn ingest_artifact(
+        &self,
+        project: &str,
+        storage_id: &str,
+    ) -> Result<crate::spec::ingest::StoredArtifact> {
+        self.service.ingest_artifact(&self.who, project, storage_id)
+    }
 
     async fn agent_turn(
         &self,

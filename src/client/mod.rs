@@ -375,6 +375,12 @@ pub trait Backend: Send + Sync {
         project: &str,
         body: &crate::spec::ingest::UploadUrlRequest,
     ) -> Result<crate::spec::ingest::UploadUrl>;
+    /// An uploaded artifact read back by storage id (a widget snapshot's HTML, a report).
+    async fn ingest_artifact(
+        &self,
+        project: &str,
+        storage_id: &str,
+    ) -> Result<crate::spec::ingest::StoredArtifact>;
 
     /// One headless agent turn over `messages` (not idempotent: never retried).
     async fn agent_turn(

@@ -947,6 +947,14 @@ impl Backend for Remote {
         )
         .await
     }
+    async fn ingest_artifact(
+        &self,
+        project: &str,
+        storage_id: &str,
+    ) -> Result<crate::spec::ingest::StoredArtifact> {
+        self.get(&["projects", project, "eval-ingest", "artifacts", storage_id])
+            .await
+    }
 
     async fn agent_turn(
         &self,
