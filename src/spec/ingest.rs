@@ -903,15 +903,14 @@ mod tests {
             {"widgetHtmlBlobId": "art_2", "toolName": "chart", "protocol": "mcp-apps"},
             {"toolName": "chart", "widgetHtml": "<html></html>"}
         ]);
-        let rep = IngestReport::parse(report(json!({"results": [r]})).to_string().as_bytes())
-            .unwrap();
+        let rep =
+            IngestReport::parse(report(json!({"results": [r]})).to_string().as_bytes()).unwrap();
         let w = rep.results[0].widget_snapshots.as_ref().unwrap();
         assert_eq!(w[0].storage_id.as_deref(), Some("art_1"));
         assert_eq!(w[1].storage_id.as_deref(), Some("art_2"));
         assert_eq!(w[2].storage_id, None);
         // What a typed client sends back reads the same.
-        let again =
-            IngestReport::parse(serde_json::to_string(&rep).unwrap().as_bytes()).unwrap();
+        let again = IngestReport::parse(serde_json::to_string(&rep).unwrap().as_bytes()).unwrap();
         assert_eq!(again, rep);
     }
 

@@ -13,6 +13,7 @@ mod default_backend;
 mod idempotency;
 mod import;
 mod ingest;
+mod ingest_widgets;
 mod mcp;
 mod perf;
 mod perf_mcp;
