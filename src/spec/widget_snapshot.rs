@@ -66,7 +66,7 @@ pub struct WidgetSnapshotRef {
 #[allow(dead_code)]
 pub enum WidgetSnapshotInput {
     StorageId(String),
-    Object(WidgetSnapshotRef),
+    Object(Box<WidgetSnapshotRef>),
 }
 
 const STRING_FIELDS: [&str; 8] = [
