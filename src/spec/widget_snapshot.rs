@@ -8,8 +8,9 @@
 //!   `protocol` (strings) and `capturedAt` (a string or epoch milliseconds). Other keys
 //!   (the SDK's `widgetCsp`, `toolMetadata` …) are ignored, as everywhere in ingestion.
 //! - an object without an id but with inline `widgetHtml` (what the SDK sends when its upload
-//!   failed) is accepted so the result is not lost; the HTML is not kept (upload it through
-//!   an upload URL) and the snapshot is shown with `found: false`.
+//!   failed): the HTML is kept as a widget upload of the project (once per distinct HTML, so
+//!   a retried report stores nothing new) and named by its new `storageId`; HTML that is
+//!   no valid widget (empty, over 4 MiB) is dropped and the snapshot shown `found: false`.
 //!
 //! An entry of another type, or a field of the wrong type, is 400 `VALIDATION_ERROR` (rule
 //! `type`) at the entry's path; an object with neither id nor HTML is rule `required` at
@@ -55,7 +56,7 @@ pub struct WidgetSnapshotRef {
     /// An ISO 8601 string or epoch milliseconds, kept as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub captured_at: Option<Value>,
-    /// Inline HTML, sent when the reporter could not upload it: read, never stored.
+    /// Inline HTML, sent when the reporter could not upload it (kept as an upload).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub widget_html: Option<String>,
 }
@@ -179,7 +180,7 @@ impl<'de> Deserialize<'de> for WidgetSnapshotRef {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WidgetSnapshot {
-    /// Absent when the reporter sent inline HTML instead of an id.
+    /// Absent only when inline HTML was sent instead of an id and could not be kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage_id: Option<String>,
     /// Whether the id names a widget artifact of this project (read it back with

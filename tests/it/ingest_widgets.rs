@@ -300,11 +300,18 @@ async fn widget_uploads_and_references_refuse_what_they_cannot_keep() {
         .invalid("/results/0/widgetSnapshots", "type");
 
     // An unknown id is no error: the result is stored and the snapshot shown as not found.
+    // Inline HTML (the SDK's fallback when its upload failed) is kept, once per content;
+    // empty inline HTML cannot be.
+    let inline = "<p>inline</p>";
     let ok = post(
         &h,
         &p,
         "runs/iterations",
-        batch(json!(["art_nowhere", {"toolName": "chart", "widgetHtml": "<p>inline</p>"}])),
+        batch(json!([
+            "art_nowhere",
+            {"toolName": "chart", "widgetHtml": inline},
+            {"toolName": "empty", "widgetHtml": ""}
+        ])),
     )
     .await;
     assert_eq!(ok.ok(200)["inserted"], 1);
@@ -314,12 +321,44 @@ async fn widget_uploads_and_references_refuse_what_they_cannot_keep() {
             &h.owner_key,
         )
         .await;
+    let shots = its.ok(200)["items"][0]["widgetSnapshots"].clone();
     assert_eq!(
-        its.ok(200)["items"][0]["widgetSnapshots"],
-        json!([
-            {"storageId": "art_nowhere", "found": false},
-            {"found": false, "toolName": "chart"}
-        ])
+        shots[0],
+        json!({"storageId": "art_nowhere", "found": false})
+    );
+    assert_eq!(shots[2], json!({"found": false, "toolName": "empty"}));
+    let kept = shots[1]["storageId"].as_str().expect("kept").to_string();
+    assert_eq!(
+        (
+            &shots[1]["found"],
+            &shots[1]["bytes"],
+            &shots[1]["toolName"]
+        ),
+        (&json!(true), &json!(inline.len()), &json!("chart")),
+        "{shots}"
+    );
+    let back = h
+        .get(
+            &format!("/projects/{p}/eval-ingest/artifacts/{kept}"),
+            &h.owner_key,
+        )
+        .await;
+    assert_eq!(back.ok(200)["content"], inline);
+    let replay = json!({"runId": run_id, "results": [
+        {"caseTitle": "b", "passed": true, "externalIterationId": "c-2",
+         "widgetSnapshots": [{"widgetHtml": inline}]}
+    ]});
+    post(&h, &p, "runs/iterations", replay).await.ok(200);
+    let its = h
+        .get(
+            &format!("/projects/{p}/eval-runs/{run_id}/iterations"),
+            &h.owner_key,
+        )
+        .await;
+    assert_eq!(
+        its.ok(200)["items"][1]["widgetSnapshots"][0]["storageId"],
+        kept.as_str(),
+        "the same HTML is kept once"
     );
 
     // The OpenAPI document describes both upload answers and the read-back route.

@@ -31,8 +31,8 @@
 //! - **Traces.** A result's `trace` is kept as sent and returned by the trace endpoint
 //!   (`messages` and `spans` lifted out of it); none sent is 404 `TRACE_NOT_AVAILABLE`.
 //! - **Widget snapshots.** A result's `widgetSnapshots` are resolved against the project's
-//!   uploads when it is stored and shown, additively, on the iteration and its trace
-//!   ([`widgets`]).
+//!   uploads when it is stored (inline HTML is kept as an upload first) and shown,
+//!   additively, on the iteration and its trace ([`widgets`]).
 
 mod upload;
 mod widgets;
@@ -347,7 +347,7 @@ impl Service {
         let project = self.ingest_project(who, project)?;
         let run_body = self.ingest_body(who, &project, &body.run);
         let mut items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
-        self.attach_snapshots(&project, &body.results, &mut items)?;
+        self.attach_snapshots(who, &project, &body.results, &mut items)?;
         let b = self.store().write(|tx| {
             let b = self.ingest_begin(tx, who, &project, &body.run, &run_body)?;
             if db::run_state(tx, &b.run_id)?.0 == "running" {
@@ -395,7 +395,7 @@ impl Service {
         let project = self.ingest_project(who, project)?;
         let run = self.ingested_run(&project, &body.run_id)?;
         let mut items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
-        self.attach_snapshots(&project, &body.results, &mut items)?;
+        self.attach_snapshots(who, &project, &body.results, &mut items)?;
         let (inserted, skipped) = self.store().write(|tx| db::append(tx, &run.id, &items))?;
         let run = self.store().run(Some(&project), &run.id)?;
         Ok(IngestBatch {

@@ -1,11 +1,13 @@
 //! Uploaded artifacts read back: the rows of `ingest_uploads` whose URL was used, by storage
 //! id within a project. An unused URL, or one of another project, is not an artifact here.
+//! A widget's HTML that came inline in a result is kept as such a row too (no URL behind it).
 
 use std::collections::HashMap;
 
 use rusqlite::{OptionalExtension, params};
 
-use super::Store;
+use super::identity::Principal;
+use super::{Store, new_id, now_ms};
 use crate::spec::Result;
 
 /// What is known of a stored artifact without its content.
@@ -24,6 +26,14 @@ pub struct StoredArtifactRow {
     pub uploaded_at: i64,
     pub run_id: Option<String>,
     pub content: Vec<u8>,
+}
+
+/// A widget snapshot that came inline, to keep in `project_id` as `who` sent it.
+pub struct InlineWidget<'a> {
+    pub who: &'a Principal,
+    pub project_id: &'a str,
+    pub sha256: &'a str,
+    pub content: &'a [u8],
 }
 
 const USED: &str = "project_id = ?1 AND id = ?2 AND used_at IS NOT NULL AND kind IS NOT NULL";
@@ -58,6 +68,33 @@ impl Store {
                 }
             }
             Ok(out)
+        })
+    }
+
+    /// Keeps an inline widget as a used upload row and returns its storage id; the same HTML
+    /// already kept in the project is reused, so a retried report stores nothing new.
+    pub fn keep_inline_widget(&self, w: &InlineWidget<'_>) -> Result<String> {
+        self.write(|tx| {
+            let known: Option<String> = tx
+                .query_row(
+                    "SELECT id FROM ingest_uploads WHERE project_id = ?1 AND kind = 'widget' AND sha256 = ?2 AND used_at IS NOT NULL
+                     ORDER BY created_at, id LIMIT 1",
+                    params![w.project_id, w.sha256],
+                    |r| r.get(0),
+                )
+                .optional()?;
+            if let Some(id) = known {
+                return Ok(id);
+            }
+            let id = new_id("art");
+            let now = now_ms();
+            // No token was minted: the hash column holds a value no token hashes to.
+            tx.execute(
+                "INSERT INTO ingest_uploads (id, token_hash, org_id, project_id, user_id, org_role, request, expires_at, created_at, used_at, kind, size, sha256, content)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, '{\"kind\":\"widget\",\"inline\":true}', ?7, ?7, ?7, 'widget', ?8, ?9, ?10)",
+                params![id, format!("inline:{id}"), w.who.org_id, w.project_id, w.who.user_id, w.who.org_role, now, w.content.len() as i64, w.sha256, w.content],
+            )?;
+            Ok(id)
         })
     }
 

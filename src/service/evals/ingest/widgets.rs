@@ -1,13 +1,15 @@
 //! Widget snapshots on the service side: a widget uploaded to an upload URL is stored as
 //! sent (no run), results name snapshots by storage id and keep them resolved on their
-//! iteration, and any uploaded artifact reads back by id. The shapes are in
-//! [`crate::spec::widget_snapshot`] and [`crate::spec::artifacts::widget`].
+//! iteration, and any uploaded artifact reads back by id. A snapshot sent inline (the
+//! SDK's fallback when its upload failed) is kept as if it had been uploaded, so no result
+//! loses its widget. The shapes are in [`crate::spec::widget_snapshot`] and
+//! [`crate::spec::artifacts::widget`].
 
 use std::collections::HashMap;
 
 use sha2::Digest;
 
-use crate::service::store::artifacts::ArtifactMeta;
+use crate::service::store::artifacts::{ArtifactMeta, InlineWidget};
 use crate::service::store::ingest::{
     self as db, NewIngestIteration, StoredUpload, UploadedArtifact,
 };
@@ -78,24 +80,57 @@ impl Service {
         })
     }
 
+    /// The results' snapshot references, with inline HTML kept and named by its new id.
+    /// HTML that is not a valid widget (empty, over 4 MiB) stays unnamed: shown not found.
+    fn keep_inline(
+        &self,
+        who: &Principal,
+        project: &str,
+        results: &[IngestResult],
+    ) -> Result<Vec<Vec<WidgetSnapshotRef>>> {
+        let mut out = Vec::with_capacity(results.len());
+        for r in results {
+            let mut refs = r.widget_snapshots.clone().unwrap_or_default();
+            for w in refs.iter_mut() {
+                let Some(html) = w.widget_html.take() else {
+                    continue;
+                };
+                if w.storage_id.is_some() || widget::check(html.as_bytes()).is_err() {
+                    continue;
+                }
+                let id = self.store().keep_inline_widget(&InlineWidget {
+                    who,
+                    project_id: project,
+                    sha256: &sha256(html.as_bytes()),
+                    content: html.as_bytes(),
+                })?;
+                w.storage_id = Some(id);
+            }
+            out.push(refs);
+        }
+        Ok(out)
+    }
+
     /// Puts each result's resolved `widgetSnapshots` on its iteration (`items` are the
     /// results' rows, in order). An empty list adds nothing.
     pub(super) fn attach_snapshots(
         &self,
+        who: &Principal,
         project: &str,
         results: &[IngestResult],
         items: &mut [NewIngestIteration],
     ) -> Result<()> {
-        let ids: Vec<&str> = results
+        let refs = self.keep_inline(who, project, results)?;
+        let ids: Vec<&str> = refs
             .iter()
-            .flat_map(|r| r.widget_snapshots.iter().flatten())
+            .flatten()
             .filter_map(|w| w.storage_id.as_deref())
             .collect();
         let found = self.store().artifact_metas(project, &ids)?;
-        for (r, it) in results.iter().zip(items.iter_mut()) {
-            let Some(list) = r.widget_snapshots.as_ref().filter(|l| !l.is_empty()) else {
+        for (list, it) in refs.iter().zip(items.iter_mut()) {
+            if list.is_empty() {
                 continue;
-            };
+            }
             let shots: Vec<WidgetSnapshot> = list.iter().map(|w| resolve(w, &found)).collect();
             it.body["widgetSnapshots"] = serde_json::to_value(shots).expect("serializes");
         }
