@@ -37,10 +37,10 @@ use crate::spec::primitives::{
     ListRequest, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceReadRequest,
     ResourceTemplateItem, ToolCallRequest, ToolItem, ValidateResult,
 };
-use crate::spec::widget::{ViewRecord, WidgetRenderRequest};
 use crate::spec::run::{EvalIteration, EvalRun, RunCreate, RunCreated};
 use crate::spec::server::{Server, ServerCreate, ServerPatch};
 use crate::spec::suite::{EvalSuite, SuiteCreate, SuiteCreated, SuitePatch};
+use crate::spec::widget::{ViewRecord, WidgetRenderRequest};
 use serde_json::Value;
 
 /// What a caller of [`Backend::call_tool_watched`] follows and answers.
@@ -299,6 +299,16 @@ pub trait Backend: Send + Sync {
                 (),
                 serde_json::json!({}),
             )
+            .await
+    }
+    /// An uploaded artifact read back by storage id (a widget snapshot's HTML, a report).
+    async fn ingest_artifact(
+        &self,
+        project: &str,
+        storage_id: &str,
+    ) -> Result<crate::spec::ingest::StoredArtifact> {
+        self.target()
+            .call::<op::IngestArtifact>((project.into(), storage_id.into()), (), ())
             .await
     }
     /// Renders a tool's MCP Apps view from a call's arguments and result.

@@ -14,6 +14,7 @@ mod golden;
 mod idempotency;
 mod import;
 mod ingest;
+mod ingest_widgets;
 mod mcp;
 mod operations;
 mod perf;

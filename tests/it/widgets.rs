@@ -278,6 +278,10 @@ async fn the_csp_blocks_a_request_the_resource_did_not_declare() {
     }
     let record = view.close().await;
     assert_eq!(hits.load(Ordering::SeqCst), 1, "{:#?}", record.console);
-    assert!(record.csp.contains(&format!("connect-src {origin}")), "{}", record.csp);
+    assert!(
+        record.csp.contains(&format!("connect-src {origin}")),
+        "{}",
+        record.csp
+    );
     runtime.shutdown().await;
 }

@@ -5,6 +5,7 @@
 //! the caller's thread; every multi-row write goes through [`Store::write`], which wraps it
 //! in one `IMMEDIATE` transaction so a crash mid-write leaves nothing half-done.
 
+pub mod artifacts;
 pub mod authoring;
 pub mod chat;
 pub mod credits;

@@ -70,9 +70,12 @@ impl ViewHost for SessionHost {
 
     async fn read_resource(&self, uri: &str) -> std::result::Result<Value, String> {
         let svc = &self.svc;
-        svc.with_server(&self.who, &self.project_id, &self.server_id, |target| async move {
-            svc.mcp().read_resource(&target, uri).await
-        })
+        svc.with_server(
+            &self.who,
+            &self.project_id,
+            &self.server_id,
+            |target| async move { svc.mcp().read_resource(&target, uri).await },
+        )
         .await
         .map_err(|e| e.message)
     }
@@ -96,7 +99,11 @@ impl Service {
                     async move { self.mcp().list_tools(&t, c).await }
                 })
                 .await?;
-            tools.extend(page.items.iter().map(|t| serde_json::to_value(t).unwrap_or_default()));
+            tools.extend(
+                page.items
+                    .iter()
+                    .map(|t| serde_json::to_value(t).unwrap_or_default()),
+            );
             match page.next_cursor {
                 Some(n) => cursor = Some(n),
                 None => break,
@@ -117,10 +124,6 @@ impl Service {
     ) -> Result<ViewRecord> {
         req.check()?;
         let s = self.saved_server(who, project_id, server)?;
-        let binary = self.widgets().binary();
-        if let Err(why) = binary {
-            return Err(Error::new(Code::FeatureNotSupported, why).with_reason("NO_WIDGET_RUNTIME"));
-        }
         let tools = self.declared_tools(who, project_id, &s.id).await?;
         let tool = tools
             .iter()
@@ -137,9 +140,15 @@ impl Service {
             Error::invalid(
                 "/toolName",
                 "hasUi",
-                format!("`{}` declares no UI resource (`_meta.ui.resourceUri`)", req.tool_name),
+                format!(
+                    "`{}` declares no UI resource (`_meta.ui.resourceUri`)",
+                    req.tool_name
+                ),
             )
         })?;
+        if let Err(why) = self.widgets().binary() {
+            return Err(Error::new(Code::FeatureNotSupported, why).with_reason("NO_WIDGET_RUNTIME"));
+        }
         let resource = self
             .with_server(who, project_id, &s.id, |t| {
                 let uri = uri.clone();

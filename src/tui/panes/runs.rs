@@ -301,7 +301,11 @@ impl RunsPane {
                 Line::from(vec![
                     Span::styled(
                         format!("{level:<7} "),
-                        if level == "error" { theme.error } else { theme.dim },
+                        if level == "error" {
+                            theme.error
+                        } else {
+                            theme.dim
+                        },
                     ),
                     Span::raw(short(&e["text"], 120)),
                 ])
@@ -659,9 +663,18 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
                 .map(|c| c.iter().filter(|e| e["level"] == "error").count())
                 .unwrap_or(0);
             lines.push(Line::from(vec![
-                Span::styled(if ok { " ✓ " } else { " ✗ " }, if ok { theme.ok } else { theme.error }),
-                Span::styled(format!("{} ", v["toolName"].as_str().unwrap_or("?")), theme.accent),
-                Span::styled(format!("{} ", v["resourceUri"].as_str().unwrap_or("")), theme.dim),
+                Span::styled(
+                    if ok { " ✓ " } else { " ✗ " },
+                    if ok { theme.ok } else { theme.error },
+                ),
+                Span::styled(
+                    format!("{} ", v["toolName"].as_str().unwrap_or("?")),
+                    theme.accent,
+                ),
+                Span::styled(
+                    format!("{} ", v["resourceUri"].as_str().unwrap_or("")),
+                    theme.dim,
+                ),
                 Span::raw(match v["renderLatencyMs"].as_f64() {
                     Some(ms) => format!("initialized in {ms:.0} ms"),
                     None => "never initialized".into(),
@@ -677,7 +690,9 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             for r in v["requests"].as_array().into_iter().flatten() {
                 let method = r["method"].as_str().unwrap_or("?");
                 let what = match method {
-                    "tools/call" => format!("{method} {}", r["params"]["name"].as_str().unwrap_or("?")),
+                    "tools/call" => {
+                        format!("{method} {}", r["params"]["name"].as_str().unwrap_or("?"))
+                    }
                     _ => method.to_string(),
                 };
                 lines.push(Line::from(vec![
