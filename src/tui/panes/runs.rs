@@ -963,11 +963,11 @@ impl Pane for RunsPane {
             return false;
         }
         if self.trace.is_some() {
-            let n = self.shots.len().max(1);
+            let n = self.shots.len();
             match action {
                 Action::Back => self.trace = None,
-                Action::Right => self.shot = (self.shot + 1) % n,
-                Action::Left => self.shot = (self.shot + n - 1) % n,
+                Action::Right if n > 1 => self.shot = (self.shot + 1) % n,
+                Action::Left if n > 1 => self.shot = (self.shot + n - 1) % n,
                 _ => return false,
             }
             return true;
