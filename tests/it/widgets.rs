@@ -285,3 +285,116 @@ async fn the_csp_blocks_a_request_the_resource_did_not_declare() {
     );
     runtime.shutdown().await;
 }
+
+/// A PNG of four coloured quarters crossed by a white diagonal (stands in for a view).
+fn quarters_png() -> String {
+    use base64::Engine;
+    let img = image::RgbaImage::from_fn(32, 16, |x, y| {
+        if x / 2 == y {
+            return image::Rgba([255, 255, 255, 255]);
+        }
+        match (x < 16, y < 8) {
+            (true, true) => image::Rgba([220, 40, 40, 255]),
+            (false, true) => image::Rgba([40, 180, 60, 255]),
+            (true, false) => image::Rgba([40, 80, 220, 255]),
+            (false, false) => image::Rgba([240, 200, 30, 255]),
+        }
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    base64::engine::general_purpose::STANDARD.encode(out.into_inner())
+}
+
+#[test]
+fn the_workbench_draws_a_widget_screenshot_in_half_blocks_beside_its_console() {
+    use evaldeck::spec::widget::{ConsoleEntry, ViewRecord, ViewRequest};
+    use evaldeck::tui::panes::servers::{Widget, render_widget};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color;
+    let record = ViewRecord {
+        tool_name: "sum-card".into(),
+        resource_uri: "ui://demo/sum-card".into(),
+        initialized: true,
+        render_latency_ms: Some(42.0),
+        console: vec![ConsoleEntry {
+            level: "error".into(),
+            source: "console".into(),
+            text: "sum-card: noisy mode is on".into(),
+            at_ms: 3.0,
+        }],
+        requests: vec![ViewRequest {
+            method: "tools/call".into(),
+            params: json!({"name": "get-sum", "arguments": {"a": 3, "b": 3}}),
+            result: Some(json!({"content": [{"type": "text", "text": "6"}]})),
+            error: None,
+            at_ms: 9.0,
+            duration_ms: 4.0,
+        }],
+        screenshot_png: Some(quarters_png()),
+        ..Default::default()
+    };
+    let mut w = Widget::new(record);
+    assert!(w.picture.is_some());
+    let theme = evaldeck::tui::theme::Theme::new(false);
+    let mut term = Terminal::new(TestBackend::new(100, 14)).unwrap();
+    term.draw(|f| render_widget(f, f.area(), Some(&mut w), &theme))
+        .unwrap();
+    let buf = term.backend().buffer().clone();
+    let screen: String = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    crate::tui::snapshot("widget_half_blocks", screen.clone());
+    assert!(screen.contains("initialized in 42 ms · 1 console error(s)"), "{screen}");
+    assert!(screen.contains("noisy mode is on"), "{screen}");
+    assert!(screen.contains("tools/call get-sum"), "{screen}");
+    // The picture is in colour: the top-left quarter red, the bottom-right yellow.
+    let colours: Vec<(Color, Color)> = (1..13)
+        .flat_map(|y| (1..40).map(move |x| (x, y)))
+        .map(|(x, y)| (buf[(x, y)].fg, buf[(x, y)].bg))
+        .collect();
+    let has = |c: Color| colours.iter().any(|(f, b)| *f == c || *b == c);
+    assert!(has(Color::Rgb(220, 40, 40)), "red quarter drawn");
+    assert!(has(Color::Rgb(240, 200, 30)), "yellow quarter drawn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calling_a_tool_with_a_view_in_the_workbench_shows_the_widget() {
+    if !chromium() {
+        return;
+    }
+    let (mut h, _b, _dir) = crate::tui::app(160, 48).await;
+    // The demo server's tools, then sum-card (the last one), called with a=2, b=3.
+    h.keys(&["j", "Enter", "Enter"]);
+    h.drain().await;
+    h.keys(&["G", "Enter"]);
+    h.drain().await;
+    h.type_text("2");
+    h.press("Tab");
+    h.type_text("3");
+    h.press("C-s");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !h.shows("Widget · sum-card · initialized in") {
+        assert!(std::time::Instant::now() < deadline, "{}", h.screen());
+        h.drain().await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(h.shows("0 console error(s)"), "{}", h.screen());
+    assert!(h.shows("view → ui/initialize"), "{}", h.screen());
+    // r renders it again.
+    h.press("r");
+    h.drain().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !h.shows("Widget · sum-card · initialized in") {
+        assert!(std::time::Instant::now() < deadline, "{}", h.screen());
+        h.drain().await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}

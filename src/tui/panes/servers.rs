@@ -1967,7 +1967,7 @@ impl Pane for ServersPane {
 
 /// A tool's rendered view: the screenshot, with the console beside it (below it when
 /// narrow); `None` while it renders.
-fn render_widget(f: &mut Frame, area: Rect, w: Option<&mut Widget>, theme: &Theme) {
+pub fn render_widget(f: &mut Frame, area: Rect, w: Option<&mut Widget>, theme: &Theme) {
     let Some(w) = w else {
         let block = pane_block("Widget · rendering in headless Chromium…", false, theme);
         f.render_widget(block, area);
