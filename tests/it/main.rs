@@ -20,6 +20,7 @@ mod operations;
 mod perf;
 mod perf_mcp;
 mod perf_tui;
+mod perf_widgets;
 mod primitives;
 mod process;
 mod processes;

@@ -352,7 +352,10 @@ fn the_workbench_draws_a_widget_screenshot_in_half_blocks_beside_its_console() {
         })
         .collect();
     crate::tui::snapshot("widget_half_blocks", screen.clone());
-    assert!(screen.contains("initialized in 42 ms · 1 console error(s)"), "{screen}");
+    assert!(
+        screen.contains("initialized in 42 ms · 1 console error(s)"),
+        "{screen}"
+    );
     assert!(screen.contains("noisy mode is on"), "{screen}");
     assert!(screen.contains("tools/call get-sum"), "{screen}");
     // The picture is in colour: the top-left quarter red, the bottom-right yellow.
@@ -397,4 +400,29 @@ async fn calling_a_tool_with_a_view_in_the_workbench_shows_the_widget() {
         h.drain().await;
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+}
+
+#[test]
+fn a_trace_lists_its_views_and_an_sdks_widget_snapshots() {
+    let t = json!({
+        "status": "completed", "result": "passed", "turns": 0, "durationMs": 12.0,
+        "messages": [], "toolCalls": [], "assertions": [], "toolCallDiff": {},
+        "widgets": [{"toolName": "sum-card", "resourceUri": "ui://demo/sum-card", "initialized": true,
+            "renderLatencyMs": 31.0, "callsBefore": 0, "csp": "", "console": [],
+            "requests": [{"method": "tools/call", "params": {"name": "get-sum"}, "atMs": 1.0, "durationMs": 3.0}]}],
+        "widgetSnapshots": [
+            {"storageId": "upl_1", "found": true, "toolName": "cart", "contentType": "text/html", "bytes": 2048},
+            {"storageId": "upl_2", "found": false}
+        ]
+    });
+    let text = evaldeck::tui::panes::runs::trace_text(&t);
+    assert!(text.contains("Widgets (1)"), "{text}");
+    assert!(
+        text.contains("sum-card ui://demo/sum-card initialized in 31 ms"),
+        "{text}"
+    );
+    assert!(text.contains("view → tools/call get-sum"), "{text}");
+    assert!(text.contains("Widget snapshots (2)"), "{text}");
+    assert!(text.contains("cart upl_1 text/html · 2048 bytes"), "{text}");
+    assert!(text.contains("upl_2 not stored"), "{text}");
 }
