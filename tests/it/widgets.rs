@@ -426,3 +426,56 @@ fn a_trace_lists_its_views_and_an_sdks_widget_snapshots() {
     assert!(text.contains("cart upl_1 text/html · 2048 bytes"), "{text}");
     assert!(text.contains("upl_2 not stored"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_selecting_and_waiting_work_on_a_live_view() {
+    use evaldeck::service::widgets::dom::Action;
+    use std::sync::Arc;
+    if !chromium() {
+        return;
+    }
+    let html = r#"<!doctype html><html><head></head><body>
+<label for="q">Query</label><input id="q" type="text">
+<select id="size"><option value="s">Small</option><option value="l">Large</option></select>
+<p id="echo"></p><p id="late"></p>
+<script>
+const q = document.getElementById('q'), size = document.getElementById('size');
+q.addEventListener('input', () => { document.getElementById('echo').textContent = 'typed:' + q.value; });
+size.addEventListener('change', () => { document.getElementById('echo').textContent = 'size:' + size.value;
+  setTimeout(() => { document.getElementById('late').textContent = 'Ready now'; }, 300); });
+window.addEventListener('message', e => { if (e.data && e.data.id === 1)
+  window.parent.postMessage({jsonrpc: '2.0', method: 'ui/notifications/initialized'}, '*'); });
+window.parent.postMessage({jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {}}, '*');
+</script></body></html>"#;
+    let source = evaldeck::service::widgets::ViewSource {
+        tool: json!({"name": "form"}),
+        resource: json!({"contents": [{"uri": "ui://test/form", "mimeType": "text/html;profile=mcp-app", "text": html}]}),
+        arguments: json!({}),
+        result: None,
+    };
+    let runtime = evaldeck::service::widgets::WidgetRuntime::new(None);
+    let view = runtime.open(source, Arc::new(NoServer)).await.unwrap();
+    let act = |v: Value| Action::parse(&v).unwrap();
+    let (a, wait) = act(json!({"type": {"role": "textbox", "name": "Query"}, "text": "héllo"}));
+    view.act(&a, wait).await.unwrap().unwrap();
+    let seen = view
+        .check(&json!({"type": "widgetTextContains", "selector": "#echo", "needle": "typed:héllo"}))
+        .await
+        .unwrap();
+    assert!(seen.passed, "{seen:?}");
+    let (a, wait) = act(json!({"select": "#size", "value": "Large"}));
+    view.act(&a, wait).await.unwrap().unwrap();
+    let seen = view
+        .check(&json!({"type": "widgetTextContains", "selector": "#echo", "needle": "size:l"}))
+        .await
+        .unwrap();
+    assert!(seen.passed, "{seen:?}");
+    let (a, wait) = act(json!({"waitFor": {"text": "Ready now"}, "timeoutMs": 3000}));
+    view.act(&a, wait).await.unwrap().unwrap();
+    let (a, wait) = act(json!({"select": "#size", "value": "Huge"}));
+    let refused = view.act(&a, wait).await.unwrap().unwrap_err();
+    assert!(refused.contains("no option"), "{refused}");
+    let record = view.close().await;
+    assert!(record.initialized);
+    runtime.shutdown().await;
+}
