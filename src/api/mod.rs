@@ -255,11 +255,11 @@ pub fn router(service: Service, config: ApiConfig) -> Router {
     let aliases = Arc::new(deprecation::Aliases::new("/api/v1", routes.aliases));
     let mut doc = routes.doc;
     // Upload URLs carry their own authorization: served outside the API-key layer.
-    let upload_response = doc.schema::<crate::spec::ingest::ArtifactIngested>();
+    let upload_response = doc.schema::<crate::spec::ingest::ArtifactUploaded>();
     doc.operations.push(openapi::Operation {
         method: "post",
         path: "/eval-ingest/uploads/{token}",
-        summary: "Upload a JUnit XML, Jest JSON or Vitest JSON artifact to a URL minted by artifacts/upload-url (raw file body, no Authorization header; single use)",
+        summary: "Upload a JUnit XML, Jest JSON or Vitest JSON artifact, or (additive) an HTML widget snapshot, to a URL minted by artifacts/upload-url (raw file body, no Authorization header; single use)",
         request: None,
         query: Vec::new(),
         answers: vec![openapi::Answer::success(200, upload_response)],

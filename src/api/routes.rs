@@ -9,6 +9,7 @@ use super::extract::{MemberBody, Path, Query};
 use super::{Routes, State};
 use crate::operations;
 use crate::service::Principal;
+use crate::spec::ingest::{ArtifactUploaded, IngestBody, UploadUrl, UploadUrlRequest};
 use crate::spec::page::PageRequest;
 use crate::spec::{Error, Result};
 
@@ -112,8 +113,6 @@ async fn import_cases(
     Ok((status, Json(r)))
 }
 
-use crate::spec::ingest::{ArtifactIngested, IngestBody, UploadUrl, UploadUrlRequest};
-
 /// The upload URL's origin: `serve --public-url`, else where this request arrived.
 async fn ingest_upload_url(
     AxState(s): St,
@@ -138,12 +137,12 @@ async fn ingest_upload_url(
 /// In this order, before a byte of the body is read: the per-address rate limit (429
 /// `RATE_LIMITED` with `Retry-After`), then the token (401 for an unknown, used or expired
 /// one; the connection is closed on the unread body). Only then is the body, the raw file
-/// (any content type), read up to the configured cap.
+/// (any content type; `text/html` marks a widget snapshot), read up to the configured cap.
 pub(super) async fn upload_artifact(
     AxState(s): St,
     Path(token): Path<String>,
     req: axum::extract::Request,
-) -> R<ArtifactIngested> {
+) -> R<ArtifactUploaded> {
     if let Some(limiter) = &s.upload_limiter {
         let addr = req
             .extensions()
@@ -156,6 +155,11 @@ pub(super) async fn upload_artifact(
     }
     s.service.upload_token(&token)?;
     let max = s.service.config().ingest.max_artifact_bytes;
+    let content_type = req
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let bytes = axum::body::to_bytes(req.into_body(), max.saturating_add(1))
         .await
         .map_err(|_| {
@@ -166,8 +170,10 @@ pub(super) async fn upload_artifact(
             )
         })?;
     let service = s.service.clone();
-    tokio::task::spawn_blocking(move || service.ingest_upload(&token, &bytes))
-        .await
-        .map_err(|e| Error::internal(format!("the upload task failed: {e}")))?
-        .map(Json)
+    tokio::task::spawn_blocking(move || {
+        service.ingest_upload(&token, content_type.as_deref(), &bytes)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("the upload task failed: {e}")))?
+    .map(Json)
 }

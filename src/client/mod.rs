@@ -301,6 +301,16 @@ pub trait Backend: Send + Sync {
             )
             .await
     }
+    /// An uploaded artifact read back by storage id (a widget snapshot's HTML, a report).
+    async fn ingest_artifact(
+        &self,
+        project: &str,
+        storage_id: &str,
+    ) -> Result<crate::spec::ingest::StoredArtifact> {
+        self.target()
+            .call::<op::IngestArtifact>((project.into(), storage_id.into()), (), ())
+            .await
+    }
     /// Renders a tool's MCP Apps view from a call's arguments and result.
     async fn render_widget(
         &self,

@@ -19,7 +19,9 @@ use crate::spec::host::{HostCreate, HostPatch, HostSummary};
 use crate::spec::import::{
     EvalAuthoringJobAccepted, EvalCaseImportRequest, EvalCaseImported, ImportResponse,
 };
-use crate::spec::ingest::{IngestBatch, IngestRun, RunFields, UploadUrl, UploadUrlRequest};
+use crate::spec::ingest::{
+    IngestBatch, IngestRun, RunFields, StoredArtifact, UploadUrl, UploadUrlRequest,
+};
 use crate::spec::page::{Page, PageRequest};
 use crate::spec::primitives::{
     CallCancelled, CheckOauthResult, DoctorReport, ExportSnapshot, ImportTokensRequest,
@@ -193,6 +195,9 @@ operations! { extensions, extension = true;
     SubscribeResource: POST "/projects/{project_id}/servers/{server_id}/resources/subscribe", path(p, id), query(), body member(b: ResourceReadRequest),
         -> Subscribed, 200, "Subscribe to updates of a resource for the session's life; updates arrive as the server's protocol events",
         |s, who| s.subscribe_resource(who, &p, &id, &b).await;
+    IngestArtifact: GET "/projects/{project_id}/eval-ingest/artifacts/{storage_id}", path(p, id), query(), body none,
+        -> StoredArtifact, 200, "Read back an uploaded artifact by its storageId: a widget snapshot's HTML, or a report file",
+        |s, who| s.ingest_artifact(who, &p, &id);
     RenderWidget: POST "/projects/{project_id}/servers/{server_id}/widgets/render", path(p, id), query(), body member(b: WidgetRenderRequest),
         -> ViewRecord, 200, "Render a tool's MCP Apps view from a call's arguments and result in headless Chromium: initialization, latency, console, the view's own calls and a PNG screenshot",
         |s, who| s.render_widget(who, &p, &id, &b).await;

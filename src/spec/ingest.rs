@@ -10,7 +10,8 @@
 //! - A result: `caseTitle` 1–500, `query` ≤ 100000, `error` ≤ 20000, `provider` ≤ 100,
 //!   `model` ≤ 200, `durationMs` 0–10^12, at most 500 expected and 500 actual tool calls
 //!   (`toolName` 1–200), `trace` a string, an array of messages or an object (`{messages?,
-//!   spans?}`), `metadata` an object.
+//!   spans?}`), `metadata` an object, `widgetSnapshots` (additive) widget snapshots by
+//!   storage id ([`super::widget_snapshot`]).
 //! - `results`: 1–200 per request (`report` and `runs/iterations` alike).
 //! - Unknown keys are ignored (reporters send more than these shapes, e.g. replay configs).
 
@@ -21,6 +22,7 @@ use serde_json::Value;
 use super::error::{Error, Violation};
 use super::suite::PassCriteria;
 use super::validate::{Checker, from_value, join, parse_body};
+use super::widget_snapshot::{WidgetSnapshotInput, WidgetSnapshotRef};
 
 /// Results in one `report` or `runs/iterations` request.
 pub const MAX_RESULTS: usize = 200;
@@ -223,6 +225,11 @@ pub struct IngestResult {
     pub metadata: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_negative_test: Option<bool>,
+    /// Additive: widget snapshots uploaded through upload URLs, by storage id (a string, or
+    /// an object with `storageId` and what the snapshot shows); kept on the iteration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Vec<WidgetSnapshotInput>>")]
+    pub widget_snapshots: Option<Vec<WidgetSnapshotRef>>,
 }
 
 impl IngestResult {
@@ -248,6 +255,7 @@ impl IngestResult {
             external_case_id: None,
             metadata: None,
             is_negative_test: None,
+            widget_snapshots: None,
         }
     }
 
@@ -317,6 +325,9 @@ impl IngestResult {
             && !m.is_object()
         {
             c.fail(join(p, "metadata"), "type", "must be an object");
+        }
+        if let Some(w) = &self.widget_snapshots {
+            WidgetSnapshotRef::validate_all(w, &join(p, "widgetSnapshots"), c);
         }
     }
 }
@@ -549,13 +560,15 @@ pub struct IngestBatch {
     pub run_total: i64,
 }
 
-/// The artifact formats an upload URL accepts.
+/// The artifact formats an upload URL accepts: test reports, and (additive) `widget`, the
+/// HTML snapshot of an MCP Apps view, which is stored and makes no run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ArtifactKind {
     Junit,
     Jest,
     Vitest,
+    Widget,
 }
 
 impl ArtifactKind {
@@ -564,6 +577,7 @@ impl ArtifactKind {
             ArtifactKind::Junit => "junit",
             ArtifactKind::Jest => "jest",
             ArtifactKind::Vitest => "vitest",
+            ArtifactKind::Widget => "widget",
         }
     }
 
@@ -572,6 +586,7 @@ impl ArtifactKind {
             "junit" => Some(ArtifactKind::Junit),
             "jest" => Some(ArtifactKind::Jest),
             "vitest" => Some(ArtifactKind::Vitest),
+            "widget" => Some(ArtifactKind::Widget),
             _ => None,
         }
     }
@@ -581,10 +596,10 @@ impl ArtifactKind {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UploadUrlRequest {
-    /// Absent: sniffed from the file.
+    /// Absent: sniffed from the file (HTML, or a `text/html` upload, is a `widget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<ArtifactKind>,
-    /// An open ingested run to append to.
+    /// An open ingested run to append to (a widget makes no run: ignored for it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
     /// The suite of the new run (absent: the artifact's own suite name).
@@ -631,6 +646,59 @@ pub struct UploadUrl {
     pub upload_url: String,
     /// Epoch milliseconds after which the URL is refused.
     pub expires_at: i64,
+}
+
+/// The answer of a POST to an upload URL: a test report's results, or a stored widget.
+/// Either way `storageId` names the upload; a client tells them apart by `kind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ArtifactUploaded {
+    Report(ArtifactIngested),
+    Widget(WidgetStored),
+}
+
+impl ArtifactUploaded {
+    pub fn storage_id(&self) -> &str {
+        match self {
+            ArtifactUploaded::Report(r) => &r.storage_id,
+            ArtifactUploaded::Widget(w) => &w.storage_id,
+        }
+    }
+}
+
+/// The answer of a widget upload (additive): stored as sent, no run made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct WidgetStored {
+    pub ok: bool,
+    /// What a result's `widgetSnapshots` names it by.
+    pub storage_id: String,
+    /// Always `widget`.
+    pub kind: ArtifactKind,
+    pub content_type: String,
+    pub bytes: i64,
+    pub sha256: String,
+}
+
+/// `GET eval-ingest/artifacts/{storageId}` (extension): an uploaded artifact read back. The
+/// content is text (every accepted kind is UTF-8), so it travels in JSON like every answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredArtifact {
+    pub ok: bool,
+    pub storage_id: String,
+    pub kind: ArtifactKind,
+    /// `text/html; charset=utf-8` for a widget, `application/xml` or `application/json`
+    /// for a report.
+    pub content_type: String,
+    pub bytes: i64,
+    pub sha256: String,
+    /// Epoch milliseconds of the upload.
+    pub uploaded_at: i64,
+    /// The run a report's results went to (none for a widget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    pub content: String,
 }
 
 /// The answer of a POST to an upload URL.
@@ -798,6 +866,21 @@ mod tests {
                 "/results/0/tokens/input",
                 "type",
             ),
+            (
+                with_result("widgetSnapshots", json!("art_1")),
+                "/results/0/widgetSnapshots",
+                "type",
+            ),
+            (
+                with_result("widgetSnapshots", json!(["art_1", 5])),
+                "/results/0/widgetSnapshots/1",
+                "type",
+            ),
+            (
+                with_result("widgetSnapshots", json!([{"toolName": "chart"}])),
+                "/results/0/widgetSnapshots/0/storageId",
+                "required",
+            ),
         ];
         for (body, path, rule) in cases {
             assert_eq!(
@@ -810,6 +893,25 @@ mod tests {
         assert_eq!(e.violations()[0].rule, "type");
         let e = IngestReport::parse(b"{\"suiteName\":").unwrap_err();
         assert_eq!(e.violations()[0].rule, "json");
+    }
+
+    #[test]
+    fn widget_snapshots_are_ids_or_objects() {
+        let mut r = result();
+        r["widgetSnapshots"] = json!([
+            "art_1",
+            {"widgetHtmlBlobId": "art_2", "toolName": "chart", "protocol": "mcp-apps"},
+            {"toolName": "chart", "widgetHtml": "<html></html>"}
+        ]);
+        let rep =
+            IngestReport::parse(report(json!({"results": [r]})).to_string().as_bytes()).unwrap();
+        let w = rep.results[0].widget_snapshots.as_ref().unwrap();
+        assert_eq!(w[0].storage_id.as_deref(), Some("art_1"));
+        assert_eq!(w[1].storage_id.as_deref(), Some("art_2"));
+        assert_eq!(w[2].storage_id, None);
+        // What a typed client sends back reads the same.
+        let again = IngestReport::parse(serde_json::to_string(&rep).unwrap().as_bytes()).unwrap();
+        assert_eq!(again, rep);
     }
 
     #[test]

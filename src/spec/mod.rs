@@ -28,6 +28,7 @@ pub mod suite_file;
 pub mod uri_template;
 pub mod validate;
 pub mod widget;
+pub mod widget_snapshot;
 
 pub use error::{Code, Error, Result, Violation};
 pub use page::Page;

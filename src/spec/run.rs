@@ -388,6 +388,10 @@ pub struct EvalIteration {
     pub error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scores: Option<Value>,
+    /// Additive: the widget snapshots an ingested result named, resolved against the
+    /// project's uploads (see `eval-ingest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widget_snapshots: Option<Vec<crate::spec::widget_snapshot::WidgetSnapshot>>,
 }
 
 #[cfg(test)]

@@ -118,6 +118,12 @@ pub enum Request {
         server: String,
         body: ToolCallRequest,
     },
+    /// Renders the MCP Apps view of a tool call (its arguments and result).
+    RenderWidget {
+        project: String,
+        server: String,
+        body: crate::spec::widget::WidgetRenderRequest,
+    },
     /// Cancels a running call by the `callId` it was sent with.
     CancelCall {
         project: String,
@@ -308,6 +314,7 @@ pub enum Slot {
     ServerResources(u64),
     /// Calling a tool, rendering a prompt, reading a resource.
     ServerCall,
+    ServerWidget,
     ServerCancel,
     ServerTraffic,
     Cases,
@@ -378,6 +385,7 @@ impl Request {
                 Slot::ServerCall
             }
             Request::CancelCall { .. } => Slot::ServerCancel,
+            Request::RenderWidget { .. } => Slot::ServerWidget,
             Request::Traffic { .. } => Slot::ServerTraffic,
             Request::CreateEnvironment { .. } | Request::UpdateEnvironment { .. } => {
                 Slot::EnvironmentWrite
@@ -431,6 +439,9 @@ impl Request {
             Request::Tools { .. } => "list tools".into(),
             Request::CallTool { body, .. } => format!("call tool {}", body.tool_name),
             Request::CancelCall { .. } => "cancel the call".into(),
+            Request::RenderWidget { body, .. } => {
+                format!("render the widget of {}", body.tool_name)
+            }
             Request::Traffic { .. } => "read the protocol events".into(),
             Request::Prompts { .. } => "list prompts".into(),
             Request::GetPrompt { body, .. } => format!("render prompt {}", body.prompt_name),
@@ -520,6 +531,11 @@ pub enum Reply {
     Traffic {
         server: String,
         page: TrafficPage,
+    },
+    /// What a tool's rendered view showed.
+    Widget {
+        server: String,
+        record: crate::spec::widget::ViewRecord,
     },
     /// Whether a running call was found and cancelled.
     CallCancelled {
@@ -794,6 +810,14 @@ pub async fn execute(
             title: format!("tool {}", body.tool_name),
             request: serde_json::to_value(body).unwrap_or_default(),
             value: b.call_tool_watched(project, server, body, watch).await?,
+        },
+        Request::RenderWidget {
+            project,
+            server,
+            body,
+        } => Reply::Widget {
+            server: server.clone(),
+            record: b.render_widget(project, server, body).await?,
         },
         Request::CancelCall {
             project,

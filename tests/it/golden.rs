@@ -507,6 +507,13 @@ async fn every_operation_answers_as_recorded() {
     .await;
     r.json(Method::POST, format!("{demo}/export"), Some(json!({})))
         .await;
+    // A tool without a UI: answered the same with or without a browser here.
+    r.json(
+        Method::POST,
+        format!("{demo}/widgets/render"),
+        Some(json!({"toolName": "echo", "arguments": {"message": "hi"}})),
+    )
+    .await;
     r.get(format!("{demo}/tasks")).await;
     r.json(
         Method::POST,
@@ -795,6 +802,7 @@ async fn every_operation_answers_as_recorded() {
         up.body = Some(include_bytes!("../../assets/artifacts/pytest-junit.xml").to_vec());
         r.send(up).await;
     }
+    r.get(format!("{ingest}/artifacts/upl_unknown")).await;
     let mut up = r.req(Method::POST, "/eval-ingest/uploads/upl_unknown");
     up.key = None;
     up.body = Some(b"<testsuite/>".to_vec());

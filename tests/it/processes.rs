@@ -362,3 +362,78 @@ fn leaving_the_workbench_mid_call_leaves_no_server_behind() {
         f.assert_all_gone(&format!("workbench, {how} mid-call"), CLEANUP);
     }
 }
+
+/// The browser's processes (their command lines name the profile `serve` made).
+fn browser_of(serve_pid: u32) -> Vec<u32> {
+    let profile = format!("evaldeck-chromium-{serve_pid}-");
+    let mut out = vec![];
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+            continue;
+        };
+        if std::fs::read(e.path().join("cmdline"))
+            .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&profile))
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// `kill -9` of `serve` after it rendered a widget: no browser process is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_killed_with_sigkill_leaves_no_browser_behind() {
+    if !crate::widgets::chromium() {
+        return;
+    }
+    let f = Fixture::new();
+    let key = f.cli(&["--json", "keys", "create", "--name", "ci"]);
+    let key: serde_json::Value = serde_json::from_slice(&key.stdout).unwrap();
+    let key = key["key"].as_str().unwrap().to_string();
+    let mut serve = f
+        .command(&["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = listening_on(&mut serve);
+    let http = reqwest::Client::new();
+    let projects: serde_json::Value = http
+        .get(format!("{base}/projects"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let project = projects["items"][0]["id"].as_str().unwrap().to_string();
+    let rendered: serde_json::Value = http
+        .post(format!(
+            "{base}/projects/{project}/servers/demo/widgets/render"
+        ))
+        .bearer_auth(&key)
+        .json(
+            &serde_json::json!({"toolName": "sum-card", "arguments": {"a": 1, "b": 2},
+            "result": {"content": [], "structuredContent": {"a": 1, "b": 2, "sum": 3}}}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(rendered["initialized"], true, "{rendered}");
+    assert!(!browser_of(serve.id()).is_empty(), "the browser runs warm");
+    signal(&serve, "-KILL");
+    wait_exit(&mut serve, Duration::from_secs(5));
+    let deadline = Instant::now() + CLEANUP;
+    while !browser_of(serve.id()).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "browser processes outlived serve: {:?}",
+            browser_of(serve.id())
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -285,3 +285,197 @@ async fn the_csp_blocks_a_request_the_resource_did_not_declare() {
     );
     runtime.shutdown().await;
 }
+
+/// A PNG of four coloured quarters crossed by a white diagonal (stands in for a view).
+fn quarters_png() -> String {
+    use base64::Engine;
+    let img = image::RgbaImage::from_fn(32, 16, |x, y| {
+        if x / 2 == y {
+            return image::Rgba([255, 255, 255, 255]);
+        }
+        match (x < 16, y < 8) {
+            (true, true) => image::Rgba([220, 40, 40, 255]),
+            (false, true) => image::Rgba([40, 180, 60, 255]),
+            (true, false) => image::Rgba([40, 80, 220, 255]),
+            (false, false) => image::Rgba([240, 200, 30, 255]),
+        }
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    img.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    base64::engine::general_purpose::STANDARD.encode(out.into_inner())
+}
+
+#[test]
+fn the_workbench_draws_a_widget_screenshot_in_half_blocks_beside_its_console() {
+    use evaldeck::spec::widget::{ConsoleEntry, ViewRecord, ViewRequest};
+    use evaldeck::tui::panes::servers::{Widget, render_widget};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::style::Color;
+    let record = ViewRecord {
+        tool_name: "sum-card".into(),
+        resource_uri: "ui://demo/sum-card".into(),
+        initialized: true,
+        render_latency_ms: Some(42.0),
+        console: vec![ConsoleEntry {
+            level: "error".into(),
+            source: "console".into(),
+            text: "sum-card: noisy mode is on".into(),
+            at_ms: 3.0,
+        }],
+        requests: vec![ViewRequest {
+            method: "tools/call".into(),
+            params: json!({"name": "get-sum", "arguments": {"a": 3, "b": 3}}),
+            result: Some(json!({"content": [{"type": "text", "text": "6"}]})),
+            error: None,
+            at_ms: 9.0,
+            duration_ms: 4.0,
+        }],
+        screenshot_png: Some(quarters_png()),
+        ..Default::default()
+    };
+    let mut w = Widget::new(record);
+    assert!(w.picture.is_some());
+    let theme = evaldeck::tui::theme::Theme::new(false);
+    let mut term = Terminal::new(TestBackend::new(100, 14)).unwrap();
+    term.draw(|f| render_widget(f, f.area(), Some(&mut w), &theme))
+        .unwrap();
+    let buf = term.backend().buffer().clone();
+    let screen: String = (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect::<String>()
+                .trim_end()
+                .to_string()
+                + "\n"
+        })
+        .collect();
+    crate::tui::snapshot("widget_half_blocks", screen.clone());
+    assert!(
+        screen.contains("initialized in 42 ms · 1 console error(s)"),
+        "{screen}"
+    );
+    assert!(screen.contains("noisy mode is on"), "{screen}");
+    assert!(screen.contains("tools/call get-sum"), "{screen}");
+    // The picture is in colour: the top-left quarter red, the bottom-right yellow.
+    let colours: Vec<(Color, Color)> = (1..13)
+        .flat_map(|y| (1..40).map(move |x| (x, y)))
+        .map(|(x, y)| (buf[(x, y)].fg, buf[(x, y)].bg))
+        .collect();
+    let has = |c: Color| colours.iter().any(|(f, b)| *f == c || *b == c);
+    assert!(has(Color::Rgb(220, 40, 40)), "red quarter drawn");
+    assert!(has(Color::Rgb(240, 200, 30)), "yellow quarter drawn");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calling_a_tool_with_a_view_in_the_workbench_shows_the_widget() {
+    if !chromium() {
+        return;
+    }
+    let (mut h, _b, _dir) = crate::tui::app(160, 48).await;
+    // The demo server's tools, then sum-card (the last one), called with a=2, b=3.
+    h.keys(&["j", "Enter", "Enter"]);
+    h.drain().await;
+    h.keys(&["G", "Enter"]);
+    h.drain().await;
+    h.type_text("2");
+    h.press("Tab");
+    h.type_text("3");
+    h.press("C-s");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !h.shows("Widget · sum-card · initialized in") {
+        assert!(std::time::Instant::now() < deadline, "{}", h.screen());
+        h.drain().await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(h.shows("0 console error(s)"), "{}", h.screen());
+    assert!(h.shows("view → ui/initialize"), "{}", h.screen());
+    // r renders it again.
+    h.press("r");
+    h.drain().await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !h.shows("Widget · sum-card · initialized in") {
+        assert!(std::time::Instant::now() < deadline, "{}", h.screen());
+        h.drain().await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+fn a_trace_lists_its_views_and_an_sdks_widget_snapshots() {
+    let t = json!({
+        "status": "completed", "result": "passed", "turns": 0, "durationMs": 12.0,
+        "messages": [], "toolCalls": [], "assertions": [], "toolCallDiff": {},
+        "widgets": [{"toolName": "sum-card", "resourceUri": "ui://demo/sum-card", "initialized": true,
+            "renderLatencyMs": 31.0, "callsBefore": 0, "csp": "", "console": [],
+            "requests": [{"method": "tools/call", "params": {"name": "get-sum"}, "atMs": 1.0, "durationMs": 3.0}]}],
+        "widgetSnapshots": [
+            {"storageId": "upl_1", "found": true, "toolName": "cart", "contentType": "text/html", "bytes": 2048},
+            {"storageId": "upl_2", "found": false}
+        ]
+    });
+    let text = evaldeck::tui::panes::runs::trace_text(&t);
+    assert!(text.contains("Widgets (1)"), "{text}");
+    assert!(
+        text.contains("sum-card ui://demo/sum-card initialized in 31 ms"),
+        "{text}"
+    );
+    assert!(text.contains("view → tools/call get-sum"), "{text}");
+    assert!(text.contains("Widget snapshots (2)"), "{text}");
+    assert!(text.contains("cart upl_1 text/html · 2048 bytes"), "{text}");
+    assert!(text.contains("upl_2 not stored"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_selecting_and_waiting_work_on_a_live_view() {
+    use evaldeck::service::widgets::dom::Action;
+    use std::sync::Arc;
+    if !chromium() {
+        return;
+    }
+    let html = r#"<!doctype html><html><head></head><body>
+<label for="q">Query</label><input id="q" type="text">
+<select id="size"><option value="s">Small</option><option value="l">Large</option></select>
+<p id="echo"></p><p id="late"></p>
+<script>
+const q = document.getElementById('q'), size = document.getElementById('size');
+q.addEventListener('input', () => { document.getElementById('echo').textContent = 'typed:' + q.value; });
+size.addEventListener('change', () => { document.getElementById('echo').textContent = 'size:' + size.value;
+  setTimeout(() => { document.getElementById('late').textContent = 'Ready now'; }, 300); });
+window.addEventListener('message', e => { if (e.data && e.data.id === 1)
+  window.parent.postMessage({jsonrpc: '2.0', method: 'ui/notifications/initialized'}, '*'); });
+window.parent.postMessage({jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: {}}, '*');
+</script></body></html>"#;
+    let source = evaldeck::service::widgets::ViewSource {
+        tool: json!({"name": "form"}),
+        resource: json!({"contents": [{"uri": "ui://test/form", "mimeType": "text/html;profile=mcp-app", "text": html}]}),
+        arguments: json!({}),
+        result: None,
+    };
+    let runtime = evaldeck::service::widgets::WidgetRuntime::new(None);
+    let view = runtime.open(source, Arc::new(NoServer)).await.unwrap();
+    let act = |v: Value| Action::parse(&v).unwrap();
+    let (a, wait) = act(json!({"type": {"role": "textbox", "name": "Query"}, "text": "héllo"}));
+    view.act(&a, wait).await.unwrap().unwrap();
+    let seen = view
+        .check(&json!({"type": "widgetTextContains", "selector": "#echo", "needle": "typed:héllo"}))
+        .await
+        .unwrap();
+    assert!(seen.passed, "{seen:?}");
+    let (a, wait) = act(json!({"select": "#size", "value": "Large"}));
+    view.act(&a, wait).await.unwrap().unwrap();
+    let seen = view
+        .check(&json!({"type": "widgetTextContains", "selector": "#echo", "needle": "size:l"}))
+        .await
+        .unwrap();
+    assert!(seen.passed, "{seen:?}");
+    let (a, wait) = act(json!({"waitFor": {"text": "Ready now"}, "timeoutMs": 3000}));
+    view.act(&a, wait).await.unwrap().unwrap();
+    let (a, wait) = act(json!({"select": "#size", "value": "Huge"}));
+    let refused = view.act(&a, wait).await.unwrap().unwrap_err();
+    assert!(refused.contains("no option"), "{refused}");
+    let record = view.close().await;
+    assert!(record.initialized);
+    runtime.shutdown().await;
+}

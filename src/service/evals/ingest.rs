@@ -30,8 +30,12 @@
 //!   one finalizes it as `cancelled`.
 //! - **Traces.** A result's `trace` is kept as sent and returned by the trace endpoint
 //!   (`messages` and `spans` lifted out of it); none sent is 404 `TRACE_NOT_AVAILABLE`.
+//! - **Widget snapshots.** A result's `widgetSnapshots` are resolved against the project's
+//!   uploads when it is stored (inline HTML is kept as an upload first) and shown,
+//!   additively, on the iteration and its trace ([`widgets`]).
 
 mod upload;
+mod widgets;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -155,6 +159,7 @@ pub(crate) fn iteration(r: &IngestResult) -> NewIngestIteration {
         expected_tool_calls: calls(&r.expected_tool_calls),
         error: r.error.clone(),
         scores: None,
+        widget_snapshots: None,
     };
     let mut body = serde_json::to_value(&it).expect("serializes");
     body["ingest"] = json!({
@@ -334,7 +339,8 @@ impl Service {
         body.check()?;
         let project = self.ingest_project(who, project)?;
         let run_body = self.ingest_body(who, &project, &body.run);
-        let items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
+        let mut items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
+        self.attach_snapshots(who, &project, &body.results, &mut items)?;
         let b = ingest_write(self.store(), |tx| {
             let b = self.ingest_begin(tx, who, &project, &body.run, &run_body)?;
             if tx.run_state(&b.run_id)?.0 == "running" {
@@ -381,7 +387,8 @@ impl Service {
         body.check()?;
         let project = self.ingest_project(who, project)?;
         let run = self.ingested_run(&project, &body.run_id)?;
-        let items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
+        let mut items: Vec<NewIngestIteration> = body.results.iter().map(iteration).collect();
+        self.attach_snapshots(who, &project, &body.results, &mut items)?;
         let (inserted, skipped) = ingest_write(self.store(), |tx| tx.append(&run.id, &items))?;
         let run = self.store().run(Some(&project), &run.id)?;
         Ok(IngestBatch {
@@ -444,7 +451,7 @@ pub(super) fn trace_view(
     let spans = trace.get("spans").cloned().unwrap_or_else(|| json!([]));
     let b = &it.body;
     let x = &b["ingest"];
-    Ok(json!({
+    let mut view = json!({
         "iterationId": it.id,
         "runId": run.id,
         "testCaseId": it.case_id,
@@ -468,7 +475,11 @@ pub(super) fn trace_view(
         "externalIterationId": x["externalIterationId"],
         "externalCaseId": x["externalCaseId"],
         "isNegativeTest": x["isNegativeTest"],
-    }))
+    });
+    if let Some(w) = b.get("widgetSnapshots") {
+        view["widgetSnapshots"] = w.clone();
+    }
+    Ok(view)
 }
 
 #[cfg(test)]

@@ -358,6 +358,7 @@ impl Service {
                                 expected_tool_calls: Vec::new(),
                                 error: None,
                                 scores: None,
+                                widget_snapshots: None,
                             };
                             plan.push((
                                 id,

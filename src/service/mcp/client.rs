@@ -340,10 +340,12 @@ pub(crate) struct EvalClient {
     pub offer: ProtocolVersion,
 }
 
-/// The capabilities evaldeck declares: roots (with change notifications), sampling, and
-/// elicitation in both modes. Fixed, so what a server lists does not depend on who asks.
+/// The capabilities evaldeck declares: roots (with change notifications), sampling,
+/// elicitation in both modes, tasks, and MCP Apps views (servers built on the Apps SDK
+/// register their UI tools only for hosts that declare it). Fixed, so what a server lists
+/// does not depend on who asks.
 pub(crate) fn capabilities() -> ClientCapabilities {
-    ClientCapabilities::builder()
+    let mut caps = ClientCapabilities::builder()
         .enable_roots()
         .enable_roots_list_changed()
         .enable_sampling()
@@ -353,7 +355,13 @@ pub(crate) fn capabilities() -> ClientCapabilities {
                 .with_url(rmcp::model::UrlElicitationCapability::new()),
         )
         .enable_tasks()
-        .build()
+        .build();
+    let ui = serde_json::json!({"mimeTypes": [crate::service::widgets::APP_MIME]});
+    caps.extensions.get_or_insert_default().insert(
+        crate::service::widgets::APPS_EXTENSION.into(),
+        ui.as_object().cloned().unwrap_or_default(),
+    );
+    caps
 }
 
 impl ClientHandler for EvalClient {

@@ -269,7 +269,8 @@ pub struct UploadedArtifact<'a> {
     pub kind: &'a str,
     pub sha256: &'a str,
     pub content: &'a [u8],
-    pub run_id: &'a str,
+    /// The run a report's results went to; none for a widget.
+    pub run_id: Option<&'a str>,
 }
 
 /// The ingest aggregate's storage (implemented by the SQLite [`Store`]; the seam a second store implements).

@@ -11,6 +11,7 @@
 //! server database) implements the same traits; nothing outside this module names
 //! `rusqlite` (a test checks).
 
+pub mod artifacts;
 pub mod authoring;
 pub mod chat;
 pub mod credits;
@@ -43,6 +44,7 @@ const READERS: usize = 4;
 /// The aggregate traits, to call storage through `&dyn Storage`.
 pub mod prelude {
     pub use super::Storage;
+    pub use super::artifacts::ArtifactStore;
     pub use super::authoring::AuthoringStore;
     pub use super::chat::ChatStore;
     pub use super::credits::CreditStore;
@@ -63,7 +65,8 @@ use prelude::*;
 
 /// Everything the service stores: one trait per aggregate.
 pub trait Storage:
-    AuthoringStore
+    ArtifactStore
+    + AuthoringStore
     + ChatStore
     + CreditStore
     + EnvironmentStore

@@ -41,6 +41,20 @@ window.__size = (w, h) => { if (w) view.style.width = w + 'px'; if (h) view.styl
 window.__rect = () => { const r = view.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; };
 </script></body></html>"#;
 
+/// The union of the view's visible elements' boxes, `[left, top, right, bottom]`.
+const CONTENT_BOX: &str = r#"(() => {
+  let b = null;
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    const s = getComputedStyle(el);
+    if (s.visibility === 'hidden' || s.display === 'none') continue;
+    b = b ? [Math.min(b[0], r.left), Math.min(b[1], r.top), Math.max(b[2], r.right), Math.max(b[3], r.bottom)]
+          : [r.left, r.top, r.right, r.bottom];
+  }
+  return b;
+})()"#;
+
 struct State {
     record: ViewRecord,
     /// Requests from the view being answered now.
@@ -297,7 +311,9 @@ impl View {
         }
     }
 
-    /// A PNG of the view's frame, also kept on the record.
+    /// A PNG of what the view shows (its content, a small margin around it, within its
+    /// frame), also kept on the record. Cropping to the content keeps a terminal's few
+    /// cells for what matters.
     pub async fn screenshot(&self) -> Result<Vec<u8>, String> {
         let rect = self
             .page
@@ -306,8 +322,22 @@ impl View {
             .map_err(|e| format!("the browser failed: {e}"))?
             .into_value::<Vec<f64>>()
             .map_err(|e| format!("the browser failed: {e}"))?;
-        let [x, y, w, h] = rect[..] else {
+        let [fx, fy, fw, fh] = rect[..] else {
             return Err("the view's frame is gone".into());
+        };
+        let content = self.eval_in_view(CONTENT_BOX.to_string()).await.ok();
+        let (x, y, w, h) = match content.as_ref().and_then(Value::as_array) {
+            Some(b) if b.len() == 4 => {
+                let n = |i: usize| b[i].as_f64().unwrap_or(0.0);
+                let (x0, y0) = ((n(0) - 8.0).max(0.0), (n(1) - 8.0).max(0.0));
+                let (x1, y1) = ((n(2) + 8.0).min(fw), (n(3) + 8.0).min(fh));
+                if x1 - x0 >= 16.0 && y1 - y0 >= 16.0 {
+                    (fx + x0, fy + y0, x1 - x0, y1 - y0)
+                } else {
+                    (fx, fy, fw, fh)
+                }
+            }
+            _ => (fx, fy, fw, fh),
         };
         let png = self
             .page

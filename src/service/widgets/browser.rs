@@ -69,6 +69,7 @@ impl Chrome {
     /// Starts Chromium headless with a fresh profile and connects to it.
     pub async fn launch(binary: &Path) -> Result<Chrome, String> {
         static N: AtomicU64 = AtomicU64::new(0);
+        sweep_profiles();
         let profile = std::env::temp_dir().join(format!(
             "evaldeck-chromium-{}-{}",
             std::process::id(),
@@ -231,6 +232,28 @@ impl Drop for Chrome {
             );
         }
         let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+/// Removes the profiles of evaldeck processes that are gone (killed before they could
+/// remove their own): `evaldeck-chromium-{pid}-{n}` in the temporary directory.
+fn sweep_profiles() {
+    let Ok(dir) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = name
+            .strip_prefix("evaldeck-chromium-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        if !alive {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
     }
 }
 

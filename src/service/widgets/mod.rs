@@ -39,6 +39,9 @@ pub use browser::{chromium_path, missing_chromium};
 /// The MIME type of an MCP Apps view.
 pub const APP_MIME: &str = "text/html;profile=mcp-app";
 
+/// The MCP Apps extension's identifier, under which evaldeck declares it renders views.
+pub const APPS_EXTENSION: &str = "io.modelcontextprotocol/ui";
+
 /// The MCP Apps protocol revision evaldeck speaks to views.
 pub const APPS_PROTOCOL: &str = "2026-01-26";
 

@@ -124,10 +124,6 @@ impl Service {
     ) -> Result<ViewRecord> {
         req.check()?;
         let s = self.saved_server(who, project_id, server)?;
-        let binary = self.widgets().binary();
-        if let Err(why) = binary {
-            return Err(Error::new(Code::FeatureNotSupported, why).with_reason("NO_WIDGET_RUNTIME"));
-        }
         let tools = self.declared_tools(who, project_id, &s.id).await?;
         let tool = tools
             .iter()
@@ -150,6 +146,9 @@ impl Service {
                 ),
             )
         })?;
+        if let Err(why) = self.widgets().binary() {
+            return Err(Error::new(Code::FeatureNotSupported, why).with_reason("NO_WIDGET_RUNTIME"));
+        }
         let resource = self
             .with_server(who, project_id, &s.id, |t| {
                 let uri = uri.clone();

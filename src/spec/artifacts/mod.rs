@@ -9,12 +9,14 @@
 //! - `externalIterationId` is derived from the suite, the case's identity and its
 //!   occurrence in the file, so uploading the same file to a run twice adds nothing.
 //! - Titles longer than the result bounds are cut; a file is at most [`MAX_CASES`] cases.
-//! - The kind is sniffed when not given: `<` starts JUnit XML; a JSON object with
+//! - HTML widget snapshots ([`widget`]) are stored, not read into results.
+//! - The kind is sniffed when not given: an HTML document is a widget; `<` starts JUnit XML; a JSON object with
 //!   `testResults` is Jest, or Vitest when it lacks Jest's own top-level keys
 //!   (`wasInterrupted`, `openHandles`) or its assertions carry Vitest's `meta`.
 
 pub mod jest;
 pub mod junit;
+pub mod widget;
 
 use super::error::Error;
 use super::ingest::{ArtifactKind, IngestResult, MAX_CASE_TITLE, MAX_ERROR, MAX_EXTERNAL_ID};
@@ -56,6 +58,9 @@ pub fn invalid(message: impl std::fmt::Display) -> Error {
 pub fn sniff(bytes: &[u8]) -> Option<ArtifactKind> {
     let text = std::str::from_utf8(strip_bom(bytes)).ok()?;
     let t = text.trim_start();
+    if widget::looks_like_html(t.as_bytes()) {
+        return Some(ArtifactKind::Widget);
+    }
     if t.starts_with('<') {
         return Some(ArtifactKind::Junit);
     }
@@ -82,6 +87,9 @@ pub fn parse(kind: Option<ArtifactKind>, bytes: &[u8]) -> Result<ParsedArtifact,
     let parsed = match kind {
         ArtifactKind::Junit => junit::parse(text)?,
         ArtifactKind::Jest | ArtifactKind::Vitest => jest::parse(text, kind)?,
+        ArtifactKind::Widget => {
+            return Err(invalid("a widget snapshot holds no test results"));
+        }
     };
     if parsed.results.len() + parsed.not_run > MAX_CASES {
         return Err(invalid(format!(
@@ -92,7 +100,7 @@ pub fn parse(kind: Option<ArtifactKind>, bytes: &[u8]) -> Result<ParsedArtifact,
     Ok(parsed)
 }
 
-fn strip_bom(b: &[u8]) -> &[u8] {
+pub(crate) fn strip_bom(b: &[u8]) -> &[u8] {
     b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
 }
 
@@ -156,6 +164,10 @@ mod tests {
         assert_eq!(
             sniff(br#"{"testResults": [], "numTotalTests": 0}"#),
             Some(ArtifactKind::Vitest)
+        );
+        assert_eq!(
+            sniff(b"\n<!DOCTYPE html><html></html>"),
+            Some(ArtifactKind::Widget)
         );
         assert_eq!(sniff(br#"{"hello": 1}"#), None);
         assert_eq!(sniff(b"name,passed\na,true"), None);

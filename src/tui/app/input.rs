@@ -489,6 +489,11 @@ impl App {
             | Action::Bottom
             | Action::PageUp
             | Action::PageDown => self.move_focused(action),
+            // The detail's own use of ←/→ (a trace's widgets) and r (re-render a widget)
+            // comes before moving focus or reloading.
+            Action::Left | Action::Right | Action::Refresh
+                if self.focus == Focus::Detail
+                    && self.with_pane(|p, cx| p.detail_action(action, cx)) => {}
             Action::Left => match self.focus {
                 Focus::Nav => {}
                 Focus::List => self.focus = Focus::Nav,

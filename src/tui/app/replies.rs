@@ -311,6 +311,11 @@ impl App {
                     self.read_traffic(&server);
                 }
             }
+            Reply::Widget { server, record } => {
+                if let Some(o) = self.servers.mcp_mut(&server).output.as_mut() {
+                    o.widget = Some(crate::tui::panes::servers::Widget::new(record));
+                }
+            }
             Reply::CallCancelled { server, cancelled } => {
                 if !cancelled {
                     // It had already ended: its answer is on its way.
@@ -391,7 +396,14 @@ impl App {
                     elapsed_ms: elapsed.as_millis(),
                     window,
                     pictures,
+                    widget: None,
                 });
+                // A tool with an MCP Apps view: render it beside the result.
+                if let Some(project) = self.nav.active.clone()
+                    && let Some(req) = self.servers.widget_request(&project, &server)
+                {
+                    self.dispatch(req);
+                }
                 // What evaldeck decided for the server during the call shows with it.
                 if window.is_some() {
                     self.read_traffic(&server);
@@ -406,6 +418,19 @@ impl App {
 
     pub(super) fn fail(&mut self, request: Request, e: Error) {
         tracing::warn!(code = %e.code, message = %e.message, what = %request.describe(), "request failed");
+        // A view that could not be rendered says why in its place (no browser, say).
+        if let Request::RenderWidget { server, body, .. } = &request {
+            if let Some(o) = self.servers.mcp_mut(server).output.as_mut() {
+                o.widget = Some(crate::tui::panes::servers::Widget::new(
+                    crate::spec::widget::ViewRecord {
+                        tool_name: body.tool_name.clone(),
+                        error: Some(e.message.clone()),
+                        ..Default::default()
+                    },
+                ));
+            }
+            return;
+        }
         // A call the person cancelled ends quietly, said in its place.
         if let Request::CallTool { server, body, .. } = &request {
             let server = server.clone();
@@ -420,6 +445,7 @@ impl App {
                     elapsed_ms: r.started.elapsed().as_millis(),
                     window: Some((r.started_ms, chrono::Utc::now().timestamp_millis())),
                     pictures: Vec::new(),
+                    widget: None,
                 });
                 self.read_traffic(&server);
                 return;

@@ -362,8 +362,30 @@ impl App {
 
     pub(super) fn render_footer(&self, f: &mut Frame, area: Rect, filtering: bool) {
         let t = &self.theme;
+        let h = |k: &str, l: &str| (k.to_string(), l.to_string());
         let (hints, pinned) = if let Some(Overlay::Import(s)) = &self.overlay {
             (s.hints(), Vec::new())
+        } else if let Some(o) = &self.overlay {
+            // A dialog has the keyboard: the pane's keys would not reach the pane.
+            let own = match o {
+                Overlay::Help(_) | Overlay::Credits(_) => {
+                    vec![h("j/k", "scroll"), h("Esc", "close")]
+                }
+                Overlay::Palette(_) | Overlay::RunPicker(_) => {
+                    vec![h("type", "to filter"), h("Enter", "run"), h("Esc", "close")]
+                }
+                Overlay::Confirm(_) => vec![h("y", "yes"), h("n/Esc", "no")],
+                Overlay::Path { .. } => vec![h("Enter", "import"), h("Esc", "cancel")],
+                Overlay::Agent => vec![h("Enter", "send"), h("Esc", "close")],
+                Overlay::Ask(_) => vec![h("Esc", "cancel (the dialog lists its other keys)")],
+                _ => vec![
+                    h("Ctrl-s", "submit"),
+                    h("Tab", "next field"),
+                    h("Ctrl-t", "JSON"),
+                    h("Esc", "cancel"),
+                ],
+            };
+            (own, Vec::new())
         } else if filtering {
             (
                 vec![

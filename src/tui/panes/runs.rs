@@ -652,6 +652,42 @@ pub fn trace_lines(t: &Value, theme: &Theme) -> Vec<Line<'static>> {
             }
         }
     }
+    // Widget snapshots a reporter uploaded with an ingested result.
+    let snapshots = t["widgetSnapshots"].as_array().cloned().unwrap_or_default();
+    if !snapshots.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(heading(
+            &format!("Widget snapshots ({})", snapshots.len()),
+            theme,
+        ));
+        for w in &snapshots {
+            let found = w["found"] == true;
+            let what = w["toolName"]
+                .as_str()
+                .or(w["name"].as_str())
+                .unwrap_or("widget");
+            lines.push(Line::from(vec![
+                Span::styled(
+                    if found { " ✓ " } else { " ✗ " },
+                    if found { theme.ok } else { theme.error },
+                ),
+                Span::styled(format!("{what} "), theme.accent),
+                Span::styled(
+                    format!("{} ", w["storageId"].as_str().unwrap_or("(inline)")),
+                    theme.dim,
+                ),
+                Span::raw(if found {
+                    format!(
+                        "{} · {} bytes",
+                        w["contentType"].as_str().unwrap_or("text/html"),
+                        w["bytes"].as_i64().unwrap_or(0)
+                    )
+                } else {
+                    "not stored: the upload was never made or belongs elsewhere".to_string()
+                }),
+            ]));
+        }
+    }
     let views = t["widgets"].as_array().cloned().unwrap_or_default();
     if !views.is_empty() {
         lines.push(Line::raw(""));
@@ -963,11 +999,11 @@ impl Pane for RunsPane {
             return false;
         }
         if self.trace.is_some() {
-            let n = self.shots.len().max(1);
+            let n = self.shots.len();
             match action {
                 Action::Back => self.trace = None,
-                Action::Right => self.shot = (self.shot + 1) % n,
-                Action::Left => self.shot = (self.shot + n - 1) % n,
+                Action::Right if n > 1 => self.shot = (self.shot + 1) % n,
+                Action::Left if n > 1 => self.shot = (self.shot + n - 1) % n,
                 _ => return false,
             }
             return true;

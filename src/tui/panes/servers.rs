@@ -62,6 +62,24 @@ pub struct Output {
     pub window: Option<(i64, i64)>,
     /// The pictures in it, decoded, drawn below the text.
     pub pictures: Vec<Picture>,
+    /// The tool's MCP Apps view, once rendered (a tool that names a UI resource).
+    pub widget: Option<Widget>,
+}
+
+/// A rendered view: what it showed, and its screenshot decoded.
+pub struct Widget {
+    pub record: crate::spec::widget::ViewRecord,
+    pub picture: Option<Picture>,
+}
+
+impl Widget {
+    pub fn new(record: crate::spec::widget::ViewRecord) -> Widget {
+        let picture = record
+            .screenshot_png
+            .as_deref()
+            .and_then(|png| Picture::decode("image/png", png).ok());
+        Widget { record, picture }
+    }
 }
 
 /// What is known about one server from MCP.
@@ -1248,6 +1266,29 @@ impl ServersPane {
             .render(f, bottom, Line::from(""), lines, false, theme);
     }
 
+    /// The request that renders the view of the last tool call shown for `server`, when
+    /// its tool names a UI resource.
+    pub fn widget_request(&self, project: &str, server: &str) -> Option<Request> {
+        let m = self.mcp.get(server)?;
+        let out = m.output.as_ref()?;
+        let name = out.request["toolName"].as_str()?;
+        let tool = m.tools.as_ref()?.iter().find(|t| t.name == name)?;
+        let meta = tool.extra.get("_meta")?;
+        let ui = meta["ui"]["resourceUri"]
+            .as_str()
+            .or(meta["ui/resourceUri"].as_str());
+        ui.filter(|u| !u.is_empty())?;
+        Some(Request::RenderWidget {
+            project: project.to_string(),
+            server: server.to_string(),
+            body: crate::spec::widget::WidgetRenderRequest {
+                tool_name: name.to_string(),
+                arguments: out.request["parameters"].as_object().cloned(),
+                result: out.value.is_object().then(|| out.value.clone()),
+            },
+        })
+    }
+
     fn selected_tool(&self, id: &str) -> Option<&ToolItem> {
         let i = self.sub.selected()?;
         self.mcp.get(id)?.tools.as_ref()?.get(i)
@@ -1496,6 +1537,15 @@ impl Pane for ServersPane {
         if self.view == View::Protocol {
             out.push(Command::new(Action::Copy, "copy the message"));
         }
+        if self.view == View::Output
+            && self
+                .selected()
+                .and_then(|s| self.mcp.get(&s.id))
+                .and_then(|m| m.output.as_ref())
+                .is_some_and(|o| o.widget.is_some())
+        {
+            out.push(Command::new(Action::Refresh, "re-render the widget"));
+        }
         out.extend([
             Command::new(Action::Config, "config"),
             Command::new(Action::Doctor, "doctor"),
@@ -1670,6 +1720,17 @@ impl Pane for ServersPane {
             }
             return true;
         }
+        if self.view == View::Output
+            && action == Action::Refresh
+            && let (Some(project), Some(s)) = (cx.project, self.selected())
+            && let Some(req) = self.widget_request(project, &s.id.clone())
+        {
+            if let Some(o) = self.mcp_mut(&s.id.clone()).output.as_mut() {
+                o.widget = None;
+            }
+            cx.fetch(req);
+            return true;
+        }
         if self.view == View::Protocol {
             return self.protocol_action(action, cx);
         }
@@ -1838,6 +1899,25 @@ impl Pane for ServersPane {
                 (format!("{} › Result", s.name), lines)
             }
         };
+        // A tool's MCP Apps view takes the lower part: its screenshot and its console.
+        let widget_shown = (self.view == View::Output)
+            .then_some(m)
+            .flatten()
+            .and_then(|m| m.output.as_ref())
+            .is_some_and(|o| o.widget.is_some() || busy(Slot::ServerWidget));
+        if widget_shown && detail_area.height >= 12 {
+            let [a, b] =
+                Layout::vertical([Constraint::Fill(1), Constraint::Fill(1)]).areas(detail_area);
+            self.detail
+                .render(f, a, Line::from(title), lines, focused, theme);
+            let w = self
+                .mcp
+                .get_mut(&s.id)
+                .and_then(|m| m.output.as_mut())
+                .and_then(|o| o.widget.as_mut());
+            render_widget(f, b, w, theme);
+            return;
+        }
         // A result's first picture is drawn below its text.
         let picture = (self.view == View::Output)
             .then_some(m)
@@ -1883,6 +1963,77 @@ impl Pane for ServersPane {
             p.render(f, inner);
         }
     }
+}
+
+/// A tool's rendered view: the screenshot, with the console beside it (below it when
+/// narrow); `None` while it renders.
+pub fn render_widget(f: &mut Frame, area: Rect, w: Option<&mut Widget>, theme: &Theme) {
+    let Some(w) = w else {
+        let block = pane_block("Widget · rendering in headless Chromium…", false, theme);
+        f.render_widget(block, area);
+        return;
+    };
+    let r = &w.record;
+    let errors = r.console_errors().count();
+    let state = match (&r.error, r.render_latency_ms) {
+        (Some(_), _) if !r.initialized => "not rendered".to_string(),
+        (_, Some(ms)) => format!("initialized in {ms:.0} ms"),
+        _ => "never initialized".to_string(),
+    };
+    let block = pane_block(
+        format!(
+            "Widget · {} · {state} · {errors} console error(s) · {} · r re-render",
+            r.tool_name,
+            picture::drawn_with()
+        ),
+        false,
+        theme,
+    );
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let mut log: Vec<Line<'static>> = Vec::new();
+    if let Some(e) = &r.error {
+        log.push(Line::styled(e.clone(), theme.error));
+    }
+    log.push(Line::styled(
+        format!("console ({})", r.console.len()),
+        theme.dim,
+    ));
+    for e in &r.console {
+        log.push(Line::from(vec![
+            Span::styled(
+                format!("{:<7} ", e.level),
+                if e.is_error() { theme.error } else { theme.dim },
+            ),
+            Span::raw(e.text.clone()),
+        ]));
+    }
+    for q in &r.requests {
+        let what = match q.method.as_str() {
+            "tools/call" => format!("{} {}", q.method, q.params["name"].as_str().unwrap_or("?")),
+            m => m.to_string(),
+        };
+        log.push(Line::from(vec![
+            Span::styled("view → ", theme.key),
+            Span::raw(what),
+            match &q.error {
+                Some(e) => Span::styled(format!("  ✗ {e}"), theme.error),
+                None => Span::styled(format!("  {:.0} ms", q.duration_ms), theme.dim),
+            },
+        ]));
+    }
+    let [shot, side] = if inner.width >= 70 {
+        Layout::horizontal([Constraint::Fill(3), Constraint::Fill(2)]).areas(inner)
+    } else {
+        Layout::vertical([Constraint::Fill(2), Constraint::Fill(1)]).areas(inner)
+    };
+    if let Some(p) = w.picture.as_mut() {
+        p.render(f, shot);
+    }
+    f.render_widget(
+        ratatui::widgets::Paragraph::new(log).wrap(ratatui::widgets::Wrap { trim: false }),
+        side,
+    );
 }
 
 /// The edit body for a server: its name, whether it is enabled, and its saved config.

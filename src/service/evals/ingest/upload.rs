@@ -13,10 +13,16 @@
 //! run with external id `upload:{storageId}`; those last two are finalized. The suite is the
 //! request's `suiteName`, else the report's own name, else `JUnit uploads` (`Jest uploads`,
 //! `Vitest uploads`). The artifact itself is kept with the upload row (`storageId`).
+//!
+//! A widget snapshot (`kind: "widget"` at minting, else a `text/html` body or one that reads
+//! as an HTML document: [`crate::spec::artifacts::widget`]) is stored the same way but
+//! makes no run, and the answer is `200 {ok: true, storageId, kind: "widget", contentType,
+//! bytes, sha256}` (the SDK reads `storageId`). One over 4 MiB is refused like any oversize
+//! artifact (400 `VALIDATION_ERROR`, rule `maxBodySize`) and leaves the URL unused.
 
 use rand::RngCore;
-use sha2::Digest;
 
+use super::widgets::sha256;
 use super::{IngestRun, finalize_tx, iteration};
 use crate::service::store::ingest::{self as db, NewUpload, UploadedArtifact, ingest_write};
 use crate::service::store::now_ms;
@@ -25,7 +31,8 @@ use crate::service::{Principal, Service};
 use crate::spec::artifacts;
 use crate::spec::case::sha256_hex;
 use crate::spec::ingest::{
-    ArtifactIngested, ArtifactKind, IngestBody, RunFields, UploadUrl, UploadUrlRequest,
+    ArtifactIngested, ArtifactKind, ArtifactUploaded, IngestBody, RunFields, UploadUrl,
+    UploadUrlRequest,
 };
 use crate::spec::{Code, Error, Result};
 
@@ -41,6 +48,7 @@ fn default_suite(kind: ArtifactKind) -> &'static str {
         ArtifactKind::Junit => "JUnit uploads",
         ArtifactKind::Jest => "Jest uploads",
         ArtifactKind::Vitest => "Vitest uploads",
+        ArtifactKind::Widget => "Widget uploads",
     }
 }
 
@@ -125,8 +133,14 @@ impl Service {
         Ok(up)
     }
 
-    /// A POST to an upload URL: checks the token, reads the file, stores its results.
-    pub fn ingest_upload(&self, token: &str, content: &[u8]) -> Result<ArtifactIngested> {
+    /// A POST to an upload URL: checks the token, reads the file, stores its results (or,
+    /// for a widget snapshot, the file alone). `content_type` is the request's header.
+    pub fn ingest_upload(
+        &self,
+        token: &str,
+        content_type: Option<&str>,
+        content: &[u8],
+    ) -> Result<ArtifactUploaded> {
         let up = self.upload_token(token)?;
         let max = self.config().ingest.max_artifact_bytes;
         if content.len() > max {
@@ -149,12 +163,14 @@ impl Service {
             .project_access(&who, &up.project_id, ProjectRole::Member)?;
         let req: UploadUrlRequest = serde_json::from_value(up.request.clone())
             .map_err(|e| Error::internal(format!("corrupt upload request: {e}")))?;
+        if artifacts::widget::is_widget(req.kind, content_type, content) {
+            return self
+                .store_widget(&up, content)
+                .map(ArtifactUploaded::Widget);
+        }
         let parsed = artifacts::parse(req.kind, content)?;
         let items: Vec<_> = parsed.results.iter().map(iteration).collect();
-        let sha: String = sha2::Sha256::digest(content)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
+        let sha = sha256(content);
         let project = up.project_id.clone();
         let fields = RunFields {
             suite_name: req
@@ -188,7 +204,7 @@ impl Service {
                 kind: parsed.kind.as_str(),
                 sha256: &sha,
                 content,
-                run_id: &run_id,
+                run_id: Some(&run_id),
             };
             if !tx.consume_upload(&up.id, &stored)? {
                 return Err(unauthorized(
@@ -206,7 +222,7 @@ impl Service {
             ..
         } = self.ingest_answer(&project, &run_id, false)?;
         tracing::info!(storage = %up.id, run = %run_id, kind = parsed.kind.as_str(), inserted, skipped, "artifact ingested");
-        Ok(ArtifactIngested {
+        Ok(ArtifactUploaded::Report(ArtifactIngested {
             ok: true,
             storage_id: up.id,
             kind: parsed.kind,
@@ -218,6 +234,6 @@ impl Service {
             status,
             result,
             summary,
-        })
+        }))
     }
 }
