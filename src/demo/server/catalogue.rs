@@ -1,4 +1,5 @@
-//! What the demo server lists: its tools (the faults and client-feature ones included), prompts, resources and the logo, and the argument helpers its calls share.
+//! What the demo server lists: its tools (the faults and client-feature ones included),
+//! prompts, resources and the logo, and the argument helpers its calls share.
 
 use super::*;
 use rmcp::ErrorData;

@@ -1,4 +1,5 @@
-//! The pool's requests: lists, calls, prompts, resources, subscriptions and export, each on a pooled session.
+//! The pool's requests on a pooled session: lists, calls, prompts, resources,
+//! subscriptions and export.
 
 use super::*;
 use crate::spec::primitives::{
