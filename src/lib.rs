@@ -1,15 +1,11 @@
-//! evaldeck: test MCP servers from a terminal.
-//!
-//! Layers, each depending only on those before it: [`spec`] (the contract) ←
-//! [`service`] (the core) ← [`api`] (HTTP); [`client`] (the `Backend` over the embedded core
-//! or a remote base URL) ← [`cli`] and [`tui`]. [`operations`] defines each `/api/v1`
-//! operation once; [`api`] serves the list and [`client`] calls it.
+//! evaldeck: the binary that ties the crates together (see the README's picture), the demo
+//! MCP server, and the paths the integration tests use (`evaldeck::service`, …).
 
-pub mod api;
-pub mod cli;
-pub mod client;
+pub use evaldeck_api::api;
+pub use evaldeck_cli::cli;
+pub use evaldeck_client::client;
+pub use evaldeck_contract::spec;
+pub use evaldeck_core::service;
+pub use evaldeck_operations::operations;
+pub use evaldeck_tui::tui;
 pub mod demo;
-pub mod operations;
-pub mod service;
-pub mod spec;
-pub mod tui;

@@ -1,4 +1,5 @@
-//! The shape of the house, checked: storage is reached through the store's traits only.
+//! The shape of the house, checked: the crate graph keeps the arrows, and storage is
+//! reached through the store's traits only.
 
 use std::path::{Path, PathBuf};
 
@@ -19,13 +20,16 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn rusqlite_stays_inside_the_store() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let store = root.join("src/service/store");
+    let store = root.join("crates/core/src/service/store");
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates"), &mut files);
     assert!(files.len() > 100, "the sources were found");
     let offenders: Vec<String> = files
         .iter()
         .filter(|f| !f.starts_with(&store))
+        // `?` on a SQLite error: the conversion is defined with `Error` (feature `sqlite`).
+        .filter(|f| !f.ends_with("crates/contract/src/spec/error.rs"))
         .filter(|f| {
             std::fs::read_to_string(f)
                 .unwrap()
@@ -36,7 +40,7 @@ fn rusqlite_stays_inside_the_store() {
         .collect();
     assert!(
         offenders.is_empty(),
-        "rusqlite named outside src/service/store: {offenders:?}"
+        "rusqlite named outside crates/core/src/service/store: {offenders:?}"
     );
     // And the store module does use it (the check looks at the right place).
     let mut inside = Vec::new();
@@ -46,4 +50,75 @@ fn rusqlite_stays_inside_the_store() {
             .iter()
             .any(|f| std::fs::read_to_string(f).unwrap().contains("rusqlite::"))
     );
+}
+
+/// The direct dependencies of each workspace crate, from `cargo metadata`.
+fn workspace_deps() -> std::collections::BTreeMap<String, Vec<String>> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--offline",
+            "--no-deps",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    meta["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["name"].as_str().unwrap().to_string())
+                .collect();
+            (p["name"].as_str().unwrap().to_string(), deps)
+        })
+        .collect()
+}
+
+/// The workbench and the CLI hold a `Backend`: they depend on the client crate, never on
+/// the core or the HTTP API; the arrows point one way (contract ← core ← operations ← api;
+/// contract ← client ← tui, cli).
+#[test]
+fn the_crate_graph_keeps_the_arrows() {
+    let deps = workspace_deps();
+    let of = |c: &str| -> Vec<&str> {
+        deps.get(c)
+            .unwrap_or_else(|| panic!("crate {c} in the workspace: {deps:?}"))
+            .iter()
+            .map(String::as_str)
+            .filter(|d| d.starts_with("evaldeck"))
+            .collect()
+    };
+    for leaf in ["evaldeck-tui", "evaldeck-cli"] {
+        let d = of(leaf);
+        assert!(d.contains(&"evaldeck-client"), "{leaf}: {d:?}");
+        for banned in ["evaldeck-core", "evaldeck-api", "evaldeck-operations"] {
+            assert!(!d.contains(&banned), "{leaf} depends on {banned}: {d:?}");
+        }
+    }
+    assert!(of("evaldeck-contract").is_empty());
+    assert_eq!(of("evaldeck-core"), ["evaldeck-contract"]);
+    for c in [
+        "evaldeck-contract",
+        "evaldeck-core",
+        "evaldeck-operations",
+        "evaldeck-api",
+    ] {
+        for up in ["evaldeck-client", "evaldeck-tui", "evaldeck-cli"] {
+            assert!(!of(c).contains(&up), "{c} depends on {up}");
+        }
+    }
+    assert!(!of("evaldeck-client").contains(&"evaldeck-api"));
 }

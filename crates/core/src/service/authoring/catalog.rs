@@ -1,0 +1,1123 @@
+//! The live tool catalog as the reader's dictionary: tools are discovered before authoring,
+//! so a tool mention is text that resolves to a tool the target offers.
+//!
+//! - [`Catalog::resolve`]: a written name → a live tool, exactly or by spelling (case,
+//!   `_`/`-`/space, camelCase, a `server.`/`server/`/`mcp__server__` prefix, or the part of
+//!   a dotted name after its namespace). A parameter name of a live tool is never a tool.
+//! - [`Catalog::mentions`]: every tool named in a passage, by name or by description ("the
+//!   sum tool", "the tool that adds numbers"), with its byte span.
+//! - [`Catalog::read_args`]: argument values written next to a mention (`a=17, b=25`, `with
+//!   a = 17 and b = 25`, `{"a": 17}`, `key: value`), typed by the tool's input schema:
+//!   numbers lose sentence punctuation, enums match case-insensitively, booleans in every
+//!   language of the lexicon.
+
+use serde_json::{Map, Number, Value};
+
+use super::ground::DiscoveredTool;
+use super::lexicon::{self, fold, is_cjk};
+
+/// How a mention resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    /// Written exactly as the live name.
+    Exact,
+    /// A spelling of the live name.
+    Spelling,
+    /// Described by the words of its name or description.
+    Description,
+}
+
+/// A tool named in a passage.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mention {
+    /// Index into the catalog; `None` for a tool-like name the catalog lacks.
+    pub tool: Option<usize>,
+    pub start: usize,
+    pub end: usize,
+    pub via: Via,
+    pub written: String,
+}
+
+struct Entry {
+    name: String,
+    /// The name folded and squashed (`get-sum`, `GetSum`, `get sum` → `getsum`).
+    key: String,
+    /// The squashed part after a namespace (`fs.read_file` → `readfile`).
+    short: Option<String>,
+    /// Words of the name (`get_air_quality` → get, air, quality).
+    words: Vec<String>,
+    desc: Vec<String>,
+    params: Vec<(String, Value)>,
+    /// A plain dictionary word (`echo`, `fail`): named in prose only with a tool-ish context.
+    plain: bool,
+}
+
+/// The tools discovered for a job, indexed for reading.
+pub struct Catalog {
+    entries: Vec<Entry>,
+    servers: Vec<String>,
+    params: std::collections::HashSet<String>,
+}
+
+fn squash(s: &str) -> String {
+    fold(s).chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+/// Words of an identifier: split at `_-./: ` and camelCase.
+pub fn name_words(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in s.chars() {
+        if c.is_alphanumeric() {
+            if c.is_uppercase() && prev_lower && !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = c.is_lowercase() || c.is_ascii_digit();
+            cur.extend(c.to_lowercase());
+        } else {
+            prev_lower = false;
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+const STOP: &[&str] = &[
+    "the", "a", "an", "and", "or", "of", "to", "for", "in", "on", "with", "by", "from", "is",
+    "are", "be", "it", "its", "that", "this", "which", "get", "set", "list", "return", "returns",
+    "tool", "tools", "one", "two", "all", "any", "given", "de", "la", "le", "el", "der", "die",
+    "das", "und", "et", "y", "e", "per", "para", "pour", "plain", "server", "call", "calls", "use",
+    "uses", "that", "mcp",
+];
+
+fn stem_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.chars().collect::<Vec<_>>(), b.chars().collect::<Vec<_>>());
+    let n = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let short = a.len().min(b.len());
+    short >= 3 && (n == short || n >= 4)
+}
+
+/// Words after which a string value without quotes is no value ("title exactly as quoted").
+const NOT_VALUES: &[&str] = &[
+    "should",
+    "must",
+    "is",
+    "are",
+    "exactly",
+    "as",
+    "like",
+    "something",
+    "the",
+    "a",
+    "an",
+    "mentions",
+    "mention",
+    "contains",
+    "contain",
+    "of",
+    "to",
+    "for",
+    "in",
+    "on",
+    "it",
+    "doesn't",
+    "does",
+    "matter",
+    "matters",
+    "depend",
+    "depends",
+    "given",
+    "and",
+    "or",
+    "with",
+    "enthält",
+    "ist",
+    "nicht",
+    "no",
+    "not",
+    "set",
+    "then",
+    "that",
+    "which",
+    "from",
+];
+
+/// Words between a parameter and its value (`durationMinutes set to 30`, `message 是 …`).
+const CONNECTORS: &[&str] = &[
+    "set to",
+    "equal to",
+    "equals",
+    "is",
+    "ist",
+    "est",
+    "es",
+    "é",
+    "è",
+    "is set to",
+    "of",
+    "auf",
+    "gleich",
+    "为",
+    "是",
+    "设为",
+    "を",
+    "=",
+    "是：",
+    "igual a",
+];
+
+impl Catalog {
+    pub fn new(tools: &[DiscoveredTool]) -> Self {
+        let mut entries = Vec::with_capacity(tools.len());
+        let mut params = std::collections::HashSet::new();
+        let mut servers: Vec<String> = Vec::new();
+        for t in tools {
+            if !servers.contains(&t.server_name) {
+                servers.push(t.server_name.clone());
+            }
+            let name = t.tool.name.clone();
+            let short = name
+                .rsplit_once(['.', '/'])
+                .map(|(_, s)| squash(s))
+                .filter(|s| !s.is_empty());
+            let props: Vec<(String, Value)> = t
+                .tool
+                .input_schema
+                .as_ref()
+                .and_then(|s| s.get("properties"))
+                .and_then(Value::as_object)
+                .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default();
+            for (k, _) in &props {
+                params.insert(k.clone());
+            }
+            let desc = t
+                .tool
+                .description
+                .as_deref()
+                .map(|d| {
+                    name_words(&fold(d))
+                        .into_iter()
+                        .filter(|w| w.chars().count() >= 3 && !STOP.contains(&w.as_str()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let plain = name.chars().all(|c| c.is_ascii_lowercase());
+            entries.push(Entry {
+                key: squash(&name),
+                short,
+                words: name_words(&name),
+                desc,
+                params: props,
+                plain,
+                name,
+            });
+        }
+        // A short name shared by two tools names neither.
+        let shorts: Vec<Option<String>> = entries.iter().map(|e| e.short.clone()).collect();
+        for e in &mut entries {
+            if let Some(s) = &e.short
+                && shorts.iter().filter(|x| x.as_ref() == Some(s)).count() > 1
+            {
+                e.short = None;
+            }
+        }
+        Catalog {
+            entries,
+            servers,
+            params,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn name(&self, i: usize) -> &str {
+        &self.entries[i].name
+    }
+
+    /// Whether `word` is a parameter name of some live tool.
+    pub fn is_param(&self, word: &str) -> bool {
+        self.params.contains(word)
+    }
+
+    pub fn has_param(&self, tool: usize, p: &str) -> bool {
+        self.entries[tool].params.iter().any(|(k, _)| k == p)
+    }
+
+    /// Resolves a written name to a live tool.
+    pub fn resolve(&self, written: &str) -> Option<(usize, Via)> {
+        let w = written
+            .trim()
+            .trim_matches(|c: char| "`\"'“”„«»「」*".contains(c));
+        if w.is_empty() {
+            return None;
+        }
+        if let Some(i) = self.entries.iter().position(|e| e.name == w) {
+            return Some((i, Via::Exact));
+        }
+        let mut candidates = vec![w];
+        if let Some((_, last)) = w.rsplit_once("__") {
+            candidates.push(last);
+        }
+        for sep in ['.', '/', ':'] {
+            if let Some((head, rest)) = w.split_once(sep)
+                && (self.servers.iter().any(|s| squash(s) == squash(head))
+                    || fold(head) == "mcp"
+                    || rest.contains(sep))
+            {
+                candidates.push(rest);
+            }
+        }
+        for c in candidates {
+            let k = squash(c);
+            if k.is_empty() {
+                continue;
+            }
+            if let Some(i) = self.entries.iter().position(|e| e.key == k) {
+                if self.entries[i].name != c && self.is_param(c) {
+                    continue;
+                }
+                return Some((i, Via::Spelling));
+            }
+            if let Some(i) = self
+                .entries
+                .iter()
+                .position(|e| e.short.as_deref() == Some(k.as_str()))
+            {
+                if self.is_param(c) {
+                    continue;
+                }
+                return Some((i, Via::Spelling));
+            }
+        }
+        None
+    }
+
+    /// Every tool named in `text`, in order.
+    pub fn mentions(&self, text: &str) -> Vec<Mention> {
+        let mut out: Vec<Mention> = Vec::new();
+        let bytes = text.as_bytes();
+        let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':');
+        let mut i = 0;
+        while i < text.len() {
+            let c = text[i..].chars().next().unwrap();
+            if !c.is_ascii_alphabetic() {
+                i += c.len_utf8();
+                continue;
+            }
+            // The start of a word only.
+            if i > 0 {
+                let prev = text[..i].chars().next_back().unwrap();
+                if prev.is_alphanumeric() || prev == '_' {
+                    i += c.len_utf8();
+                    continue;
+                }
+            }
+            let mut j = i;
+            while j < text.len() {
+                let ch = text[j..].chars().next().unwrap();
+                if !ident(ch) {
+                    break;
+                }
+                j += ch.len_utf8();
+            }
+            let mut end = j;
+            while end > i && matches!(bytes[end - 1], b'.' | b':' | b'/' | b'-') {
+                end -= 1;
+            }
+            let token = &text[i..end];
+            let start = i;
+            i = j.max(i + 1);
+            if token.is_empty() {
+                continue;
+            }
+            // `a=17`, `message: …`, `path "…"`: a parameter, not a tool.
+            let i0 = start;
+            let after = text[end..].trim_start_matches([' ', '`', '*']);
+            if self.is_param(token)
+                && (after.starts_with(['=', ':']) || self.resolve(token).is_none())
+            {
+                continue;
+            }
+            match self.resolve(token) {
+                Some((t, via)) => {
+                    if self.entries[t].plain
+                        && !self.formatted(text, i0, end)
+                        && !self.toolish_context(text, i0, end)
+                    {
+                        continue;
+                    }
+                    out.push(Mention {
+                        tool: Some(t),
+                        start: i0,
+                        end,
+                        via,
+                        written: token.to_string(),
+                    });
+                }
+                None => {
+                    if self.unresolved_candidate(text, token, i0, end) {
+                        out.push(Mention {
+                            tool: None,
+                            start: i0,
+                            end,
+                            via: Via::Exact,
+                            written: token.to_string(),
+                        });
+                    }
+                }
+            }
+        }
+        self.spaced_mentions(text, &mut out);
+        self.described_mentions(text, &mut out);
+        out.sort_by_key(|m| m.start);
+        out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
+        out
+    }
+
+    /// Whether the token is set off as code or a quote (`x`, "x", {{x}}, „x“).
+    fn formatted(&self, text: &str, s: usize, e: usize) -> bool {
+        let before = text[..s].chars().next_back();
+        let after = text[e..].chars().next();
+        matches!(
+            (before, after),
+            (Some('`'), Some('`'))
+                | (Some('"'), Some('"'))
+                | (Some('“'), Some('”'))
+                | (Some('„'), Some('“'))
+                | (Some('„'), Some('”'))
+                | (Some('«'), _)
+                | (Some('{'), Some('}'))
+                | (Some('\''), Some('\''))
+                | (Some('「'), Some('」'))
+        )
+    }
+
+    /// A call verb, a tool noun or an arrow next to the word, or a call-like form after it.
+    fn toolish_context(&self, text: &str, s: usize, e: usize) -> bool {
+        let after = &text[e..];
+        let a = after.trim_start_matches([' ', '*', '`']);
+        if a.starts_with(['(', ',', ':', '→', '，']) || a.is_empty() {
+            return true;
+        }
+        let before = fold(&text[..s]);
+        let before = before.trim_end_matches([' ', '*', '`', '"']);
+        if before.is_empty()
+            || before.ends_with(['→', '>', '➜', ':', '：', '、', ','])
+            || before.ends_with("->")
+        {
+            return true;
+        }
+        let prev_words: Vec<&str> = before
+            .rsplit(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .collect();
+        let next = fold(&after.chars().take(40).collect::<String>());
+        let next_words: Vec<&str> = next
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .take(3)
+            .collect();
+        let is_verb = |w: &str| {
+            lexicon::CALL_VERBS
+                .iter()
+                .any(|v| match v.strip_suffix('*') {
+                    Some(p) => w.starts_with(p),
+                    None => *v == w,
+                })
+        };
+        let is_noun = |w: &str| {
+            lexicon::TOOL_NOUNS
+                .iter()
+                .any(|v| match v.strip_suffix('*') {
+                    Some(p) => w.starts_with(p),
+                    None => *v == w,
+                })
+        };
+        prev_words.iter().any(|w| is_verb(w) || is_noun(w))
+            || next_words.first().is_some_and(|w| is_noun(w) || is_verb(w))
+            || next_words
+                .get(1)
+                .is_some_and(|w| is_verb(w) && next_words[0].len() <= 6)
+            || next.trim_start().chars().next().is_some_and(is_cjk)
+    }
+
+    /// A tool-like name the catalog lacks, written as code or right after a call verb.
+    fn unresolved_candidate(&self, text: &str, token: &str, s: usize, e: usize) -> bool {
+        let in_code = text[..s].ends_with('`') && text[e..].starts_with('`');
+        let before = fold(&text[..s]);
+        let prev = before
+            .trim_end_matches([' ', '`'])
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .unwrap_or_default()
+            .to_string();
+        let verb = [
+            "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
+        ]
+        .contains(&prev.as_str());
+        // `calls `sum``: a name written as code right after a call verb.
+        if in_code
+            && verb
+            && token.len() >= 3
+            && token
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+            && !self.is_param(token)
+        {
+            return true;
+        }
+        if self.entries.is_empty() && !token.contains(['_', '-']) {
+            return false;
+        }
+        let shaped = (token.contains(['_', '-'])
+            || token.chars().skip(1).any(|c| c.is_ascii_uppercase()))
+            && token.chars().any(|c| c.is_ascii_lowercase())
+            && !token.contains(['/', ':'])
+            && !token.contains("..")
+            && token
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+            && token.len() >= 4
+            && !self.is_param(token)
+            && token.rsplit_once('.').is_none_or(|(_, ext)| ext.len() > 4);
+        if !shaped {
+            return false;
+        }
+        let in_code = text[..s].ends_with('`') && text[e..].starts_with('`');
+        let before = fold(&text[..s]);
+        let prev = before
+            .trim_end_matches([' ', '`'])
+            .rsplit(|c: char| !c.is_alphanumeric())
+            .find(|w| !w.is_empty())
+            .unwrap_or_default()
+            .to_string();
+        let verb = [
+            "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
+        ]
+        .contains(&prev.as_str());
+        verb && (in_code || token.contains('_'))
+    }
+
+    /// `get sum`, `list items tool`: a multi-word name written with spaces.
+    fn spaced_mentions(&self, text: &str, out: &mut Vec<Mention>) {
+        let f = fold(text);
+        if f.len() != text.len() {
+            // Offsets differ: only ASCII-compatible text is searched this way.
+            if !text.is_ascii() {
+                return self.spaced_in_ascii_runs(text, out);
+            }
+        }
+        self.spaced_phrases(&f, text, false, out);
+    }
+
+    fn spaced_in_ascii_runs(&self, text: &str, out: &mut Vec<Mention>) {
+        self.spaced_phrases(&text.to_ascii_lowercase(), text, true, out);
+    }
+
+    /// Multi-word tool names (`get sum`) found in `haystack`, a folded copy of `text` with
+    /// the same offsets; `ascii_only` keeps to names of ASCII words.
+    fn spaced_phrases(&self, haystack: &str, text: &str, ascii_only: bool, out: &mut Vec<Mention>) {
+        for (t, e) in self.entries.iter().enumerate() {
+            if e.words.len() < 2 || (ascii_only && !e.words.iter().all(|w| w.is_ascii())) {
+                continue;
+            }
+            let phrase = e.words.join(" ");
+            for at in lexicon::find_word(haystack, &phrase) {
+                let end = at + phrase.len();
+                if out.iter().any(|m| m.start <= at && at < m.end)
+                    || !text.is_char_boundary(at)
+                    || !text.is_char_boundary(end.min(text.len()))
+                    || end > text.len()
+                {
+                    continue;
+                }
+                if self.formatted(text, at, end) || self.toolish_context(text, at, end) {
+                    out.push(Mention {
+                        tool: Some(t),
+                        start: at,
+                        end,
+                        via: Via::Spelling,
+                        written: text[at..end].to_string(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// "the sum tool", "the tool that adds numbers", "the statistics tool": a tool noun
+    /// with words of one tool's name or description around it.
+    fn described_mentions(&self, text: &str, out: &mut Vec<Mention>) {
+        let lower = text.to_lowercase();
+        if lower.len() != text.len() {
+            return;
+        }
+        let mut nouns: Vec<(usize, usize)> = Vec::new();
+        for n in ["tool", "one"] {
+            for at in lexicon::find_word(&lower, n) {
+                nouns.push((at, at + n.len()));
+            }
+        }
+        for (s, e) in nouns {
+            if out.iter().any(|m| m.start <= s && s < m.end + 2) {
+                continue;
+            }
+            let before: Vec<(usize, &str)> = words_before(&lower[..s])
+                .into_iter()
+                .rev()
+                .take_while(|(_, w)| {
+                    (!STOP.contains(w) || *w == "the") && !lexicon::NEGATION.contains(w)
+                })
+                .filter(|(_, w)| *w != "the")
+                .take(3)
+                .collect();
+            let mut after: Vec<(usize, &str)> = Vec::new();
+            let rest = &lower[e..];
+            let rest_words = words_after(rest);
+            if rest_words
+                .first()
+                .is_some_and(|(_, w)| ["that", "which", "for", "to"].contains(w))
+            {
+                after = rest_words
+                    .into_iter()
+                    .skip(1)
+                    .take(3)
+                    .map(|(i, w)| (i + e, w))
+                    .collect();
+            }
+            let words: Vec<&str> = before.iter().chain(&after).map(|(_, w)| *w).collect();
+            if words.is_empty() {
+                continue;
+            }
+            let mut best: Option<(usize, usize, usize)> = None;
+            let mut tie = false;
+            for (t, en) in self.entries.iter().enumerate() {
+                let name_hits = words
+                    .iter()
+                    .filter(|w| {
+                        en.words
+                            .iter()
+                            .any(|n| !STOP.contains(&n.as_str()) && stem_eq(w, n))
+                    })
+                    .count();
+                let desc_hits = words
+                    .iter()
+                    .filter(|w| en.desc.iter().any(|d| stem_eq(w, d)))
+                    .count();
+                if name_hits == 0 && desc_hits < 2 {
+                    continue;
+                }
+                let coverage = en
+                    .words
+                    .iter()
+                    .filter(|n| !STOP.contains(&n.as_str()))
+                    .filter(|n| words.iter().any(|w| stem_eq(w, n)))
+                    .count()
+                    * 10
+                    / en.words.len().max(1);
+                let score = (name_hits * 2 + desc_hits, coverage, t);
+                match best {
+                    Some((s0, c0, _)) if (score.0, score.1) == (s0, c0) => tie = true,
+                    Some((s0, c0, _)) if (score.0, score.1) < (s0, c0) => {}
+                    _ => {
+                        best = Some(score);
+                        tie = false;
+                    }
+                }
+            }
+            if let Some((_, _, t)) = best
+                && !tie
+            {
+                let start = before.last().map(|(i, _)| *i).unwrap_or(s);
+                let end = after.last().map(|(i, w)| i + w.len()).unwrap_or(e);
+                if end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end)
+                {
+                    continue;
+                }
+                out.push(Mention {
+                    tool: Some(t),
+                    start,
+                    end,
+                    via: Via::Description,
+                    written: text[start..end].to_string(),
+                });
+            }
+        }
+    }
+
+    /// Arguments for `tool` written in `text` (the passage after its mention), typed by
+    /// the tool's input schema.
+    pub fn read_args(&self, tool: usize, text: &str) -> Map<String, Value> {
+        let e = &self.entries[tool];
+        let mut out = Map::new();
+        if e.params.is_empty() {
+            return out;
+        }
+        // A JSON or flow-style object next to the mention.
+        if let Some(open) = text.find('{') {
+            let close = matching_close(text, open, '{', '}');
+            if let Some(close) = close {
+                let raw = &text[open..=close];
+                let v = serde_json::from_str::<Value>(raw)
+                    .ok()
+                    .or_else(|| super::yaml_values::parse_flow(raw));
+                if let Some(Value::Object(m)) = v {
+                    for (k, v) in m {
+                        if let Some(t) = self.type_value(tool, &k, &v) {
+                            out.insert(k, t);
+                        }
+                    }
+                }
+            }
+        }
+        let mut params: Vec<&(String, Value)> = e.params.iter().collect();
+        params.sort_by_key(|(k, _)| std::cmp::Reverse(k.len()));
+        let lower = text.to_lowercase();
+        let same_len = lower.len() == text.len();
+        for (p, schema) in params {
+            if out.contains_key(p) {
+                continue;
+            }
+            let pl = p.to_lowercase();
+            let hay = if same_len { &lower } else { text };
+            let needle = if same_len { pl.as_str() } else { p.as_str() };
+            let mut from = 0;
+            while let Some(i) = hay[from..].find(needle) {
+                let at = from + i;
+                from = at + needle.len();
+                if from > text.len() || !text.is_char_boundary(at) || !text.is_char_boundary(from) {
+                    break;
+                }
+                let before_ok = text[..at]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+                let after_ok = text[from..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                if !before_ok || !after_ok {
+                    continue;
+                }
+                if let Some(v) = self.value_after(&text[from..], schema) {
+                    out.insert(p.clone(), v);
+                    break;
+                }
+            }
+        }
+        out
+    }
+
+    /// The value written after a parameter name.
+    fn value_after(&self, rest: &str, schema: &Value) -> Option<Value> {
+        let mut r = rest.trim_start_matches(['`', '*', '"', '\'', '}']);
+        let mut explicit = false;
+        r = r.trim_start();
+        if let Some(x) = r.strip_prefix(['=', ':']) {
+            explicit = true;
+            r = x.trim_start();
+            r = r.strip_prefix(['=', ':']).unwrap_or(r).trim_start();
+        } else {
+            let f = r.to_lowercase();
+            for c in CONNECTORS {
+                if f.starts_with(c)
+                    && r.is_char_boundary(c.len().min(r.len()))
+                    && c.len() <= r.len()
+                    && f[c.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(|ch| !ch.is_alphanumeric() || is_cjk(ch))
+                {
+                    explicit = true;
+                    r = r[c.len()..].trim_start();
+                    r = r.strip_prefix([':', '=']).unwrap_or(r).trim_start();
+                    break;
+                }
+            }
+        }
+        if r.is_empty() {
+            return None;
+        }
+        let raw = take_value(r, schema_type(schema) == "array", explicit)?;
+        if raw.quoted {
+            return self.typed(schema, &raw.text, true);
+        }
+        if !explicit {
+            let first = raw.text.split_whitespace().next().unwrap_or_default();
+            let f = fold(first);
+            if NOT_VALUES.contains(&f.as_str()) {
+                return None;
+            }
+            let kind = schema_type(schema);
+            if kind == "string" && schema.get("enum").is_none() && raw.text.contains(' ') {
+                // Without a separator a free string is one word: `owner acme`.
+                return self.typed(schema, first, false);
+            }
+        }
+        self.typed(schema, &raw.text, raw.quoted)
+    }
+
+    fn typed(&self, schema: &Value, raw: &str, quoted: bool) -> Option<Value> {
+        let t = raw.trim();
+        if t.is_empty() {
+            return None;
+        }
+        let kind = schema_type(schema);
+        match kind {
+            "integer" | "number" => {
+                let n = number_at(t)?;
+                if kind == "integer" && n.fract() != 0.0 {
+                    return None;
+                }
+                Some(number_value(n))
+            }
+            "boolean" => lexicon::truthy(t.split_whitespace().next().unwrap_or(t)).map(Value::Bool),
+            "array" => {
+                let items = schema.get("items").cloned().unwrap_or(Value::Null);
+                let inner = t.trim();
+                let inner = inner
+                    .strip_prefix('[')
+                    .and_then(|x| x.strip_suffix(']'))
+                    .unwrap_or(inner);
+                if let Ok(Value::Array(a)) = serde_json::from_str::<Value>(&format!("[{inner}]")) {
+                    let v: Option<Vec<Value>> = a
+                        .iter()
+                        .map(|x| self.typed(&items, &value_string(x), x.is_string()))
+                        .collect();
+                    return v.map(Value::Array);
+                }
+                let parts: Vec<&str> = inner
+                    .split([',', '、', ';'])
+                    .map(|x| x.trim().trim_matches(['"', '\'', '`', '“', '”']))
+                    .filter(|x| !x.is_empty())
+                    .collect();
+                if parts.is_empty() {
+                    return None;
+                }
+                let v: Option<Vec<Value>> =
+                    parts.iter().map(|x| self.typed(&items, x, true)).collect();
+                v.map(Value::Array)
+            }
+            "object" => serde_json::from_str::<Value>(t)
+                .ok()
+                .filter(Value::is_object),
+            _ => {
+                let s = if quoted {
+                    t.to_string()
+                } else {
+                    t.trim_end_matches(['.', ',', ';', '。', '、'])
+                        .trim()
+                        .to_string()
+                };
+                if s.is_empty() {
+                    return None;
+                }
+                if let Some(en) = schema.get("enum").and_then(Value::as_array) {
+                    let f = fold(&s);
+                    let first = f.split_whitespace().next().unwrap_or_default().to_string();
+                    return en
+                        .iter()
+                        .find(|v| v.as_str().is_some_and(|x| fold(x) == f || fold(x) == first))
+                        .cloned();
+                }
+                if kind.is_empty() {
+                    if let Some(n) = number_at(&s).filter(|_| s.parse::<f64>().is_ok()) {
+                        return Some(number_value(n));
+                    }
+                    if let Some(b) = lexicon::truthy(&s).filter(|_| !quoted) {
+                        return Some(Value::Bool(b));
+                    }
+                }
+                Some(Value::String(s))
+            }
+        }
+    }
+
+    /// A value given as JSON, coerced to the parameter's type ("25." → 25); `None` for a
+    /// parameter the tool lacks (kept as written then: grounding reports it).
+    pub fn type_value(&self, tool: usize, param: &str, v: &Value) -> Option<Value> {
+        let schema = self.entries[tool]
+            .params
+            .iter()
+            .find(|(k, _)| k == param)
+            .map(|(_, s)| s)?;
+        let kind = schema_type(schema);
+        let ok = match (kind, v) {
+            ("string", Value::String(_))
+            | ("boolean", Value::Bool(_))
+            | ("array", Value::Array(_))
+            | ("object", Value::Object(_))
+            | ("", _) => true,
+            ("number", Value::Number(_)) => true,
+            ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+            _ => false,
+        };
+        if ok && schema.get("enum").is_none() {
+            return Some(v.clone());
+        }
+        self.typed(schema, &value_string(v), v.is_string())
+            .or_else(|| Some(v.clone()))
+    }
+
+    /// Coerces every argument of a set the tool knows to its schema type.
+    pub fn type_args(&self, tool: usize, args: &Map<String, Value>) -> Map<String, Value> {
+        args.iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    self.type_value(tool, k, v).unwrap_or_else(|| v.clone()),
+                )
+            })
+            .collect()
+    }
+}
+
+fn value_string(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn schema_type(schema: &Value) -> &str {
+    match schema.get("type") {
+        Some(Value::String(s)) => s.as_str(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null")
+            .unwrap_or(""),
+        _ => "",
+    }
+}
+
+fn number_value(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        Value::Number(Number::from(n as i64))
+    } else {
+        Number::from_f64(n)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+/// The number a value starts with: `25.` → 25, `3,5` → 3.5, `-104.99;` → -104.99.
+pub fn number_at(s: &str) -> Option<f64> {
+    let t = s.trim_start_matches(['"', '\'', '`', '“', '„', '«', '(']);
+    let mut end = 0;
+    let b = t.as_bytes();
+    if end < b.len() && (b[end] == b'-' || b[end] == b'+') {
+        end += 1;
+    }
+    let digits_start = end;
+    while end < b.len() && b[end].is_ascii_digit() {
+        end += 1;
+    }
+    if end == digits_start {
+        return None;
+    }
+    let mut num = t[..end].to_string();
+    if end + 1 < b.len() && (b[end] == b'.' || b[end] == b',') && b[end + 1].is_ascii_digit() {
+        let mut k = end + 1;
+        while k < b.len() && b[k].is_ascii_digit() {
+            k += 1;
+        }
+        // `1,2,3` is a list, `3,5` a decimal comma.
+        let list = b[end] == b',' && k < b.len() && b[k] == b',';
+        if !list {
+            num.push('.');
+            num.push_str(&t[end + 1..k]);
+        }
+    }
+    num.parse::<f64>().ok()
+}
+
+struct Raw {
+    text: String,
+    quoted: bool,
+}
+
+fn matching_close(text: &str, open: usize, o: char, c: char) -> Option<usize> {
+    let mut depth = 0;
+    let mut in_str = false;
+    for (i, ch) in text[open..].char_indices() {
+        match ch {
+            '"' => in_str = !in_str,
+            x if x == o && !in_str => depth += 1,
+            x if x == c && !in_str => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The raw value at the start of `r`: a quoted or code string, a bracketed list, `{{x}}`,
+/// or text up to the next delimiter.
+fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
+    const PAIRS: &[(char, char)] = &[
+        ('"', '"'),
+        ('“', '”'),
+        ('„', '“'),
+        ('«', '»'),
+        ('「', '」'),
+        ('『', '』'),
+        ('`', '`'),
+        ('\'', '\''),
+        ('‘', '’'),
+    ];
+    if let Some(x) = r.strip_prefix("{{") {
+        let end = x.find("}}")?;
+        return Some(Raw {
+            text: x[..end].to_string(),
+            quoted: true,
+        });
+    }
+    if r.starts_with('[') {
+        let close = matching_close(r, 0, '[', ']')?;
+        return Some(Raw {
+            text: r[..=close].to_string(),
+            quoted: false,
+        });
+    }
+    let first = r.chars().next()?;
+    for (o, c) in PAIRS {
+        if first == *o {
+            let inner = &r[o.len_utf8()..];
+            // `„x“` or `„x”`; a closing quote followed by a letter is an apostrophe.
+            let mut search = 0;
+            while let Some(i) = inner[search..].find([*c, if *o == '„' { '”' } else { *c }]) {
+                let at = search + i;
+                let close_len = inner[at..].chars().next().unwrap().len_utf8();
+                let next = inner[at + close_len..].chars().next();
+                if (*c == '\'' || *c == '’') && next.is_some_and(|n| n.is_alphanumeric()) {
+                    search = at + close_len;
+                    continue;
+                }
+                let text = inner[..at].to_string();
+                if text.starts_with('[') && array {
+                    return Some(Raw {
+                        text,
+                        quoted: false,
+                    });
+                }
+                return Some(Raw { text, quoted: true });
+            }
+            return None;
+        }
+    }
+    let mut end = r.len();
+    let delims: &[&str] = &[
+        ",", ";", "·", "、", "，", "；", ")", "）", "\n", " and ", " und ", " y ", " e ", " et ",
+        " en ", " und ", "和", " with ", " mit ", " con ", " avec ", " com ", " met ", " — ",
+        " – ", " - ", "|", "}", ". ", "。", " (", "（", " but ", " aber ", " pero ", " then ",
+        " dann ", " danach ",
+    ];
+    for d in delims {
+        if let Some(i) = r.find(d)
+            && i < end
+        {
+            end = i;
+        }
+    }
+    let mut text = r[..end].trim().to_string();
+    if !explicit {
+        // Without a separator the value is at most a few words.
+        text = text
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    let text = text
+        .trim_end_matches(['.', '!', '?', '。', ':'])
+        .trim()
+        .to_string();
+    (!text.is_empty()).then_some(Raw {
+        text,
+        quoted: false,
+    })
+}
+
+/// Words of lowercase text with their byte offsets, each phrase ended by punctuation
+/// marked with an empty word.
+fn word_spans(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        let w = c.is_alphanumeric() || c == '-' || c == '_';
+        match (w, start) {
+            (true, None) => start = Some(i),
+            (false, Some(st)) => {
+                out.push((st, &s[st..i]));
+                start = None;
+            }
+            _ => {}
+        }
+        if !w
+            && matches!(
+                c,
+                '.' | ';' | ',' | '(' | ')' | ':' | '—' | '–' | '→' | '!' | '?' | '`' | '/'
+            )
+        {
+            out.push((i, ""));
+        }
+    }
+    if let Some(st) = start {
+        out.push((st, &s[st..]));
+    }
+    out
+}
+
+/// The words of the phrase that ends `s`.
+fn words_before(s: &str) -> Vec<(usize, &str)> {
+    let all = word_spans(s);
+    let from = all
+        .iter()
+        .rposition(|(_, w)| w.is_empty())
+        .map_or(0, |i| i + 1);
+    all[from..].to_vec()
+}
+
+/// The words of the phrase that starts `s`.
+fn words_after(s: &str) -> Vec<(usize, &str)> {
+    word_spans(s)
+        .into_iter()
+        .take_while(|(_, w)| !w.is_empty())
+        .collect()
+}
+
+/// The demo server's tools (as the authoring corpus has them), for unit tests.
+#[cfg(test)]
+pub fn demo_tools() -> Vec<DiscoveredTool> {
+    let tools: Vec<crate::spec::primitives::ToolItem> = serde_json::from_str(include_str!(
+        "../../../../../tests/corpus/authoring/servers/demo.json"
+    ))
+    .expect("demo catalog");
+    tools
+        .into_iter()
+        .map(|tool| DiscoveredTool {
+            server_id: "srv_demo".into(),
+            server_name: "demo".into(),
+            tool,
+        })
+        .collect()
+}
