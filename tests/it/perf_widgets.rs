@@ -23,7 +23,8 @@ async fn a_widget_steps_added_time_per_iteration() {
     config.runs.iteration_concurrency = 1;
     let h = Harness::with_config(config).await;
     let call = tool_call("t1", "sum-card", json!({"a": 2, "b": 3}));
-    let n = 30;
+    // 3 cases × 10 runs (the spec's per-case maximum): 30 iterations each.
+    let n = 10;
     let cases = [
         (
             "plain call",

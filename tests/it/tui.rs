@@ -120,7 +120,7 @@ async fn vim_keys_move_through_sections_and_open_details() {
     // Enter goes into the list, Enter again opens the server: its tools, listed live.
     h.keys(&["Enter", "Enter"]);
     h.drain().await;
-    assert!(h.shows("demo › Tools (13)"), "{}", h.screen());
+    assert!(h.shows("demo · rev 1 › Tools (13)"), "{}", h.screen());
     // c shows the saved config.
     h.press("c");
     let screen = h.screen();
@@ -445,7 +445,7 @@ async fn servers_pane_runs_the_doctor_lists_tools_and_calls_one() {
     h.press("t");
     h.drain().await;
     let screen = h.screen();
-    assert!(screen.contains("demo › Tools"), "{screen}");
+    assert!(screen.contains("demo · rev 1 › Tools"), "{screen}");
     for tool in ["echo", "get-sum", "delete-item"] {
         assert!(screen.contains(tool), "missing {tool}:\n{screen}");
     }
@@ -464,7 +464,7 @@ async fn servers_pane_runs_the_doctor_lists_tools_and_calls_one() {
     h.drain().await;
     let screen = h.screen();
     assert!(!screen.contains("Call tool"), "{screen}");
-    assert!(screen.contains("demo › Result"), "{screen}");
+    assert!(screen.contains("demo · rev 1 › Result"), "{screen}");
     assert!(screen.contains("tool get-sum"), "{screen}");
     assert!(screen.contains("42"), "{screen}");
     snapshot("tui_tool_result", screen);

@@ -145,13 +145,13 @@ async fn a_server_never_listed_is_listed_when_selected() {
     h.press("2");
     h.press("Enter");
     h.drain().await;
-    assert!(h.shows("demo › Tools (13)"), "{}", h.screen());
+    assert!(h.shows("demo · rev 1 › Tools (13)"), "{}", h.screen());
     // Back to the list, down to the other server: its tools are read, not "no tools".
     h.keys(&["Esc", "j"]);
     assert!(!h.shows("no tools"), "{}", h.screen());
     h.drain().await;
     let screen = h.screen();
-    assert!(screen.contains("second › Tools (13)"), "{screen}");
+    assert!(screen.contains("second · rev 1 › Tools (13)"), "{screen}");
     snapshot("workbench_tools_of_the_next_server", screen);
 }
 

@@ -19,8 +19,11 @@ use crate::service::widgets::{self, View, ViewRecord, ViewSource};
 use crate::service::{Principal, Service};
 use crate::spec::case::{EvalCase, EvalTestStep, StepKind};
 
-/// How long after an action the view gets to finish what it started (its tool calls).
-const SETTLE_QUIET: Duration = Duration::from_millis(80);
+/// How long after an action the view gets to finish what it started (its tool calls):
+/// quiet for this long, with nothing in flight.
+const SETTLE_QUIET: Duration = Duration::from_millis(60);
+/// Before the final screenshot, when nothing was asked of the view since it rendered.
+const FINAL_QUIET: Duration = Duration::from_millis(25);
 const SETTLE_LIMIT: Duration = Duration::from_secs(10);
 
 /// Whether `case` needs a widget runtime.
@@ -267,7 +270,7 @@ impl Views {
     /// Screenshots and closes every view, keeping their records.
     pub async fn finish(self, t: &mut Transcript) {
         for view in self.open {
-            view.settle(SETTLE_QUIET, SETTLE_LIMIT).await;
+            view.settle(FINAL_QUIET, SETTLE_LIMIT).await;
             let _ = view.screenshot().await;
             t.widgets.push(view.close().await);
         }

@@ -26,6 +26,10 @@ use super::{APPS_PROTOCOL, ConsoleEntry, RENDER_TIMEOUT, ViewHost, ViewRecord, V
 
 const BINDING: &str = "__evaldeckHost";
 
+/// The id of our `ui/resource-teardown` request, and how long its answer is waited for.
+const TEARDOWN_ID: &str = "evaldeck-teardown";
+const TEARDOWN_WAIT: Duration = Duration::from_millis(150);
+
 /// The frame's width; its height follows the view's `size-changed` (within bounds).
 const WIDTH: f64 = 760.0;
 const HEIGHT: f64 = 420.0;
@@ -68,6 +72,8 @@ pub struct View {
     frame: Option<FrameId>,
     state: Arc<Mutex<State>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// Told when the view answers `ui/resource-teardown`.
+    torn_down: Arc<Notify>,
 }
 
 fn lock(s: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
@@ -202,6 +208,8 @@ impl View {
         let st = state.clone();
         let pg = page.clone();
         let init = initialized.clone();
+        let torn = Arc::new(Notify::new());
+        let torn_down = torn.clone();
         let source = Arc::new(source);
         let bridge = tokio::spawn(async move {
             while let Some(ev) = calls.next().await {
@@ -209,7 +217,11 @@ impl View {
                     continue;
                 };
                 let Some(method) = msg["method"].as_str().map(str::to_string) else {
-                    continue; // an answer to a request of ours (teardown)
+                    // An answer to a request of ours: the teardown.
+                    if msg["id"] == TEARDOWN_ID {
+                        torn.notify_one();
+                    }
+                    continue;
                 };
                 lock(&st).last_activity = Instant::now();
                 match msg.get("id").cloned() {
@@ -257,6 +269,7 @@ impl View {
             frame: None,
             state,
             tasks: vec![observe, bridge],
+            torn_down,
         };
         if waited.is_err() {
             lock(&view.state).record.error = Some(format!(
@@ -362,16 +375,20 @@ impl View {
     /// Asks the view to wind down (`ui/resource-teardown`, a moment to answer), then closes
     /// its page; returns what it showed.
     pub async fn close(self) -> ViewRecord {
-        let teardown = json!({"jsonrpc": "2.0", "id": "evaldeck-teardown",
+        let teardown = json!({"jsonrpc": "2.0", "id": TEARDOWN_ID,
             "method": "ui/resource-teardown", "params": {"reason": "the test is over"}});
         if lock(&self.state).record.initialized && deliver(&self.page, &teardown).await.is_ok() {
-            self.settle(Duration::from_millis(20), Duration::from_millis(150))
-                .await;
+            // The view's answer, or a moment: a view that never answers is closed anyway.
+            let _ = tokio::time::timeout(TEARDOWN_WAIT, self.torn_down.notified()).await;
         }
         for t in &self.tasks {
             t.abort();
         }
-        let _ = self.page.clone().close().await;
+        // Closing the page is the browser's business; nobody waits for it.
+        let page = self.page.clone();
+        tokio::spawn(async move {
+            let _ = page.close().await;
+        });
         let mut r = lock(&self.state).record.clone();
         r.console.sort_by(|a, b| a.at_ms.total_cmp(&b.at_ms));
         r

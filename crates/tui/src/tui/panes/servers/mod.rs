@@ -641,9 +641,10 @@ impl ServersPane {
         let [top, bottom] =
             Layout::vertical([Constraint::Length(list_h), Constraint::Fill(1)]).areas(area);
         let busy = (rcx.busy)(slot);
+        // The revision says which saved config the list came from.
         let title = match n {
-            Some(n) => format!("{} › {what} ({n})", server.name),
-            None => format!("{} › {what}", server.name),
+            Some(n) => format!("{} · rev {} › {what} ({n})", server.name, server.revision),
+            None => format!("{} · rev {} › {what}", server.name, server.revision),
         };
         let failed = m.and_then(|m| m.list_errors.get(&self.view));
         let empty = match (busy, n, failed) {
@@ -1144,7 +1145,7 @@ impl Pane for ServersPane {
                     }
                     None => {}
                 }
-                (format!("{} › Result", s.name), lines)
+                (format!("{} · rev {} › Result", s.name, s.revision), lines)
             }
         };
         // A tool's MCP Apps view takes the lower part: its screenshot and its console.
