@@ -235,32 +235,8 @@ fn every_signal_that_ends_the_cli_mid_call_ends_the_server_too() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serve_killed_with_sigkill_leaves_no_server_behind() {
     let f = Fixture::new();
-    let key = f.cli(&["--json", "keys", "create", "--name", "ci"]);
-    assert!(
-        key.status.success(),
-        "{}",
-        String::from_utf8_lossy(&key.stderr)
-    );
-    let key: serde_json::Value = serde_json::from_slice(&key.stdout).unwrap();
-    let key = key["key"].as_str().unwrap().to_string();
-    let mut serve = f
-        .command(&["serve", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let base = listening_on(&mut serve);
+    let (mut serve, base, key, project) = serve_with_key(&f).await;
     let http = reqwest::Client::new();
-    let projects: serde_json::Value = http
-        .get(format!("{base}/projects"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let project = projects["items"][0]["id"].as_str().unwrap().to_string();
     let call = tokio::spawn(
         http.post(format!(
             "{base}/projects/{project}/servers/wrapped/tools/call"
@@ -281,6 +257,37 @@ async fn serve_killed_with_sigkill_leaves_no_server_behind() {
     wait_exit(&mut serve, Duration::from_secs(5));
     let _ = call.await;
     f.assert_all_gone("serve killed with -9", CLEANUP);
+}
+
+/// `serve` on a free port with a fresh key: the child, its base URL, the key and the
+/// first project's id.
+async fn serve_with_key(f: &Fixture) -> (Child, String, String, String) {
+    let key = f.cli(&["--json", "keys", "create", "--name", "ci"]);
+    assert!(
+        key.status.success(),
+        "{}",
+        String::from_utf8_lossy(&key.stderr)
+    );
+    let key: serde_json::Value = serde_json::from_slice(&key.stdout).unwrap();
+    let key = key["key"].as_str().unwrap().to_string();
+    let mut serve = f
+        .command(&["serve", "--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let base = listening_on(&mut serve);
+    let projects: serde_json::Value = reqwest::Client::new()
+        .get(format!("{base}/projects"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let project = projects["items"][0]["id"].as_str().unwrap().to_string();
+    (serve, base, key, project)
 }
 
 /// The base URL `serve` prints on its first line.
@@ -387,27 +394,8 @@ async fn serve_killed_with_sigkill_leaves_no_browser_behind() {
         return;
     }
     let f = Fixture::new();
-    let key = f.cli(&["--json", "keys", "create", "--name", "ci"]);
-    let key: serde_json::Value = serde_json::from_slice(&key.stdout).unwrap();
-    let key = key["key"].as_str().unwrap().to_string();
-    let mut serve = f
-        .command(&["serve", "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let base = listening_on(&mut serve);
+    let (mut serve, base, key, project) = serve_with_key(&f).await;
     let http = reqwest::Client::new();
-    let projects: serde_json::Value = http
-        .get(format!("{base}/projects"))
-        .bearer_auth(&key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let project = projects["items"][0]["id"].as_str().unwrap().to_string();
     let rendered: serde_json::Value = http
         .post(format!(
             "{base}/projects/{project}/servers/demo/widgets/render"

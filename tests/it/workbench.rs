@@ -370,6 +370,15 @@ async fn cancelling_a_run_asks_first() {
     let started: evaldeck::spec::run::RunCreate =
         serde_json::from_value(json!({"suiteId": suite})).unwrap();
     let run = b.create_run(&project, &started).await.unwrap().run_id;
+    // The snapshot shows the run running: wait until it is (a loaded machine starts it later).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while b.run(&project, &run).await.unwrap().status != "running" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the run never started"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     h.press("6");
     h.press("r");
     h.drain().await;

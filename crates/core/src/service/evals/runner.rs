@@ -92,13 +92,13 @@ pub(super) fn body_of(run: &StoredRun) -> Result<RunBody> {
 }
 
 /// What every iteration of a run shares.
-struct Ctx {
-    who: Principal,
-    project_id: String,
+pub(super) struct Ctx {
+    pub who: Principal,
+    pub project_id: String,
     tools: Vec<ToolSpec>,
     /// Model-visible name → (server id, server name, tool name).
     routes: HashMap<String, (String, String, String)>,
-    declarations: Declarations,
+    pub declarations: Declarations,
     servers: Vec<SuiteServerRef>,
 }
 
@@ -671,18 +671,7 @@ impl Service {
                             t.messages.push(m);
                             let lost = rec.transport_failed.then(|| lost_server(&rec));
                             t.calls.push(rec);
-                            if let Some(v) = views.as_mut() {
-                                let i = t.calls.len() - 1;
-                                v.after_call(
-                                    self,
-                                    &ctx.who,
-                                    &ctx.project_id,
-                                    &ctx.declarations,
-                                    &mut t,
-                                    i,
-                                )
-                                .await;
-                            }
+                            super::views::after_last_call(&mut views, self, ctx, &mut t).await;
                             if let Some(why) = lost {
                                 rec_err = Some(why.clone());
                                 t.error = Some(why);
@@ -738,18 +727,7 @@ impl Service {
                         t.error = Some(why);
                     }
                     t.calls.push(rec);
-                    if let Some(v) = views.as_mut() {
-                        let i = t.calls.len() - 1;
-                        v.after_call(
-                            self,
-                            &ctx.who,
-                            &ctx.project_id,
-                            &ctx.declarations,
-                            &mut t,
-                            i,
-                        )
-                        .await;
-                    }
+                    super::views::after_last_call(&mut views, self, ctx, &mut t).await;
                 }
                 StepKind::Interact => {
                     if let Some(v) = &views {

@@ -280,6 +280,21 @@ impl Views {
     }
 }
 
+/// Opens the view of the transcript's last call, when the case uses views.
+pub(super) async fn after_last_call(
+    views: &mut Option<Views>,
+    svc: &Service,
+    ctx: &super::runner::Ctx,
+    t: &mut Transcript,
+) {
+    if let Some(v) = views.as_mut()
+        && let Some(i) = t.calls.len().checked_sub(1)
+    {
+        v.after_call(svc, &ctx.who, &ctx.project_id, &ctx.declarations, t, i)
+            .await;
+    }
+}
+
 /// Records a verdict taken on the live view.
 pub(super) fn keep(t: &mut Transcript, step_id: &str, outcome: Outcome) -> Option<String> {
     let err = (outcome.status != Status::Passed).then(|| outcome.message.clone());
