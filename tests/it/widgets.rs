@@ -11,8 +11,8 @@ use crate::runs::{check, create_suite, iterations, start, tool_call, wait};
 
 /// Whether Chromium is here; in CI its absence is a failure.
 pub(crate) fn chromium() -> bool {
-    match evaldeck::service::widgets::WidgetRuntime::available() {
-        Ok(()) => true,
+    match evaldeck::service::widgets::WidgetRuntime::default().binary() {
+        Ok(_) => true,
         Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
             panic!("CI runs the widget tests: {why}")
         }
@@ -338,7 +338,7 @@ fn the_workbench_draws_a_widget_screenshot_in_half_blocks_beside_its_console() {
     assert!(w.picture.is_some());
     let theme = evaldeck::tui::theme::Theme::new(false);
     let mut term = Terminal::new(TestBackend::new(100, 14)).unwrap();
-    term.draw(|f| render_widget(f, f.area(), Some(&mut w), &theme))
+    term.draw(|f| render_widget(f, f.area(), Some(&mut w), "r re-render", &theme))
         .unwrap();
     let buf = term.backend().buffer().clone();
     let screen: String = (0..buf.area.height)

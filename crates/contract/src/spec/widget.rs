@@ -80,6 +80,24 @@ impl ViewRecord {
     }
 }
 
+/// The UI resource a tool declaration names, if any (`_meta.ui.resourceUri`, or the
+/// deprecated flat `_meta["ui/resourceUri"]`).
+pub fn resource_uri(tool: &Value) -> Option<&str> {
+    tool["_meta"]["ui"]["resourceUri"]
+        .as_str()
+        .or_else(|| tool["_meta"]["ui/resourceUri"].as_str())
+        .filter(|u| !u.is_empty())
+}
+
+/// Whether `audience` (`model` or `app`) may see and call `tool`: its
+/// `_meta.ui.visibility` names it, or says nothing (both, by default).
+pub fn visible_to(tool: &Value, audience: &str) -> bool {
+    match tool["_meta"]["ui"]["visibility"].as_array() {
+        Some(v) => v.iter().any(|x| x == audience),
+        None => true,
+    }
+}
+
 /// Body of `POST …/servers/{serverId}/widgets/render` (extension): the view of one call of
 /// `toolName`, rendered from the given arguments and result (nothing else is called).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -914,7 +914,7 @@ fn context(
     let mut routes = HashMap::new();
     for d in &declarations.tools {
         // MCP Apps: a tool only views may call is not offered to the model.
-        if !crate::service::widgets::visible_to_model(&d.tool) {
+        if !crate::service::widgets::visible_to(&d.tool, "model") {
             continue;
         }
         let name = d.tool["name"].as_str().unwrap_or_default().to_string();

@@ -193,7 +193,7 @@ impl Views {
         self.open
             .iter()
             .rev()
-            .find(|v| tool.is_none_or(|t| v.record().tool_name == t))
+            .find(|v| tool.is_none_or(|t| v.is_of(t)))
     }
 
     fn missing(tool: Option<&str>) -> Outcome {

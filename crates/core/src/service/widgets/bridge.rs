@@ -288,9 +288,9 @@ impl View {
         Ok(view)
     }
 
-    /// What the view has shown so far.
-    pub fn record(&self) -> ViewRecord {
-        lock(&self.state).record.clone()
+    /// Whether this is a view of `tool` (without copying its record).
+    pub fn is_of(&self, tool: &str) -> bool {
+        lock(&self.state).record.tool_name == tool
     }
 
     /// Ties the view to the transcript call it renders.
@@ -328,16 +328,7 @@ impl View {
     /// frame), also kept on the record. Cropping to the content keeps a terminal's few
     /// cells for what matters.
     pub async fn screenshot(&self) -> Result<Vec<u8>, String> {
-        let rect = self
-            .page
-            .evaluate("__rect()")
-            .await
-            .map_err(|e| format!("the browser failed: {e}"))?
-            .into_value::<Vec<f64>>()
-            .map_err(|e| format!("the browser failed: {e}"))?;
-        let [fx, fy, fw, fh] = rect[..] else {
-            return Err("the view's frame is gone".into());
-        };
+        let [fx, fy, fw, fh] = self.frame_rect().await?;
         let content = self.eval_in_view(CONTENT_BOX.to_string()).await.ok();
         let (x, y, w, h) = match content.as_ref().and_then(Value::as_array) {
             Some(b) if b.len() == 4 => {
@@ -428,8 +419,8 @@ impl View {
         Ok(r.result.result.value.clone().unwrap_or(Value::Null))
     }
 
-    /// The frame's top-left corner in the page (to turn view coordinates into page ones).
-    pub(super) async fn origin(&self) -> Result<(f64, f64), String> {
+    /// The view's frame in the page: `[x, y, width, height]`.
+    async fn frame_rect(&self) -> Result<[f64; 4], String> {
         let r = self
             .page
             .evaluate("__rect()")
@@ -437,10 +428,14 @@ impl View {
             .map_err(|e| format!("the browser failed: {e}"))?
             .into_value::<Vec<f64>>()
             .map_err(|e| format!("the browser failed: {e}"))?;
-        Ok((
-            r.first().copied().unwrap_or(0.0),
-            r.get(1).copied().unwrap_or(0.0),
-        ))
+        r.try_into()
+            .map_err(|_| "the view's frame is gone".to_string())
+    }
+
+    /// The frame's top-left corner in the page (to turn view coordinates into page ones).
+    pub(super) async fn origin(&self) -> Result<(f64, f64), String> {
+        let [x, y, _, _] = self.frame_rect().await?;
+        Ok((x, y))
     }
 }
 

@@ -213,6 +213,15 @@ pub struct Observed {
 }
 
 impl View {
+    /// How many elements match `target` (only visible ones when `visible`).
+    async fn count(&self, target: &Target, visible: bool) -> Result<u64, String> {
+        let js = format!(
+            "(() => {{ const f = {FIND}; const v = {VISIBLE}; return f({}).filter(e => !{visible} || v(e)).length; }})()",
+            target.js()
+        );
+        Ok(self.eval_in_view(js).await?.as_u64().unwrap_or(0))
+    }
+
     /// Polls until `target` has a (visible, when asked) match or `wait` ends; the count.
     async fn wait_for(
         &self,
@@ -222,11 +231,7 @@ impl View {
     ) -> Result<usize, String> {
         let end = Instant::now() + wait;
         loop {
-            let js = format!(
-                "(() => {{ const f = {FIND}; const v = {VISIBLE}; return f({}).filter(e => !{visible} || v(e)).length; }})()",
-                target.js()
-            );
-            let n = self.eval_in_view(js).await?.as_u64().unwrap_or(0) as usize;
+            let n = self.count(target, visible).await? as usize;
             if n > 0 || Instant::now() >= end {
                 return Ok(n);
             }
@@ -333,21 +338,11 @@ impl View {
         let need = |t: Option<Target>| {
             t.ok_or_else(|| format!("`{kind}` needs `selector`, `text` or `role`"))
         };
-        let count_of = |t: &Target, visible: bool| {
-            format!(
-                "(() => {{ const f = {FIND}; const v = {VISIBLE}; return f({}).filter(e => !{visible} || v(e)).length; }})()",
-                t.js()
-            )
-        };
         match kind {
             "widgetElementExists" | "widgetElementVisible" => {
                 let t = need(target)?;
                 let visible = kind == "widgetElementVisible";
-                let n = self
-                    .eval_in_view(count_of(&t, visible))
-                    .await?
-                    .as_u64()
-                    .unwrap_or(0);
+                let n = self.count(&t, visible).await?;
                 let what = if visible { "visible " } else { "" };
                 Ok(Observed {
                     passed: n > 0,
@@ -361,11 +356,7 @@ impl View {
             }
             "widgetElementCount" => {
                 let t = need(target)?;
-                let n = self
-                    .eval_in_view(count_of(&t, false))
-                    .await?
-                    .as_u64()
-                    .unwrap_or(0);
+                let n = self.count(&t, false).await?;
                 let (exact, min, max) = (
                     assertion["count"].as_u64(),
                     assertion["min"].as_u64(),

@@ -32,7 +32,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::Mutex;
 
-pub use crate::spec::widget::{ConsoleEntry, ViewRecord, ViewRequest};
+pub use crate::spec::widget::{ConsoleEntry, ViewRecord, ViewRequest, resource_uri, visible_to};
 pub use bridge::View;
 pub use browser::{chromium_path, missing_chromium};
 
@@ -47,31 +47,6 @@ pub const APPS_PROTOCOL: &str = "2026-01-26";
 
 /// How long a view gets to say `ui/notifications/initialized`.
 pub const RENDER_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The UI resource a tool declaration names, if any (`_meta.ui.resourceUri`, or the
-/// deprecated flat `_meta["ui/resourceUri"]`).
-pub fn resource_uri(tool: &Value) -> Option<&str> {
-    tool["_meta"]["ui"]["resourceUri"]
-        .as_str()
-        .or_else(|| tool["_meta"]["ui/resourceUri"].as_str())
-        .filter(|u| !u.is_empty())
-}
-
-/// Whether a view may call `tool` (its `_meta.ui.visibility` includes `app`, the default).
-pub fn callable_by_app(tool: &Value) -> bool {
-    match tool["_meta"]["ui"]["visibility"].as_array() {
-        Some(v) => v.iter().any(|x| x == "app"),
-        None => true,
-    }
-}
-
-/// Whether the model may see `tool` (its `_meta.ui.visibility` includes `model`, the default).
-pub fn visible_to_model(tool: &Value) -> bool {
-    match tool["_meta"]["ui"]["visibility"].as_array() {
-        Some(v) => v.iter().any(|x| x == "model"),
-        None => true,
-    }
-}
 
 /// What the host side answers a view's server requests with: the MCP session the tool call
 /// came from.
@@ -123,12 +98,6 @@ impl WidgetRuntime {
             )),
             None => chromium_path(),
         }
-    }
-
-    /// Whether a browser can be had here (found the default way): `Err` says what to
-    /// install.
-    pub fn available() -> Result<(), String> {
-        chromium_path().map(|_| ())
     }
 
     async fn browser(&self) -> Result<Arc<browser::Chrome>, String> {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ViewHost, ViewRecord, ViewSource, callable_by_app, resource_uri};
+use super::{ViewHost, ViewRecord, ViewSource, resource_uri, visible_to};
 use crate::service::{Principal, Service};
 use crate::spec::primitives::ToolCallRequest;
 use crate::spec::widget::WidgetRenderRequest;
@@ -42,7 +42,7 @@ impl ViewHost for SessionHost {
         let Some(decl) = self.tools.iter().find(|t| t["name"] == name) else {
             return Err(format!("the server offers no tool `{name}`"));
         };
-        if !callable_by_app(decl) {
+        if !visible_to(decl, "app") {
             return Err(format!(
                 "`{name}` is not callable from views: its `_meta.ui.visibility` leaves out \"app\""
             ));

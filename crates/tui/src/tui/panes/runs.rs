@@ -21,9 +21,9 @@ use crate::client::compare::{Change, Comparison};
 use crate::spec::run::{EvalIteration, EvalRun};
 use crate::tui::keymap::Action;
 use crate::tui::message::{Request, Slot};
+use crate::tui::panes::servers::{Widget, render_widget};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::list::ListView;
-use crate::tui::widgets::picture::{self, Picture};
 
 /// How often an open, unfinished run is read again.
 pub const LIVE_MS: u64 = 700;
@@ -52,7 +52,7 @@ pub struct RunsPane {
     /// The comparison shown in the detail, until Esc or another run is opened.
     comparison: Option<Comparison>,
     /// The open trace's widget screenshots (title, picture), and the one shown.
-    shots: Vec<(String, Picture)>,
+    shots: Vec<Widget>,
     shot: usize,
 }
 
@@ -262,81 +262,18 @@ impl RunsPane {
     }
 
     pub fn set_trace(&mut self, iteration: String, value: Value) {
+        // Decoded once here, not on every frame.
         self.shots = value["widgets"]
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|w| {
-                let png = w["screenshotPng"].as_str()?;
-                let p = Picture::decode("image/png", png).ok()?;
-                Some((w["toolName"].as_str().unwrap_or("?").to_string(), p))
-            })
+            .filter(|w| w["screenshotPng"].is_string())
+            .filter_map(|w| serde_json::from_value(w.clone()).ok())
+            .map(Widget::new)
             .collect();
         self.shot = 0;
         self.trace = Some((iteration, value));
         self.detail.top();
-    }
-
-    /// The widget panel beside a trace: the screenshot, and the view's console below it.
-    fn render_shot(&mut self, f: &mut Frame, area: Rect, theme: &Theme) {
-        let n = self.shots.len();
-        let Some((tool, pic)) = self.shots.get_mut(self.shot) else {
-            return;
-        };
-        let view = self.trace.as_ref().and_then(|(_, t)| {
-            t["widgets"]
-                .as_array()?
-                .iter()
-                .filter(|w| w["screenshotPng"].is_string())
-                .nth(self.shot)
-                .cloned()
-        });
-        let console: Vec<Line<'static>> = view
-            .as_ref()
-            .and_then(|v| v["console"].as_array().cloned())
-            .unwrap_or_default()
-            .iter()
-            .map(|e| {
-                let level = e["level"].as_str().unwrap_or("log");
-                Line::from(vec![
-                    Span::styled(
-                        format!("{level:<7} "),
-                        if level == "error" {
-                            theme.error
-                        } else {
-                            theme.dim
-                        },
-                    ),
-                    Span::raw(short(&e["text"], 120)),
-                ])
-            })
-            .collect();
-        let block = ratatui::widgets::Block::bordered()
-            .border_style(theme.dim)
-            .title(Line::styled(
-                format!(
-                    " Widget {}/{n} · {tool} · {} {}",
-                    self.shot + 1,
-                    picture::drawn_with(),
-                    if n > 1 { "· ←/→ " } else { "" }
-                ),
-                theme.title,
-            ));
-        let inner = block.inner(area);
-        f.render_widget(block, area);
-        let log_h = (console.len() as u16 + 1).clamp(2, inner.height / 3 + 1);
-        let [shot_area, log_area] =
-            Layout::vertical([Constraint::Fill(1), Constraint::Length(log_h)]).areas(inner);
-        pic.render(f, shot_area);
-        let mut log = vec![Line::styled(
-            format!("console ({})", console.len()),
-            theme.dim,
-        )];
-        if console.is_empty() {
-            log.push(Line::styled("no console output", theme.dim));
-        }
-        log.extend(console);
-        f.render_widget(Paragraph::new(log), log_area);
     }
 
     fn selected_iteration(&self) -> Option<&EvalIteration> {
@@ -377,7 +314,13 @@ impl RunsPane {
             self.detail
                 .render(f, text_area, Line::from(title), lines, focused, theme);
             if let Some(b) = shot_area {
-                self.render_shot(f, b, theme);
+                let n = self.shots.len();
+                let hint = if n > 1 {
+                    format!("{}/{n} ←/→", self.shot + 1)
+                } else {
+                    String::new()
+                };
+                render_widget(f, b, self.shots.get_mut(self.shot), &hint, theme);
             }
             return;
         }

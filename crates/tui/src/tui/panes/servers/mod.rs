@@ -521,11 +521,8 @@ impl ServersPane {
         let out = m.output.as_ref()?;
         let name = out.request["toolName"].as_str()?;
         let tool = m.tools.as_ref()?.iter().find(|t| t.name == name)?;
-        let meta = tool.extra.get("_meta")?;
-        let ui = meta["ui"]["resourceUri"]
-            .as_str()
-            .or(meta["ui/resourceUri"].as_str());
-        ui.filter(|u| !u.is_empty())?;
+        let meta = serde_json::json!({"_meta": tool.extra.get("_meta")?});
+        crate::spec::widget::resource_uri(&meta)?;
         Some(Request::RenderWidget {
             project: project.to_string(),
             server: server.to_string(),
@@ -1164,7 +1161,7 @@ impl Pane for ServersPane {
                 .get_mut(&s.id)
                 .and_then(|m| m.output.as_mut())
                 .and_then(|o| o.widget.as_mut());
-            render_widget(f, b, w, theme);
+            render_widget(f, b, w, "r re-render", theme);
             return;
         }
         // A result's first picture is drawn below its text.
@@ -1216,7 +1213,7 @@ impl Pane for ServersPane {
 
 /// A tool's rendered view: the screenshot, with the console beside it (below it when
 /// narrow); `None` while it renders.
-pub fn render_widget(f: &mut Frame, area: Rect, w: Option<&mut Widget>, theme: &Theme) {
+pub fn render_widget(f: &mut Frame, area: Rect, w: Option<&mut Widget>, hint: &str, theme: &Theme) {
     let Some(w) = w else {
         let block = pane_block("Widget · rendering in headless Chromium…", false, theme);
         f.render_widget(block, area);
@@ -1231,9 +1228,10 @@ pub fn render_widget(f: &mut Frame, area: Rect, w: Option<&mut Widget>, theme: &
     };
     let block = pane_block(
         format!(
-            "Widget · {} · {state} · {errors} console error(s) · {} · r re-render",
+            "Widget · {} · {state} · {errors} console error(s) · {}{}{hint}",
             r.tool_name,
-            picture::drawn_with()
+            picture::drawn_with(),
+            if hint.is_empty() { "" } else { " · " },
         ),
         false,
         theme,
