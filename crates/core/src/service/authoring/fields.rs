@@ -97,6 +97,12 @@ pub fn normalize_label(label: &str) -> String {
 /// Maps a label to its role.
 pub fn role_of(label: &str) -> Role {
     let l = normalize_label(label);
+    // Go's table tests name expectations `wantTool`, `wantArgs`.
+    let l = match l.strip_prefix("want") {
+        Some("") => "expected".to_string(),
+        Some(rest) if rest.starts_with(' ') => format!("expected{rest}"),
+        _ => l,
+    };
     let l = l.as_str();
     if let Some(n) = turn_number(l) {
         return if n <= 1 { Role::Prompt } else { Role::Turn(n) };

@@ -29,9 +29,11 @@
 //! | CSV / TSV | a header row of delimiter-separated labels, one of them a prompt, steps or tool column | a record |
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
+//! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
+pub mod code;
 pub mod gherkin;
 pub mod json;
 pub mod markup;
@@ -65,6 +67,7 @@ pub enum Shape {
     Gherkin,
     Markup,
     Toml,
+    Code,
     Markdown,
 }
 
@@ -98,6 +101,9 @@ pub fn sniff(text: &str) -> Shape {
     if gherkin::looks_like_gherkin(t) {
         return Shape::Gherkin;
     }
+    if code::looks_like_code(t) {
+        return Shape::Code;
+    }
     if yaml::looks_like_yaml(t) {
         return Shape::Yaml;
     }
@@ -124,6 +130,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Gherkin => gherkin::extract(&ix, cat),
         Shape::Markup => markup::extract(&ix, cat),
         Shape::Toml => toml_tables::extract(&ix, cat),
+        Shape::Code => code::extract(&ix, cat),
         Shape::Markdown => text::extract(&ix, cat),
     };
     drafts.retain(Draft::is_case);

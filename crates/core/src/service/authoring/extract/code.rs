@@ -1,0 +1,1074 @@
+//! Cases written as code: test modules in Python, TypeScript/JavaScript, Go, Ruby or Rust
+//! whose cases are literals (a list of dicts or object literals, a Go table of struct
+//! literals, `pytest.param(...)` tuples named by the `parametrize` signature,
+//! `EvalCase(prompt=…)` constructor calls) or, when a file has no such literal, one test
+//! function per case (`def test_…`, `it("…", …)`, `func TestX`, `t.Run("…", …)`).
+//!
+//! A tolerant literal reader turns the source into a forest of values with byte ranges:
+//! strings (every quoting style, adjacent pieces joined), numbers, booleans, lists,
+//! key–value blocks (`{"k": v}`, `{k: v}`, `k=v` arguments, `"k" => v`), and calls.
+//! Everything else is skipped, and comments are never read, so a commented-out case is no
+//! case. A keyed literal whose keys name a case is read like a JSON case object; a
+//! positional one takes its keys from a signature of the same arity written in the file.
+
+use serde_json::{Map, Number, Value};
+
+use super::json::object_draft;
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::draft::Draft;
+use crate::service::authoring::fields::{names_a_case, normalize_label};
+use crate::service::authoring::reading::utterance_like;
+use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, says_dropped};
+
+/// Whether the document is source code rather than prose or data: most of its lines are
+/// statements, and some declare, import or define something.
+pub fn looks_like_code(t: &str) -> bool {
+    let mut code = 0usize;
+    let mut prose = 0usize;
+    let mut keyword = false;
+    for l in t.lines().map(str::trim) {
+        if l.is_empty() || l.starts_with('#') || l.starts_with("//") || l.starts_with('*') {
+            continue;
+        }
+        let first = l.split([' ', '(', '<', '{']).next().unwrap_or("");
+        if matches!(
+            first,
+            "import"
+                | "from"
+                | "def"
+                | "async"
+                | "class"
+                | "const"
+                | "let"
+                | "var"
+                | "function"
+                | "export"
+                | "describe"
+                | "func"
+                | "package"
+                | "require"
+                | "fn"
+                | "use"
+                | "mod"
+                | "module"
+                | "RSpec.describe"
+        ) || l.starts_with('@') && l[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+        {
+            keyword = true;
+            code += 1;
+            continue;
+        }
+        let last = l.chars().last().unwrap_or(' ');
+        if matches!(last, ',' | '(' | '[' | '{' | ')' | ']' | '}' | ';' | ':' | '|')
+            || l == "end"
+            || l.ends_with(" do")
+            || l.starts_with(['}', ')', ']'])
+            || l.contains(" = ")
+            || l.contains(":=")
+        {
+            code += 1;
+        } else {
+            prose += 1;
+        }
+    }
+    keyword && code >= 3 && code >= prose * 3
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Str(String),
+    Num(String),
+    Ident(String),
+    Punct(&'static str),
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    tok: Tok,
+    start: usize,
+    end: usize,
+}
+
+const PUNCTS: [&str; 26] = [
+    "=>", ":=", "==", "!=", "<=", ">=", "::", "->", "(", ")", "[", "]", "{", "}", ",", ";",
+    ":", "=", ".", "+", "-", "*", "<", ">", "!", "?",
+];
+
+/// Cuts source text into tokens; comments are dropped.
+fn tokenize(src: &str) -> Vec<Token> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let rest = &src[i..];
+        // Comments: `#` (but not a Rust attribute or a C directive), `//`, `/* */`, `--`
+        // never (it is an operator in most of these languages).
+        if (c == b'#' && !rest.starts_with("#[") && !rest.starts_with("#!["))
+            || rest.starts_with("//")
+        {
+            i += rest.find('\n').unwrap_or(rest.len());
+            continue;
+        }
+        if rest.starts_with("/*") {
+            i += rest[2..].find("*/").map_or(rest.len(), |e| e + 4);
+            continue;
+        }
+        if c == b'#' {
+            i += 1;
+            continue;
+        }
+        // String prefixes: r"", b'', f"", rb"", u"" (Python), r#""# (Rust).
+        let prefix = rest
+            .bytes()
+            .take_while(|x| matches!(x, b'r' | b'b' | b'f' | b'u' | b'R' | b'B' | b'F' | b'U'))
+            .count();
+        if prefix <= 2 && matches!(b.get(i + prefix), Some(b'"' | b'\'' | b'#')) {
+            let raw = rest[..prefix].contains(['r', 'R']);
+            if let Some((s, len)) = string_at(&rest[prefix..], raw) {
+                out.push(Token {
+                    tok: Tok::Str(s),
+                    start: i,
+                    end: i + prefix + len,
+                });
+                i += prefix + len;
+                continue;
+            }
+        }
+        if matches!(c, b'"' | b'\'' | b'`') {
+            match string_at(rest, c == b'`') {
+                Some((s, len)) => {
+                    out.push(Token {
+                        tok: Tok::Str(s),
+                        start: i,
+                        end: i + len,
+                    });
+                    i += len;
+                }
+                None => i += 1,
+            }
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let len = rest
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '.' || ch == '_'))
+                .unwrap_or(rest.len());
+            let n = rest[..len].trim_end_matches('.');
+            out.push(Token {
+                tok: Tok::Num(n.replace('_', "")),
+                start: i,
+                end: i + n.len(),
+            });
+            i += n.len();
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80 {
+            let len = rest
+                .find(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '$'))
+                .unwrap_or(rest.len())
+                .max(rest.chars().next().map_or(1, char::len_utf8));
+            out.push(Token {
+                tok: Tok::Ident(rest[..len].to_string()),
+                start: i,
+                end: i + len,
+            });
+            i += len;
+            continue;
+        }
+        match PUNCTS.iter().find(|p| rest.starts_with(**p)) {
+            Some(p) => {
+                out.push(Token {
+                    tok: Tok::Punct(p),
+                    start: i,
+                    end: i + p.len(),
+                });
+                i += p.len();
+            }
+            None => i += rest.chars().next().map_or(1, char::len_utf8),
+        }
+    }
+    out
+}
+
+/// A string literal at the start of `s` (which starts with its quote, or with `#` for a
+/// Rust raw string): its value and its length in bytes.
+fn string_at(s: &str, raw: bool) -> Option<(String, usize)> {
+    if s.starts_with('#') {
+        let hashes = s.bytes().take_while(|&x| x == b'#').count();
+        if s.as_bytes().get(hashes) != Some(&b'"') {
+            return None;
+        }
+        let close = format!("\"{}", "#".repeat(hashes));
+        let body = &s[hashes + 1..];
+        let e = body.find(&close)?;
+        return Some((body[..e].to_string(), hashes + 1 + e + close.len()));
+    }
+    let q = s.chars().next()?;
+    for triple in ["\"\"\"", "'''"] {
+        if s.starts_with(triple) {
+            let e = s[3..].find(triple)?;
+            let body = &s[3..3 + e];
+            let v = if raw { body.to_string() } else { unescape(body) };
+            return Some((v, e + 6));
+        }
+    }
+    let mut out = String::new();
+    let mut chars = s[1..].char_indices();
+    while let Some((k, ch)) = chars.next() {
+        match ch {
+            '\\' if !raw || q != '`' => {
+                let Some((_, e)) = chars.next() else { break };
+                if raw {
+                    out.push('\\');
+                    out.push(e);
+                    continue;
+                }
+                match e {
+                    'n' => out.push('\n'),
+                    't' => out.push('\t'),
+                    'r' => {}
+                    'u' => {
+                        let hex: String = chars.clone().take(4).map(|(_, h)| h).collect();
+                        match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                            Some(u) if hex.len() == 4 => {
+                                out.push(u);
+                                for _ in 0..4 {
+                                    chars.next();
+                                }
+                            }
+                            _ => out.push('u'),
+                        }
+                    }
+                    '\n' => {}
+                    other => out.push(other),
+                }
+            }
+            c if c == q => return Some((out, k + 2)),
+            '\n' if q != '`' => return None,
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+fn unescape(s: &str) -> String {
+    let quoted = format!("\"{}\"", s.replace('"', "\\\"").replace('\n', "\\\n"));
+    string_at(&quoted, false).map_or_else(|| s.to_string(), |(v, _)| v)
+}
+
+/// A literal value read from the source, with its byte range.
+#[derive(Debug, Clone)]
+struct Node {
+    lit: Lit,
+    start: usize,
+    end: usize,
+    /// Containers met inside a stretch that was not a literal (a lambda's body, a
+    /// function's block), kept so that records nested in them are still found.
+    loose: Vec<Node>,
+}
+
+#[derive(Debug, Clone)]
+enum Lit {
+    Str(String),
+    Num(String),
+    Bool(bool),
+    Null,
+    /// An identifier that is not a literal (`pytest.mark.skip`, a variable).
+    Name(String),
+    /// A list, tuple, array or set.
+    Seq(Vec<Node>),
+    /// A block of `key: value` pairs (a dict, object or struct literal).
+    Map(Vec<(String, Node)>),
+    /// `name(positional…, key=value…)`, or parentheses holding `key=value`.
+    Call {
+        args: Vec<Node>,
+        kwargs: Vec<(String, Node)>,
+    },
+}
+
+struct Parser<'a> {
+    t: &'a [Token],
+    i: usize,
+    depth: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self, k: usize) -> Option<&Tok> {
+        self.t.get(self.i + k).map(|t| &t.tok)
+    }
+
+    fn is(&self, k: usize, p: &str) -> bool {
+        matches!(self.peek(k), Some(Tok::Punct(q)) if *q == p)
+    }
+
+    fn end_of_prev(&self) -> usize {
+        self.t[self.i.saturating_sub(1)].end
+    }
+
+    /// Every top-level literal of the token stream.
+    fn forest(&mut self) -> Vec<Node> {
+        let mut out = Vec::new();
+        while self.i < self.t.len() {
+            match self.value() {
+                Some(n) => out.push(n),
+                None => self.i += 1,
+            }
+        }
+        out
+    }
+
+    /// One value at the cursor, or `None` (cursor unchanged) when none starts here.
+    fn value(&mut self) -> Option<Node> {
+        let tok = self.t.get(self.i)?.clone();
+        let start = tok.start;
+        let mut node = match tok.tok {
+            Tok::Str(s) => {
+                self.i += 1;
+                let mut s = s;
+                // Adjacent pieces and `+` joins are one string.
+                loop {
+                    match (self.peek(0), self.peek(1)) {
+                        (Some(Tok::Str(n)), _) => {
+                            s.push_str(&n.clone());
+                            self.i += 1;
+                        }
+                        (Some(Tok::Punct("+")), Some(Tok::Str(n))) => {
+                            s.push_str(&n.clone());
+                            self.i += 2;
+                        }
+                        _ => break,
+                    }
+                }
+                self.node(Lit::Str(s), start)
+            }
+            Tok::Num(n) => {
+                self.i += 1;
+                self.node(Lit::Num(n), start)
+            }
+            Tok::Punct("-") if matches!(self.peek(1), Some(Tok::Num(_))) => {
+                let Some(Tok::Num(n)) = self.peek(1).cloned() else {
+                    return None;
+                };
+                self.i += 2;
+                self.node(Lit::Num(format!("-{n}")), start)
+            }
+            Tok::Punct("[") => self.container("]", start)?,
+            Tok::Punct("(") => self.container(")", start)?,
+            Tok::Punct("{") => self.container("}", start)?,
+            Tok::Ident(id) => {
+                self.i += 1;
+                let mut name = id;
+                while self.is(0, ".") || self.is(0, "::") {
+                    match self.peek(1) {
+                        Some(Tok::Ident(n)) => {
+                            name = format!("{name}.{n}");
+                            self.i += 2;
+                        }
+                        _ => break,
+                    }
+                }
+                match name.as_str() {
+                    "true" | "True" => self.node(Lit::Bool(true), start),
+                    "false" | "False" => self.node(Lit::Bool(false), start),
+                    "None" | "null" | "nil" | "undefined" | "nullptr" => {
+                        self.node(Lit::Null, start)
+                    }
+                    _ if self.is(0, "(") => {
+                        let inner = self.container(")", self.t[self.i].start)?;
+                        let (args, kwargs) = match inner.lit {
+                            Lit::Seq(a) => (a, Vec::new()),
+                            Lit::Map(kw) => (Vec::new(), kw),
+                            Lit::Call { args, kwargs, .. } => (args, kwargs),
+                            _ => (Vec::new(), Vec::new()),
+                        };
+                        Node {
+                            lit: Lit::Call { args, kwargs },
+                            start,
+                            end: inner.end,
+                            loose: inner.loose,
+                        }
+                    }
+                    _ => self.node(Lit::Name(name), start),
+                }
+            }
+            _ => return None,
+        };
+        // A composite literal after its type (`map[string]any{…}`, `[]string{…}`,
+        // `Case{…}`) is the block; the type is dropped.
+        loop {
+            let typeish = match &node.lit {
+                Lit::Name(_) => true,
+                Lit::Seq(items) => {
+                    items.is_empty()
+                        || items.len() == 1 && matches!(items[0].lit, Lit::Name(_) | Lit::Num(_))
+                }
+                _ => false,
+            };
+            if !typeish {
+                break;
+            }
+            if self.is(0, "{") {
+                let block = self.container("}", self.t[self.i].start)?;
+                node = Node { start, ..block };
+            } else if self.is(0, "[") || matches!(self.peek(0), Some(Tok::Ident(_))) {
+                // `map[string]…`, `[]string…`, `[]*Case…`: more of the type, then the
+                // block (read by the nested value).
+                let Some(next) = self.value() else { break };
+                node = Node { start, ..next };
+            } else {
+                break;
+            }
+        }
+        Some(node)
+    }
+
+    fn node(&self, lit: Lit, start: usize) -> Node {
+        Node {
+            lit,
+            start,
+            end: self.end_of_prev(),
+            loose: Vec::new(),
+        }
+    }
+
+    /// A bracketed container whose opener is at the cursor: a sequence, a key–value block,
+    /// or both (call arguments).
+    fn container(&mut self, close: &'static str, start: usize) -> Option<Node> {
+        self.depth += 1;
+        if self.depth > 96 {
+            self.depth -= 1;
+            return None;
+        }
+        self.i += 1;
+        let mut items = Vec::new();
+        let mut pairs = Vec::new();
+        let mut loose = Vec::new();
+        while self.i < self.t.len() && !self.is(0, close) {
+            if self.is(0, ",") || self.is(0, ";") {
+                self.i += 1;
+                continue;
+            }
+            // A closer of another kind: the source is unbalanced here; stop.
+            if self.is(0, ")") || self.is(0, "]") || self.is(0, "}") {
+                break;
+            }
+            let key = match (self.peek(0).cloned(), self.peek(1).cloned()) {
+                (Some(Tok::Str(k) | Tok::Ident(k)), Some(Tok::Punct(":" | "=" | "=>"))) => Some(k),
+                // Ruby's `:name => value`.
+                (Some(Tok::Punct(":")), Some(Tok::Ident(k))) if self.is(2, "=>") => {
+                    self.i += 1;
+                    Some(k)
+                }
+                _ => None,
+            };
+            if key.is_some() {
+                self.i += 2;
+            }
+            match self.value() {
+                Some(v) => {
+                    if self.i >= self.t.len()
+                        || self.is(0, ",")
+                        || self.is(0, ";")
+                        || self.is(0, close)
+                    {
+                        match key {
+                            Some(k) => pairs.push((k, v)),
+                            None => items.push(v),
+                        }
+                    } else {
+                        loose.push(v);
+                        self.skip_expression(close, &mut loose);
+                    }
+                }
+                None => self.skip_expression(close, &mut loose),
+            }
+        }
+        if self.is(0, close) {
+            self.i += 1;
+        }
+        self.depth -= 1;
+        let lit = match (close, items.is_empty(), pairs.is_empty()) {
+            (")", _, false) => Lit::Call {
+                args: items,
+                kwargs: pairs,
+            },
+            (_, true, false) => Lit::Map(pairs),
+            (_, _, false) => {
+                loose.extend(items);
+                Lit::Map(pairs)
+            }
+            _ => Lit::Seq(items),
+        };
+        Some(Node {
+            lit,
+            start,
+            end: self.end_of_prev(),
+            loose,
+        })
+    }
+
+    /// Skips the rest of an expression that is not a literal, keeping the literals met
+    /// inside it.
+    fn skip_expression(&mut self, close: &str, loose: &mut Vec<Node>) {
+        while self.i < self.t.len() && !self.is(0, ",") && !self.is(0, ";") && !self.is(0, close)
+        {
+            if self.is(0, ")") || self.is(0, "]") || self.is(0, "}") {
+                return;
+            }
+            match self.value() {
+                Some(v) => loose.push(v),
+                None => self.i += 1,
+            }
+        }
+    }
+}
+
+impl Lit {
+    /// The JSON value of a literal, as a case reader sees it.
+    fn json(&self) -> Value {
+        match self {
+            Lit::Str(s) => Value::String(s.clone()),
+            Lit::Num(n) => n
+                .parse::<i64>()
+                .ok()
+                .map(Number::from)
+                .or_else(|| n.parse::<f64>().ok().and_then(Number::from_f64))
+                .map_or_else(|| Value::String(n.clone()), Value::Number),
+            Lit::Bool(b) => Value::Bool(*b),
+            Lit::Null => Value::Null,
+            Lit::Name(n) => Value::String(n.clone()),
+            Lit::Seq(items) => Value::Array(items.iter().map(|n| n.lit.json()).collect()),
+            Lit::Map(pairs) => Value::Object(pairs_json(pairs)),
+            Lit::Call { args, kwargs, .. } => {
+                if kwargs.is_empty() {
+                    match args.as_slice() {
+                        [one] => one.lit.json(),
+                        _ => Value::Array(args.iter().map(|n| n.lit.json()).collect()),
+                    }
+                } else {
+                    Value::Object(pairs_json(kwargs))
+                }
+            }
+        }
+    }
+
+    /// Whether the value is written out in the source, not computed.
+    fn is_literal(&self) -> bool {
+        match self {
+            Lit::Name(_) => false,
+            Lit::Seq(items) => items.iter().all(|n| n.lit.is_literal()),
+            Lit::Map(pairs) => pairs.iter().all(|(_, n)| n.lit.is_literal()),
+            Lit::Call { args, kwargs } => {
+                args.iter().all(|n| n.lit.is_literal())
+                    && kwargs.iter().all(|(_, n)| n.lit.is_literal())
+            }
+            _ => true,
+        }
+    }
+
+    fn pairs(&self) -> Option<&[(String, Node)]> {
+        match self {
+            Lit::Map(p) => Some(p),
+            Lit::Call { kwargs, .. } if !kwargs.is_empty() => Some(kwargs),
+            _ => None,
+        }
+    }
+
+    fn positional(&self) -> Option<&[Node]> {
+        match self {
+            Lit::Seq(items) => Some(items),
+            Lit::Call { args, .. } => Some(args),
+            _ => None,
+        }
+    }
+}
+
+fn pairs_json(pairs: &[(String, Node)]) -> Map<String, Value> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.clone(), v.lit.json()))
+        .collect()
+}
+
+impl Node {
+    fn children(&self) -> Vec<&Node> {
+        let mut out: Vec<&Node> = self.loose.iter().collect();
+        match &self.lit {
+            Lit::Seq(items) => out.extend(items),
+            Lit::Map(pairs) => out.extend(pairs.iter().map(|(_, v)| v)),
+            Lit::Call { args, kwargs, .. } => {
+                out.extend(args);
+                out.extend(kwargs.iter().map(|(_, v)| v));
+            }
+            _ => {}
+        }
+        out
+    }
+}
+
+/// Extracts the cases of a test module.
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    let toks = tokenize(ix.text());
+    let forest = Parser {
+        t: &toks,
+        i: 0,
+        depth: 0,
+    }
+    .forest();
+    let mut sigs = Vec::new();
+    for n in &forest {
+        signatures(n, &mut sigs);
+    }
+    let mut out = Vec::new();
+    for n in &forest {
+        records(n, &sigs, ix, cat, &mut out);
+    }
+    if out.is_empty() {
+        out = test_functions(ix, &toks, &forest, cat);
+    }
+    out
+}
+
+/// Names that a positional record's fields take: a `parametrize` string
+/// (`"prompt,expected_tools"`), a list of such names, or a lambda's parameters.
+fn signatures(n: &Node, out: &mut Vec<Vec<String>>) {
+    let names: Option<Vec<String>> = match &n.lit {
+        Lit::Str(s) if s.contains(',') => s
+            .split(',')
+            .map(|p| {
+                let p = p.trim();
+                is_ident(p).then(|| p.to_string())
+            })
+            .collect(),
+        Lit::Seq(items) if items.len() >= 2 => items
+            .iter()
+            .map(|i| match &i.lit {
+                Lit::Str(s) | Lit::Name(s) if is_ident(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    };
+    if let Some(names) = names
+        && names.len() >= 2
+        && names_a_case(names.iter().map(String::as_str))
+        && !out.contains(&names)
+    {
+        out.push(names);
+    }
+    for c in n.children() {
+        signatures(c, out);
+    }
+}
+
+fn is_ident(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// Reads every case literal under `n`.
+fn records(n: &Node, sigs: &[Vec<String>], ix: &LineIndex, cat: &Catalog, out: &mut Vec<Draft>) {
+    // A call passing variables (`run_model(prompt, tools=session.tools)`) is no case:
+    // some field that names a case holds a literal.
+    // Nor is a tool's arguments (`{"message": "hi"}`): a case has more than one field,
+    // and not only parameters.
+    if let Some(pairs) = n.lit.pairs()
+        && pairs.len() >= 2
+        && !pairs.iter().all(|(k, _)| cat.is_param(k))
+        && pairs
+            .iter()
+            .any(|(k, v)| v.lit.is_literal() && names_a_case([k.as_str()]))
+    {
+        let mut m = pairs_json(pairs);
+        if let Lit::Call { args, .. } = &n.lit
+            && let Some(sig) = sigs.iter().find(|s| s.len() == args.len())
+        {
+            for (k, v) in sig.iter().zip(args) {
+                m.entry(k.clone()).or_insert_with(|| v.lit.json());
+            }
+        }
+        out.push(record(&m, n, ix, cat));
+        return;
+    }
+    let mut taken = Vec::new();
+    if let Some(items) = n.lit.positional() {
+        for row in items {
+            let Some(fields) = row.lit.positional().filter(|f| f.len() >= 2) else {
+                continue;
+            };
+            let Some(sig) = sigs.iter().find(|s| s.len() == fields.len()) else {
+                continue;
+            };
+            let mut m: Map<String, Value> = sig
+                .iter()
+                .zip(fields)
+                .map(|(k, v)| (k.clone(), v.lit.json()))
+                .collect();
+            if let Lit::Call { kwargs, .. } = &row.lit {
+                for (k, v) in kwargs {
+                    m.entry(k.clone()).or_insert_with(|| v.lit.json());
+                }
+            }
+            out.push(record(&m, row, ix, cat));
+            taken.push(row.start);
+        }
+    }
+    for c in n.children() {
+        if !taken.contains(&c.start) {
+            records(c, sigs, ix, cat, out);
+        }
+    }
+}
+
+fn record(m: &Map<String, Value>, n: &Node, ix: &LineIndex, cat: &Catalog) -> Draft {
+    let (start, end) = ix.span_of(n.start, n.end);
+    let mut m = m.clone();
+    // `marks=pytest.mark.skip`: kept in the file, switched off.
+    if m
+        .get("marks")
+        .is_some_and(|v| v.to_string().to_ascii_lowercase().contains("skip"))
+    {
+        m.insert("skip".into(), Value::Bool(true));
+    }
+    object_draft(&m, start, end, "code literal", cat)
+}
+
+/// A test function's first line, and whether it was switched off there.
+fn test_start(line: &str) -> Option<bool> {
+    let t = line.trim_start();
+    let t = t.strip_prefix("async ").unwrap_or(t).trim_start();
+    const ON: &[&str] = &[
+        "def test",
+        "func Test",
+        "it(",
+        "it (",
+        "it \"",
+        "it '",
+        "it.only(",
+        "test(",
+        "test.only(",
+        "test.concurrent(",
+        "specify(",
+        "specify \"",
+        "scenario(",
+        "scenario \"",
+        "example \"",
+        "t.Run(",
+    ];
+    const OFF: &[&str] = &[
+        "xit(",
+        "xit \"",
+        "xtest(",
+        "it.skip(",
+        "it.todo(",
+        "test.skip(",
+        "test.todo(",
+        "xspecify",
+        "pending \"",
+    ];
+    if ON.iter().any(|p| t.starts_with(p)) {
+        Some(true)
+    } else if OFF.iter().any(|p| t.starts_with(p)) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// One unit per test function, read like prose: its strings, the tools they name, the
+/// arguments beside them, its comments and its name.
+fn test_functions(ix: &LineIndex, toks: &[Token], forest: &[Node], cat: &Catalog) -> Vec<Draft> {
+    let n = ix.len();
+    let mut out = Vec::new();
+    let mut k = 1;
+    while k <= n {
+        let line = ix.line(k);
+        let Some(on) = test_start(line) else {
+            k += 1;
+            continue;
+        };
+        let ind = indent(line);
+        let python = line.trim_start().starts_with("def ") || line.contains("async def ");
+        let mut end = k;
+        for j in k + 1..=n {
+            let l = ix.line(j);
+            let t = l.trim();
+            if t.is_empty() {
+                continue;
+            }
+            if python {
+                if indent(l) <= ind {
+                    break;
+                }
+                end = j;
+            } else {
+                end = j;
+                if indent(l) == ind && (t.starts_with(['}', ')']) || t == "end") {
+                    break;
+                }
+            }
+        }
+        let decorated_off = (1..k).rev().take_while(|&j| {
+            let t = ix.line(j).trim();
+            t.starts_with('@') || t.starts_with("#[")
+        });
+        let skipped = !on
+            || decorated_off
+                .into_iter()
+                .any(|j| ix.line(j).to_ascii_lowercase().contains("skip"))
+            || (k..=end).any(|j| {
+                let t = ix.line(j).trim_start();
+                t.starts_with("t.Skip") || t.starts_with("pytest.skip(") || t.starts_with("skip(")
+            });
+        if !skipped && let Some(d) = read_function(ix, toks, forest, k, end, cat) {
+            out.push(d);
+        }
+        k = end + 1;
+    }
+    out
+}
+
+/// Whether a line of code says something is absent (`not in`, `.not.`, `assert not`).
+fn negated(code: &str) -> bool {
+    let c = code.to_ascii_lowercase();
+    [
+        " not in ",
+        ".not.",
+        "assert not",
+        "assert_not",
+        "notcontains",
+        "not_called",
+        "notcalled",
+        "never",
+        "!contains",
+        "refute",
+        "to_not",
+        "not_to",
+        "notinclude",
+        "!includes",
+        "must not",
+        "should not",
+    ]
+    .iter()
+    .any(|w| c.contains(w))
+}
+
+/// Whether a line of code checks that no tool was called (`calls == []`,
+/// `toHaveLength(0)`, `assert not result.tool_calls`).
+fn checks_no_calls(code: &str) -> bool {
+    let c = code.to_ascii_lowercase().replace(' ', "");
+    (c.contains("tool") || c.contains("call"))
+        && [
+            "==[]",
+            "==0",
+            "tohavelength(0)",
+            "toequal([])",
+            "tobeempty",
+            "is_empty()",
+            "assertnot",
+            "empty(t,",
+            "len(0)",
+            ",0)",
+            "eq([])",
+            "be_empty",
+            "assert_eq!(0,",
+            ".len(),0)",
+            "tostrictequal([])",
+        ]
+        .iter()
+        .any(|w| c.contains(w))
+}
+
+fn read_function(
+    ix: &LineIndex,
+    toks: &[Token],
+    forest: &[Node],
+    start: usize,
+    end: usize,
+    cat: &Catalog,
+) -> Option<Draft> {
+    let (a, b) = ix.bounds(start, end);
+    let mut segs = Vec::new();
+    let head = ix.line(start).trim();
+    // The title: `it("…")`'s string, or the function's name in words.
+    let first_str = toks
+        .iter()
+        .skip_while(|t| t.start < a)
+        .take_while(|t| t.start < a + ix.line(start).len())
+        .find(|t| matches!(t.tok, Tok::Str(_)));
+    let title = match first_str.map(|t| &t.tok) {
+        Some(Tok::Str(s)) if !head.starts_with("def ") && !head.starts_with("func ") => s.clone(),
+        _ => {
+            let name = head
+                .split_whitespace()
+                .find(|w| w.starts_with("test") || w.starts_with("Test"))
+                .unwrap_or(head)
+                .split('(')
+                .next()
+                .unwrap_or_default();
+            let words = normalize_label(
+                name.trim_start_matches("test_").trim_start_matches("Test"),
+            );
+            segs.push(Segment::plain(words.clone()));
+            words
+        }
+    };
+    let title_tok = first_str.map(|t| t.start);
+    // Chat turns written as `{"role": "user", "content": …}`: the user's are the prompts.
+    let mut turns = Vec::new();
+    let mut used = Vec::new();
+    visit(forest, &mut |n| {
+        if n.start < a || n.start >= b {
+            return;
+        }
+        let Lit::Map(pairs) = &n.lit else { return };
+        let get = |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v);
+        if let (Some(role), Some(content)) = (get("role"), get("content"))
+            && let (Lit::Str(r), Lit::Str(c)) = (&role.lit, &content.lit)
+        {
+            used.push(content.start);
+            if r == "user" || r == "human" {
+                turns.push(c.clone());
+            }
+        }
+    });
+    let mut prompted = !turns.is_empty();
+    for t in turns {
+        segs.push(Segment::labelled("prompt", t));
+    }
+    for line_no in start..=end {
+        let (la, _) = ix.bounds(line_no, line_no);
+        let line = ix.line(line_no);
+        let code_end = comment_start(line, la, toks).unwrap_or(line.len());
+        let code = &line[..code_end];
+        if code_end < line.len() {
+            let c = line[code_end..]
+                .trim_start_matches(['#', '/'])
+                .trim()
+                .to_string();
+            if says_dropped(&c) {
+                return None;
+            }
+            segs.push(Segment::plain(c));
+        }
+        let line_toks: Vec<(usize, &Token)> = toks
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.start >= la && t.start < la + code_end)
+            .collect();
+        if checks_no_calls(code) {
+            segs.push(Segment::labelled("expected", "no tool call"));
+        }
+        let strs = || {
+            line_toks.iter().filter_map(|(_, t)| match &t.tok {
+                Tok::Str(s) if Some(t.start) != title_tok && !used.contains(&t.start) => {
+                    Some((t.start, s))
+                }
+                _ => None,
+            })
+        };
+        if strs().any(|(_, s)| cat.resolve(s).is_some()) {
+            let label = if negated(code) {
+                "must not call"
+            } else {
+                "expected tool"
+            };
+            segs.push(Segment::labelled(label, code.trim()));
+        } else if !prompted {
+            // The prompt: the first utterance the function sends (not an assertion's
+            // message).
+            let asserting = {
+                let t = code.trim_start().to_ascii_lowercase();
+                t.starts_with("assert") || t.starts_with("expect") || t.contains(".to")
+            };
+            if !asserting && let Some((_, s)) = strs().find(|(_, s)| utterance_like(s)) {
+                segs.push(Segment::labelled("prompt", s.clone()));
+                prompted = true;
+            }
+        }
+        // Arguments: `a=17`, `a: 17`, `"a" => 17`, `args["a"] == 17`.
+        let mut args = Map::new();
+        for (k, (i, t)) in line_toks.iter().enumerate() {
+            let (Tok::Ident(name) | Tok::Str(name)) = &t.tok else {
+                continue;
+            };
+            if !cat.is_param(name) {
+                continue;
+            }
+            let at = match line_toks.get(k + 1).map(|(_, t)| &t.tok) {
+                Some(Tok::Punct(":" | "=" | "=>" | "==")) => i + 2,
+                Some(Tok::Punct("]")) if matches!(toks.get(i + 2).map(|t| &t.tok), Some(Tok::Punct("=="))) => i + 3,
+                _ => continue,
+            };
+            if let Some(v) = toks.get(at).and_then(|t| node_at(forest, t.start))
+                && v.lit.is_literal()
+            {
+                args.insert(name.clone(), v.lit.json());
+            }
+        }
+        if !args.is_empty() {
+            segs.push(Segment::labelled("arguments", Value::Object(args).to_string()));
+        }
+    }
+    read_unit(
+        &segs,
+        &UnitInfo {
+            shape: "test function",
+            start,
+            end,
+            title: Some(title),
+            key: None,
+            structured: false,
+        },
+        cat,
+    )
+}
+
+/// Where a line's comment starts (`#` or `//` outside a string), as an offset in the line.
+fn comment_start(line: &str, line_start: usize, toks: &[Token]) -> Option<usize> {
+    let in_string = |off: usize| {
+        toks.iter()
+            .any(|t| matches!(t.tok, Tok::Str(_)) && t.start <= off && off < t.end)
+    };
+    line.char_indices()
+        .filter(|&(i, c)| {
+            (c == '#' && !line[i..].starts_with("#["))
+                || (c == '/' && line[i..].starts_with("//"))
+        })
+        .map(|(i, _)| i)
+        .find(|&i| !in_string(line_start + i))
+}
+
+/// Calls `f` on every node of the forest, depth first.
+fn visit<'a>(nodes: &'a [Node], f: &mut impl FnMut(&'a Node)) {
+    fn go<'a>(n: &'a Node, f: &mut impl FnMut(&'a Node)) {
+        f(n);
+        for c in n.children() {
+            go(c, f);
+        }
+    }
+    for n in nodes {
+        go(n, f);
+    }
+}
+
+/// The outermost node starting at byte `off`.
+fn node_at(nodes: &[Node], off: usize) -> Option<&Node> {
+    let mut found = None;
+    visit(nodes, &mut |n| {
+        if found.is_none() && n.start == off {
+            found = Some(n);
+        }
+    });
+    found
+}
