@@ -196,7 +196,10 @@ pub fn role_of(label: &str) -> Role {
         "pattern" | "regex" | "response pattern" | "matches" | "response matches"
         | "expected pattern" | "response regex" => Role::Pattern,
         "negative" | "is negative" | "negative test" | "is negative test" | "expect no tools"
-        | "no tools" | "negative case" => Role::Negative,
+        | "no tools" | "negative case" | "no calls" | "no tool calls" | "no tool call"
+        | "no tool" | "expect no calls" | "expect no tool calls" | "no tool expected" => {
+            Role::Negative
+        }
         "should call tools" | "should call tool" | "calls tools" | "uses tools"
         | "expects tool call" | "tool expected" | "should use tools" | "expect tools" => {
             Role::ShouldCallTools
@@ -923,6 +926,18 @@ fn value_calls(v: &Value) -> Option<Vec<ExpectedCall>> {
 
 /// Prompts from a value: a string (lines starting `User:` make several turns), a list of
 /// strings, or chat messages (`{role: user, content}`; other roles are dropped with a note).
+/// A message written as `{speaker: text}`: its role (`user` for a human) and text.
+fn speaker(o: &Map<String, Value>) -> Option<(&'static str, &Value)> {
+    let (k, v) = o.iter().next().filter(|_| o.len() == 1)?;
+    let role = match k.to_ascii_lowercase().as_str() {
+        "user" | "human" | "customer" | "me" => "user",
+        "assistant" | "ai" | "bot" | "model" | "agent" => "assistant",
+        "system" => "system",
+        _ => return None,
+    };
+    Some((role, v))
+}
+
 pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
     match v {
         Value::String(s) => {
@@ -947,9 +962,15 @@ pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
             let mut dropped = false;
             for item in a {
                 match item {
-                    Value::Object(o) if o.contains_key("role") => {
-                        let role = o.get("role").and_then(Value::as_str).unwrap_or_default();
-                        let content = o.get("content").map(message_text).unwrap_or_default();
+                    Value::Object(o) if o.contains_key("role") || speaker(o).is_some() => {
+                        let (role, content) = match speaker(o) {
+                            // `{user: "…"}`, `{assistant: "…"}`: the speaker is the key.
+                            Some((r, c)) => (r, message_text(c)),
+                            None => (
+                                o.get("role").and_then(Value::as_str).unwrap_or_default(),
+                                o.get("content").map(message_text).unwrap_or_default(),
+                            ),
+                        };
                         if role == "user" || role == "human" {
                             if !content.trim().is_empty() {
                                 out.push(content.trim().to_string());

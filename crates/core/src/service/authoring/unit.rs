@@ -118,9 +118,12 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         if s.role == Some(LabelRole::Notes) {
             let t = s.text.trim();
             let first = t.split_whitespace().next().unwrap_or_default();
+            // Shouted (`VERVALLEN`) or, in a script without case, set in bold (`**مرفوضة**`).
             let shouted = first.chars().any(char::is_alphabetic)
                 && !first.chars().any(char::is_lowercase)
-                && first.chars().count() > 2;
+                && first.chars().count() > 2
+                || first.starts_with("**")
+                    && lexicon::is_dropped_status(first.trim_matches(['*', '_']));
             if lexicon::is_dropped_status(t)
                 && (shouted
                     || lexicon::is_dropped_status(t.trim_end_matches(['.', '!']))

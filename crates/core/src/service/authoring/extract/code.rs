@@ -140,6 +140,18 @@ fn tokenize(src: &str) -> Vec<Token> {
                 continue;
             }
         }
+        // Ruby's `%q{…}`, `%Q(…)`, `%(…)`.
+        if c == b'%'
+            && let Some((s, len)) = percent_string(rest)
+        {
+            out.push(Token {
+                tok: Tok::Str(s),
+                start: i,
+                end: i + len,
+            });
+            i += len;
+            continue;
+        }
         if matches!(c, b'"' | b'\'' | b'`') {
             match string_at(rest, c == b'`') {
                 Some((s, len)) => {
@@ -251,6 +263,36 @@ fn string_at(s: &str, raw: bool) -> Option<(String, usize)> {
             c if c == q => return Some((out, k + 2)),
             '\n' if q != '`' => return None,
             c => out.push(c),
+        }
+    }
+    None
+}
+
+/// Ruby's percent literal at the start of `s`: its value and its length in bytes.
+fn percent_string(s: &str) -> Option<(String, usize)> {
+    let body = s
+        .strip_prefix("%q")
+        .or_else(|| s.strip_prefix("%Q"))
+        .or_else(|| s.strip_prefix('%'))?;
+    let open = body.chars().next()?;
+    let close = match open {
+        '{' => '}',
+        '(' => ')',
+        '[' => ']',
+        '<' => '>',
+        '|' | '!' | '/' => open,
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (k, ch) in body.char_indices().skip(1) {
+        if ch == open && open != close {
+            depth += 1;
+        } else if ch == close {
+            if depth == 0 {
+                let len = s.len() - body.len() + k + 1;
+                return Some((body[1..k].to_string(), len));
+            }
+            depth -= 1;
         }
     }
     None
@@ -624,14 +666,18 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     for n in &forest {
         signatures(n, &mut sigs);
     }
-    let mut out = Vec::new();
+    let mut found = Vec::new();
     for n in &forest {
-        records(n, &sigs, ix, cat, &mut out);
+        records(n, false, &sigs, ix, cat, &mut found);
     }
-    if out.is_empty() {
-        out = test_functions(ix, &toks, &forest, cat);
+    // Beside a table of cases, a lone literal is an example or a default, not a case.
+    if found.iter().any(|f| f.in_table) {
+        found.retain(|f| f.in_table);
     }
-    out
+    if found.is_empty() {
+        return test_functions(ix, &toks, &forest, cat);
+    }
+    found.into_iter().map(|f| f.draft).collect()
 }
 
 /// Names that a positional record's fields take: a `parametrize` string
@@ -672,19 +718,36 @@ fn is_ident(s: &str) -> bool {
         && !s.starts_with(|c: char| c.is_ascii_digit())
 }
 
+/// The fields of a keyed literal that is a case. A call passing variables
+/// (`run_model(prompt, tools=session.tools)`) is none: some field that names a case holds
+/// a literal. Nor is a tool's arguments (`{"message": "hi"}`): a case has more than one
+/// field, and not only parameters.
+fn case_pairs<'a>(n: &'a Node, cat: &Catalog) -> Option<&'a [(String, Node)]> {
+    n.lit.pairs().filter(|pairs| {
+        pairs.len() >= 2
+            && !pairs.iter().all(|(k, _)| cat.is_param(k))
+            && pairs
+                .iter()
+                .any(|(k, v)| v.lit.is_literal() && names_a_case([k.as_str()]))
+    })
+}
+
+/// A case read from a literal, and whether it is one row of a table of cases.
+struct Found {
+    draft: Draft,
+    in_table: bool,
+}
+
 /// Reads every case literal under `n`.
-fn records(n: &Node, sigs: &[Vec<String>], ix: &LineIndex, cat: &Catalog, out: &mut Vec<Draft>) {
-    // A call passing variables (`run_model(prompt, tools=session.tools)`) is no case:
-    // some field that names a case holds a literal.
-    // Nor is a tool's arguments (`{"message": "hi"}`): a case has more than one field,
-    // and not only parameters.
-    if let Some(pairs) = n.lit.pairs()
-        && pairs.len() >= 2
-        && !pairs.iter().all(|(k, _)| cat.is_param(k))
-        && pairs
-            .iter()
-            .any(|(k, v)| v.lit.is_literal() && names_a_case([k.as_str()]))
-    {
+fn records(
+    n: &Node,
+    in_table: bool,
+    sigs: &[Vec<String>],
+    ix: &LineIndex,
+    cat: &Catalog,
+    out: &mut Vec<Found>,
+) {
+    if let Some(pairs) = case_pairs(n, cat) {
         let mut m = pairs_json(pairs);
         if let Lit::Call { args, .. } = &n.lit
             && let Some(sig) = sigs.iter().find(|s| s.len() == args.len())
@@ -693,7 +756,10 @@ fn records(n: &Node, sigs: &[Vec<String>], ix: &LineIndex, cat: &Catalog, out: &
                 m.entry(k.clone()).or_insert_with(|| v.lit.json());
             }
         }
-        out.push(record(&m, n, ix, cat));
+        out.push(Found {
+            draft: record(&m, n, ix, cat),
+            in_table,
+        });
         return;
     }
     let mut taken = Vec::new();
@@ -715,13 +781,18 @@ fn records(n: &Node, sigs: &[Vec<String>], ix: &LineIndex, cat: &Catalog, out: &
                     m.entry(k.clone()).or_insert_with(|| v.lit.json());
                 }
             }
-            out.push(record(&m, row, ix, cat));
+            out.push(Found {
+                draft: record(&m, row, ix, cat),
+                in_table: true,
+            });
             taken.push(row.start);
         }
     }
-    for c in n.children() {
+    let children = n.children();
+    let table = children.iter().filter(|c| case_pairs(c, cat).is_some()).count() >= 2;
+    for c in children {
         if !taken.contains(&c.start) {
-            records(c, sigs, ix, cat, out);
+            records(c, table, sigs, ix, cat, out);
         }
     }
 }

@@ -281,6 +281,8 @@ pub fn object_draft(
         // Kept in the file but switched off (`enabled = false`, `skip: true`): no case.
         return Draft::default();
     }
+    let lifted = lift_turns(o);
+    let o = &lifted;
     let mut f = Fields::new(shape);
     for (k, v) in o {
         match (k.as_str(), v) {
@@ -316,6 +318,60 @@ pub fn object_draft(
         }
     }
     f.into_draft(start, end, cat)
+}
+
+/// A record's prompt where people nest it, made flat: the fields of an unlabelled wrapper
+/// (`when: {user: …}`, `given: {history: […]}`) come up a level, and earlier turns
+/// (`history`, `context`) go before the prompt as one list of turns.
+fn lift_turns(o: &Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (k, v) in o {
+        match v {
+            Value::Object(m)
+                if role_of(k) == Role::Other
+                    && m.keys().any(|mk| {
+                        matches!(role_of(mk), Role::Prompt | Role::Prompts) || is_history_key(mk)
+                    }) =>
+            {
+                for (mk, mv) in m {
+                    out.entry(mk.clone()).or_insert_with(|| mv.clone());
+                }
+            }
+            _ => {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    let history = out
+        .iter()
+        .find(|(k, v)| is_history_key(k) && v.is_array())
+        .map(|(k, v)| (k.clone(), v.clone()));
+    let prompt = out
+        .iter()
+        .find(|(k, v)| role_of(k) == Role::Prompt && v.is_string())
+        .map(|(k, v)| (k.clone(), v.clone()));
+    if let (Some((hk, Value::Array(mut turns))), Some((pk, p))) = (history, prompt) {
+        turns.push(serde_json::json!({"role": "user", "content": p}));
+        out.remove(&hk);
+        out.remove(&pk);
+        out.insert("turns".into(), Value::Array(turns));
+    }
+    out
+}
+
+/// Keys holding the turns before the prompt.
+fn is_history_key(k: &str) -> bool {
+    matches!(
+        crate::service::authoring::fields::normalize_label(k).as_str(),
+        "history"
+            | "chat history"
+            | "conversation history"
+            | "previous turns"
+            | "prior turns"
+            | "previous messages"
+            | "context messages"
+            | "preceding turns"
+    )
 }
 
 /// Whether a record says it is switched off: `enabled`/`active` false, or

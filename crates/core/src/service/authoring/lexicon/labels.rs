@@ -28,6 +28,11 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "ممنوع*",
+            "محظور*",
+            "वर्जित",
+            "निषिद्ध",
+            "yasak*",
             "forbidden",
             "must not call",
             "should not call",
@@ -84,6 +89,12 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Args,
         &[
+            "الوسائط",
+            "وسائط",
+            "المعاملات",
+            "معاملات",
+            "पैरामीटर",
+            "आर्ग्युमेंट",
             "аргументы",
             "параметры",
             "argumenty",
@@ -118,6 +129,11 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Tool,
         &[
+            "الأداة",
+            "أداة",
+            "الأدوات",
+            "टूल",
+            "उपकरण",
             "инструмент*",
             "narzedzi*",
             "verktyg",
@@ -173,6 +189,10 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Expected,
         &[
+            "المتوقع*",
+            "النتيجة",
+            "अपेक्षित",
+            "परिणाम",
             "ожидается",
             "ожидаемый",
             "ожидаемое",
@@ -254,6 +274,14 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Prompt,
         &[
+            "طلب",
+            "المستخدم",
+            "سؤال",
+            "الطلب",
+            "प्रॉम्प्ट",
+            "उपयोगकर्ता",
+            "अनुरोध",
+            "प्रश्न",
             "запрос",
             "вопрос",
             "сообщение",
@@ -327,6 +355,10 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Notes,
         &[
+            "ملاحظات",
+            "ملاحظة",
+            "टिप्पणी",
+            "नोट",
             "notes",
             "note",
             "remarks",
@@ -369,6 +401,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Id,
         &[
+            "الرقم",
+            "رقم",
+            "क्रमांक",
             "id",
             "key",
             "ref",

@@ -32,12 +32,27 @@ pub fn fold(s: &str) -> String {
             }
             if d.is_ascii() {
                 out.push(d.to_ascii_lowercase());
+            } else if let Some(base) = base_letter(d) {
+                out.push(base);
             } else {
                 out.extend(d.to_lowercase());
             }
         }
     }
     out
+}
+
+/// Latin letters that carry their mark in the glyph, not as a combining accent
+/// (Turkish ı, Polish ł, Danish ø): the letter they fold to.
+fn base_letter(c: char) -> Option<char> {
+    Some(match c {
+        'ı' | 'I' => 'i',
+        'ł' | 'Ł' => 'l',
+        'ø' | 'Ø' => 'o',
+        'đ' | 'Đ' => 'd',
+        'ħ' | 'Ħ' => 'h',
+        _ => return None,
+    })
 }
 
 /// Whether a character belongs to a script written without spaces between words.
@@ -100,6 +115,20 @@ pub fn has_any(text: &str, words: &[&str]) -> bool {
 /// Words that negate what follows them in the clause (or, for verb-final languages and
 /// passives, what precedes them).
 pub const NEGATION: &[&str] = &[
+    "لا",
+    "دون",
+    "بدون",
+    "नहीं",
+    "बिना",
+    "मत",
+    "cagrilmamali",
+    "cagrilmamalidir",
+    "cagirmamali",
+    "cagrilmaz",
+    "kullanilmamali",
+    "kullanmamali",
+    "kullanilmaz",
+    "olmadan",
     "не",
     "без",
     "nie",
@@ -176,6 +205,15 @@ pub const NEGATION: &[&str] = &[
 /// Negation words that also negate a tool named before them ("`x` is not called",
 /// "`x` wird nicht aufgerufen", "x は使わない", "x 호출 금지").
 pub const NEGATION_AFTER: &[&str] = &[
+    "नहीं",
+    // Turkish negates inside the verb: "çağrılmamalı", "kullanılmaz".
+    "cagrilmamali",
+    "cagrilmamalidir",
+    "cagirmamali",
+    "cagrilmaz",
+    "kullanilmamali",
+    "kullanmamali",
+    "kullanilmaz",
     "не",
     "nie",
     "inte",
@@ -349,6 +387,35 @@ pub const NOT_NEGATIVE_AFTER: &[&str] = &[
     "names",
     "for this",
     "rejects",
+    // "other" in the lexicon's other languages: "no other tool" beside a named tool.
+    "annat",
+    "annan",
+    "andra",
+    "andet",
+    "anden",
+    "andere",
+    "anderes",
+    "anderen",
+    "ander",
+    "autre",
+    "autres",
+    "otro",
+    "otra",
+    "otros",
+    "outro",
+    "outra",
+    "altro",
+    "altri",
+    "inny",
+    "innego",
+    "innych",
+    "baska",
+    "другой",
+    "других",
+    "другого",
+    "其他",
+    "他の",
+    "다른",
     "fehler",
     "erreur",
     "error",
@@ -430,6 +497,10 @@ pub const DIRECTLY: &[&str] = &[
 
 /// Tool-column values that mean "no tool".
 pub const NONE_WORDS: &[&str] = &[
+    "لا شيء",
+    "لا يوجد",
+    "कोई नहीं",
+    "कुछ नहीं",
     "нет",
     "никакой",
     "brak",
@@ -828,6 +899,12 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    "مرفوضة",
+    "مرفوض",
+    "ملغاة",
+    "ملغى",
+    "रद्द",
+    "अस्वीकृत",
     "отклонено",
     "удалено",
     "отменено",
