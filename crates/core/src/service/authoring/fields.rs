@@ -195,11 +195,20 @@ pub fn role_of(label: &str) -> Role {
         | "expected text" | "expected contains" | "response includes" => Role::Contains,
         "pattern" | "regex" | "response pattern" | "matches" | "response matches"
         | "expected pattern" | "response regex" => Role::Pattern,
-        "negative" | "is negative" | "negative test" | "is negative test" | "expect no tools"
-        | "no tools" | "negative case" | "no calls" | "no tool calls" | "no tool call"
-        | "no tool" | "expect no calls" | "expect no tool calls" | "no tool expected" => {
-            Role::Negative
-        }
+        "negative"
+        | "is negative"
+        | "negative test"
+        | "is negative test"
+        | "expect no tools"
+        | "no tools"
+        | "negative case"
+        | "no calls"
+        | "no tool calls"
+        | "no tool call"
+        | "no tool"
+        | "expect no calls"
+        | "expect no tool calls"
+        | "no tool expected" => Role::Negative,
         "should call tools" | "should call tool" | "calls tools" | "uses tools"
         | "expects tool call" | "tool expected" | "should use tools" | "expect tools" => {
             Role::ShouldCallTools

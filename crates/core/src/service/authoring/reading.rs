@@ -179,7 +179,10 @@ pub fn negative_clause(f: &str) -> Option<String> {
             let words = word_list(before);
             let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
             // "no other tool" (beside a named one): not a negative.
-            if near.first().is_some_and(|w| matches_word(w, lexicon::NOT_NEGATIVE_AFTER)) {
+            if near
+                .first()
+                .is_some_and(|w| matches_word(w, lexicon::NOT_NEGATIVE_AFTER))
+            {
                 continue;
             }
             let neg = near.iter().any(|w| {

@@ -17,8 +17,8 @@ use super::json::object_draft;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
 use crate::service::authoring::fields::{names_a_case, normalize_label};
-use crate::service::authoring::reading::utterance_like;
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::reading::utterance_like;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, says_dropped};
 
 /// Whether the document is source code rather than prose or data: most of its lines are
@@ -60,8 +60,10 @@ pub fn looks_like_code(t: &str) -> bool {
             continue;
         }
         let last = l.chars().last().unwrap_or(' ');
-        if matches!(last, ',' | '(' | '[' | '{' | ')' | ']' | '}' | ';' | ':' | '|')
-            || l == "end"
+        if matches!(
+            last,
+            ',' | '(' | '[' | '{' | ')' | ']' | '}' | ';' | ':' | '|'
+        ) || l == "end"
             || l.ends_with(" do")
             || l.starts_with(['}', ')', ']'])
             || l.contains(" = ")
@@ -91,8 +93,8 @@ struct Token {
 }
 
 const PUNCTS: [&str; 26] = [
-    "=>", ":=", "==", "!=", "<=", ">=", "::", "->", "(", ")", "[", "]", "{", "}", ",", ";",
-    ":", "=", ".", "+", "-", "*", "<", ">", "!", "?",
+    "=>", ":=", "==", "!=", "<=", ">=", "::", "->", "(", ")", "[", "]", "{", "}", ",", ";", ":",
+    "=", ".", "+", "-", "*", "<", ">", "!", "?",
 ];
 
 /// Cuts source text into tokens; comments are dropped.
@@ -115,8 +117,8 @@ fn tokenize(src: &str) -> Vec<Token> {
             i += rest.find('\n').unwrap_or(rest.len());
             continue;
         }
-        if rest.starts_with("/*") {
-            i += rest[2..].find("*/").map_or(rest.len(), |e| e + 4);
+        if let Some(body) = rest.strip_prefix("/*") {
+            i += body.find("*/").map_or(rest.len(), |e| e + 4);
             continue;
         }
         if c == b'#' {
@@ -225,7 +227,11 @@ fn string_at(s: &str, raw: bool) -> Option<(String, usize)> {
         if s.starts_with(triple) {
             let e = s[3..].find(triple)?;
             let body = &s[3..3 + e];
-            let v = if raw { body.to_string() } else { unescape(body) };
+            let v = if raw {
+                body.to_string()
+            } else {
+                unescape(body)
+            };
             return Some((v, e + 6));
         }
     }
@@ -557,8 +563,7 @@ impl Parser<'_> {
     /// Skips the rest of an expression that is not a literal, keeping the literals met
     /// inside it.
     fn skip_expression(&mut self, close: &str, loose: &mut Vec<Node>) {
-        while self.i < self.t.len() && !self.is(0, ",") && !self.is(0, ";") && !self.is(0, close)
-        {
+        while self.i < self.t.len() && !self.is(0, ",") && !self.is(0, ";") && !self.is(0, close) {
             if self.is(0, ")") || self.is(0, "]") || self.is(0, "}") {
                 return;
             }
@@ -673,11 +678,32 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     // Beside a table of cases, a lone literal is an example or a default, not a case.
     if found.iter().any(|f| f.in_table) {
         found.retain(|f| f.in_table);
+        // A row that leaves out the tool its table's other rows name expects none.
+        if found.iter().filter(|f| expects_something(&f.draft)).count() * 2 > found.len() {
+            for f in &mut found {
+                if !expects_something(&f.draft) && !f.draft.prompts.is_empty() {
+                    f.draft.negative = true;
+                    f.draft.exact_rule = None;
+                    f.draft.notes.push(
+                        "no expected tool in a table whose other rows name one: no tool at all"
+                            .into(),
+                    );
+                }
+            }
+        }
     }
     if found.is_empty() {
         return test_functions(ix, &toks, &forest, cat);
     }
     found.into_iter().map(|f| f.draft).collect()
+}
+
+fn expects_something(d: &Draft) -> bool {
+    d.negative
+        || !d.expected_calls.is_empty()
+        || !d.never_called.is_empty()
+        || !d.contains.is_empty()
+        || !d.assertions.is_empty()
 }
 
 /// Names that a positional record's fields take: a `parametrize` string
@@ -789,7 +815,11 @@ fn records(
         }
     }
     let children = n.children();
-    let table = children.iter().filter(|c| case_pairs(c, cat).is_some()).count() >= 2;
+    let table = children
+        .iter()
+        .filter(|c| case_pairs(c, cat).is_some())
+        .count()
+        >= 2;
     for c in children {
         if !taken.contains(&c.start) {
             records(c, table, sigs, ix, cat, out);
@@ -801,8 +831,7 @@ fn record(m: &Map<String, Value>, n: &Node, ix: &LineIndex, cat: &Catalog) -> Dr
     let (start, end) = ix.span_of(n.start, n.end);
     let mut m = m.clone();
     // `marks=pytest.mark.skip`: kept in the file, switched off.
-    if m
-        .get("marks")
+    if m.get("marks")
         .is_some_and(|v| v.to_string().to_ascii_lowercase().contains("skip"))
     {
         m.insert("skip".into(), Value::Bool(true));
@@ -987,9 +1016,8 @@ fn read_function(
                 .split('(')
                 .next()
                 .unwrap_or_default();
-            let words = normalize_label(
-                name.trim_start_matches("test_").trim_start_matches("Test"),
-            );
+            let words =
+                normalize_label(name.trim_start_matches("test_").trim_start_matches("Test"));
             segs.push(Segment::plain(words.clone()));
             words
         }
@@ -1078,7 +1106,11 @@ fn read_function(
             }
             let at = match line_toks.get(k + 1).map(|(_, t)| &t.tok) {
                 Some(Tok::Punct(":" | "=" | "=>" | "==")) => i + 2,
-                Some(Tok::Punct("]")) if matches!(toks.get(i + 2).map(|t| &t.tok), Some(Tok::Punct("=="))) => i + 3,
+                Some(Tok::Punct("]"))
+                    if matches!(toks.get(i + 2).map(|t| &t.tok), Some(Tok::Punct("=="))) =>
+                {
+                    i + 3
+                }
                 _ => continue,
             };
             if let Some(v) = toks.get(at).and_then(|t| node_at(forest, t.start))
@@ -1088,7 +1120,10 @@ fn read_function(
             }
         }
         if !args.is_empty() {
-            segs.push(Segment::labelled("arguments", Value::Object(args).to_string()));
+            segs.push(Segment::labelled(
+                "arguments",
+                Value::Object(args).to_string(),
+            ));
         }
     }
     read_unit(
@@ -1113,8 +1148,7 @@ fn comment_start(line: &str, line_start: usize, toks: &[Token]) -> Option<usize>
     };
     line.char_indices()
         .filter(|&(i, c)| {
-            (c == '#' && !line[i..].starts_with("#["))
-                || (c == '/' && line[i..].starts_with("//"))
+            (c == '#' && !line[i..].starts_with("#[")) || (c == '/' && line[i..].starts_with("//"))
         })
         .map(|(i, _)| i)
         .find(|&i| !in_string(line_start + i))

@@ -29,6 +29,7 @@
 //! | CSV / TSV | a header row of delimiter-separated labels, one of them a prompt, steps or tool column | a record |
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
+//! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
@@ -37,6 +38,7 @@ pub mod code;
 pub mod gherkin;
 pub mod json;
 pub mod markup;
+pub mod org;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
@@ -67,6 +69,7 @@ pub enum Shape {
     Gherkin,
     Markup,
     Toml,
+    Org,
     Code,
     Markdown,
 }
@@ -101,6 +104,9 @@ pub fn sniff(text: &str) -> Shape {
     if gherkin::looks_like_gherkin(t) {
         return Shape::Gherkin;
     }
+    if org::looks_like_org(t) {
+        return Shape::Org;
+    }
     if code::looks_like_code(t) {
         return Shape::Code;
     }
@@ -131,6 +137,10 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Markup => markup::extract(&ix, cat),
         Shape::Toml => toml_tables::extract(&ix, cat),
         Shape::Code => code::extract(&ix, cat),
+        Shape::Org => {
+            let md = org::to_markdown(text);
+            text::extract(&LineIndex::new(&md), cat)
+        }
         Shape::Markdown => text::extract(&ix, cat),
     };
     drafts.retain(Draft::is_case);

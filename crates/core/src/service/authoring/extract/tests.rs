@@ -410,3 +410,99 @@ fn an_html_page_of_prose_is_read_as_text_with_its_items_and_entities() {
         ]
     );
 }
+
+#[test]
+fn pytest_params_take_their_names_from_the_parametrize_signature() {
+    let doc = r#"import pytest
+
+KNOWN = ("echo", "get-sum")
+
+CASES = [
+    pytest.param("What is 3 + 4?", ["get-sum"], {"get-sum": {"a": 3, "b": 4}}, id="sum"),
+    pytest.param("Who wrote Hamlet? No tools.", [], {}, id="trivia"),
+    # pytest.param("Call the fail tool.", ["fail"], {}, id="dropped"),
+]
+
+@pytest.mark.parametrize("prompt,expected_tools,expected_args", CASES)
+def test_choice(prompt, expected_tools, expected_args):
+    result = run_model(prompt, tools=session.tools)
+"#;
+    let cs = cases(doc);
+    assert_eq!(cs.len(), 2, "{cs:#?}");
+    assert_eq!(positive_tools(&cs[0]), ["get-sum"]);
+    assert_eq!(
+        of_type(&cs[0], "toolCalledWith")[0]["args"]["args"],
+        json!({"a": 3, "b": 4})
+    );
+    assert_eq!(cs[0].source.as_ref().unwrap().start_line, 6);
+    assert!(
+        cs[1].is_negative,
+        "an empty tool list with 'No tools.' is negative"
+    );
+}
+
+#[test]
+fn go_table_rows_are_cases_and_a_row_without_the_tool_expects_none() {
+    let doc = "package evals\n\nimport \"testing\"\n\nfunc TestTools(t *testing.T) {\n\ttests := []struct {\n\t\tname     string\n\t\tprompt   string\n\t\twantTool string\n\t\twantArgs map[string]any\n\t}{\n\t\t{name: \"sum\", prompt: \"What do 64 and 36 add up to?\", wantTool: \"get-sum\", wantArgs: map[string]any{\"a\": 64, \"b\": 36}},\n\t\t{name: \"echo\", prompt: \"Echo back: hi there\", wantTool: \"echo\", wantArgs: map[string]any{\"message\": \"hi there\"}},\n\t\t{name: \"trivia\", prompt: \"What is the capital of Australia?\"},\n\t}\n\tfor _, tc := range tests {\n\t\t_ = tc\n\t}\n}\n";
+    let cs = cases(doc);
+    assert_eq!(cs.len(), 3, "{cs:#?}");
+    assert_eq!(
+        of_type(&cs[0], "toolCalledWith")[0]["args"]["args"],
+        json!({"a": 64, "b": 36})
+    );
+    assert_eq!(positive_tools(&cs[1]), ["echo"]);
+    assert!(cs[2].is_negative);
+}
+
+#[test]
+fn test_functions_are_cases_when_a_module_has_no_case_literal() {
+    let doc = r#"import { describe, it, expect } from "vitest";
+
+describe("demo", () => {
+  it("adds with get-sum", async () => {
+    const calls = await agent.ask("Add 2.5 and 0.75 for me.");
+    expect(names(calls)).toContain("get-sum");
+    expect(calls[0].args).toEqual({ a: 2.5, b: 0.75 });
+  });
+
+  it("answers without tools", async () => {
+    const calls = await agent.ask("Without using any tools, what is 10 times 10?");
+    expect(calls).toHaveLength(0);
+  });
+
+  it.skip("crashes the server (rejected)", async () => {
+    const calls = await agent.ask("Crash the server now please.");
+    expect(names(calls)).toContain("crash");
+  });
+});
+"#;
+    let cs = cases(doc);
+    assert_eq!(cs.len(), 2, "{cs:#?}");
+    assert_eq!(cs[0].title, "adds with get-sum");
+    assert_eq!(
+        of_type(&cs[0], "toolCalledWith")[0]["args"]["args"],
+        json!({"a": 2.5, "b": 0.75})
+    );
+    assert!(cs[1].is_negative);
+}
+
+#[test]
+fn an_example_literal_beside_the_table_of_cases_is_no_case() {
+    let doc = r#"from dataclasses import dataclass
+
+DOC_EXAMPLE = EvalCase(prompt="add 1 and 2", expect_tool="get-sum")
+
+CASES = [
+    EvalCase(prompt="What's 0.1 + 0.2?", expect_tool="get-sum", args={"a": 0.1, "b": 0.2}),
+    EvalCase(prompt="Okay, now delete it.", history=({"role": "user", "content": "Show me the first item."},), expect_tool="delete-item"),
+]
+"#;
+    let cs = cases(doc);
+    assert_eq!(cs.len(), 2, "{cs:#?}");
+    let prompts: Vec<&str> = cs[1]
+        .steps
+        .iter()
+        .filter_map(|s| s.prompt.as_deref())
+        .collect();
+    assert_eq!(prompts, ["Show me the first item.", "Okay, now delete it."]);
+}

@@ -28,6 +28,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "forbid",
+            "forbids",
             "ممنوع*",
             "محظور*",
             "वर्जित",
