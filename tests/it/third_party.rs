@@ -183,6 +183,20 @@ async fn server_everything_sampling_elicitation_roots_progress_logging_templates
             .iter()
             .any(|e| e.method.as_deref() == Some("tasks/result"))
     );
+    // The same tool called plainly, as a run's `toolCall` step or a model calls it: the
+    // server refuses (-32601, task augmentation required) and evaldeck runs it as a task.
+    let plain = pool
+        .call_tool(
+            &t,
+            &call(
+                "simulate-research-query",
+                json!({"topic": "runs", "ambiguous": false}),
+            ),
+        )
+        .await
+        .expect("a plain call to a task-only tool");
+    assert_ne!(plain["isError"], true, "{plain}");
+    assert!(text(&plain).contains("Research Report"), "{plain}");
     let listed = pool.list_tasks(&t).await.expect("tasks/list");
     println!("{} task(s) listed by the server", listed.len());
     let report = pool.doctor(&t).await;

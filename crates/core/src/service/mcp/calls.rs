@@ -4,7 +4,7 @@
 use super::*;
 use crate::spec::primitives::{
     ExportSnapshot, McpPage, PromptGetRequest, PromptItem, ResourceItem, ResourceTemplateItem,
-    ToolCallRequest, ToolItem, ValidateResult,
+    TaskRequest, ToolCallRequest, ToolItem, ValidateResult,
 };
 use crate::spec::{Code, Error, Result};
 use client::CallContext;
@@ -235,6 +235,70 @@ impl McpPool {
         })
     }
 
+    /// One `tools/call`, plain or task-augmented, followed to its result.
+    async fn call_once(
+        &self,
+        target: &Target,
+        s: &Arc<Session>,
+        req: &ToolCallRequest,
+        p: &CallToolRequestParams,
+        task: Option<&TaskRequest>,
+        ctx: &CallContext,
+    ) -> Result<Value> {
+        let answer = match task {
+            // The handshake era's task-augmented call: `task` beside name and arguments.
+            Some(t) => {
+                let mut params = json!({
+                    "name": req.tool_name,
+                    "arguments": req.parameters.clone().unwrap_or_default()
+                });
+                params["task"] = match t.ttl_ms {
+                    Some(ttl) => json!({"ttl": ttl}),
+                    None => json!({}),
+                };
+                self.request(
+                    target,
+                    s,
+                    "tools/call",
+                    ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
+                        "tools/call",
+                        Some(params),
+                    )),
+                    ctx,
+                )
+                .await?
+            }
+            None => {
+                self.request_with_input(
+                    target,
+                    s,
+                    "tools/call",
+                    p.clone(),
+                    |p| ClientRequest::CallToolRequest(Request::new(p)),
+                    ctx,
+                )
+                .await?
+            }
+        };
+        match answer {
+            ServerResult::CallToolResult(r) => convert::<_, Value>(r),
+            ServerResult::CreateTaskResult(t) => {
+                let t = serde_json::to_value(t).unwrap_or_default();
+                self.follow_task(target, s, &req.tool_name, t, ctx).await
+            }
+            other => {
+                let v = serde_json::to_value(other).unwrap_or_default();
+                if v.get("task").is_some() {
+                    self.follow_task(target, s, &req.tool_name, v, ctx).await
+                } else if v.get("content").is_some() {
+                    Ok(v)
+                } else {
+                    Err(unexpected("tools/call"))
+                }
+            }
+        }
+    }
+
     /// `tools/call`: the `CallToolResult` verbatim; `isError: true` is still `Ok`.
     pub async fn call_tool(&self, target: &Target, req: &ToolCallRequest) -> Result<Value> {
         self.call_tool_with(target, req, &CallContext::default())
@@ -262,58 +326,16 @@ impl McpPool {
         ctx.sampling = req.sampling.clone().or(ctx.sampling);
         let legacy_task = req.task.as_ref().filter(|_| !s.modern());
         let follow = async {
-            let answer = match legacy_task {
-                // The handshake era's task-augmented call: `task` beside name and arguments.
-                Some(t) => {
-                    let mut params = json!({
-                        "name": req.tool_name,
-                        "arguments": req.parameters.clone().unwrap_or_default()
-                    });
-                    params["task"] = match t.ttl_ms {
-                        Some(ttl) => json!({"ttl": ttl}),
-                        None => json!({}),
-                    };
-                    self.request(
-                        target,
-                        &s,
-                        "tools/call",
-                        ClientRequest::CustomRequest(rmcp::model::CustomRequest::new(
-                            "tools/call",
-                            Some(params),
-                        )),
-                        &ctx,
-                    )
-                    .await?
-                }
-                None => {
-                    self.request_with_input(
-                        target,
-                        &s,
-                        "tools/call",
-                        p,
-                        |p| ClientRequest::CallToolRequest(Request::new(p)),
-                        &ctx,
-                    )
-                    .await?
-                }
-            };
-            match answer {
-                ServerResult::CallToolResult(r) => convert::<_, Value>(r),
-                ServerResult::CreateTaskResult(t) => {
-                    let t = serde_json::to_value(t).unwrap_or_default();
-                    self.follow_task(target, &s, &req.tool_name, t, &ctx).await
-                }
-                other => {
-                    let v = serde_json::to_value(other).unwrap_or_default();
-                    if v.get("task").is_some() {
-                        self.follow_task(target, &s, &req.tool_name, v, &ctx).await
-                    } else if v.get("content").is_some() {
-                        Ok(v)
-                    } else {
-                        Err(unexpected("tools/call"))
-                    }
-                }
+            let r = self.call_once(target, &s, req, &p, legacy_task, &ctx).await;
+            // A handshake-era tool whose `execution.taskSupport` is `required` refuses a
+            // plain call with -32601 (its declaration's `execution` does not survive rmcp's
+            // `Tool`, so the refusal is the signal): run it as a task.
+            if legacy_task.is_none() && !s.modern() && refused_as_plain_call(&r) {
+                return self
+                    .call_once(target, &s, req, &p, Some(&TaskRequest::default()), &ctx)
+                    .await;
             }
+            r
         };
         let v = match &req.call_id {
             None => follow.await?,
@@ -507,5 +529,53 @@ impl McpPool {
             };
         }
         Ok(snap)
+    }
+}
+
+/// Whether a server refused a plain `tools/call` with -32601: the method exists, so the
+/// tool requires task augmentation (the tasks utility's rule). The TypeScript SDK reports
+/// it as a tool error whose text carries the code (`MCP error -32601: Tool x requires task
+/// augmentation`), other servers as a JSON-RPC error.
+fn refused_as_plain_call(r: &Result<Value>) -> bool {
+    match r {
+        Err(e) => {
+            e.details
+                .as_ref()
+                .and_then(|d| d.pointer("/mcpError/code"))
+                .and_then(Value::as_i64)
+                == Some(-32601)
+        }
+        Ok(v) => {
+            v["isError"] == true
+                && v["content"].as_array().is_some_and(|c| {
+                    c.iter()
+                        .filter_map(|b| b["text"].as_str())
+                        .any(|t| t.contains("-32601") && t.to_ascii_lowercase().contains("task"))
+                })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refused_plain_call_is_told_from_a_tool_error() {
+        let sdk = json!({"isError": true, "content": [{"type": "text",
+            "text": "MCP error -32601: Tool simulate-research-query requires task augmentation (taskSupport: 'required')"}]});
+        assert!(refused_as_plain_call(&Ok(sdk)));
+        let rpc = Error::new(Code::FeatureNotSupported, "tools/call: refused")
+            .with_details(json!({"mcpError": {"code": -32601, "message": "task required"}}));
+        assert!(refused_as_plain_call(&Err(rpc)));
+        let tool_error =
+            json!({"isError": true, "content": [{"type": "text", "text": "division by zero"}]});
+        assert!(!refused_as_plain_call(&Ok(tool_error)));
+        let invalid = Error::new(Code::ValidationError, "bad params")
+            .with_details(json!({"mcpError": {"code": -32602}}));
+        assert!(!refused_as_plain_call(&Err(invalid)));
+        assert!(!refused_as_plain_call(&Ok(
+            json!({"content": [{"type": "text", "text": "-32601 task"}]})
+        )));
     }
 }

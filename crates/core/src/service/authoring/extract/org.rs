@@ -68,9 +68,14 @@ pub fn to_markdown(t: &str) -> String {
         } else if lower.starts_with("#+end_quote") {
             in_quote = false;
             String::new()
-        } else if ["#+begin_src", "#+begin_example", "#+end_src", "#+end_example"]
-            .iter()
-            .any(|p| lower.starts_with(p))
+        } else if [
+            "#+begin_src",
+            "#+begin_example",
+            "#+end_src",
+            "#+end_example",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p))
         {
             "```".into()
         } else if s.starts_with("#+") || s.starts_with("# ") {
