@@ -413,7 +413,13 @@ pub fn parse_args(s: &str) -> Option<Map<String, Value>> {
         return Some(m);
     }
     let mut m = Map::new();
-    for part in t.split([',', ';']) {
+    // `a=0,5; b=0,25`: with semicolons between the pairs, a comma is a decimal comma.
+    let parts: Vec<&str> = if t.contains(';') {
+        t.split(';').collect()
+    } else {
+        t.split(',').collect()
+    };
+    for part in parts {
         let part = part.trim();
         if part.is_empty() {
             continue;
@@ -423,7 +429,24 @@ pub fn parse_args(s: &str) -> Option<Map<String, Value>> {
         if !IDENT.is_match(k) {
             return None;
         }
-        m.insert(k.to_string(), scalar(v.trim()));
+        let v = v.trim();
+        let decimal_comma = t.contains(';')
+            && v.split_once(',').is_some_and(|(a, b)| {
+                !a.is_empty()
+                    && a.trim_start_matches('-')
+                        .bytes()
+                        .all(|c| c.is_ascii_digit())
+                    && !b.is_empty()
+                    && b.bytes().all(|c| c.is_ascii_digit())
+            });
+        m.insert(
+            k.to_string(),
+            if decimal_comma {
+                scalar(&v.replace(',', "."))
+            } else {
+                scalar(v)
+            },
+        );
     }
     (!m.is_empty()).then_some(m)
 }

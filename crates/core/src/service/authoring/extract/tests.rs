@@ -506,3 +506,16 @@ CASES = [
         .collect();
     assert_eq!(prompts, ["Show me the first item.", "Okay, now delete it."]);
 }
+
+#[test]
+fn a_decimal_comma_between_semicolon_separated_pairs_is_a_decimal_point() {
+    use crate::service::authoring::fields::parse_args;
+    assert_eq!(
+        Value::Object(parse_args("a=0,5; b=0,25").unwrap()),
+        json!({"a": 0.5, "b": 0.25})
+    );
+    assert_eq!(
+        Value::Object(parse_args("a=1, b=2").unwrap()),
+        json!({"a": 1, "b": 2})
+    );
+}
