@@ -202,3 +202,50 @@ async fn the_operator_grants_access_that_serve_honours() {
         "access is never granted over the API"
     );
 }
+
+/// `envs roots` sets, prints and clears an environment's roots, and refuses a root that is
+/// not a file URI with the validation's exit code.
+#[test]
+fn envs_roots_sets_prints_and_clears_an_environments_roots() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("cli.sqlite3");
+    let json = |out: std::process::Output| -> serde_json::Value {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let set = json(cli(
+        &db,
+        &[
+            "envs",
+            "roots",
+            "local",
+            "--root",
+            "/srv/app=App",
+            "--root",
+            "file:///data",
+        ],
+    ));
+    assert_eq!(
+        set,
+        serde_json::json!([{"uri": "file:///srv/app", "name": "App"}, {"uri": "file:///data"}])
+    );
+    assert_eq!(json(cli(&db, &["envs", "roots", "local"])), set);
+    let resolved = json(cli(&db, &["envs", "resolve", "local"]));
+    assert_eq!(resolved["roots"], set);
+    assert_eq!(
+        json(cli(&db, &["envs", "roots", "local", "--clear"])),
+        serde_json::Value::Null
+    );
+    let bad = cli(
+        &db,
+        &["envs", "roots", "local", "--root", "file://bad host/x"],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("/roots/0/uri"));
+    let missing = cli(&db, &["envs", "roots", "nope"]);
+    assert_eq!(missing.status.code(), Some(5));
+}

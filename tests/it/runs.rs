@@ -1060,3 +1060,134 @@ async fn a_server_killed_mid_call_is_an_error_never_a_pass() {
     );
     h.service.shutdown().await;
 }
+
+/// An environment's roots replace each server's own during its runs (and only there): the
+/// server's `roots/list` answers them, then the saved server's again once they are cleared.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_environments_roots_reach_its_servers_during_its_runs() {
+    let h = Harness::with_config(demo_config()).await;
+    let p = h.project.clone();
+    let k = Some(h.owner_key.as_str());
+    let bin = env!("CARGO_BIN_EXE_evaldeck");
+    let server = h
+        .call(Method::POST, &format!("/projects/{p}/servers"), k, Some(json!({
+            "name": "rooted",
+            "transport": {"type": "stdio", "command": bin, "args": ["demo-server", "--client-features", "--protocol", "2025-11-25"]},
+            "client": {"roots": [{"uri": "file:///saved"}]}
+        })))
+        .await;
+    let server_id = server.ok(201)["id"].as_str().unwrap().to_string();
+    let group = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/server-groups"),
+            k,
+            Some(json!({"name": "rooted", "serverIds": [server_id]})),
+        )
+        .await;
+    let group_id = group.ok(201)["id"].as_str().unwrap().to_string();
+    let host_id = h
+        .get(&format!("/projects/{p}/environments"), &h.owner_key)
+        .await
+        .ok(200)["items"][0]["hostId"]
+        .clone();
+    let envs = format!("/projects/{p}/environments");
+    // Roots are validated like a server's: file:// URIs.
+    h.call(
+        Method::POST,
+        &envs,
+        k,
+        Some(json!({"name": "bad", "hostId": host_id,
+        "serverAttachmentId": group_id, "roots": [{"uri": "https://example.com"}]})),
+    )
+    .await
+    .invalid("/roots/0/uri", "uri");
+    let env = h
+        .call(Method::POST, &envs, k, Some(json!({"name": "checkout", "hostId": host_id,
+            "serverAttachmentId": group_id, "roots": [{"uri": "file:///srv/checkout", "name": "Checkout"}]})))
+        .await;
+    let env = env.ok(201).clone();
+    let env_id = env["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        env["roots"],
+        json!([{"uri": "file:///srv/checkout", "name": "Checkout"}])
+    );
+    let resolved = h
+        .get(&format!("{envs}/{env_id}/resolve"), &h.owner_key)
+        .await;
+    assert_eq!(resolved.ok(200)["roots"][0]["uri"], "file:///srv/checkout");
+
+    let suite = h
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/eval-suites"),
+            k,
+            Some(json!({
+                "name": "Roots", "serverIds": [server_id], "model": "builtin/baseline",
+                "tests": [{"title": "roots", "steps": [tool_call("t1", "list-roots", json!({}))]}]
+            })),
+        )
+        .await;
+    let suite = suite.ok(201)["suiteId"].as_str().unwrap().to_string();
+    h.call(
+        Method::PATCH,
+        &format!("/projects/{p}/eval-suites/{suite}"),
+        k,
+        Some(json!({"environmentIds": [env_id]})),
+    )
+    .await
+    .ok(200);
+    let roots_seen = |run: String| {
+        let h = &h;
+        async move {
+            let run = wait(h, &run).await;
+            assert_eq!(run["result"], "passed", "{run}");
+            let it = iterations(h, run["id"].as_str().unwrap()).await[0].clone();
+            let trace = h
+                .get(
+                    &format!(
+                        "/projects/{}/eval-runs/{}/iterations/{}/trace",
+                        h.project,
+                        run["id"].as_str().unwrap(),
+                        it["id"].as_str().unwrap()
+                    ),
+                    &h.owner_key,
+                )
+                .await;
+            let text = trace.ok(200)["toolCalls"][0]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            serde_json::from_str::<Value>(&text).unwrap()["roots"].clone()
+        }
+    };
+    let run = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        roots_seen(run).await,
+        json!([{"uri": "file:///srv/checkout", "name": "Checkout"}])
+    );
+
+    // Cleared: the saved server's own roots again, on the same live session.
+    let rev = h
+        .get(&format!("{envs}/{env_id}"), &h.owner_key)
+        .await
+        .ok(200)["revision"]
+        .clone();
+    let cleared = h
+        .call(
+            Method::PATCH,
+            &format!("{envs}/{env_id}"),
+            k,
+            Some(json!({"expectedRevision": rev, "roots": null})),
+        )
+        .await;
+    assert_eq!(cleared.ok(200).get("roots"), None);
+    let run = start(&h, json!({"suiteId": suite})).await.ok(202)["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(roots_seen(run).await, json!([{"uri": "file:///saved"}]));
+}

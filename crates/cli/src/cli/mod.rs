@@ -27,7 +27,8 @@ use std::sync::Arc;
 use crate::client::{Backend, Embedded, Remote, collect_all};
 use crate::service::{Config, Service, default_db_path};
 use crate::spec::catalog::ProjectQuery;
-use crate::spec::environment::EnvironmentQuery;
+use crate::spec::client_features::Root;
+use crate::spec::environment::{Environment, EnvironmentPatch, EnvironmentQuery, Patch};
 use crate::spec::primitives::McpPage;
 use crate::spec::server::{ServerConfig, ServerCreate, Transport};
 use crate::spec::{Code, Error, Result};
@@ -436,9 +437,39 @@ pub enum EnvsCmd {
     },
     /// Preview what an environment resolves to.
     Resolve { environment: String },
+    /// Set the roots every server of an environment gets during its runs (instead of each
+    /// saved server's own), or `--clear` them; with neither, print them.
+    Roots {
+        environment: String,
+        /// A root: a path or a `file://` URI, optionally `=NAME` (repeatable).
+        #[arg(long = "root", conflicts_with = "clear")]
+        roots: Vec<String>,
+        /// Give each server its own saved roots again.
+        #[arg(long)]
+        clear: bool,
+    },
 }
 
 use target_server::pairs;
+
+/// An environment by id or name, archived ones included.
+async fn find_environment(b: &dyn Backend, project: &str, wanted: &str) -> Result<Environment> {
+    let envs = collect_all(|pg| async move {
+        b.environments(
+            project,
+            &EnvironmentQuery {
+                include_archived: true,
+                cursor: pg.cursor,
+                limit: pg.limit,
+            },
+        )
+        .await
+    })
+    .await?;
+    envs.into_iter()
+        .find(|e| e.id == wanted || e.name == wanted)
+        .ok_or_else(|| Error::not_found("environment", wanted))
+}
 
 impl AddServer {
     fn to_body(&self) -> Result<ServerCreate> {
@@ -743,23 +774,28 @@ async fn execute_plain(
                     out.environments(&items)
                 }
                 EnvsCmd::Resolve { environment } => {
-                    let envs = collect_all(|pg| async move {
-                        b.environments(
-                            p,
-                            &EnvironmentQuery {
-                                include_archived: true,
-                                cursor: pg.cursor,
-                                limit: pg.limit,
-                            },
-                        )
-                        .await
-                    })
-                    .await?;
-                    let env = envs
-                        .into_iter()
-                        .find(|e| e.id == environment || e.name == environment)
-                        .ok_or_else(|| Error::not_found("environment", &environment))?;
+                    let env = find_environment(b, p, &environment).await?;
                     out.value(&b.resolve_environment(p, &env.id).await?)
+                }
+                EnvsCmd::Roots {
+                    environment,
+                    roots,
+                    clear,
+                } => {
+                    let env = find_environment(b, p, &environment).await?;
+                    let roots = match (clear, roots.is_empty()) {
+                        (false, true) => return out.value(&env.roots),
+                        (true, _) => Patch::Clear,
+                        (false, false) => {
+                            Patch::Set(roots.iter().map(|r| Root::parse(r)).collect())
+                        }
+                    };
+                    let body = EnvironmentPatch {
+                        expected_revision: env.revision,
+                        roots,
+                        ..Default::default()
+                    };
+                    out.value(&b.update_environment(p, &env.id, &body).await?.roots)
                 }
             }
         }

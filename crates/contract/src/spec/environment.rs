@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::client_features::{MAX_ROOTS, Root};
 use super::error::Error;
 use super::validate::{Checker, join};
 
@@ -31,6 +32,10 @@ pub struct Environment {
     pub skill_selection: Option<SkillSelection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin_version_ids: Option<Vec<String>>,
+    /// Extension: the roots every server of the environment is given during its runs
+    /// (`roots/list`), instead of each saved server's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<Root>>,
     pub revision: i64,
     pub archived: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,6 +59,9 @@ pub struct EnvironmentCreate {
     pub skill_selection: Option<SkillSelection>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plugin_version_ids: Option<Vec<String>>,
+    /// Extension: roots for every server of the environment (see [`Environment::roots`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<Root>>,
 }
 
 /// A field that may be absent (keep), `null` (clear) or a value (set).
@@ -152,6 +160,9 @@ pub struct EnvironmentPatch {
     pub skill_selection: Patch<SkillSelection>,
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub plugin_version_ids: Patch<Vec<String>>,
+    /// Extension: `null` gives each server its own saved roots again.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub roots: Patch<Vec<Root>>,
 }
 
 /// Body of archive and restore.
@@ -217,6 +228,9 @@ pub struct EnvironmentResolution {
     /// Additive: the host's full config, as the launch would see it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_config: Option<super::catalog::Object>,
+    /// Additive: the roots the launch gives every server, when the environment sets them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<Root>>,
 }
 
 /// Answer to restore: the environment, and the pins dropped because their plugin version
@@ -304,7 +318,21 @@ impl EnvironmentCreate {
         if let Some(p) = &self.plugin_version_ids {
             check_ids(&mut c, "/pluginVersionIds", p);
         }
+        if let Some(r) = &self.roots {
+            check_roots(&mut c, r);
+        }
         c.finish()
+    }
+}
+
+/// Roots as a saved server's client settings hold them: `file://` URIs, at most
+/// [`MAX_ROOTS`].
+fn check_roots(c: &mut Checker, roots: &[Root]) {
+    for (i, r) in roots.iter().enumerate() {
+        r.validate(&format!("/roots/{i}"), c);
+    }
+    if roots.len() > MAX_ROOTS {
+        c.fail("/roots", "maxItems", format!("at most {MAX_ROOTS} roots"));
     }
 }
 
@@ -339,13 +367,17 @@ impl EnvironmentPatch {
         if let Patch::Set(p) = &self.plugin_version_ids {
             check_ids(&mut c, "/pluginVersionIds", p);
         }
+        if let Patch::Set(r) = &self.roots {
+            check_roots(&mut c, r);
+        }
         let changes = self.name.is_some()
             || self.host_id.is_some()
             || !self.description.is_keep()
             || !self.server_attachment_id.is_keep()
             || !self.model_id.is_keep()
             || !self.skill_selection.is_keep()
-            || !self.plugin_version_ids.is_keep();
+            || !self.plugin_version_ids.is_keep()
+            || !self.roots.is_keep();
         if !changes {
             c.fail(
                 "",

@@ -171,6 +171,7 @@ impl Service {
             plugin_versions,
             servers,
             host_config: Some(host.config),
+            roots: env.roots.clone(),
         })
     }
 

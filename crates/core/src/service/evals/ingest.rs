@@ -253,6 +253,7 @@ impl Service {
             org_role: who.org_role.clone(),
             servers,
             environment: None,
+            roots: None,
             cases: Vec::new(),
             standard_checks: Vec::new(),
             pass_threshold: 1.0,

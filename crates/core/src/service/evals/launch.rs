@@ -60,6 +60,7 @@ impl Service {
 
         // Rules 4, 6 and 5, then 3: everything that needs no connection.
         let mut environment: Option<EnvironmentRef> = None;
+        let mut environment_roots = None;
         let mut servers: Vec<SuiteServerRef> = Vec::new();
         let mut suite: Option<EvalSuite> = None;
         if let Some(sid) = &body.suite_id {
@@ -146,6 +147,7 @@ impl Service {
                     })
                     .collect();
                 environment = Some(r.environment);
+                environment_roots = r.roots;
             }
             suite = Some(s);
         }
@@ -391,6 +393,7 @@ impl Service {
             org_role: who.org_role.clone(),
             servers: servers.clone(),
             environment: environment.clone(),
+            roots: environment_roots,
             cases,
             standard_checks: suite.settings.standard_checks.clone(),
             pass_threshold: suite.settings.pass_threshold,

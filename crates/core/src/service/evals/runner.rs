@@ -19,6 +19,7 @@ use crate::service::store::now_ms;
 use crate::service::store::runs::{RunSignal, StoredIteration, StoredRun};
 use crate::service::{Principal, Service};
 use crate::spec::case::{EvalCase, StepKind};
+use crate::spec::client_features::Root;
 use crate::spec::environment::EnvironmentRef;
 use crate::spec::primitives::ToolCallRequest;
 use crate::spec::run::{CaseCounts, EvalIteration, Latency, RunSummary, ToolCallSummary, Usage};
@@ -64,6 +65,9 @@ pub struct RunBody {
     pub org_role: String,
     pub servers: Vec<SuiteServerRef>,
     pub environment: Option<EnvironmentRef>,
+    /// The environment's roots, frozen at launch: every server of the run gets them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<Root>>,
     pub cases: Vec<EvalCase>,
     pub standard_checks: Vec<String>,
     pub pass_threshold: f64,
@@ -100,6 +104,8 @@ pub(super) struct Ctx {
     routes: HashMap<String, (String, String, String)>,
     pub declarations: Declarations,
     servers: Vec<SuiteServerRef>,
+    /// The environment's roots (see [`RunBody::roots`]).
+    pub roots: Option<Vec<Root>>,
 }
 
 /// Takes over runs no live process holds (see [`crate::service::leases`]): each is resumed,
@@ -205,6 +211,7 @@ impl Service {
         who: &Principal,
         project_id: &str,
         servers: &[SuiteServerRef],
+        roots: Option<&[Root]>,
     ) -> Declarations {
         let mut d = Declarations {
             complete: true,
@@ -219,6 +226,7 @@ impl Service {
                 let r = self
                     .with_server(who, project_id, &s.id, |t| {
                         let c = c.clone();
+                        let t = t.with_roots(roots);
                         async move { self.mcp().list_tools(&t, c).await }
                     })
                     .await;
@@ -295,7 +303,9 @@ impl Service {
         let declarations = match body.declarations.clone() {
             Some(d) => d,
             None => {
-                let d = self.capture(&who, &run.project_id, &body.servers).await;
+                let d = self
+                    .capture(&who, &run.project_id, &body.servers, body.roots.as_deref())
+                    .await;
                 body.declarations = Some(d.clone());
                 self.store()
                     .set_run_body(run_id, &serde_json::to_value(&body).expect("serializes"))?;
@@ -316,6 +326,7 @@ impl Service {
             run.project_id.clone(),
             declarations,
             body.servers.clone(),
+            body.roots.clone(),
         ));
         let mut models: HashMap<String, Arc<dyn Model>> = HashMap::new();
         for (id, m) in &body.models {
@@ -535,8 +546,9 @@ impl Service {
         let traffic = self.mcp().traffic_of(&server_id);
         let before = traffic.last_seq();
         let r = self
-            .with_server(&ctx.who, &ctx.project_id, &server_id, |t| async move {
-                self.mcp().call_tool(&t, req).await
+            .with_server(&ctx.who, &ctx.project_id, &server_id, |t| {
+                let t = t.with_roots(ctx.roots.as_deref());
+                async move { self.mcp().call_tool(&t, req).await }
             })
             .await;
         // What the server said besides its answer: progress, log messages, its requests
@@ -903,6 +915,7 @@ fn context(
     project_id: String,
     declarations: Declarations,
     servers: Vec<SuiteServerRef>,
+    roots: Option<Vec<Root>>,
 ) -> Ctx {
     let mut count: HashMap<String, usize> = HashMap::new();
     for d in &declarations.tools {
@@ -947,6 +960,7 @@ fn context(
         routes,
         declarations,
         servers,
+        roots,
     }
 }
 

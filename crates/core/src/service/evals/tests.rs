@@ -592,6 +592,7 @@ fn repetitions_with_a_pass_threshold() {
             org_role: "owner".into(),
             servers: vec![],
             environment: None,
+            roots: None,
             cases: vec![c],
             standard_checks: vec![],
             pass_threshold: 1.0,

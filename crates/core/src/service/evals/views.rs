@@ -18,6 +18,7 @@ use crate::service::widgets::session::{OnCall, ProxiedCall, SessionHost};
 use crate::service::widgets::{self, View, ViewRecord, ViewSource};
 use crate::service::{Principal, Service};
 use crate::spec::case::{EvalCase, EvalTestStep, StepKind};
+use crate::spec::client_features::Root;
 
 /// How long after an action the view gets to finish what it started (its tool calls):
 /// quiet for this long, with nothing in flight.
@@ -72,6 +73,7 @@ impl Views {
         who: &Principal,
         project_id: &str,
         declarations: &Declarations,
+        roots: Option<&[Root]>,
         t: &mut Transcript,
         index: usize,
     ) {
@@ -103,6 +105,7 @@ impl Views {
         let resource = svc
             .with_server(who, project_id, &server_id, |target| {
                 let uri = uri.clone();
+                let target = target.with_roots(roots);
                 async move { svc.mcp().read_resource(&target, &uri).await }
             })
             .await;
@@ -156,6 +159,7 @@ impl Views {
             who: who.clone(),
             project_id: project_id.to_string(),
             server_id: server_id.clone(),
+            roots: roots.map(<[Root]>::to_vec),
             tools: declarations
                 .tools
                 .iter()
@@ -290,8 +294,16 @@ pub(super) async fn after_last_call(
     if let Some(v) = views.as_mut()
         && let Some(i) = t.calls.len().checked_sub(1)
     {
-        v.after_call(svc, &ctx.who, &ctx.project_id, &ctx.declarations, t, i)
-            .await;
+        v.after_call(
+            svc,
+            &ctx.who,
+            &ctx.project_id,
+            &ctx.declarations,
+            ctx.roots.as_deref(),
+            t,
+            i,
+        )
+        .await;
     }
 }
 

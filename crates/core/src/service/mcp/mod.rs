@@ -61,6 +61,17 @@ pub struct Target {
     pub access_token: Option<String>,
 }
 
+impl Target {
+    /// The target with other roots (an environment's, for its runs), when given: the pooled
+    /// session takes them on and announces the change instead of reconnecting.
+    pub fn with_roots(mut self, roots: Option<&[crate::spec::client_features::Root]>) -> Target {
+        if let Some(r) = roots {
+            self.config.client.roots = r.to_vec();
+        }
+        self
+    }
+}
+
 impl std::fmt::Debug for Target {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Target")
@@ -599,11 +610,10 @@ impl McpPool {
                         .await
                 {
                     s.suspect.store(false, Ordering::Relaxed);
-                    if !same_revision {
-                        // Only the client side changed: take it on, announce new roots.
-                        s.revision.store(target.revision, Ordering::Relaxed);
-                        s.update_features(&target.config.client).await;
-                    }
+                    // Only the client side changed (a new revision, or a run's environment
+                    // roots): take it on, announce new roots. A no-op when nothing did.
+                    s.revision.store(target.revision, Ordering::Relaxed);
+                    s.update_features(&target.config.client).await;
                     return Ok(s);
                 }
                 tracing::info!(server = %target.server_id, "mcp: pooled session failed its health check; reconnecting");

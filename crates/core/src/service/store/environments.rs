@@ -11,9 +11,12 @@ use crate::spec::page::{Page, PageRequest};
 use crate::spec::{Error, Result};
 
 const COLUMNS: &str = "id, project_id, name, description, host_id, server_attachment_id, model_id,
-    skill_selection, plugin_version_ids, revision, archived_at, created_at, updated_at";
+    skill_selection, plugin_version_ids, revision, archived_at, created_at, updated_at, roots";
 
-fn row_to_env(r: &Row) -> rusqlite::Result<(Environment, Option<String>, Option<String>)> {
+/// An environment row, with its JSON columns (skills, pins, roots) still to parse.
+type EnvRow = (Environment, Option<String>, Option<String>, Option<String>);
+
+fn row_to_env(r: &Row) -> rusqlite::Result<EnvRow> {
     let archived_at: Option<i64> = r.get(10)?;
     Ok((
         Environment {
@@ -26,6 +29,7 @@ fn row_to_env(r: &Row) -> rusqlite::Result<(Environment, Option<String>, Option<
             model_id: r.get(6)?,
             skill_selection: None,
             plugin_version_ids: None,
+            roots: None,
             revision: r.get(9)?,
             archived: archived_at.is_some(),
             archived_at,
@@ -34,14 +38,14 @@ fn row_to_env(r: &Row) -> rusqlite::Result<(Environment, Option<String>, Option<
         },
         r.get(7)?,
         r.get(8)?,
+        r.get(13)?,
     ))
 }
 
-fn finish(
-    (mut e, skills, pins): (Environment, Option<String>, Option<String>),
-) -> Result<Environment> {
+fn finish((mut e, skills, pins, roots): EnvRow) -> Result<Environment> {
     e.skill_selection = skills.map(|s| from_json(&s)).transpose()?;
     e.plugin_version_ids = pins.map(|s| from_json(&s)).transpose()?;
+    e.roots = roots.map(|s| from_json(&s)).transpose()?;
     Ok(e)
 }
 
@@ -266,11 +270,12 @@ impl EnvironmentStore for Store {
             )?;
             tx.execute(
                 "INSERT INTO environments (id, project_id, name, description, host_id, server_attachment_id, model_id,
-                   skill_selection, plugin_version_ids, revision, created_at, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10)",
+                   skill_selection, plugin_version_ids, revision, created_at, updated_at, roots)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 1, ?10, ?10, ?11)",
                 params![
                     id, project_id, body.name, body.description, body.host_id, body.server_attachment_id, body.model_id,
-                    body.skill_selection.as_ref().map(to_json), body.plugin_version_ids.as_ref().map(to_json), now
+                    body.skill_selection.as_ref().map(to_json), body.plugin_version_ids.as_ref().map(to_json), now,
+                    body.roots.as_ref().map(to_json)
                 ],
             )
             .map_err(|e| name_taken(e, &body.name))?;
@@ -321,6 +326,7 @@ impl EnvironmentStore for Store {
             let model = p.model_id.clone().apply(cur.model_id.clone());
             let skills = p.skill_selection.clone().apply(cur.skill_selection.clone());
             let pins = p.plugin_version_ids.clone().apply(cur.plugin_version_ids.clone());
+            let roots = p.roots.clone().apply(cur.roots.clone());
             check_refs(
                 tx,
                 project_id,
@@ -331,11 +337,13 @@ impl EnvironmentStore for Store {
             )?;
             tx.execute(
                 "UPDATE environments SET name = ?3, description = ?4, host_id = ?5, server_attachment_id = ?6,
-                   model_id = ?7, skill_selection = ?8, plugin_version_ids = ?9, revision = revision + 1, updated_at = ?10
+                   model_id = ?7, skill_selection = ?8, plugin_version_ids = ?9, revision = revision + 1, updated_at = ?10,
+                   roots = ?11
                  WHERE project_id = ?1 AND id = ?2",
                 params![
                     project_id, id, name, description, host_id, group, model,
-                    skills.as_ref().map(to_json), pins.as_ref().map(to_json), now_ms()
+                    skills.as_ref().map(to_json), pins.as_ref().map(to_json), now_ms(),
+                    roots.as_ref().map(to_json)
                 ],
             )
             .map_err(|e| name_taken(e, &name))?;

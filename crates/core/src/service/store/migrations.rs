@@ -592,6 +592,11 @@ CREATE TABLE store_meta (
 );
 "#;
 
+/// Roots an environment gives every server of its runs (JSON, `NULL`: each server's own).
+const V15_ENVIRONMENT_ROOTS: &str = r#"
+ALTER TABLE environments ADD COLUMN roots TEXT;
+"#;
+
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(V1),
@@ -608,6 +613,7 @@ fn migrations() -> Migrations<'static> {
         M::up(&V12_PORTABLE_TRIGGERS),
         M::up(V13_LEASES),
         M::up(V14_STORE_META),
+        M::up(V15_ENVIRONMENT_ROOTS),
     ])
 }
 

@@ -30,6 +30,8 @@ pub struct SessionHost {
     pub who: Principal,
     pub project_id: String,
     pub server_id: String,
+    /// A run's environment roots, which replace the server's own (see `Target::with_roots`).
+    pub roots: Option<Vec<crate::spec::client_features::Root>>,
     /// The server's tool declarations: a view may call only its own server's tools whose
     /// visibility includes `app`.
     pub tools: Vec<Value>,
@@ -53,6 +55,7 @@ impl ViewHost for SessionHost {
         let answer = svc
             .with_server(&self.who, &self.project_id, &self.server_id, |target| {
                 let req = &req;
+                let target = target.with_roots(self.roots.as_deref());
                 async move { svc.mcp().call_tool(&target, req).await }
             })
             .await;
@@ -70,12 +73,10 @@ impl ViewHost for SessionHost {
 
     async fn read_resource(&self, uri: &str) -> std::result::Result<Value, String> {
         let svc = &self.svc;
-        svc.with_server(
-            &self.who,
-            &self.project_id,
-            &self.server_id,
-            |target| async move { svc.mcp().read_resource(&target, uri).await },
-        )
+        svc.with_server(&self.who, &self.project_id, &self.server_id, |target| {
+            let target = target.with_roots(self.roots.as_deref());
+            async move { svc.mcp().read_resource(&target, uri).await }
+        })
         .await
         .map_err(|e| e.message)
     }
@@ -160,6 +161,7 @@ impl Service {
             who: who.clone(),
             project_id: project_id.to_string(),
             server_id: s.id.clone(),
+            roots: None,
             tools,
             on_call: None,
         });

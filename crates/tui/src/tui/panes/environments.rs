@@ -238,6 +238,19 @@ impl Pane for EnvironmentsPane {
             e.model_id.clone().unwrap_or_else(|| "(host's)".into()),
             theme,
         ));
+        lines.push(field(
+            "roots",
+            match &e.roots {
+                Some(r) if !r.is_empty() => r
+                    .iter()
+                    .map(|r| r.uri.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Some(_) => "none (servers get no roots in its runs)".into(),
+                None => "each server's own".into(),
+            },
+            theme,
+        ));
         lines.push(field("revision", e.revision.to_string(), theme));
         if e.archived {
             let when = e.archived_at.map(time).unwrap_or_default();
