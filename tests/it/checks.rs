@@ -1251,3 +1251,211 @@ fn a_check_finds_tools_shadowing_another_saved_server() {
     // Findings do not change the exit code of check.
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// The saved server `app` of a new store, a shell line that starts the demo server with
+/// the flags in the returned file (so a test can change the server behind the name).
+fn saved_app(e: &Env) -> PathBuf {
+    let flags = e.path("flags");
+    std::fs::write(&flags, "").unwrap();
+    let line = format!("exec {BIN} demo-server $(cat {})", flags.display());
+    let o = cli(
+        &e.db,
+        &[
+            "servers",
+            "add",
+            "app",
+            "--command",
+            "sh",
+            "--",
+            "-c",
+            &line,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    flags
+}
+
+/// Each check of a saved server keeps what it listed (its last ten): `diff last:NAME~1
+/// last:NAME` is the drift between its last two checks, `last:NAME~N` N checks back; a
+/// server with none, a check that was not kept, a malformed reference and an unknown
+/// server are each a clear error.
+#[test]
+fn two_kept_checks_of_a_saved_server_are_diffed() {
+    let e = env();
+    let flags = saved_app(&e);
+    let check = || {
+        let o = cli(&e.db, &["check", "app", "--only", "lifecycle"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    let diff = |args: &[&str]| {
+        let mut all = vec!["--json", "diff"];
+        all.extend_from_slice(args);
+        cli(&e.db, &all)
+    };
+
+    // No check yet: nothing kept, exit 2.
+    let o = diff(&["last:app~1", "last:app"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no check of `app` has kept a snapshot yet")
+            && stderr(&o).contains("run `evaldeck check app`"),
+        "{}",
+        stderr(&o)
+    );
+
+    check();
+    // One check kept: there is no check before it, and the error lists what there is.
+    let o = diff(&["last:app~1", "last:app"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`last:app~1` is 1 check(s) before the newest")
+            && err.contains("kept 1 snapshot(s): last:app ("),
+        "{err}"
+    );
+
+    // A new version of the server behind the same name, checked again.
+    std::fs::write(&flags, "--fault rug-pull").unwrap();
+    check();
+    let o = diff(&["last:app~1", "last:app"]);
+    assert_eq!(o.status.code(), Some(1), "breaking drift: {}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules: BTreeSet<(String, String)> = r["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap().to_string(),
+                c["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for want in [
+        ("tool.removed", "get-sum"),
+        ("input.required-added", "echo"),
+        ("tool.description-changed", "echo"),
+    ] {
+        assert!(
+            rules.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?} in {rules:?}"
+        );
+    }
+    let old = r["old"].as_str().unwrap();
+    assert!(old.starts_with("last:app~1 (the check of "), "{old}");
+    assert!(
+        r["new"]
+            .as_str()
+            .unwrap()
+            .starts_with("last:app (the check of "),
+        "{r:#}"
+    );
+    // `~0` is the newest; the other way round get-sum comes back, not breaking.
+    let o = diff(&["last:app", "last:app~0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = diff(&["last:app", "last:app~1"]);
+    let back: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        back["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["rule"] == "tool.added" && c["name"] == "get-sum"),
+        "{back:#}"
+    );
+    // An older check alone: against the server now.
+    let o = cli(&e.db, &["diff", "last:app~1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("tool.removed"), "{}", stdout(&o));
+    // The scan reads a kept snapshot too.
+    let o = cli(&e.db, &["scan", "last:app~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Malformed references and an unknown server.
+    for (bad, says) in [
+        ("last:app~", "needs a number"),
+        ("last:", "names no server"),
+        (
+            "last:app~99999999999999999999999",
+            "is not a number of checks",
+        ),
+    ] {
+        let o = diff(&[bad, "last:app"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{bad}: {}", stderr(&o));
+    }
+    let o = diff(&["last:app~12", "last:app"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("kept 2 snapshot(s): last:app (")
+            && stderr(&o).contains("last:app~1 ("),
+        "{}",
+        stderr(&o)
+    );
+    let o = diff(&["last:nope~1", "last:app"]);
+    assert_eq!(
+        o.status.code(),
+        Some(5),
+        "an unknown server is not found: {}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+}
+
+/// Over both backends: the embedded one reads the snapshots the checks kept; the remote
+/// one (`/api/v1` has no conformance suites, and these are what they kept) says so, from
+/// the `Backend` and from the CLI.
+#[tokio::test(flavor = "multi_thread")]
+async fn kept_checks_over_the_embedded_and_the_remote_backend() {
+    let h = crate::common::Harness::with_config(crate::common::demo_config()).await;
+    let db = h.db_path();
+    // Eleven checks: the last ten are kept.
+    for _ in 0..11 {
+        let o = cli(&db, &["check", "demo", "--only", "lifecycle"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    for (name, b) in h.backends(&h.owner, &h.owner_key) {
+        let kept = b.kept_snapshots(&h.project, "demo").await;
+        match name {
+            "embedded" => {
+                let kept = kept.expect("the embedded backend reads them");
+                assert_eq!(kept.len(), 10, "the last ten checks are kept");
+                assert!(
+                    kept.windows(2)
+                        .all(|w| w[0].exported_at >= w[1].exported_at),
+                    "newest first"
+                );
+            }
+            _ => {
+                let e = kept.expect_err("not over /api/v1");
+                assert!(e.message.contains("remote backend"), "{}", e.message);
+            }
+        }
+    }
+    let o = cli(&db, &["diff", "last:demo~9", "last:demo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no changes"), "{}", stdout(&o));
+    let o = cli(&db, &["diff", "last:demo~10", "last:demo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("kept 10 snapshot(s)"), "{}", stderr(&o));
+    let remote = |args: &[&str]| {
+        let mut all = vec![
+            "--base-url",
+            h.base.as_str(),
+            "--api-key",
+            h.owner_key.as_str(),
+        ];
+        all.extend_from_slice(args);
+        cli(&db, &all)
+    };
+    let o = remote(&["diff", "last:demo~1", "last:demo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("remote backend") && stderr(&o).contains("server:demo"),
+        "{}",
+        stderr(&o)
+    );
+    // What the API does serve works over it: the server now, exported.
+    let o = remote(&["diff", "server:demo", "server:demo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}

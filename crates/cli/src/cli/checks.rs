@@ -4,7 +4,8 @@
 //! `check` runs where the MCP connection is made (the embedded core, for saved servers and
 //! unsaved targets); over a remote backend it says so and stops. `diff` and `scan` work on
 //! snapshot files and need no server; `pin` and a `server:NAME` side of `diff` use
-//! `export`, which works over either backend.
+//! `export`, which works over either backend; a `last:NAME[~N]` side reads what the
+//! checks of a saved server kept, which only the embedded backend has.
 
 use std::path::{Path, PathBuf};
 
@@ -81,10 +82,12 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The old snapshot: a file from `export` or `check --json`, `server:NAME` (the saved
-    /// server now) or `last:NAME` (what its last `check` saw).
+    /// server now), `last:NAME` (what its last `check` saw) or `last:NAME~N` (what the
+    /// check N before that saw: `last:NAME~1` is the previous one; the checks of a saved
+    /// server keep its last 10 snapshots; local store only).
     pub old: String,
     /// The new one (the same kinds); omit it with an unsaved target (-- COMMAND, --url),
-    /// or after `last:NAME` for the saved server now.
+    /// or after `last:NAME[~N]` for the saved server now.
     pub new: Option<String>,
     /// table, json or markdown.
     #[arg(long, value_enum)]
@@ -116,7 +119,8 @@ pub struct PinArgs {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Snapshots to scan: files from `export` or `check --json`, or `server:NAME` (now).
+    /// Snapshots to scan: files from `export` or `check --json`, `server:NAME` (now), or
+    /// `last:NAME[~N]` (what a check of it kept).
     /// Tools of one named like tools of another are reported as shadowing.
     #[arg(required = true)]
     pub snapshots: Vec<String>,
@@ -388,7 +392,42 @@ fn snapshot_of(v: Value, path: &Path) -> Result<ExportSnapshot> {
     typed(v, path, "snapshot (a file from `evaldeck export`)")
 }
 
-/// One side of a diff or scan: a file, or `server:NAME` exported now.
+/// `last:NAME` or `last:NAME~N`: a snapshot the checks of a saved server kept — the
+/// newest, or the one N checks before it. A name that itself ends in `~DIGITS` is written
+/// with `~0` after it.
+fn kept_ref(spec: &str) -> Result<Option<(&str, usize)>> {
+    let Some(rest) = spec.strip_prefix("last:") else {
+        return Ok(None);
+    };
+    let bad = |why: &str| {
+        Error::invalid(
+            "/snapshot",
+            "format",
+            format!(
+                "`{spec}`: {why} (write `last:NAME` for the newest snapshot a check of NAME kept, `last:NAME~1` for the one before it, `last:NAME~N` for N checks back)"
+            ),
+        )
+    };
+    let (name, back) = match rest.rsplit_once('~') {
+        Some((name, "")) => {
+            return Err(bad(&format!("`~` after `{name}` needs a number")));
+        }
+        Some((name, n)) if n.bytes().all(|c| c.is_ascii_digit()) => {
+            let back = n
+                .parse::<usize>()
+                .map_err(|_| bad(&format!("`{n}` is not a number of checks")))?;
+            (name, back)
+        }
+        _ => (rest, 0),
+    };
+    if name.is_empty() {
+        return Err(bad("it names no server"));
+    }
+    Ok(Some((name, back)))
+}
+
+/// One side of a diff or scan: a file, `server:NAME` exported now, or a snapshot a check
+/// kept (`last:NAME[~N]`). Its label says which.
 async fn side(
     b: &dyn Backend,
     project: &str,
@@ -396,18 +435,42 @@ async fn side(
 ) -> Result<(
     ExportSnapshot,
     Vec<crate::spec::conformance::ToolCallRecord>,
+    String,
 )> {
     if let Some(name) = spec.strip_prefix("server:") {
-        return Ok((b.export(project, name).await?, vec![]));
+        return Ok((b.export(project, name).await?, vec![], spec.to_string()));
     }
-    if let Some(name) = spec.strip_prefix("last:") {
-        return match b.last_snapshot(project, name).await? {
-            Some(s) => Ok((s, vec![])),
-            None => Err(Error::invalid(
+    if let Some((name, back)) = kept_ref(spec)? {
+        let kept = b.kept_snapshots(project, name).await?;
+        if kept.is_empty() {
+            return Err(Error::invalid(
                 "/snapshot",
                 "exists",
                 format!(
-                    "no check of `{name}` has kept a snapshot yet: run `evaldeck check {name}`"
+                    "no check of `{name}` has kept a snapshot yet: run `evaldeck check {name}` (each check of a saved server keeps what it listed)"
+                ),
+            ));
+        }
+        let count = kept.len();
+        let listed: Vec<String> = kept
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match i {
+                0 => format!("last:{name} ({})", s.exported_at),
+                i => format!("last:{name}~{i} ({})", s.exported_at),
+            })
+            .collect();
+        return match kept.into_iter().nth(back) {
+            Some(s) => {
+                let label = format!("{spec} (the check of {})", s.exported_at);
+                Ok((s, vec![], label))
+            }
+            None => Err(Error::invalid(
+                "/snapshot",
+                "range",
+                format!(
+                    "`{spec}` is {back} check(s) before the newest, and the checks of `{name}` kept {count} snapshot(s): {}",
+                    listed.join(", ")
                 ),
             )),
         };
@@ -418,7 +481,7 @@ async fn side(
             "/snapshot",
             "exists",
             format!(
-                "no such file `{spec}` (write `server:NAME` for a saved server as it is now, `last:NAME` for what its last check saw)"
+                "no such file `{spec}` (write `server:NAME` for a saved server as it is now, `last:NAME` for what its last check saw, `last:NAME~N` for N checks before that)"
             ),
         ));
     }
@@ -428,7 +491,7 @@ async fn side(
     } else {
         vec![]
     };
-    Ok((snapshot_of(v, path)?, calls))
+    Ok((snapshot_of(v, path)?, calls, spec.to_string()))
 }
 
 pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Out) -> Outcome {
@@ -439,10 +502,10 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
     } else {
         String::new()
     };
-    let (old, _) = side(b, &p, &a.old).await?;
-    // `diff last:NAME`: the saved server now against its last check.
-    let implied = match (&a.new, a.adhoc.given(), a.old.strip_prefix("last:")) {
-        (None, false, Some(name)) => Some(format!("server:{name}")),
+    let (old, _, old_label) = side(b, &p, &a.old).await?;
+    // `diff last:NAME[~N]`: the saved server now against a check of it.
+    let implied = match (&a.new, a.adhoc.given(), kept_ref(&a.old)?) {
+        (None, false, Some((name, _))) => Some(format!("server:{name}")),
         _ => None,
     };
     let (new, new_label) = match (a.new.as_ref().or(implied.as_ref()), a.adhoc.given()) {
@@ -454,7 +517,10 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
             )
             .into());
         }
-        (Some(n), false) => (side(b, &p, n).await?.0, n.clone()),
+        (Some(n), false) => {
+            let (s, _, label) = side(b, &p, n).await?;
+            (s, label)
+        }
         (None, true) => {
             let r = target_server::resolve(b, &p, None, &a.adhoc).await?;
             let s = b.export(&p, &r.server).await;
@@ -474,7 +540,7 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
             .into());
         }
     };
-    let report = crate::service::drift::diff(&old, &new, &a.old, &new_label);
+    let report = crate::service::drift::diff(&old, &new, &old_label, &new_label);
     let format = if out.json {
         Format::Json
     } else {
@@ -543,9 +609,9 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
     for s in &a.snapshots {
         sides.push(side(b, &p, s).await?);
     }
-    let all: Vec<ExportSnapshot> = sides.iter().map(|(s, _)| s.clone()).collect();
+    let all: Vec<ExportSnapshot> = sides.iter().map(|(s, _, _)| s.clone()).collect();
     let mut findings: Vec<Finding> = vec![];
-    for (i, (s, calls)) in sides.iter().enumerate() {
+    for (i, (s, calls, _)) in sides.iter().enumerate() {
         let others: Vec<ExportSnapshot> = all
             .iter()
             .enumerate()
