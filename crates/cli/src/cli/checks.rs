@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::output::Out;
 use super::reports;
+use super::sarif;
 use super::target_server::{self, AdHoc};
 use super::{Failure, Outcome, Target, project_id};
 use crate::client::Backend;
@@ -63,7 +64,9 @@ pub struct CheckArgs {
     /// How long one request may take, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
-    /// The report's format [default: table; --json means json].
+    /// The report's format [default: table; --json means json]. SARIF results point at the
+    /// lock file (a pin failure), the baseline (a baselined failure) or
+    /// `.evaldeck/SERVER.json`, relative to %SRCROOT% (see the README).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Write the report to FILE (the table still goes to stdout).
@@ -124,7 +127,8 @@ pub struct ScanArgs {
     /// Tools of one named like tools of another are reported as shadowing.
     #[arg(required = true)]
     pub snapshots: Vec<String>,
-    /// table, json, markdown or sarif.
+    /// table, json, markdown or sarif (each finding located at its item's line in the file
+    /// scanned; `server:NAME` at `.evaldeck/NAME.json`).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -235,15 +239,15 @@ fn pretty(v: &impl serde::Serialize) -> String {
     s
 }
 
-/// A check report in `format`.
-pub fn render_check(r: &CheckReport, format: Format) -> String {
+/// A check report in `format` (SARIF points into `files`).
+pub fn render_check(r: &CheckReport, format: Format, files: &sarif::CheckFiles) -> String {
     match format {
         Format::Table => reports::check_table(r),
         Format::Json => pretty(r),
         Format::Markdown => reports::check_markdown(r),
         Format::Html => reports::check_html(r),
         Format::Junit => reports::check_junit(r),
-        Format::Sarif => pretty(&reports::check_sarif(r)),
+        Format::Sarif => pretty(&sarif::check_sarif(r, files)),
     }
 }
 
@@ -363,8 +367,19 @@ pub(super) async fn check(target: &Target, b: &dyn Backend, a: CheckArgs, out: &
             reports::check_table(&report)
         }
     });
+    let files = sarif::CheckFiles {
+        report: None,
+        pins: a
+            .pins
+            .as_ref()
+            .map(|p| sarif::Artifact::read(p.display().to_string())),
+        baseline: a
+            .baseline
+            .as_ref()
+            .map(|p| sarif::Artifact::read(p.display().to_string())),
+    };
     emit(
-        &render_check(&report, format),
+        &render_check(&report, format, &files),
         a.output.as_deref(),
         table.as_deref(),
     )?;
@@ -610,7 +625,8 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
         sides.push(side(b, &p, s).await?);
     }
     let all: Vec<ExportSnapshot> = sides.iter().map(|(s, _, _)| s.clone()).collect();
-    let mut findings: Vec<Finding> = vec![];
+    // Each finding with the snapshot it was found in, for SARIF's locations.
+    let mut located: Vec<(usize, Finding)> = vec![];
     for (i, (s, calls, _)) in sides.iter().enumerate() {
         let others: Vec<ExportSnapshot> = all
             .iter()
@@ -618,14 +634,43 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
             .filter(|(j, _)| *j != i)
             .map(|(_, o)| o.clone())
             .collect();
-        let mut f = crate::service::scan::scan(s, calls, &others);
-        if sides.len() > 1 {
-            for x in &mut f {
-                x.location = format!("{}/{}", s.server_id, x.location);
-            }
-        }
-        findings.extend(f);
+        located.extend(
+            crate::service::scan::scan(s, calls, &others)
+                .into_iter()
+                .map(|f| (i, f)),
+        );
     }
+    let findings: Vec<Finding> = located
+        .iter()
+        .map(|(i, f)| {
+            let mut f = f.clone();
+            if sides.len() > 1 {
+                f.location = format!("{}/{}", sides[*i].0.server_id, f.location);
+            }
+            f
+        })
+        .collect();
+    let sources: Vec<sarif::ScanSource> = a
+        .snapshots
+        .iter()
+        .zip(&sides)
+        .map(|(spec, (s, _, _))| {
+            let named = spec
+                .strip_prefix("server:")
+                .map(str::to_string)
+                .or_else(|| kept_ref(spec).ok().flatten().map(|(n, _)| n.to_string()));
+            match named {
+                Some(name) => sarif::ScanSource {
+                    artifact: sarif::Artifact::for_server(&name),
+                    server: name,
+                },
+                None => sarif::ScanSource {
+                    server: s.server_id.clone(),
+                    artifact: sarif::Artifact::read(spec.clone()),
+                },
+            }
+        })
+        .collect();
     let format = if out.json {
         Format::Json
     } else {
@@ -634,7 +679,7 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
     let label = a.snapshots.join(" ");
     let text = match format {
         Format::Json => pretty(&findings),
-        Format::Sarif => pretty(&reports::findings_sarif(&label, &findings)),
+        Format::Sarif => pretty(&sarif::findings_sarif(&label, &located, &sources)),
         Format::Markdown => reports::findings_markdown(&findings),
         Format::Table if findings.is_empty() => "no findings\n".to_string(),
         Format::Table => reports::findings_table(&findings),
@@ -721,7 +766,14 @@ pub(super) async fn report(target: &Target, b: &dyn Backend, a: ReportArgs, out:
     };
     let (text, markdown) = if v["kind"] == REPORT_KIND {
         let r: CheckReport = typed(v, &file, "check report")?;
-        (render_check(&r, format), reports::check_markdown(&r))
+        let files = sarif::CheckFiles {
+            report: Some(sarif::Artifact::read(a.source.clone())),
+            ..Default::default()
+        };
+        (
+            render_check(&r, format, &files),
+            reports::check_markdown(&r),
+        )
     } else if v["kind"] == DRIFT_KIND {
         let r: DriftReport = typed(v, &file, "diff report")?;
         let text = match format {

@@ -10,6 +10,7 @@ pub mod operator;
 mod output;
 mod reports;
 mod run;
+mod sarif;
 mod schedule;
 mod server_commands;
 mod server_view;
