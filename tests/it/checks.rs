@@ -1400,6 +1400,17 @@ fn two_kept_checks_of_a_saved_server_are_diffed() {
         stderr(&o)
     );
     assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+
+    // Deleting the server deletes what its checks kept.
+    let kept = || {
+        std::fs::read_dir(e.root.join("db.sqlite3.snapshots"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    assert_eq!(kept(), 2);
+    let o = cli(&e.db, &["servers", "remove", "app"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(kept(), 0);
 }
 
 /// Over both backends: the embedded one reads the snapshots the checks kept; the remote

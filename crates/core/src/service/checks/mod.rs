@@ -593,6 +593,13 @@ impl crate::service::Service {
         std::fs::rename(tmp, path)
     }
 
+    /// Removes what the checks of a deleted server kept.
+    pub(crate) fn forget_snapshots(&self, server_id: &str) {
+        for back in 0..KEPT_SNAPSHOTS {
+            let _ = std::fs::remove_file(self.snapshot_path(server_id, back));
+        }
+    }
+
     /// The snapshots the checks of a saved server kept, newest first (at most
     /// [`KEPT_SNAPSHOTS`]); empty before its first check.
     pub fn kept_snapshots(
