@@ -5,12 +5,13 @@
 //!
 //! Which file a result points into, first that applies:
 //!
-//! - the file it came from: the snapshot given to `scan` (an `export` file or a check
-//!   report), the report given to `report FILE`; the region is the line of the tool,
-//!   prompt, resource or call (and the JSON Pointer into it) in that file, or of the
-//!   check's own result in a report;
+//! - a scan finding: the snapshot given to `scan` (an `export` file or a check report),
+//!   at the line of the tool, prompt, resource or call and of the member the finding's
+//!   JSON Pointer names;
 //! - the lock file (`check --pins`) for `pins.unchanged`, at the pinned tool's line; the
 //!   baseline file (`--baseline`) for a baselined failure, at its entry;
+//! - the report given to `report FILE`: a check at its own result there, a finding at its
+//!   item in the report's snapshot (or its calls);
 //! - for a live server with no such file, the stable path `.evaldeck/SERVER.json` (the
 //!   server's name made safe for a path): where `evaldeck export SERVER >
 //!   .evaldeck/SERVER.json` keeps its snapshot; when that file exists the region is the
