@@ -1251,3 +1251,526 @@ fn a_check_finds_tools_shadowing_another_saved_server() {
     // Findings do not change the exit code of check.
     assert_eq!(o.status.code(), Some(0));
 }
+
+/// The saved server `app` of a new store, a shell line that starts the demo server with
+/// the flags in the returned file (so a test can change the server behind the name).
+fn saved_app(e: &Env) -> PathBuf {
+    let flags = e.path("flags");
+    std::fs::write(&flags, "").unwrap();
+    let line = format!("exec {BIN} demo-server $(cat {})", flags.display());
+    let o = cli(
+        &e.db,
+        &[
+            "servers",
+            "add",
+            "app",
+            "--command",
+            "sh",
+            "--",
+            "-c",
+            &line,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    flags
+}
+
+/// Each check of a saved server keeps what it listed (its last ten): `diff last:NAME~1
+/// last:NAME` is the drift between its last two checks, `last:NAME~N` N checks back; a
+/// server with none, a check that was not kept, a malformed reference and an unknown
+/// server are each a clear error.
+#[test]
+fn two_kept_checks_of_a_saved_server_are_diffed() {
+    let e = env();
+    let flags = saved_app(&e);
+    let check = || {
+        let o = cli(&e.db, &["check", "app", "--only", "lifecycle"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    let diff = |args: &[&str]| {
+        let mut all = vec!["--json", "diff"];
+        all.extend_from_slice(args);
+        cli(&e.db, &all)
+    };
+
+    // No check yet: nothing kept, exit 2.
+    let o = diff(&["last:app~1", "last:app"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no check of `app` has kept a snapshot yet")
+            && stderr(&o).contains("run `evaldeck check app`"),
+        "{}",
+        stderr(&o)
+    );
+
+    check();
+    // One check kept: there is no check before it, and the error lists what there is.
+    let o = diff(&["last:app~1", "last:app"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`last:app~1` is 1 check(s) before the newest")
+            && err.contains("kept 1 snapshot(s): last:app ("),
+        "{err}"
+    );
+
+    // A new version of the server behind the same name, checked again.
+    std::fs::write(&flags, "--fault rug-pull").unwrap();
+    check();
+    let o = diff(&["last:app~1", "last:app"]);
+    assert_eq!(o.status.code(), Some(1), "breaking drift: {}", stderr(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules: BTreeSet<(String, String)> = r["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["rule"].as_str().unwrap().to_string(),
+                c["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for want in [
+        ("tool.removed", "get-sum"),
+        ("input.required-added", "echo"),
+        ("tool.description-changed", "echo"),
+    ] {
+        assert!(
+            rules.contains(&(want.0.to_string(), want.1.to_string())),
+            "{want:?} in {rules:?}"
+        );
+    }
+    let old = r["old"].as_str().unwrap();
+    assert!(old.starts_with("last:app~1 (the check of "), "{old}");
+    assert!(
+        r["new"]
+            .as_str()
+            .unwrap()
+            .starts_with("last:app (the check of "),
+        "{r:#}"
+    );
+    // `~0` is the newest; the other way round get-sum comes back, not breaking.
+    let o = diff(&["last:app", "last:app~0"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = diff(&["last:app", "last:app~1"]);
+    let back: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        back["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["rule"] == "tool.added" && c["name"] == "get-sum"),
+        "{back:#}"
+    );
+    // An older check alone: against the server now.
+    let o = cli(&e.db, &["diff", "last:app~1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("tool.removed"), "{}", stdout(&o));
+    // The scan reads a kept snapshot too.
+    let o = cli(&e.db, &["scan", "last:app~1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+
+    // Malformed references and an unknown server.
+    for (bad, says) in [
+        ("last:app~", "needs a number"),
+        ("last:", "names no server"),
+        (
+            "last:app~99999999999999999999999",
+            "is not a number of checks",
+        ),
+    ] {
+        let o = diff(&[bad, "last:app"]);
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{bad}: {}", stderr(&o));
+    }
+    let o = diff(&["last:app~12", "last:app"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("kept 2 snapshot(s): last:app (")
+            && stderr(&o).contains("last:app~1 ("),
+        "{}",
+        stderr(&o)
+    );
+    let o = diff(&["last:nope~1", "last:app"]);
+    assert_eq!(
+        o.status.code(),
+        Some(5),
+        "an unknown server is not found: {}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("nope"), "{}", stderr(&o));
+
+    // Deleting the server deletes what its checks kept.
+    let kept = || {
+        std::fs::read_dir(e.root.join("db.sqlite3.snapshots"))
+            .map(|d| d.count())
+            .unwrap_or(0)
+    };
+    assert_eq!(kept(), 2);
+    let o = cli(&e.db, &["servers", "remove", "app"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(kept(), 0);
+}
+
+/// Over both backends: the embedded one reads the snapshots the checks kept; the remote
+/// one (`/api/v1` has no conformance suites, and these are what they kept) says so, from
+/// the `Backend` and from the CLI.
+#[tokio::test(flavor = "multi_thread")]
+async fn kept_checks_over_the_embedded_and_the_remote_backend() {
+    let h = crate::common::Harness::with_config(crate::common::demo_config()).await;
+    let db = h.db_path();
+    // Eleven checks: the last ten are kept.
+    for _ in 0..11 {
+        let o = cli(&db, &["check", "demo", "--only", "lifecycle"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    for (name, b) in h.backends(&h.owner, &h.owner_key) {
+        let kept = b.kept_snapshots(&h.project, "demo").await;
+        match name {
+            "embedded" => {
+                let kept = kept.expect("the embedded backend reads them");
+                assert_eq!(kept.len(), 10, "the last ten checks are kept");
+                assert!(
+                    kept.windows(2)
+                        .all(|w| w[0].exported_at >= w[1].exported_at),
+                    "newest first"
+                );
+            }
+            _ => {
+                let e = kept.expect_err("not over /api/v1");
+                assert!(e.message.contains("remote backend"), "{}", e.message);
+            }
+        }
+    }
+    let o = cli(&db, &["diff", "last:demo~9", "last:demo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("no changes"), "{}", stdout(&o));
+    let o = cli(&db, &["diff", "last:demo~10", "last:demo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("kept 10 snapshot(s)"), "{}", stderr(&o));
+    let remote = |args: &[&str]| {
+        let mut all = vec![
+            "--base-url",
+            h.base.as_str(),
+            "--api-key",
+            h.owner_key.as_str(),
+        ];
+        all.extend_from_slice(args);
+        cli(&db, &all)
+    };
+    let o = remote(&["diff", "last:demo~1", "last:demo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("remote backend") && stderr(&o).contains("server:demo"),
+        "{}",
+        stderr(&o)
+    );
+    // What the API does serve works over it: the server now, exported.
+    let o = remote(&["diff", "server:demo", "server:demo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// The CLI run in the test's directory, so relative paths are relative to it.
+fn cli_at(e: &Env, args: &[&str]) -> Output {
+    let mut c = Command::new(BIN);
+    c.current_dir(&e.root)
+        .arg("--db")
+        .arg(&e.db)
+        .args(args)
+        .env_remove("EVALDECK_BASE_URL")
+        .env_remove("EVALDECK_PROJECT")
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .stdin(Stdio::null());
+    c.output().expect("run the CLI")
+}
+
+/// What GitHub code scanning needs of an upload beyond the schema: every result has a
+/// location (it rejects the whole file otherwise) whose `physicalLocation` names a file —
+/// a relative path against `%SRCROOT%`, or a `file:` URI — and a line; a logical location
+/// names the server's item; a fingerprint that is no line number. Returns the results.
+fn validate_code_scanning(v: &Value) -> Vec<Value> {
+    validate_sarif(v);
+    let results = v["runs"][0]["results"].as_array().expect("results").clone();
+    for r in &results {
+        assert!(
+            r["ruleId"].is_string() && r["message"]["text"].is_string(),
+            "{r:#}"
+        );
+        let locations = r["locations"]
+            .as_array()
+            .filter(|l| !l.is_empty())
+            .unwrap_or_else(|| panic!("a result without a location: {r:#}"));
+        assert!(locations.len() <= 10, "{r:#}");
+        for l in locations {
+            let a = &l["physicalLocation"]["artifactLocation"];
+            let uri = a["uri"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no artifactLocation.uri: {r:#}"));
+            assert!(!uri.is_empty(), "{r:#}");
+            if uri.starts_with("file://") {
+                assert!(a["uriBaseId"].is_null(), "{r:#}");
+            } else {
+                assert_eq!(a["uriBaseId"], "%SRCROOT%", "{r:#}");
+                assert!(!uri.starts_with('/') && !uri.contains("://"), "{uri}");
+            }
+            let line = l["physicalLocation"]["region"]["startLine"].as_u64();
+            assert!(line.is_some_and(|n| n >= 1), "{r:#}");
+            assert!(
+                l["logicalLocations"][0]["fullyQualifiedName"].is_string(),
+                "{r:#}"
+            );
+        }
+        assert!(
+            r["partialFingerprints"]
+                .as_object()
+                .is_some_and(|o| !o.is_empty()),
+            "{r:#}"
+        );
+    }
+    results
+}
+
+/// The first location of `r`: its file (relative to the test's directory), its line's text
+/// there, and its JSON Pointer.
+fn first_location(e: &Env, r: &Value) -> (String, String, String) {
+    let l = &r["locations"][0];
+    let uri = l["physicalLocation"]["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let line = l["physicalLocation"]["region"]["startLine"]
+        .as_u64()
+        .unwrap() as usize;
+    let text = std::fs::read_to_string(e.root.join(&uri))
+        .ok()
+        .and_then(|t| t.lines().nth(line - 1).map(str::to_string))
+        .unwrap_or_default();
+    let pointer = l["properties"]["jsonPointer"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    (uri, text, pointer)
+}
+
+/// The line a location names holds the member its JSON Pointer ends in.
+fn assert_points_at_member(e: &Env, r: &Value) {
+    let (uri, text, pointer) = first_location(e, r);
+    let last = pointer.rsplit('/').next().unwrap_or("");
+    if !last.is_empty() && last.parse::<usize>().is_err() {
+        assert!(
+            text.contains(&format!("\"{last}\"")),
+            "{uri}: `{text}` is not where {pointer} is"
+        );
+    }
+}
+
+fn by_rule<'a>(results: &'a [Value], id: &str) -> &'a Value {
+    results
+        .iter()
+        .find(|r| r["ruleId"] == id)
+        .unwrap_or_else(|| panic!("no {id} result"))
+}
+
+/// `scan --format sarif`: each finding points at the file scanned, at the line of the item
+/// (and the member) it is about; a saved server at its stable path, `.evaldeck/NAME.json`,
+/// and into that file when it exists.
+#[test]
+fn scan_sarif_points_into_the_files_scanned() {
+    let e = env();
+    let o = cli_at(
+        &e,
+        &[
+            "check",
+            "--format",
+            "json",
+            "-o",
+            "poisoned.json",
+            "--",
+            BIN,
+            "demo-server",
+            "--fault",
+            "poisoned",
+        ],
+    );
+    assert!(e.path("poisoned.json").exists(), "{}", stderr(&o));
+    let o = cli_at(&e, &["scan", "poisoned.json", "--format", "sarif"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let results = validate_code_scanning(&serde_json::from_slice(&o.stdout).unwrap());
+    assert_eq!(results.len(), 5, "{results:#?}");
+    for r in &results {
+        let (uri, _, pointer) = first_location(&e, r);
+        assert_eq!(uri, "poisoned.json");
+        assert!(
+            pointer.starts_with("/snapshot/tools/") || pointer.starts_with("/calls/"),
+            "{pointer}"
+        );
+        assert_points_at_member(&e, r);
+    }
+    let hidden = by_rule(&results, "scan.hidden-instructions");
+    let (_, text, pointer) = first_location(&e, hidden);
+    assert!(pointer.ends_with("/description"), "{pointer}");
+    assert!(text.contains("\"description\""), "{text}");
+    let fqn = hidden["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]
+        .as_str()
+        .unwrap();
+    assert!(fqn.ends_with("/tools/add-notes"), "{fqn}");
+    let secret = by_rule(&results, "scan.secret-in-result");
+    assert!(first_location(&e, secret).2.starts_with("/calls/"));
+
+    // A saved server now: its stable path, line 1 while that file does not exist …
+    let o = cli_at(&e, &["--json", "export", "demo"]);
+    let mut other: Value = serde_json::from_slice(&o.stdout).unwrap();
+    other["serverId"] = json!("other-server");
+    std::fs::write(e.path("other.json"), other.to_string()).unwrap();
+    let scan = || {
+        let o = cli_at(
+            &e,
+            &["scan", "server:demo", "other.json", "--format", "sarif"],
+        );
+        validate_code_scanning(&serde_json::from_slice(&o.stdout).unwrap())
+    };
+    let results = scan();
+    let of_demo: Vec<&Value> = results
+        .iter()
+        .filter(|r| {
+            r["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]
+                .as_str()
+                .unwrap()
+                .starts_with("demo/tools/")
+        })
+        .collect();
+    assert!(!of_demo.is_empty(), "{results:#?}");
+    for r in &of_demo {
+        let l = &r["locations"][0]["physicalLocation"];
+        assert_eq!(l["artifactLocation"]["uri"], ".evaldeck/demo.json");
+        assert_eq!(l["region"]["startLine"], 1);
+    }
+    assert!(
+        results
+            .iter()
+            .any(|r| first_location(&e, r).0 == "other.json"),
+        "{results:#?}"
+    );
+    // … and the tool's line in it once the snapshot is kept there.
+    std::fs::create_dir_all(e.path(".evaldeck")).unwrap();
+    let o = cli_at(&e, &["--json", "export", "demo"]);
+    std::fs::write(e.path(".evaldeck/demo.json"), &o.stdout).unwrap();
+    for r in scan() {
+        let (uri, text, pointer) = first_location(&e, &r);
+        if uri == ".evaldeck/demo.json" {
+            assert!(pointer.starts_with("/tools/"), "{pointer}");
+            assert!(
+                text.trim_start().starts_with('{') || text.contains('"'),
+                "{text}"
+            );
+            assert!(r["locations"][0]["physicalLocation"]["region"]["startLine"] != 1);
+        }
+    }
+}
+
+/// `check --format sarif` and `report FILE --format sarif`: a pin failure points at the
+/// tool's line in the lock file, a baselined failure at its entry in the baseline, the
+/// rest of a live server's results at its stable path; rendered from a report file, each
+/// result points at itself in that file and each finding at its tool there.
+#[test]
+fn check_sarif_points_at_the_lock_file_the_baseline_and_the_report() {
+    let e = env();
+    let o = cli_at(&e, &["pin", "-o", "pins.json", "--", BIN, "demo-server"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::write(
+        e.path("baseline.json"),
+        "{\n  \"evaldeck/baseline\": 1,\n  \"expectedFailures\": [\n    {\"id\": \"errors.unknown-tool\", \"reason\": \"upstream\"}\n  ]\n}\n",
+    )
+    .unwrap();
+    let faults = [
+        "--",
+        BIN,
+        "demo-server",
+        "--fault",
+        "error-codes",
+        "--fault",
+        "rug-pull",
+        "--fault",
+        "poisoned",
+    ];
+    let mut args = vec![
+        "check",
+        "--pins",
+        "pins.json",
+        "--baseline",
+        "baseline.json",
+        "--format",
+        "sarif",
+        "-o",
+        "check.sarif",
+    ];
+    args.extend_from_slice(&faults);
+    let o = cli_at(&e, &args);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(e.path("check.sarif")).unwrap()).unwrap();
+    let results = validate_code_scanning(&sarif);
+
+    let pins = by_rule(&results, "pins.unchanged");
+    assert_eq!(pins["kind"], "fail");
+    let (uri, text, _) = first_location(&e, pins);
+    assert_eq!(uri, "pins.json");
+    assert!(
+        text.contains("\"echo\"") || text.contains("\"get-sum\""),
+        "{text}"
+    );
+    let baselined = by_rule(&results, "errors.unknown-tool");
+    assert!(baselined["suppressions"].is_array());
+    let (uri, text, _) = first_location(&e, baselined);
+    assert_eq!(uri, "baseline.json");
+    assert!(text.contains("errors.unknown-tool"), "{text}");
+    let server = sarif["runs"][0]["properties"]["server"].as_str().unwrap();
+    let live = by_rule(&results, "errors.unknown-method");
+    let (uri, _, _) = first_location(&e, live);
+    assert_eq!(uri, format!(".evaldeck/{server}.json"));
+    assert_eq!(
+        live["locations"][0]["logicalLocations"][0]["fullyQualifiedName"]
+            .as_str()
+            .unwrap()
+            .split('/')
+            .next(),
+        Some(server)
+    );
+
+    // The same check as JSON, rendered again from the file.
+    let mut args = vec![
+        "check",
+        "--baseline",
+        "baseline.json",
+        "--format",
+        "json",
+        "-o",
+        "check.json",
+    ];
+    args.extend_from_slice(&faults);
+    cli_at(&e, &args);
+    let o = cli_at(&e, &["report", "check.json", "--format", "sarif"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let results = validate_code_scanning(&serde_json::from_slice(&o.stdout).unwrap());
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(e.path("check.json")).unwrap()).unwrap();
+    for r in &results {
+        let (uri, text, pointer) = first_location(&e, r);
+        let id = r["ruleId"].as_str().unwrap();
+        if id.starts_with("scan.") {
+            assert_eq!(uri, "check.json");
+            assert!(
+                pointer.starts_with("/snapshot/tools/") || pointer.starts_with("/calls/"),
+                "{pointer}"
+            );
+            assert_points_at_member(&e, r);
+        } else {
+            // A baselined one too: `report` was given no baseline file.
+            assert_eq!(uri, "check.json");
+            let k: usize = pointer.strip_prefix("/results/").unwrap().parse().unwrap();
+            assert_eq!(report["results"][k]["id"], id);
+            assert_eq!(text.trim(), "{", "the result's own object: {pointer}");
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //! `check` runs where the MCP connection is made (the embedded core, for saved servers and
 //! unsaved targets); over a remote backend it says so and stops. `diff` and `scan` work on
 //! snapshot files and need no server; `pin` and a `server:NAME` side of `diff` use
-//! `export`, which works over either backend.
+//! `export`, which works over either backend; a `last:NAME[~N]` side reads what the
+//! checks of a saved server kept, which only the embedded backend has.
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +14,7 @@ use serde_json::Value;
 
 use super::output::Out;
 use super::reports;
+use super::sarif;
 use super::target_server::{self, AdHoc};
 use super::{Failure, Outcome, Target, project_id};
 use crate::client::Backend;
@@ -62,7 +64,9 @@ pub struct CheckArgs {
     /// How long one request may take, in milliseconds.
     #[arg(long, default_value_t = 10_000)]
     pub timeout_ms: u64,
-    /// The report's format [default: table; --json means json].
+    /// The report's format [default: table; --json means json]. SARIF results point at the
+    /// lock file (a pin failure), the baseline (a baselined failure) or
+    /// `.evaldeck/SERVER.json`, relative to %SRCROOT% (see the README).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Write the report to FILE (the table still goes to stdout).
@@ -81,10 +85,12 @@ pub struct CheckArgs {
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// The old snapshot: a file from `export` or `check --json`, `server:NAME` (the saved
-    /// server now) or `last:NAME` (what its last `check` saw).
+    /// server now), `last:NAME` (what its last `check` saw) or `last:NAME~N` (what the
+    /// check N before that saw: `last:NAME~1` is the previous one; the checks of a saved
+    /// server keep its last 10 snapshots; local store only).
     pub old: String,
     /// The new one (the same kinds); omit it with an unsaved target (-- COMMAND, --url),
-    /// or after `last:NAME` for the saved server now.
+    /// or after `last:NAME[~N]` for the saved server now.
     pub new: Option<String>,
     /// table, json or markdown.
     #[arg(long, value_enum)]
@@ -116,11 +122,13 @@ pub struct PinArgs {
 
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Snapshots to scan: files from `export` or `check --json`, or `server:NAME` (now).
+    /// Snapshots to scan: files from `export` or `check --json`, `server:NAME` (now), or
+    /// `last:NAME[~N]` (what a check of it kept).
     /// Tools of one named like tools of another are reported as shadowing.
     #[arg(required = true)]
     pub snapshots: Vec<String>,
-    /// table, json, markdown or sarif.
+    /// table, json, markdown or sarif (each finding located at its item's line in the file
+    /// scanned; `server:NAME` at `.evaldeck/NAME.json`).
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     #[arg(long, short = 'o', value_name = "FILE")]
@@ -231,15 +239,15 @@ fn pretty(v: &impl serde::Serialize) -> String {
     s
 }
 
-/// A check report in `format`.
-pub fn render_check(r: &CheckReport, format: Format) -> String {
+/// A check report in `format` (SARIF points into `files`).
+pub fn render_check(r: &CheckReport, format: Format, files: &sarif::CheckFiles) -> String {
     match format {
         Format::Table => reports::check_table(r),
         Format::Json => pretty(r),
         Format::Markdown => reports::check_markdown(r),
         Format::Html => reports::check_html(r),
         Format::Junit => reports::check_junit(r),
-        Format::Sarif => pretty(&reports::check_sarif(r)),
+        Format::Sarif => pretty(&sarif::check_sarif(r, files)),
     }
 }
 
@@ -359,8 +367,19 @@ pub(super) async fn check(target: &Target, b: &dyn Backend, a: CheckArgs, out: &
             reports::check_table(&report)
         }
     });
+    let files = sarif::CheckFiles {
+        report: None,
+        pins: a
+            .pins
+            .as_ref()
+            .map(|p| sarif::Artifact::read(p.display().to_string())),
+        baseline: a
+            .baseline
+            .as_ref()
+            .map(|p| sarif::Artifact::read(p.display().to_string())),
+    };
     emit(
-        &render_check(&report, format),
+        &render_check(&report, format, &files),
         a.output.as_deref(),
         table.as_deref(),
     )?;
@@ -388,7 +407,42 @@ fn snapshot_of(v: Value, path: &Path) -> Result<ExportSnapshot> {
     typed(v, path, "snapshot (a file from `evaldeck export`)")
 }
 
-/// One side of a diff or scan: a file, or `server:NAME` exported now.
+/// `last:NAME` or `last:NAME~N`: a snapshot the checks of a saved server kept — the
+/// newest, or the one N checks before it. A name that itself ends in `~DIGITS` is written
+/// with `~0` after it.
+fn kept_ref(spec: &str) -> Result<Option<(&str, usize)>> {
+    let Some(rest) = spec.strip_prefix("last:") else {
+        return Ok(None);
+    };
+    let bad = |why: &str| {
+        Error::invalid(
+            "/snapshot",
+            "format",
+            format!(
+                "`{spec}`: {why} (write `last:NAME` for the newest snapshot a check of NAME kept, `last:NAME~1` for the one before it, `last:NAME~N` for N checks back)"
+            ),
+        )
+    };
+    let (name, back) = match rest.rsplit_once('~') {
+        Some((name, "")) => {
+            return Err(bad(&format!("`~` after `{name}` needs a number")));
+        }
+        Some((name, n)) if n.bytes().all(|c| c.is_ascii_digit()) => {
+            let back = n
+                .parse::<usize>()
+                .map_err(|_| bad(&format!("`{n}` is not a number of checks")))?;
+            (name, back)
+        }
+        _ => (rest, 0),
+    };
+    if name.is_empty() {
+        return Err(bad("it names no server"));
+    }
+    Ok(Some((name, back)))
+}
+
+/// One side of a diff or scan: a file, `server:NAME` exported now, or a snapshot a check
+/// kept (`last:NAME[~N]`). Its label says which.
 async fn side(
     b: &dyn Backend,
     project: &str,
@@ -396,18 +450,42 @@ async fn side(
 ) -> Result<(
     ExportSnapshot,
     Vec<crate::spec::conformance::ToolCallRecord>,
+    String,
 )> {
     if let Some(name) = spec.strip_prefix("server:") {
-        return Ok((b.export(project, name).await?, vec![]));
+        return Ok((b.export(project, name).await?, vec![], spec.to_string()));
     }
-    if let Some(name) = spec.strip_prefix("last:") {
-        return match b.last_snapshot(project, name).await? {
-            Some(s) => Ok((s, vec![])),
-            None => Err(Error::invalid(
+    if let Some((name, back)) = kept_ref(spec)? {
+        let kept = b.kept_snapshots(project, name).await?;
+        if kept.is_empty() {
+            return Err(Error::invalid(
                 "/snapshot",
                 "exists",
                 format!(
-                    "no check of `{name}` has kept a snapshot yet: run `evaldeck check {name}`"
+                    "no check of `{name}` has kept a snapshot yet: run `evaldeck check {name}` (each check of a saved server keeps what it listed)"
+                ),
+            ));
+        }
+        let count = kept.len();
+        let listed: Vec<String> = kept
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match i {
+                0 => format!("last:{name} ({})", s.exported_at),
+                i => format!("last:{name}~{i} ({})", s.exported_at),
+            })
+            .collect();
+        return match kept.into_iter().nth(back) {
+            Some(s) => {
+                let label = format!("{spec} (the check of {})", s.exported_at);
+                Ok((s, vec![], label))
+            }
+            None => Err(Error::invalid(
+                "/snapshot",
+                "range",
+                format!(
+                    "`{spec}` is {back} check(s) before the newest, and the checks of `{name}` kept {count} snapshot(s): {}",
+                    listed.join(", ")
                 ),
             )),
         };
@@ -418,7 +496,7 @@ async fn side(
             "/snapshot",
             "exists",
             format!(
-                "no such file `{spec}` (write `server:NAME` for a saved server as it is now, `last:NAME` for what its last check saw)"
+                "no such file `{spec}` (write `server:NAME` for a saved server as it is now, `last:NAME` for what its last check saw, `last:NAME~N` for N checks before that)"
             ),
         ));
     }
@@ -428,7 +506,7 @@ async fn side(
     } else {
         vec![]
     };
-    Ok((snapshot_of(v, path)?, calls))
+    Ok((snapshot_of(v, path)?, calls, spec.to_string()))
 }
 
 pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Out) -> Outcome {
@@ -439,10 +517,10 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
     } else {
         String::new()
     };
-    let (old, _) = side(b, &p, &a.old).await?;
-    // `diff last:NAME`: the saved server now against its last check.
-    let implied = match (&a.new, a.adhoc.given(), a.old.strip_prefix("last:")) {
-        (None, false, Some(name)) => Some(format!("server:{name}")),
+    let (old, _, old_label) = side(b, &p, &a.old).await?;
+    // `diff last:NAME[~N]`: the saved server now against a check of it.
+    let implied = match (&a.new, a.adhoc.given(), kept_ref(&a.old)?) {
+        (None, false, Some((name, _))) => Some(format!("server:{name}")),
         _ => None,
     };
     let (new, new_label) = match (a.new.as_ref().or(implied.as_ref()), a.adhoc.given()) {
@@ -454,7 +532,10 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
             )
             .into());
         }
-        (Some(n), false) => (side(b, &p, n).await?.0, n.clone()),
+        (Some(n), false) => {
+            let (s, _, label) = side(b, &p, n).await?;
+            (s, label)
+        }
         (None, true) => {
             let r = target_server::resolve(b, &p, None, &a.adhoc).await?;
             let s = b.export(&p, &r.server).await;
@@ -474,7 +555,7 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
             .into());
         }
     };
-    let report = crate::service::drift::diff(&old, &new, &a.old, &new_label);
+    let report = crate::service::drift::diff(&old, &new, &old_label, &new_label);
     let format = if out.json {
         Format::Json
     } else {
@@ -543,23 +624,53 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
     for s in &a.snapshots {
         sides.push(side(b, &p, s).await?);
     }
-    let all: Vec<ExportSnapshot> = sides.iter().map(|(s, _)| s.clone()).collect();
-    let mut findings: Vec<Finding> = vec![];
-    for (i, (s, calls)) in sides.iter().enumerate() {
+    let all: Vec<ExportSnapshot> = sides.iter().map(|(s, _, _)| s.clone()).collect();
+    // Each finding with the snapshot it was found in, for SARIF's locations.
+    let mut located: Vec<(usize, Finding)> = vec![];
+    for (i, (s, calls, _)) in sides.iter().enumerate() {
         let others: Vec<ExportSnapshot> = all
             .iter()
             .enumerate()
             .filter(|(j, _)| *j != i)
             .map(|(_, o)| o.clone())
             .collect();
-        let mut f = crate::service::scan::scan(s, calls, &others);
-        if sides.len() > 1 {
-            for x in &mut f {
-                x.location = format!("{}/{}", s.server_id, x.location);
-            }
-        }
-        findings.extend(f);
+        located.extend(
+            crate::service::scan::scan(s, calls, &others)
+                .into_iter()
+                .map(|f| (i, f)),
+        );
     }
+    let findings: Vec<Finding> = located
+        .iter()
+        .map(|(i, f)| {
+            let mut f = f.clone();
+            if sides.len() > 1 {
+                f.location = format!("{}/{}", sides[*i].0.server_id, f.location);
+            }
+            f
+        })
+        .collect();
+    let sources: Vec<sarif::ScanSource> = a
+        .snapshots
+        .iter()
+        .zip(&sides)
+        .map(|(spec, (s, _, _))| {
+            let named = spec
+                .strip_prefix("server:")
+                .map(str::to_string)
+                .or_else(|| kept_ref(spec).ok().flatten().map(|(n, _)| n.to_string()));
+            match named {
+                Some(name) => sarif::ScanSource {
+                    artifact: sarif::Artifact::for_server(&name),
+                    server: name,
+                },
+                None => sarif::ScanSource {
+                    server: s.server_id.clone(),
+                    artifact: sarif::Artifact::read(spec.clone()),
+                },
+            }
+        })
+        .collect();
     let format = if out.json {
         Format::Json
     } else {
@@ -568,7 +679,7 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
     let label = a.snapshots.join(" ");
     let text = match format {
         Format::Json => pretty(&findings),
-        Format::Sarif => pretty(&reports::findings_sarif(&label, &findings)),
+        Format::Sarif => pretty(&sarif::findings_sarif(&label, &located, &sources)),
         Format::Markdown => reports::findings_markdown(&findings),
         Format::Table if findings.is_empty() => "no findings\n".to_string(),
         Format::Table => reports::findings_table(&findings),
@@ -655,7 +766,14 @@ pub(super) async fn report(target: &Target, b: &dyn Backend, a: ReportArgs, out:
     };
     let (text, markdown) = if v["kind"] == REPORT_KIND {
         let r: CheckReport = typed(v, &file, "check report")?;
-        (render_check(&r, format), reports::check_markdown(&r))
+        let files = sarif::CheckFiles {
+            report: Some(sarif::Artifact::read(a.source.clone())),
+            ..Default::default()
+        };
+        (
+            render_check(&r, format, &files),
+            reports::check_markdown(&r),
+        )
     } else if v["kind"] == DRIFT_KIND {
         let r: DriftReport = typed(v, &file, "diff report")?;
         let text = match format {

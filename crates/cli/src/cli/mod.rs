@@ -10,6 +10,7 @@ pub mod operator;
 mod output;
 mod reports;
 mod run;
+mod sarif;
 mod schedule;
 mod server_commands;
 mod server_view;
@@ -146,7 +147,10 @@ pub enum Command {
     /// the MCP connection is made: not over a remote backend.
     Check(Box<checks::CheckArgs>),
     /// Drift between two snapshots of a server: added, removed and changed tools, prompts
-    /// and resources, breaking or not. Exit 1 when a change is breaking.
+    /// and resources, breaking or not. Each side is an `export` or `check --json` file,
+    /// `server:NAME` (now) or `last:NAME[~N]` (what a check of it kept: `diff
+    /// last:NAME~1 last:NAME` compares its last two checks). Exit 1 when a change is
+    /// breaking, 2 for invalid input (no such file, no kept snapshot).
     Diff(Box<checks::DiffArgs>),
     /// Write a lock file of SHA-256 tool hashes, for `check --pins`.
     Pin(Box<checks::PinArgs>),

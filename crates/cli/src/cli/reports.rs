@@ -1,16 +1,12 @@
 //! The reports of `check`, `diff` and `scan` as text: a table for the terminal, Markdown
 //! (a GitHub job summary or PR comment), one self-contained HTML file (no external
-//! `src` or `href`), JUnit XML and SARIF 2.1.0.
+//! `src` or `href`) and JUnit XML; SARIF 2.1.0 is [`super::sarif`].
 
 use std::fmt::Write;
 
-use serde_json::{Value, json};
-
-use crate::service::checks::catalog;
-use crate::service::scan::RULES;
 use crate::spec::conformance::{CheckReport, CheckResult, Outcome};
 use crate::spec::drift::{DriftClass, DriftReport};
-use crate::spec::scan::{Finding, Severity};
+use crate::spec::scan::Finding;
 
 /// Aligned columns, as [`super::table`] prints them.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
@@ -434,157 +430,6 @@ pub fn check_junit(r: &CheckReport) -> String {
     }
     out.push_str("  </testsuite>\n</testsuites>\n");
     out
-}
-
-fn sarif_level(s: Severity) -> &'static str {
-    match s {
-        Severity::Note => "note",
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-    }
-}
-
-fn sarif_rules() -> Vec<Value> {
-    let mut rules: Vec<Value> = catalog::CHECKS
-        .iter()
-        .map(|c| {
-            json!({
-                "id": c.id,
-                "name": c.id.replace(['.', '-'], "_"),
-                "shortDescription": {"text": c.title},
-                "fullDescription": {"text": format!("{} (MCP specification: {}; revisions {})", c.title, c.reference, c.revisions.join(", "))},
-                "defaultConfiguration": {"level": "error"},
-                "properties": {"revisions": c.revisions, "area": c.area()}
-            })
-        })
-        .collect();
-    rules.extend(RULES.iter().map(|r| {
-        json!({
-            "id": r.id,
-            "name": r.id.replace(['.', '-'], "_"),
-            "shortDescription": {"text": r.title},
-            "help": {"text": r.help},
-            "defaultConfiguration": {"level": sarif_level(r.severity)}
-        })
-    }));
-    rules
-}
-
-fn rule_index(id: &str) -> Option<usize> {
-    catalog::CHECKS
-        .iter()
-        .map(|c| c.id)
-        .chain(RULES.iter().map(|r| r.id))
-        .position(|r| r == id)
-}
-
-fn logical(location: &str) -> Value {
-    let (kind, name) = location.split_once(':').unwrap_or(("", location));
-    let kind = match kind {
-        "tool" | "call" => "function",
-        "prompt" | "resource" | "template" => "resource",
-        _ => "module",
-    };
-    json!({"fullyQualifiedName": location, "name": name, "kind": kind})
-}
-
-fn finding_result(f: &Finding) -> Value {
-    let mut r = json!({
-        "ruleId": f.rule,
-        "kind": "fail",
-        "level": sarif_level(f.severity),
-        "message": {"text": match &f.excerpt {
-            Some(x) => format!("{} — \"{x}\"", f.message),
-            None => f.message.clone(),
-        }},
-        "locations": [{"logicalLocations": [logical(&f.location)],
-            "message": {"text": format!("{}{}", f.location, f.pointer)}}]
-    });
-    if let Some(i) = rule_index(&f.rule) {
-        r["ruleIndex"] = json!(i);
-    }
-    r
-}
-
-fn sarif_log(target: &str, results: Vec<Value>, properties: Value) -> Value {
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "evaldeck",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://modelcontextprotocol.io/specification",
-                "rules": sarif_rules()
-            }},
-            "automationDetails": {"id": format!("evaldeck/{target}/")},
-            "results": results,
-            "properties": properties
-        }]
-    })
-}
-
-/// SARIF 2.1.0: every check as a result (`kind` pass, fail, notApplicable, or open for a
-/// check that could not run; a baselined failure carries an external suppression), and
-/// each scan finding.
-pub fn check_sarif(r: &CheckReport) -> Value {
-    let mut results: Vec<Value> = r
-        .results
-        .iter()
-        .map(|c| {
-            let (kind, level) = match c.outcome {
-                Outcome::Passed => ("pass", "none"),
-                Outcome::Failed => ("fail", "error"),
-                Outcome::NotApplicable => ("notApplicable", "none"),
-                Outcome::CouldNotRun => ("open", "none"),
-            };
-            let mut text = c.summary.clone();
-            for e in c.evidence.iter().take(10) {
-                text.push_str("\n- ");
-                text.push_str(&e.message);
-            }
-            let mut locations: Vec<Value> = c
-                .evidence
-                .iter()
-                .filter_map(|e| e.location.as_deref())
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .map(|l| json!({"logicalLocations": [logical(l)]}))
-                .collect();
-            if locations.is_empty() {
-                locations.push(
-                    json!({"logicalLocations": [logical(&format!("server:{}", r.server))]}),
-                );
-            }
-            let mut v = json!({
-                "ruleId": c.id,
-                "kind": kind,
-                "level": level,
-                "message": {"text": text},
-                "locations": locations,
-                "properties": {"outcome": c.outcome.as_str(), "durationMs": c.duration_ms}
-            });
-            if let Some(i) = rule_index(&c.id) {
-                v["ruleIndex"] = json!(i);
-            }
-            if c.baselined {
-                v["suppressions"] = json!([{"kind": "external", "justification": "expected failure (baseline file)"}]);
-            }
-            v
-        })
-        .collect();
-    results.extend(r.findings.iter().map(finding_result));
-    sarif_log(
-        &r.server,
-        results,
-        json!({"server": r.server, "transport": r.transport, "target": r.target,
-            "revision": r.revision, "summary": r.summary}),
-    )
-}
-
-/// SARIF of scan findings alone (`evaldeck scan`).
-pub fn findings_sarif(label: &str, f: &[Finding]) -> Value {
-    sarif_log(label, f.iter().map(finding_result).collect(), json!({}))
 }
 
 pub fn drift_table(r: &DriftReport) -> String {

@@ -82,8 +82,8 @@ impl Backend for Embedded {
             .await
     }
 
-    async fn last_snapshot(&self, project: &str, server: &str) -> Result<Option<ExportSnapshot>> {
-        self.service.last_snapshot(&self.who, project, server)
+    async fn kept_snapshots(&self, project: &str, server: &str) -> Result<Vec<ExportSnapshot>> {
+        self.service.kept_snapshots(&self.who, project, server)
     }
 
     async fn check(

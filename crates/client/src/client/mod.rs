@@ -419,13 +419,14 @@ pub trait Backend: Send + Sync {
             .call::<op::Export>((project.into(), server.into()), (), serde_json::json!({}))
             .await
     }
-    /// The snapshot the last `check` of a saved server kept (embedded backend only).
-    async fn last_snapshot(&self, _project: &str, server: &str) -> Result<Option<ExportSnapshot>> {
+    /// The snapshots the checks of a saved server kept, newest first (embedded backend
+    /// only: `/api/v1` has no conformance suites, and these are what they kept).
+    async fn kept_snapshots(&self, _project: &str, server: &str) -> Result<Vec<ExportSnapshot>> {
         Err(crate::spec::Error::invalid(
             "/snapshot",
             "embedded",
             format!(
-                "`last:{server}` is the snapshot a local `check` kept; {} is a remote backend",
+                "`last:{server}` names a snapshot a local `check` of `{server}` kept, and {} is a remote backend (`/api/v1` has no conformance suites): run `check` and `diff last:…` against the local store, or use `server:{server}` or files from `export`",
                 self.describe()
             ),
         ))

@@ -65,7 +65,8 @@ pub struct DriftSummary {
 pub struct DriftReport {
     /// `evaldeck/drift-report`.
     pub kind: String,
-    /// Where each side came from: a file, `server:NAME` (now), `last:NAME`.
+    /// Where each side came from: a file, `server:NAME` (now), `last:NAME[~N] (the check
+    /// of DATE)`.
     pub old: String,
     pub new: String,
     pub summary: DriftSummary,

@@ -150,6 +150,7 @@ impl Service {
         let cur = self.store().server(project_id, id)?;
         self.store().delete_server(project_id, &cur.id)?;
         self.mcp().evict_soon(&cur.id);
+        self.forget_snapshots(&cur.id);
         Ok(Deleted {
             id: cur.id,
             deleted: true,

@@ -26,9 +26,9 @@
 //! - `/api-keys` (every method answers 403) and `/openapi.json`: not operations.
 //! - The deprecated aliases (`api::routes::aliases`): older paths served by the same
 //!   handler with `Deprecation` headers.
-//! - `Backend::call_tool_watched`, `check`, `last_snapshot`: the embedded core only
-//!   (progress and elicitation in-process, conformance checks, the kept snapshot); not in
-//!   `/api/v1`.
+//! - `Backend::call_tool_watched`, `check`, `kept_snapshots`: the embedded core only
+//!   (progress and elicitation in-process, conformance checks, the snapshots they kept);
+//!   not in `/api/v1`.
 
 #[macro_use]
 mod define;

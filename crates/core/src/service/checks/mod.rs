@@ -44,6 +44,9 @@ fn is_adhoc_name(name: &str) -> bool {
         .is_some_and(|h| h.len() == 10 && h.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
+/// How many snapshots of a saved server its checks keep (the newest first).
+pub const KEPT_SNAPSHOTS: usize = 10;
+
 /// At most this many tool calls per check run.
 const MAX_CALLS: usize = 20;
 
@@ -542,42 +545,73 @@ impl crate::service::Service {
         out
     }
 
-    /// Where the last check's snapshot of each saved server is kept: beside the store.
-    fn snapshot_path(&self, server_id: &str) -> std::path::PathBuf {
+    /// Where the snapshots the checks of a saved server kept are: beside the store,
+    /// `SERVER_ID.json` the newest and `SERVER_ID.N.json` the one N checks before it.
+    fn snapshot_path(&self, server_id: &str, back: usize) -> std::path::PathBuf {
         let db = self.store().path();
         let mut dir = db.as_os_str().to_owned();
         dir.push(".snapshots");
-        std::path::PathBuf::from(dir).join(format!("{server_id}.json"))
+        let file = match back {
+            0 => format!("{server_id}.json"),
+            n => format!("{server_id}.{n}.json"),
+        };
+        std::path::PathBuf::from(dir).join(file)
     }
 
     fn last_snapshot_of(&self, server_id: &str) -> Option<crate::spec::primitives::ExportSnapshot> {
-        let text = std::fs::read_to_string(self.snapshot_path(server_id)).ok()?;
+        self.snapshot_at(server_id, 0)
+    }
+
+    fn snapshot_at(
+        &self,
+        server_id: &str,
+        back: usize,
+    ) -> Option<crate::spec::primitives::ExportSnapshot> {
+        let text = std::fs::read_to_string(self.snapshot_path(server_id, back)).ok()?;
         serde_json::from_str(&text).ok()
     }
 
+    /// Keeps `s` as the newest snapshot of the server; the earlier ones move one back and
+    /// the oldest beyond [`KEPT_SNAPSHOTS`] is dropped.
     fn keep_snapshot(
         &self,
         server_id: &str,
         s: &crate::spec::primitives::ExportSnapshot,
     ) -> std::io::Result<()> {
-        let path = self.snapshot_path(server_id);
+        let path = self.snapshot_path(server_id, 0);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
+        }
+        for back in (0..KEPT_SNAPSHOTS - 1).rev() {
+            let from = self.snapshot_path(server_id, back);
+            if from.exists() {
+                std::fs::rename(from, self.snapshot_path(server_id, back + 1))?;
+            }
         }
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_vec_pretty(s).unwrap_or_default())?;
         std::fs::rename(tmp, path)
     }
 
-    /// The snapshot the last `check` of a saved server took, if any.
-    pub fn last_snapshot(
+    /// Removes what the checks of a deleted server kept.
+    pub(crate) fn forget_snapshots(&self, server_id: &str) {
+        for back in 0..KEPT_SNAPSHOTS {
+            let _ = std::fs::remove_file(self.snapshot_path(server_id, back));
+        }
+    }
+
+    /// The snapshots the checks of a saved server kept, newest first (at most
+    /// [`KEPT_SNAPSHOTS`]); empty before its first check.
+    pub fn kept_snapshots(
         &self,
         who: &crate::service::Principal,
         project_id: &str,
         server: &str,
-    ) -> crate::spec::Result<Option<crate::spec::primitives::ExportSnapshot>> {
+    ) -> crate::spec::Result<Vec<crate::spec::primitives::ExportSnapshot>> {
         let s = self.saved_server(who, project_id, server)?;
-        Ok(self.last_snapshot_of(&s.id))
+        Ok((0..KEPT_SNAPSHOTS)
+            .map_while(|back| self.snapshot_at(&s.id, back))
+            .collect())
     }
 }
 
