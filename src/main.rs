@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use evaldeck::api::{self, ApiConfig, RateLimit};
 use evaldeck::cli::{self, Target};
 use evaldeck::service::{Config, Service};
+use evaldeck::tui::Opening;
 
 /// Test MCP servers from a terminal.
 #[derive(Parser)]
@@ -25,10 +26,15 @@ enum Command {
     Serve(ServeArgs),
     /// Run the bundled demo MCP server (stdio by default).
     DemoServer(evaldeck::demo::DemoArgs),
-    /// Open the workbench on a review link (an import's `reviewUrl`): exactly its drafts.
+    /// Open the workbench on a review link (an import's `reviewUrl`: exactly its drafts), or
+    /// on a server it has not saved (`open -- node build/index.js`, `open --url URL`), saved
+    /// for the session as `adhoc-HASH` and deleted when the workbench closes.
     Open {
         /// `evaldeck://review/PROJECT/JOB?drafts=…` or `https://…/review/PROJECT/JOB?drafts=…`.
-        url: String,
+        #[arg(value_name = "REVIEW_URL", required_unless_present_any = ["url", "command"])]
+        link: Option<String>,
+        #[command(flatten)]
+        adhoc: cli::AdHoc,
     },
     /// Manage API keys for `serve` (local only: keys cannot manage keys over the API).
     #[command(subcommand)]
@@ -246,35 +252,78 @@ async fn run(args: Cli, matches: &ArgMatches) -> i32 {
                 Err(e) => cli::fail(json, &e),
             }
         }
-        Some(Command::Open { url }) => workbench(args.target, sources, Some(&url)).await,
-        None => workbench(args.target, sources, None).await,
+        Some(Command::Open { link, adhoc }) => {
+            workbench(args.target, sources, link.as_deref(), &adhoc).await
+        }
+        None => workbench(args.target, sources, None, &cli::AdHoc::default()).await,
         Some(Command::Supervise { .. }) => unreachable!("handled before the runtime starts"),
     }
 }
 
-/// The workbench, optionally opened on a review link.
-async fn workbench(target: Target, sources: cli::Sources, url: Option<&str>) -> i32 {
+/// The workbench, optionally opened on a review link or on an unsaved target.
+async fn workbench(
+    target: Target,
+    sources: cli::Sources,
+    link: Option<&str>,
+    adhoc: &cli::AdHoc,
+) -> i32 {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         eprintln!(
             "evaldeck: the workbench needs a terminal; run `evaldeck --help` for the commands"
         );
         return 2;
     }
-    match settled(target, sources).and_then(|t| t.backend()) {
-        Ok(backend) => {
-            // The embedded core fires scheduled runs while the workbench is open.
-            backend.start_scheduler();
-            match evaldeck::tui::run_opening(backend, url).await {
-                Ok(()) => 0,
-                Err(e) => {
-                    eprintln!("evaldeck: {e:#}");
-                    1
-                }
+    let fail = |e: evaldeck::spec::Error| {
+        eprintln!("evaldeck: {} ({})", e.message, e.code);
+        cli::exit_code(&e.code)
+    };
+    let (project, backend) =
+        match settled(target, sources).and_then(|t| Ok((t.project.clone(), t.backend()?))) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
+    // An unsaved target is saved for the session, like a CLI command's, and deleted after.
+    let (opening, transient) = match (link, adhoc.given()) {
+        (Some(l), false) => (Opening::Review(l.to_string()), None),
+        (None, false) => (Opening::Home, None),
+        (Some(_), true) => {
+            eprintln!(
+                "evaldeck open: give a review link or a server (--url, -- COMMAND), not both"
+            );
+            return 2;
+        }
+        (None, true) => {
+            let b = backend.as_ref();
+            let opened = async {
+                let project = cli::project_id(b, project.as_deref()).await?;
+                let resolved = cli::resolve_target(b, &project, None, adhoc).await?;
+                Ok::<_, evaldeck::spec::Error>((project, resolved))
+            };
+            match opened.await {
+                Ok((project, resolved)) => (
+                    Opening::Server {
+                        project: project.clone(),
+                        id: resolved.server.clone(),
+                    },
+                    Some((project, resolved)),
+                ),
+                Err(e) => return fail(e),
             }
         }
+    };
+    // The embedded core fires scheduled runs while the workbench is open.
+    backend.start_scheduler();
+    let ended = evaldeck::tui::run_opening(backend.clone(), opening).await;
+    // Cleanup first: after a hang-up the terminal is gone and nothing can be printed.
+    if let Some((project, resolved)) = transient {
+        resolved.finish(backend.as_ref(), &project).await;
+    }
+    match ended {
+        Ok(()) => 0,
         Err(e) => {
-            eprintln!("evaldeck: {} ({})", e.message, e.code);
-            cli::exit_code(&e.code)
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "evaldeck: {e:#}");
+            1
         }
     }
 }

@@ -425,3 +425,46 @@ async fn serve_killed_with_sigkill_leaves_no_browser_behind() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// `evaldeck open -- COMMAND` opens the workbench on a server it has not saved, selected in
+/// the servers pane; quitting, or the terminal hanging up, deletes it again.
+#[test]
+fn the_workbench_opens_an_unsaved_target_and_forgets_it_on_leaving() {
+    for how in ["q", "hang up"] {
+        let home = tempfile::tempdir().unwrap();
+        let db = home.path().join("store.sqlite3");
+        let mut cmd = Command::new(BIN);
+        cmd.arg("--db")
+            .arg(&db)
+            .args(["open", "--", BIN, "demo-server"])
+            .env("HOME", home.path())
+            .env("XDG_DATA_HOME", home.path().join("data"))
+            .env("XDG_CONFIG_HOME", home.path().join("config"))
+            .env_remove("EVALDECK_CONFIG_DIR")
+            .env_remove("EVALDECK_BASE_URL");
+        let mut t = crate::pty::Terminal::open(cmd, 36, 120);
+        t.wait_for("Server › adhoc-");
+        t.keys(b"t");
+        t.wait_for("get-sum");
+        let saved = |db: &std::path::Path| {
+            let out = Command::new(BIN)
+                .arg("--db")
+                .arg(db)
+                .args(["servers", "list"])
+                .env_remove("EVALDECK_BASE_URL")
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).contains("adhoc-")
+        };
+        assert!(saved(&db), "{how}: saved while the workbench is open");
+        match how {
+            "q" => t.keys(b"q"),
+            _ => signal(&t.child, "-HUP"),
+        }
+        wait_exit(&mut t.child, Duration::from_secs(15));
+        assert!(
+            !saved(&db),
+            "{how}: the unsaved target is deleted on leaving"
+        );
+    }
+}

@@ -20,6 +20,7 @@ mod target_server;
 pub use backend_choice::{DefaultBackend, Source, Sources, fail};
 pub use output::table;
 pub use reports::check_counts;
+pub use target_server::{AdHoc, Resolved, resolve as resolve_target};
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ use crate::spec::primitives::McpPage;
 use crate::spec::server::{ServerConfig, ServerCreate, Transport};
 use crate::spec::{Code, Error, Result};
 use output::Out;
-use target_server::{AdHoc, ClientArgs};
+use target_server::ClientArgs;
 
 /// Where operations go: the embedded store (default) or a remote `/api/v1`.
 #[derive(Debug, Clone, Args)]

@@ -39,14 +39,24 @@ enum Step {
 /// Runs the workbench until the user quits. The terminal is restored on every exit path,
 /// panics included.
 pub async fn run(backend: Arc<dyn Backend>) -> anyhow::Result<()> {
-    run_opening(backend, None).await
+    run_opening(backend, Opening::Home).await
 }
 
-/// Like [`run`], opening a review link (`evaldeck open REVIEW_URL`) first: the workbench
-/// starts on exactly the drafts the link names. An unparsable link is an error before the
-/// terminal is touched.
-pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow::Result<()> {
-    if let Some(u) = url
+/// Where the workbench opens.
+pub enum Opening {
+    Home,
+    /// A review link (an import's `reviewUrl`): exactly its drafts.
+    Review(String),
+    /// One server of a project, selected in the servers pane.
+    Server {
+        project: String,
+        id: String,
+    },
+}
+
+/// Runs the workbench, opened where `opening` says.
+pub async fn run_opening(backend: Arc<dyn Backend>, opening: Opening) -> anyhow::Result<()> {
+    if let Opening::Review(u) = &opening
         && panes::import::parse_review_url(u).is_none()
     {
         anyhow::bail!("not a review link: {u} (expected …/review/PROJECT/JOB?drafts=…)");
@@ -59,12 +69,21 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
     widgets::picture::detect();
     let mut app = App::new(backend);
     app.copy_to_terminal(true);
-    if let Some(u) = url {
-        app.open_url(u);
+    match opening {
+        Opening::Home => {}
+        Opening::Review(u) => {
+            app.open_url(&u);
+        }
+        Opening::Server { project, id } => app.open_server(project, id),
     }
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    // A closed terminal (SIGHUP) or a kill (SIGTERM) ends the workbench like `q`: the
+    // terminal is restored and what it started is cleaned up by its caller.
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut hangup = signal(SignalKind::hangup())?;
+    let mut terminate = signal(SignalKind::terminate())?;
     loop {
         term.draw(|f| app.render(f))?;
         if app.should_quit() {
@@ -73,6 +92,8 @@ pub async fn run_opening(backend: Arc<dyn Backend>, url: Option<&str>) -> anyhow
         let animating = app.animating();
         let step = tokio::select! {
             biased;
+            _ = hangup.recv() => break,
+            _ = terminate.recv() => break,
             Some(i) = app.recv() => Step::Reply(i),
             ev = events.next() => Step::Input(ev),
             _ = tick.tick(), if animating => Step::Tick,

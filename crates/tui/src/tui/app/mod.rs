@@ -248,6 +248,21 @@ impl App {
         self.overlay = Some(Overlay::Import(Box::new(screen)));
     }
 
+    /// Opens on one server of a project, selected in the servers pane (`evaldeck open --
+    /// COMMAND`: an unsaved target, saved for the session).
+    pub fn open_server(&mut self, project: String, server: String) {
+        if self.nav.projects.iter().any(|p| p.id == project) {
+            self.activate_project(&project);
+            self.nav.select_project(&project);
+        } else {
+            self.prefer_project = Some(project);
+        }
+        self.servers.want = Some(server.clone());
+        self.servers.select_id(&server);
+        self.nav.select_section(Section::Servers);
+        self.focus = Focus::List;
+    }
+
     /// Opens a review link; `false` when it is not one.
     pub fn open_url(&mut self, url: &str) -> bool {
         match crate::tui::panes::import::parse_review_url(url) {
@@ -519,6 +534,11 @@ impl App {
         self.activate_project(&id);
         self.nav.select_project(&id);
         self.projects.select_id(&id);
+        // Opened on a server: its pane, once the project it lives in is known.
+        if self.servers.want.is_some() {
+            self.nav.select_section(Section::Servers);
+            self.focus = Focus::List;
+        }
     }
 
     pub(super) fn activate_project(&mut self, id: &str) {

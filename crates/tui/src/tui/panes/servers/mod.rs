@@ -171,6 +171,8 @@ pub struct ServersPane {
     /// What the sub-list's keys were last built from (server, view, events' generation),
     /// so a long event list is not rebuilt on every frame.
     sub_built: Option<(String, View, u64)>,
+    /// A server to select once the list holds it (the workbench opened on a target).
+    pub want: Option<String>,
 }
 
 impl ServersPane {
@@ -182,6 +184,12 @@ impl ServersPane {
                 .collect(),
         );
         self.items = items;
+        if let Some(id) = self.want.clone()
+            && self.items.iter().any(|s| s.id == id)
+        {
+            self.select_id(&id);
+            self.want = None;
+        }
     }
 
     /// Replaces one server in place (a fresh read or an update).
