@@ -128,77 +128,77 @@ fn matches_word(w: &str, list: &[&str]) -> bool {
 /// Whether a folded clause asks for no tool at all; the wording when it does.
 pub fn negative_clause(f: &str) -> Option<String> {
     // A tool noun governed by a negation or a negating determiner.
-    for noun in lexicon::TOOL_NOUNS {
-        for at in lexicon::find_word(f, noun) {
-            let before = &f[..at];
-            let after_start = at + noun.trim_end_matches('*').len();
-            let after = &f[after_start..];
-            let next = word_list(after).into_iter().next().unwrap_or_default();
-            if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) {
-                continue;
-            }
-            let cjk = noun.chars().any(is_cjk);
-            if cjk {
-                let prev: String = before
-                    .chars()
-                    .rev()
-                    .take(8)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect();
-                let post: String = after.chars().take(12).collect();
-                let neg_before = ["不", "无", "無", "没有", "禁止", "别", "勿", "아무", "何も"]
-                    .iter()
-                    .any(|w| prev.contains(w));
-                let neg_after = [
-                    "ない",
-                    "なし",
-                    "ずに",
-                    "せず",
-                    "不要",
-                    "않",
-                    "없",
-                    "금지",
-                    "미사용",
-                    "안 ",
-                    "말",
-                ]
+    for (at, len, i) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(f) {
+        let noun = lexicon::TOOL_NOUNS[i];
+        let before = &f[..at];
+        let after_start = at + len;
+        let after = &f[after_start..];
+        let next = word_list(after).into_iter().next().unwrap_or_default();
+        if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) {
+            continue;
+        }
+        let cjk = noun.chars().any(is_cjk);
+        if cjk {
+            let prev: String = before
+                .chars()
+                .rev()
+                .take(8)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            let post: String = after.chars().take(12).collect();
+            let neg_before = ["不", "无", "無", "没有", "禁止", "别", "勿", "아무", "何も"]
                 .iter()
-                .any(|w| post.contains(w));
-                // "可以不调用任何工具" (may call none), "使わなくてもよい", "않아도 된다":
-                // allowed, not required.
-                let permissive = ["可以", "也可", "てもよい", "てもいい", "도 된", "도 괜찮"]
-                    .iter()
-                    .any(|w| prev.contains(w) || post.contains(w));
-                if (neg_before || neg_after) && !permissive {
-                    return Some(format!("{}{}{}", prev.trim(), noun, post.trim()));
-                }
-                continue;
+                .any(|w| prev.contains(w));
+            let neg_after = [
+                "ない",
+                "なし",
+                "ずに",
+                "せず",
+                "不要",
+                "않",
+                "없",
+                "금지",
+                "미사용",
+                "안 ",
+                "말",
+            ]
+            .iter()
+            .any(|w| post.contains(w));
+            // "可以不调用任何工具" (may call none), "使わなくてもよい", "않아도 된다":
+            // allowed, not required.
+            let permissive = ["可以", "也可", "てもよい", "てもいい", "도 된", "도 괜찮"]
+                .iter()
+                .any(|w| prev.contains(w) || post.contains(w));
+            if (neg_before || neg_after) && !permissive {
+                return Some(format!("{}{}{}", prev.trim(), noun, post.trim()));
             }
-            let words = word_list(before);
-            let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
-            // "no other tool" (beside a named one): not a negative.
-            if near
-                .first()
-                .is_some_and(|w| matches_word(w, lexicon::NOT_NEGATIVE_AFTER))
-            {
-                continue;
-            }
-            let neg = near.iter().any(|w| {
+            continue;
+        }
+        let words = word_list(before);
+        let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
+        // "no other tool" (beside a named one): not a negative.
+        if near
+            .first()
+            .is_some_and(|w| matches_word(w, lexicon::NOT_NEGATIVE_AFTER))
+        {
+            continue;
+        }
+        let neg =
+            near.iter().any(|w| {
                 matches_word(w, lexicon::NEGATION) || matches_word(w, lexicon::NO_DETERMINER)
             }) || has_any(
                 &near.iter().rev().copied().collect::<Vec<_>>().join(" "),
                 &["n't"],
             ) || near.iter().any(|w| w.ends_with("n't"));
-            if neg {
-                let phrase: Vec<&str> = words.iter().rev().take(4).rev().copied().collect();
-                return Some(format!(
-                    "{} {}",
-                    phrase.join(" "),
-                    noun.trim_end_matches('*')
-                ));
-            }
+        if neg {
+            let phrase: Vec<&str> = words.iter().rev().take(4).rev().copied().collect();
+            return Some(format!(
+                "{} {}",
+                phrase.join(" "),
+                noun.trim_end_matches('*')
+            ));
         }
     }
     // "answers directly", "just reply", "直接回答".

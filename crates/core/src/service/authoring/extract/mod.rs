@@ -32,9 +32,11 @@
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
+//! | fixed-width table | a header over a rule of dash or equals runs | a row (rewritten as the Markdown table it is) |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
 pub mod code;
+pub mod columns;
 pub mod gherkin;
 pub mod json;
 pub mod markup;
@@ -141,7 +143,10 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             let md = org::to_markdown(text);
             text::extract(&LineIndex::new(&md), cat)
         }
-        Shape::Markdown => text::extract(&ix, cat),
+        Shape::Markdown => match columns::as_markdown(text) {
+            std::borrow::Cow::Borrowed(_) => text::extract(&ix, cat),
+            std::borrow::Cow::Owned(md) => text::extract(&LineIndex::new(&md), cat),
+        },
     };
     drafts.retain(Draft::is_case);
     for d in &mut drafts {

@@ -851,18 +851,35 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     {
         return;
     }
+    // A row whose first cell is empty continues the one above (a wrapped line, a merged
+    // cell): its cells join the row's, and the row's span grows.
+    let mut rows: Vec<(Vec<String>, (usize, usize))> = Vec::new();
     for l in &lines[a + 1..b] {
         if is_separator(l.text) {
             continue;
         }
-        table_row(
-            &header,
-            &cells(l.text),
-            "markdown table row",
-            (l.n, l.n),
-            cat,
-            out,
-        );
+        let row = cells(l.text);
+        match rows.last_mut() {
+            Some((prev, span))
+                if header.len() > 2
+                    && row.first().is_some_and(|c| c.trim().is_empty())
+                    && row.iter().any(|c| !c.trim().is_empty()) =>
+            {
+                for (p, c) in prev.iter_mut().zip(&row) {
+                    if !c.trim().is_empty() {
+                        if !p.is_empty() {
+                            p.push(' ');
+                        }
+                        p.push_str(c.trim());
+                    }
+                }
+                span.1 = l.n;
+            }
+            _ => rows.push((row, (l.n, l.n))),
+        }
+    }
+    for (row, span) in rows {
+        table_row(&header, &row, "markdown table row", span, cat, out);
     }
 }
 
@@ -918,6 +935,16 @@ fn table_row(
     out: &mut Vec<Draft>,
 ) {
     if row.iter().all(|c| c.trim().is_empty()) {
+        return;
+    }
+    // A cell that is nothing but a shouted status (`VOID`, `DROPPED`), in whatever column a
+    // protocol keeps it: the row is no case.
+    if row.iter().any(|c| {
+        let t = c.trim().trim_matches(['*', '_', '~']);
+        t.chars().any(char::is_alphabetic)
+            && !t.chars().any(char::is_lowercase)
+            && lexicon::is_dropped_status(t)
+    }) {
         return;
     }
     let mut segs = Vec::new();

@@ -28,6 +28,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "must not",
+            "mustn't",
+            "never",
             "forbid",
             "forbids",
             "ممنوع*",

@@ -104,12 +104,68 @@ pub fn find_word(text: &str, word: &str) -> Vec<usize> {
     out
 }
 
+/// A word list compiled once into one automaton, so a text is scanned once for all of its
+/// words instead of once per word (the lexicon's lists run to hundreds of words).
+pub struct WordSet {
+    ac: aho_corasick::AhoCorasick,
+    /// Per pattern: whether it is a prefix (`word*`) and whether it is CJK.
+    kinds: Vec<(bool, bool)>,
+}
+
+impl WordSet {
+    fn new(words: &[&str]) -> WordSet {
+        let patterns: Vec<&str> = words.iter().map(|w| w.trim_end_matches('*')).collect();
+        WordSet {
+            ac: aho_corasick::AhoCorasick::new(&patterns).expect("lexicon words compile"),
+            kinds: words
+                .iter()
+                .map(|w| (w.ends_with('*'), w.chars().any(is_cjk)))
+                .collect(),
+        }
+    }
+
+    /// The compiled set of a constant list (compiled on first use, kept for the process).
+    pub fn of(words: &'static [&'static str]) -> &'static WordSet {
+        use std::collections::HashMap;
+        use std::sync::{LazyLock, Mutex};
+        static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static WordSet>>> =
+            LazyLock::new(Default::default);
+        let key = (words.as_ptr() as usize, words.len());
+        let mut sets = SETS.lock().unwrap_or_else(|p| p.into_inner());
+        sets.entry(key)
+            .or_insert_with(|| Box::leak(Box::new(WordSet::new(words))))
+    }
+
+    /// Whether a match stands as a whole word (a CJK word, or one ending in `*` as a word's
+    /// prefix, needs no boundary after it).
+    fn whole(&self, text: &str, m: &aho_corasick::Match) -> bool {
+        let (prefix, cjk) = self.kinds[m.pattern().as_usize()];
+        let bound = |c: Option<char>| c.is_none_or(|c| !is_word_char(c) || is_cjk(c));
+        cjk || (bound(text[..m.start()].chars().next_back())
+            && (prefix || bound(text[m.end()..].chars().next())))
+    }
+
+    /// Every whole-word occurrence in folded `text`: `(position, length, pattern index)`,
+    /// in order of position.
+    pub fn find(&self, text: &str) -> Vec<(usize, usize, usize)> {
+        self.ac
+            .find_overlapping_iter(text)
+            .filter(|m| self.whole(text, m))
+            .map(|m| (m.start(), m.len(), m.pattern().as_usize()))
+            .collect()
+    }
+
+    /// Whether folded `text` holds any of the words.
+    pub fn any_in(&self, text: &str) -> bool {
+        self.ac
+            .find_overlapping_iter(text)
+            .any(|m| self.whole(text, &m))
+    }
+}
+
 /// Whether folded `text` holds any of `words`.
-pub fn has_any(text: &str, words: &[&str]) -> bool {
-    words.iter().any(|w| {
-        // Most words are absent: a plain substring test first, no allocation.
-        text.contains(w.trim_end_matches('*')) && !find_word(text, w).is_empty()
-    })
+pub fn has_any(text: &str, words: &'static [&'static str]) -> bool {
+    WordSet::of(words).any_in(text)
 }
 
 /// Words that negate what follows them in the clause (or, for verb-final languages and
@@ -899,6 +955,8 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    "void",
+    "voided",
     "مرفوضة",
     "مرفوض",
     "ملغاة",
