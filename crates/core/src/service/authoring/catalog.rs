@@ -580,7 +580,7 @@ impl Catalog {
                 .into_iter()
                 .rev()
                 .take_while(|(_, w)| {
-                    (!STOP.contains(w) || *w == "the") && !lexicon::NEGATION.contains(w)
+                    (!STOP.contains(w) || *w == "the") && !lexicon::listed(lexicon::NEGATION, w)
                 })
                 .filter(|(_, w)| *w != "the")
                 .take(3)

@@ -258,7 +258,7 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
             .iter()
             .rev()
             .take(2)
-            .any(|w| lexicon::NO_DETERMINER.contains(w))
+            .any(|w| lexicon::listed(lexicon::NO_DETERMINER, w))
     {
         return true;
     }

@@ -666,7 +666,7 @@ pub fn leading_label(line: &str) -> Option<(String, String)> {
     // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label.
     let f = lexicon::fold(head_clean);
     let first = f.split_whitespace().next().unwrap_or_default();
-    if lexicon::NO_DETERMINER.contains(&first) || lexicon::NEGATION.contains(&first) {
+    if lexicon::listed(lexicon::NO_DETERMINER, first) || lexicon::listed(lexicon::NEGATION, first) {
         return None;
     }
     let role = label_role(head_clean)?;

@@ -240,7 +240,7 @@ fn heading_text(t: &str) -> String {
 /// Extracts every case of a text document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let lines = classify(ix);
-    let mut out = Vec::new();
+    let mut out = Out::default();
     let first_heading = lines
         .iter()
         .find(|l| l.kind != Kind::Blank)
@@ -255,7 +255,58 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         cat,
         &mut out,
     );
-    out
+    out.finish(cat)
+}
+
+/// What the walk found, in document order: drafts already read, and sections still to
+/// read. Sections are independent of each other, so a long plan's are read in parallel.
+#[derive(Default)]
+struct Out {
+    drafts: Vec<Option<Draft>>,
+    /// A section's text and where it came from, with its slot in `drafts`.
+    sections: Vec<(usize, String, UnitInfo<'static>)>,
+}
+
+impl Out {
+    fn push(&mut self, d: Draft) {
+        self.drafts.push(Some(d));
+    }
+
+    fn defer(&mut self, text: String, info: UnitInfo<'static>) {
+        self.sections.push((self.drafts.len(), text, info));
+        self.drafts.push(None);
+    }
+
+    fn finish(mut self, cat: &Catalog) -> Vec<Draft> {
+        let read = |(slot, text, info): &(usize, String, UnitInfo<'static>)| {
+            (*slot, read_unit(&segments_of(text), info, cat))
+        };
+        // Below a few dozen sections a thread costs more than it saves.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(self.sections.len() / 32)
+            .max(1);
+        let results: Vec<(usize, Option<Draft>)> = if threads == 1 {
+            self.sections.iter().map(read).collect()
+        } else {
+            let chunk = self.sections.len().div_ceil(threads);
+            std::thread::scope(|s| {
+                let handles: Vec<_> = self
+                    .sections
+                    .chunks(chunk)
+                    .map(|part| s.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
+                    .collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().expect("a section reader panicked"))
+                    .collect()
+            })
+        };
+        for (slot, d) in results {
+            self.drafts[slot] = d;
+        }
+        self.drafts.into_iter().flatten().collect()
+    }
 }
 
 /// Reads lines `[a, b)` of one section (its heading excluded).
@@ -266,13 +317,17 @@ fn walk(
     chain: &mut Vec<String>,
     title_line: Option<usize>,
     cat: &Catalog,
-    out: &mut Vec<Draft>,
+    out: &mut Out,
 ) {
     // The body before the first sub-heading, then each sub-section.
     let mut i = a;
     let first_sub = (a..b).find(|&k| matches!(lines[k].kind, Kind::Heading(_)));
     let body_end = first_sub.unwrap_or(b);
-    blocks(lines, i, body_end, chain, cat, out);
+    let mut found = Vec::new();
+    blocks(lines, i, body_end, chain, cat, &mut found);
+    for d in found {
+        out.push(d);
+    }
     i = body_end;
     while i < b {
         let Kind::Heading(level) = lines[i].kind else {
@@ -331,7 +386,7 @@ fn walk(
             if (prompts == 1 || (prompts == 0 && steps == 1) || conversation || table_turns)
                 && !sub_headings
             {
-                section_unit(lines, i, end, &title, cat, out);
+                section_unit(lines, i, end, &title, out);
             } else {
                 chain.push(title);
                 walk(lines, i + 1, end, chain, title_line, cat, out);
@@ -343,14 +398,7 @@ fn walk(
 }
 
 /// A whole section as one unit.
-fn section_unit(
-    lines: &[Ln],
-    h: usize,
-    end: usize,
-    title: &str,
-    cat: &Catalog,
-    out: &mut Vec<Draft>,
-) {
+fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) {
     // A rule (`---`) ends the case: what follows it is not part of it.
     let end = (h + 1..end)
         .find(|&k| lines[k].kind == Kind::Rule && lines[k - 1].kind == Kind::Blank)
@@ -376,7 +424,6 @@ fn section_unit(
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let segs = segments_of(&text);
     let (key, title) = key_and_title(title);
     let info = UnitInfo {
         shape: "markdown section",
@@ -386,9 +433,7 @@ fn section_unit(
         key,
         structured: false,
     };
-    if let Some(d) = read_unit(&segs, &info, cat) {
-        out.push(d);
-    }
+    out.defer(text, info);
 }
 
 /// The user turns (line number, text) of the first table in lines `[a, b)` whose header

@@ -163,6 +163,32 @@ impl WordSet {
     }
 }
 
+/// Whether `w` is one of `words` (a constant list, sorted on first use and kept).
+pub fn listed(words: &'static [&'static str], w: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, RwLock};
+    type Sorted = HashMap<(usize, usize), &'static [&'static str]>;
+    static SORTED: LazyLock<RwLock<Sorted>> = LazyLock::new(Default::default);
+    let key = (words.as_ptr() as usize, words.len());
+    let found = SORTED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&key)
+        .copied();
+    let sorted = found.unwrap_or_else(|| {
+        let mut v = words.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        let v: &'static [&'static str] = Box::leak(v.into_boxed_slice());
+        *SORTED
+            .write()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_insert(v)
+    });
+    sorted.binary_search(&w).is_ok()
+}
+
 /// Whether folded `text` holds any of `words`.
 pub fn has_any(text: &str, words: &'static [&'static str]) -> bool {
     WordSet::of(words).any_in(text)
@@ -735,13 +761,22 @@ pub fn is_all_word(s: &str) -> bool {
 }
 
 pub fn is_none_word(s: &str) -> bool {
+    // A none word is short, with at most a comment after a separator: a value whose first
+    // stretch is long is none of them (most values, cheaply).
+    let t = s.trim();
+    if t.find(['(', ':', ',', ';', '–', '—', '-'])
+        .unwrap_or(t.len())
+        > 64
+    {
+        return false;
+    }
     let f = fold(s);
     let t = f
         .trim()
         .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '「' | '」'))
         .trim_end_matches(['.', '!', '。'])
         .trim();
-    if NONE_WORDS.contains(&t) {
+    if listed(NONE_WORDS, t) {
         return true;
     }
     // `none (small talk)`, `— (general knowledge)`: a comment after the word.
@@ -753,7 +788,7 @@ pub fn is_none_word(s: &str) -> bool {
             let h = head
                 .trim()
                 .trim_matches(|c: char| matches!(c, '`' | '*' | '_'));
-            if NONE_WORDS.contains(&h) {
+            if listed(NONE_WORDS, h) {
                 return true;
             }
         }
