@@ -643,6 +643,8 @@ async fn the_environment_form_picks_a_host_and_a_model() {
         h.type_text("for the release");
         h.keys(&["Tab", "Tab", "Tab"]);
         h.press("Right");
+        h.press("Tab");
+        h.type_text("/srv/app=App");
         let screen = h.screen();
         assert!(screen.contains("‹ builtin/baseline ›"), "{screen}");
         snapshot(&format!("workbench_environment_form_{w}x{rows}"), screen);
@@ -653,6 +655,17 @@ async fn the_environment_form_picks_a_host_and_a_model() {
         let env = envs.items.iter().find(|e| e.name == "staging").unwrap();
         assert_eq!(env.description.as_deref(), Some("for the release"));
         assert_eq!(env.model_id.as_deref(), Some("builtin/baseline"));
+        let roots = env.roots.as_deref().expect("roots typed in the form");
+        assert_eq!(roots[0].uri, "file:///srv/app");
+        assert_eq!(roots[0].name.as_deref(), Some("App"));
+        // Left empty, the roots stay each server's own (no value, not an empty list).
+        h.press("n");
+        h.type_text("plain");
+        h.press("C-s");
+        h.drain().await;
+        let envs = b.environments(&project, &Default::default()).await.unwrap();
+        let plain = envs.items.iter().find(|e| e.name == "plain").unwrap();
+        assert_eq!(plain.roots, None);
     }
 }
 

@@ -218,6 +218,9 @@ pub fn environment(existing: Option<&Environment>, p: &Pickers) -> Form {
                 .help("its id; what a launch attaches"),
         ),
         nullable(Field::choice("/modelId", "model", p.models.clone()).custom()),
+        Field::lines("/roots", "roots", LinesAs::Roots)
+            .nullable()
+            .help("every server's, in its runs; empty: each server's own"),
     ];
     Form::paths(title, base, fields, validator)
 }

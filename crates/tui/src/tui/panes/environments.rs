@@ -340,6 +340,7 @@ pub fn edit_value(e: &Environment) -> serde_json::Value {
         "modelId",
         "skillSelection",
         "pluginVersionIds",
+        "roots",
     ] {
         if let Some(v) = full.get(k).filter(|v| !v.is_null()) {
             out.insert(k.into(), v.clone());

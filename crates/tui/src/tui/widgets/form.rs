@@ -231,6 +231,10 @@ impl Field {
                     .map(|r| r.text().trim())
                     .filter(|t| !t.is_empty())
                     .collect();
+                // A nullable list left empty is no value (`null`), not an empty list.
+                if items.is_empty() && self.null_when_empty {
+                    return Ok(None);
+                }
                 match how {
                     LinesAs::Strings => Some(Value::Array(
                         items.iter().map(|s| Value::from(*s)).collect(),
