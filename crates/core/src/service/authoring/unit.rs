@@ -639,6 +639,24 @@ impl Nfkc for String {
 
 /// Splits a line at a leading label: `**Prompt:** …`, `- Erwartung: …`, `入力：「…」`.
 pub fn leading_label(line: &str) -> Option<(String, String)> {
+    let (head, rest, struck) = label_parts(line)?;
+    let rest = if struck {
+        format!("~~{rest}")
+    } else {
+        rest.to_string()
+    };
+    Some((head.to_string(), rest))
+}
+
+/// The role of a line's leading label, without copying the line ([`leading_label`]'s
+/// rules).
+pub fn leading_role(line: &str) -> Option<LabelRole> {
+    label_parts(line).and_then(|(head, _, _)| label_role(head))
+}
+
+/// A line's leading label and the text after it (both trimmed), and whether the label was
+/// struck through.
+fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     let t = line.trim_start();
     let t = t
         .trim_start_matches(['-', '*', '+', '•', '>', '▪', '◦'])
@@ -664,9 +682,10 @@ pub fn leading_label(line: &str) -> Option<(String, String)> {
         return None;
     }
     // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label.
-    let f = lexicon::fold(head_clean);
-    let first = f.split_whitespace().next().unwrap_or_default();
-    if lexicon::listed(lexicon::NO_DETERMINER, first) || lexicon::listed(lexicon::NEGATION, first) {
+    let first = head_clean.split_whitespace().next().unwrap_or_default();
+    let first = lexicon::fold(first);
+    if lexicon::listed(lexicon::NO_DETERMINER, &first) || lexicon::listed(lexicon::NEGATION, &first)
+    {
         return None;
     }
     let role = label_role(head_clean)?;
@@ -692,13 +711,11 @@ pub fn leading_label(line: &str) -> Option<(String, String)> {
         return None;
     }
     let rest = &t[colon + t[colon..].chars().next()?.len_utf8()..];
-    let rest = rest.trim_start_matches(['*', '_']).trim();
-    let rest = if struck {
-        format!("~~{rest}")
-    } else {
-        rest.to_string()
-    };
-    Some((head_clean.to_string(), rest))
+    Some((
+        head_clean,
+        rest.trim_start_matches(['*', '_']).trim(),
+        struck,
+    ))
 }
 
 pub fn strip_checkbox(t: &str) -> &str {

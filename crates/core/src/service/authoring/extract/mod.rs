@@ -76,6 +76,17 @@ pub enum Shape {
     Markdown,
 }
 
+/// How many lines of a document the line-based sniffers read.
+const SNIFF_LINES: usize = 400;
+
+/// The first [`SNIFF_LINES`] lines of `t`.
+fn head(t: &str) -> &str {
+    match t.match_indices('\n').nth(SNIFF_LINES) {
+        Some((i, _)) => &t[..i],
+        None => t,
+    }
+}
+
 /// Decides the shape of a document.
 pub fn sniff(text: &str) -> Shape {
     let t = text.trim_start_matches('\u{feff}').trim();
@@ -103,16 +114,19 @@ pub fn sniff(text: &str) -> Shape {
     if toml_tables::looks_like_toml(t) {
         return Shape::Toml;
     }
-    if gherkin::looks_like_gherkin(t) {
+    // Line-based shapes show in a document's first lines: their sniffers read at most
+    // `SNIFF_LINES` of a long one (a YAML file's `tests:` key is looked for everywhere).
+    let h = head(t);
+    if gherkin::looks_like_gherkin(h) {
         return Shape::Gherkin;
     }
-    if org::looks_like_org(t) {
+    if org::looks_like_org(h) {
         return Shape::Org;
     }
-    if code::looks_like_code(t) {
+    if code::looks_like_code(h) {
         return Shape::Code;
     }
-    if yaml::looks_like_yaml(t) {
+    if yaml::looks_like_yaml(h) || (h.len() < t.len() && yaml::has_case_list_key(t)) {
         return Shape::Yaml;
     }
     if let Some(d) = table::sniff_delimiter(t) {

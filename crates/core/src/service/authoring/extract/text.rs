@@ -16,7 +16,7 @@ use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
 use super::super::reading;
 use super::super::unit::{
-    Segment, UnitInfo, assistant_line, leading_label, read_unit, segments_of,
+    Segment, UnitInfo, assistant_line, leading_label, leading_role, read_unit, segments_of,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,9 +124,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Text
         };
         let label = match kind {
-            Kind::Text | Kind::Item | Kind::Heading(7) => {
-                leading_label(text).and_then(|(l, _)| label_role(&l))
-            }
+            Kind::Text | Kind::Item | Kind::Heading(7) => leading_role(text),
             _ => None,
         };
         out.push(Ln {

@@ -56,21 +56,27 @@ impl YNode {
     }
 }
 
-/// Whether a document reads as a YAML plan rather than Markdown or notes.
-pub fn looks_like_yaml(t: &str) -> bool {
-    let lines: Vec<&str> = t
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && l.trim() != "---")
-        .collect();
-    if lines.iter().any(|l| {
+/// Whether a line of the document is a top-level key that holds a list of cases
+/// (`tests:`, `cases:`, `scenarios:`…).
+pub fn has_case_list_key(t: &str) -> bool {
+    t.lines().any(|l| {
         let k = l.split('#').next().unwrap_or_default().trim_end();
         matches!(
             k,
             "tests:" | "cases:" | "testCases:" | "test_cases:" | "scenarios:" | "evals:"
         )
-    }) {
+    })
+}
+
+/// Whether a document reads as a YAML plan rather than Markdown or notes.
+pub fn looks_like_yaml(t: &str) -> bool {
+    if has_case_list_key(t) {
         return true;
     }
+    let lines: Vec<&str> = t
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && l.trim() != "---")
+        .collect();
     // A top-level key holding a list of mappings (`casi:` then `  - id: …`), in a
     // document made of YAML lines.
     let yamlish = lines
