@@ -164,6 +164,10 @@ pub fn looks_like_gherkin(text: &str) -> bool {
         if t.starts_with("# language:") {
             feature = true;
         }
+        // Every keyword starts the line and ends in a colon (ASCII or full-width).
+        if t.starts_with(['-', '*', '#', '|', '>', '`', '[', '{']) || !t.contains([':', '：']) {
+            continue;
+        }
         if keyword(t, FEATURE).is_some() {
             feature = true;
         }

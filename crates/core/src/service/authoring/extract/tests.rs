@@ -519,3 +519,27 @@ fn a_decimal_comma_between_semicolon_separated_pairs_is_a_decimal_point() {
         json!({"a": 1, "b": 2})
     );
 }
+
+#[test]
+fn a_long_plan_read_in_parallel_keeps_its_order() {
+    let mut doc = String::from("# Plan\n\nSet-up: start the demo server.\n\n");
+    for i in 0..120 {
+        doc.push_str(&format!(
+            "## TC-{i:03} Add {i} and 1\n- Prompt: \"What is {i} + 1?\"\n- Expected tool: get-sum with a={i}, b=1\n\n"
+        ));
+    }
+    let cs = cases(&doc);
+    assert_eq!(cs.len(), 120);
+    for (i, c) in cs.iter().enumerate() {
+        assert_eq!(
+            c.source.as_ref().unwrap().start_line,
+            5 + 4 * i as i64,
+            "{}",
+            c.title
+        );
+        assert_eq!(
+            of_type(c, "toolCalledWith")[0]["args"]["args"],
+            json!({"a": i, "b": 1})
+        );
+    }
+}

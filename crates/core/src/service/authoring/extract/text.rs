@@ -89,6 +89,42 @@ pub fn item_marker(t: &str) -> Option<usize> {
     None
 }
 
+/// The role of each text, item and bold line's leading label (each line on its own, so a
+/// long document's are read in parallel).
+fn label_lines(lines: &mut [Ln]) {
+    let roles = par_map(lines, 500, |l| {
+        matches!(l.kind, Kind::Text | Kind::Item | Kind::Heading(7))
+            .then(|| leading_role(l.text))
+            .flatten()
+    });
+    for (l, r) in lines.iter_mut().zip(roles) {
+        l.label = r;
+    }
+}
+
+/// `f` of every item, in order, on up to as many threads as there are cores: one thread
+/// per `per_thread` items at least (below that a thread costs more than it saves).
+fn par_map<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len() / per_thread)
+        .max(1);
+    if threads == 1 {
+        return items.iter().map(f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(items.len().div_ceil(threads))
+            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a reader thread panicked"))
+            .collect()
+    })
+}
+
 fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
     let mut out: Vec<Ln> = Vec::with_capacity(ix.len());
     let mut fence = false;
@@ -123,18 +159,15 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         } else {
             Kind::Text
         };
-        let label = match kind {
-            Kind::Text | Kind::Item | Kind::Heading(7) => leading_role(text),
-            _ => None,
-        };
         out.push(Ln {
             n,
             text,
             kind,
             indent,
-            label,
+            label: None,
         });
     }
+    label_lines(&mut out);
     // Setext headings: a text line above `===` or `---` that stands alone (a field line,
     // or the last line of a block, above a `----` separator is not a title).
     for i in 1..out.len() {
@@ -276,30 +309,9 @@ impl Out {
     }
 
     fn finish(mut self, cat: &Catalog) -> Vec<Draft> {
-        let read = |(slot, text, info): &(usize, String, UnitInfo<'static>)| {
+        let results = par_map(&self.sections, 32, |(slot, text, info)| {
             (*slot, read_unit(&segments_of(text), info, cat))
-        };
-        // Below a few dozen sections a thread costs more than it saves.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(self.sections.len() / 32)
-            .max(1);
-        let results: Vec<(usize, Option<Draft>)> = if threads == 1 {
-            self.sections.iter().map(read).collect()
-        } else {
-            let chunk = self.sections.len().div_ceil(threads);
-            std::thread::scope(|s| {
-                let handles: Vec<_> = self
-                    .sections
-                    .chunks(chunk)
-                    .map(|part| s.spawn(move || part.iter().map(read).collect::<Vec<_>>()))
-                    .collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().expect("a section reader panicked"))
-                    .collect()
-            })
-        };
+        });
         for (slot, d) in results {
             self.drafts[slot] = d;
         }

@@ -16,7 +16,9 @@ fn is_array_header(t: &str) -> bool {
 
 /// Whether the document is TOML with arrays of tables.
 pub fn looks_like_toml(t: &str) -> bool {
-    t.lines().any(|l| is_array_header(l.trim())) && ::toml::from_str::<::toml::Table>(t).is_ok()
+    t.contains("[[")
+        && t.lines().any(|l| is_array_header(l.trim()))
+        && ::toml::from_str::<::toml::Table>(t).is_ok()
 }
 
 /// Extracts one case per array-of-tables entry that reads as a case.

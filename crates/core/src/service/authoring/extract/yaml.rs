@@ -60,6 +60,10 @@ impl YNode {
 /// (`tests:`, `cases:`, `scenarios:`…).
 pub fn has_case_list_key(t: &str) -> bool {
     t.lines().any(|l| {
+        // Top-level keys only, and each of these starts with one of four letters.
+        if !l.starts_with(['t', 'c', 's', 'e']) {
+            return false;
+        }
         let k = l.split('#').next().unwrap_or_default().trim_end();
         matches!(
             k,

@@ -163,28 +163,29 @@ impl WordSet {
     }
 }
 
-/// Whether `w` is one of `words` (a constant list, sorted on first use and kept).
+/// Whether `w` is one of `words` (a constant list, sorted on first use and kept; the few
+/// lists asked about are found by address, without hashing).
 pub fn listed(words: &'static [&'static str], w: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, RwLock};
-    type Sorted = HashMap<(usize, usize), &'static [&'static str]>;
-    static SORTED: LazyLock<RwLock<Sorted>> = LazyLock::new(Default::default);
-    let key = (words.as_ptr() as usize, words.len());
+    use std::sync::RwLock;
+    type Sorted = Vec<(usize, &'static [&'static str])>;
+    static SORTED: RwLock<Sorted> = RwLock::new(Vec::new());
+    let key = words.as_ptr() as usize;
     let found = SORTED
         .read()
         .unwrap_or_else(|p| p.into_inner())
-        .get(&key)
-        .copied();
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, s)| *s);
     let sorted = found.unwrap_or_else(|| {
         let mut v = words.to_vec();
         v.sort_unstable();
         v.dedup();
         let v: &'static [&'static str] = Box::leak(v.into_boxed_slice());
-        *SORTED
+        SORTED
             .write()
             .unwrap_or_else(|p| p.into_inner())
-            .entry(key)
-            .or_insert(v)
+            .push((key, v));
+        v
     });
     sorted.binary_search(&w).is_ok()
 }
