@@ -163,11 +163,32 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         },
     };
     drafts.retain(Draft::is_case);
-    for d in &mut drafts {
+    par_each(&mut drafts, 64, |d| {
         ground_names(d, cat);
         d.ensure_title();
-    }
+    });
     drafts
+}
+
+/// `f` on every item, on up to as many threads as there are cores: at least `per_thread`
+/// items each (below that a thread costs more than it saves). Items are independent, so
+/// a long document reads as fast as its share of the cores allows.
+pub(super) fn par_each<T: Send>(items: &mut [T], per_thread: usize, f: impl Fn(&mut T) + Sync) {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len() / per_thread)
+        .max(1);
+    if threads == 1 {
+        items.iter_mut().for_each(f);
+        return;
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|s| {
+        for part in items.chunks_mut(chunk) {
+            s.spawn(move || part.iter_mut().for_each(f));
+        }
+    });
 }
 
 /// Arguments written per tool (`{"create-item": {"name": "x"}}`): this tool's own.

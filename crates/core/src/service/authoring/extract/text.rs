@@ -92,37 +92,11 @@ pub fn item_marker(t: &str) -> Option<usize> {
 /// The role of each text, item and bold line's leading label (each line on its own, so a
 /// long document's are read in parallel).
 fn label_lines(lines: &mut [Ln]) {
-    let roles = par_map(lines, 500, |l| {
-        matches!(l.kind, Kind::Text | Kind::Item | Kind::Heading(7))
-            .then(|| leading_role(l.text))
-            .flatten()
+    super::par_each(lines, 500, |l| {
+        if matches!(l.kind, Kind::Text | Kind::Item | Kind::Heading(7)) {
+            l.label = leading_role(l.text);
+        }
     });
-    for (l, r) in lines.iter_mut().zip(roles) {
-        l.label = r;
-    }
-}
-
-/// `f` of every item, in order, on up to as many threads as there are cores: one thread
-/// per `per_thread` items at least (below that a thread costs more than it saves).
-fn par_map<T: Sync, R: Send>(items: &[T], per_thread: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len() / per_thread)
-        .max(1);
-    if threads == 1 {
-        return items.iter().map(f).collect();
-    }
-    let f = &f;
-    std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(items.len().div_ceil(threads))
-            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("a reader thread panicked"))
-            .collect()
-    })
 }
 
 fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
@@ -294,8 +268,15 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
 #[derive(Default)]
 struct Out {
     drafts: Vec<Option<Draft>>,
-    /// A section's text and where it came from, with its slot in `drafts`.
-    sections: Vec<(usize, String, UnitInfo<'static>)>,
+    sections: Vec<Pending>,
+}
+
+/// A section still to read: its text, where it came from, its slot in `drafts`.
+struct Pending {
+    slot: usize,
+    text: String,
+    info: UnitInfo<'static>,
+    read: Option<Draft>,
 }
 
 impl Out {
@@ -304,16 +285,21 @@ impl Out {
     }
 
     fn defer(&mut self, text: String, info: UnitInfo<'static>) {
-        self.sections.push((self.drafts.len(), text, info));
+        self.sections.push(Pending {
+            slot: self.drafts.len(),
+            text,
+            info,
+            read: None,
+        });
         self.drafts.push(None);
     }
 
     fn finish(mut self, cat: &Catalog) -> Vec<Draft> {
-        let results = par_map(&self.sections, 32, |(slot, text, info)| {
-            (*slot, read_unit(&segments_of(text), info, cat))
+        super::par_each(&mut self.sections, 32, |p| {
+            p.read = read_unit(&segments_of(&p.text), &p.info, cat);
         });
-        for (slot, d) in results {
-            self.drafts[slot] = d;
+        for p in self.sections {
+            self.drafts[p.slot] = p.read;
         }
         self.drafts.into_iter().flatten().collect()
     }
