@@ -163,10 +163,10 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         },
     };
     drafts.retain(Draft::is_case);
-    par_each(&mut drafts, 64, |d| {
+    for d in &mut drafts {
         ground_names(d, cat);
         d.ensure_title();
-    });
+    }
     drafts
 }
 
