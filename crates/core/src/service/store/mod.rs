@@ -274,16 +274,22 @@ impl Store {
 
     /// Runs a read on one of the reader connections (never blocked by the writer in WAL).
     pub fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        // One snapshot for the whole read: a view made of several queries (a schedule and
+        // its firings) never mixes states from before and after a write.
+        let snapshot = |conn: &Connection| -> Result<T> {
+            let tx = conn.unchecked_transaction()?;
+            f(&tx)
+        };
         let start = self.next_reader.fetch_add(1, Ordering::Relaxed);
         for i in 0..self.readers.len() {
             if let Ok(conn) = self.readers[(start + i) % self.readers.len()].try_lock() {
-                return f(&conn);
+                return snapshot(&conn);
             }
         }
         let conn = self.readers[start % self.readers.len()]
             .lock()
             .unwrap_or_else(|p| p.into_inner());
-        f(&conn)
+        snapshot(&conn)
     }
 
     /// Runs `f` in one immediate transaction: committed when it returns `Ok`, rolled back
