@@ -717,7 +717,9 @@ fn signatures(n: &Node, out: &mut Vec<Vec<String>>) {
                 is_ident(p).then(|| p.to_string())
             })
             .collect(),
-        Lit::Seq(items) if items.len() >= 2 => items
+        // A list of names, or a function's parameters (`async (prompt, tool) => …`,
+        // `def test(prompt, tool)`).
+        Lit::Seq(items) | Lit::Call { args: items, .. } if items.len() >= 2 => items
             .iter()
             .map(|i| match &i.lit {
                 Lit::Str(s) | Lit::Name(s) if is_ident(s) => Some(s.clone()),
@@ -791,7 +793,12 @@ fn records(
     let mut taken = Vec::new();
     if let Some(items) = n.lit.positional() {
         for row in items {
-            let Some(fields) = row.lit.positional().filter(|f| f.len() >= 2) else {
+            // A row holds a string (its prompt, a tool); a list of rows does not.
+            let Some(fields) = row
+                .lit
+                .positional()
+                .filter(|f| f.len() >= 2 && f.iter().any(|x| matches!(x.lit, Lit::Str(_))))
+            else {
                 continue;
             };
             let Some(sig) = sigs.iter().find(|s| s.len() == fields.len()) else {

@@ -543,3 +543,13 @@ fn a_long_plan_read_in_parallel_keeps_its_order() {
         );
     }
 }
+
+#[test]
+fn jest_each_rows_take_their_names_from_the_callbacks_parameters() {
+    let doc = "import { test, expect } from \"@jest/globals\";\n\ntest.each([\n  [\"What is 12 plus 30?\", \"get-sum\"],\n  [\"Please echo: hello there\", \"echo\"],\n])(\"routes %s\", async (prompt, tool) => {\n  const calls = await ask(prompt);\n  expect(calls[0].name).toBe(tool);\n});\n";
+    let cs = cases(doc);
+    assert_eq!(cs.len(), 2, "{cs:#?}");
+    assert_eq!(positive_tools(&cs[0]), ["get-sum"]);
+    assert_eq!(positive_tools(&cs[1]), ["echo"]);
+    assert_eq!(cs[1].source.as_ref().unwrap().start_line, 5);
+}
