@@ -207,7 +207,9 @@ fn main() {
     std::process::exit(code);
 }
 
-async fn run(args: Cli, matches: &ArgMatches) -> i32 {
+async fn run(mut args: Cli, matches: &ArgMatches) -> i32 {
+    // The operator's commands reach the store only through this interface.
+    args.target.admin = Some(evaldeck::admin::StoreAdmin::opener);
     let sources = cli::Sources {
         db: source(matches, "db"),
         base_url: source(matches, "base_url"),

@@ -2,4 +2,5 @@
 //! store's traits, MCP, authoring, evals, models and widgets. No HTTP, no terminal.
 
 pub use evaldeck_contract::spec;
+pub mod admin;
 pub mod service;

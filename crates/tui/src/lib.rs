@@ -1,5 +1,5 @@
 //! The ratatui workbench: event loop, state, panes, widgets, theme, keymap. Talks to a
 //! `Backend` only.
 
-pub use evaldeck_client::{client, service, spec};
+pub use evaldeck_client::{client, local, spec};
 pub mod tui;

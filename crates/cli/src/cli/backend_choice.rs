@@ -86,6 +86,7 @@ mod tests {
             json: false,
             verbose: false,
             api_key_env: None,
+            admin: None,
         }
     }
 

@@ -18,7 +18,7 @@ use super::sarif;
 use super::target_server::{self, AdHoc};
 use super::{Failure, Outcome, Target, project_id};
 use crate::client::Backend;
-use crate::service::checks::catalog;
+use crate::local::checks::catalog;
 use crate::spec::conformance::{Baseline, CheckReport, CheckRequest, REPORT_KIND};
 use crate::spec::drift::{DRIFT_KIND, DriftReport, PinFile};
 use crate::spec::primitives::ExportSnapshot;
@@ -555,7 +555,7 @@ pub(super) async fn diff(target: &Target, b: &dyn Backend, a: DiffArgs, out: &Ou
             .into());
         }
     };
-    let report = crate::service::drift::diff(&old, &new, &old_label, &new_label);
+    let report = crate::local::checks::drift(&old, &new, &old_label, &new_label);
     let format = if out.json {
         Format::Json
     } else {
@@ -595,7 +595,7 @@ pub(super) async fn pin(target: &Target, b: &dyn Backend, a: PinArgs, out: &Out)
         (None, Err(_)) => r.server.clone(),
     };
     r.finish(b, &p).await;
-    let pins = crate::service::pins::pin_file(&name, &snapshot?);
+    let pins = crate::local::checks::pin_file(&name, &snapshot?);
     write_file(&a.output, &pretty(&pins))?;
     if out.json {
         out.value(&pins)?;
@@ -635,7 +635,7 @@ pub(super) async fn scan(target: &Target, b: &dyn Backend, a: ScanArgs, out: &Ou
             .map(|(_, o)| o.clone())
             .collect();
         located.extend(
-            crate::service::scan::scan(s, calls, &others)
+            crate::local::checks::scan(s, calls, &others)
                 .into_iter()
                 .map(|f| (i, f)),
         );

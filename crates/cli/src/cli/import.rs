@@ -3,7 +3,6 @@
 //!
 //! Exit codes beyond the shared ones: 3 when the authoring job failed or was cancelled.
 
-use crate::service::store::prelude::*;
 use clap::{Args, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -361,23 +360,9 @@ pub async fn credits(
                     "credits are granted only on the service's machine: run `evaldeck credits grant` there, without --base-url",
                 ));
             }
-            if amount <= 0 {
-                return Err(Error::invalid(
-                    "/amount",
-                    "minimum",
-                    "grant a positive number of credits",
-                ));
-            }
-            let store = crate::service::store::Store::open(&target.db_path())?;
-            let org = match org {
-                Some(o) => store.find_org(&o)?,
-                None => {
-                    let local =
-                        store.ensure_seeded(&crate::service::Config::default().demo_command)?;
-                    store.org(&local.org_id)?
-                }
-            };
-            let balance = store.grant_credits(&org.id, amount, note.as_deref())?;
+            let (org, balance) = target
+                .admin("credits")?
+                .grant_credits(org.as_deref(), amount, note.as_deref())?;
             if out.json {
                 return out.value(&serde_json::json!({"organizationId": org.id, "granted": amount, "balance": balance}));
             }

@@ -27,7 +27,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::client::{Backend, Embedded, Remote, collect_all};
-use crate::service::{Config, Service, default_db_path};
+use crate::local::admin::{Admin, Opener};
+use crate::local::default_db_path;
 use crate::spec::catalog::ProjectQuery;
 use crate::spec::client_features::Root;
 use crate::spec::environment::{Environment, EnvironmentPatch, EnvironmentQuery, Patch};
@@ -62,11 +63,29 @@ pub struct Target {
     /// Set when the settings file chose the remote: the variable its key is read from.
     #[arg(skip)]
     pub api_key_env: Option<String>,
+    /// Opens the operator's interface on the store; the binary sets it (the CLI cannot
+    /// reach the store by itself).
+    #[arg(skip)]
+    pub admin: Option<Opener>,
 }
 
 impl Target {
     pub fn db_path(&self) -> PathBuf {
         self.db.clone().unwrap_or_else(default_db_path)
+    }
+
+    /// The operator's interface on the local store; `what` names the refused commands
+    /// when the target is a remote.
+    pub fn admin(&self, what: &str) -> Result<Box<dyn Admin>> {
+        if self.base_url.is_some() {
+            return Err(Error::forbidden(format!(
+                "{what} are managed only on the machine that holds the store: run this there, without --base-url"
+            )));
+        }
+        let open = self
+            .admin
+            .ok_or_else(|| Error::internal("this build has no operator interface"))?;
+        open(&self.db_path())
     }
 
     /// Opens the backend this target names.
@@ -84,12 +103,7 @@ impl Target {
                 Ok(Arc::new(Remote::new(url, &key)?))
             }
             None => {
-                let mut config = Config::default();
-                config.pool.echo_traffic = self.verbose;
-                Ok(Arc::new(Embedded::new(Service::open(
-                    &self.db_path(),
-                    config,
-                )?)?))
+                Ok(Arc::new(Embedded::open(&self.db_path(), self.verbose)?))
             }
         }
     }

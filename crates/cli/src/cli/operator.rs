@@ -5,11 +5,8 @@ use clap::Subcommand;
 
 use super::output::{Out, table};
 use super::{Target, exit_code};
-use crate::service::store::Storage;
-use crate::service::store::projects::ProjectRole;
-use crate::service::store::seed::STARTING_CREDITS;
-use crate::service::{Config, Service};
-use crate::spec::{Error, Result};
+use crate::local::admin::STARTING_CREDITS;
+use crate::spec::Result;
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCmd {
@@ -98,47 +95,6 @@ pub enum ProjectsAdmin {
     },
 }
 
-/// What the operator's commands work on: the local store and its organization.
-struct Local {
-    service: Service,
-    org_id: String,
-    user_id: String,
-}
-
-impl Local {
-    fn open(target: &Target, what: &str) -> Result<Local> {
-        if target.base_url.is_some() {
-            return Err(Error::forbidden(format!(
-                "{what} are managed only on the machine that holds the store: run this there, without --base-url"
-            )));
-        }
-        let service = Service::open(&target.db_path(), Config::default())?;
-        let local = service.local_principal()?;
-        Ok(Local {
-            service,
-            org_id: local.org_id,
-            user_id: local.user_id,
-        })
-    }
-
-    fn store(&self) -> &dyn Storage {
-        self.service.store()
-    }
-
-    fn org(&self, org: Option<&str>) -> Result<String> {
-        match org {
-            Some(o) => Ok(self.store().find_org(o)?.id),
-            None => Ok(self.org_id.clone()),
-        }
-    }
-
-    fn user(&self, email: &str) -> Result<String> {
-        self.store()
-            .find_user_by_email(email)?
-            .ok_or_else(|| Error::not_found("user", email))
-    }
-}
-
 /// Runs an operator command and returns the exit code.
 pub fn run(target: &Target, f: impl FnOnce(&Out) -> Result<()>) -> i32 {
     let out = Out { json: target.json };
@@ -151,43 +107,11 @@ pub fn run(target: &Target, f: impl FnOnce(&Out) -> Result<()>) -> i32 {
     }
 }
 
-fn name(field: &str, value: &str) -> Result<String> {
-    let v = value.trim();
-    if v.is_empty() || v.chars().count() > 100 {
-        return Err(Error::invalid(
-            field,
-            "length",
-            "give a name of 1 to 100 characters",
-        ));
-    }
-    Ok(v.to_string())
-}
-
-fn email(value: &str) -> Result<String> {
-    let v = value.trim();
-    match v.split_once('@') {
-        Some((user, host)) if !user.is_empty() && !host.is_empty() && v.len() <= 254 => {
-            Ok(v.to_string())
-        }
-        _ => Err(Error::invalid(
-            "/email",
-            "format",
-            format!("`{value}` is not an email address"),
-        )),
-    }
-}
-
 pub fn keys(target: &Target, cmd: KeysCmd, out: &Out) -> Result<()> {
-    let local = Local::open(target, "API keys")?;
-    let store = local.store();
+    let admin = target.admin("API keys")?;
     match cmd {
         KeysCmd::Create { org, name, user } => {
-            let org = store.org(&local.org(org.as_deref())?)?;
-            let user_id = match user {
-                Some(email) => local.user(&email)?,
-                None => local.user_id.clone(),
-            };
-            let created = store.create_key(&org.id, &user_id, &name)?;
+            let (created, org) = admin.create_key(org.as_deref(), &name, user.as_deref())?;
             if out.json {
                 return out.value(&created);
             }
@@ -199,7 +123,7 @@ pub fn keys(target: &Target, cmd: KeysCmd, out: &Out) -> Result<()> {
             Ok(())
         }
         KeysCmd::List => {
-            let keys = store.keys()?;
+            let keys = admin.keys()?;
             if out.json {
                 return out.value(&keys);
             }
@@ -225,7 +149,7 @@ pub fn keys(target: &Target, cmd: KeysCmd, out: &Out) -> Result<()> {
             Ok(())
         }
         KeysCmd::Revoke { key } => {
-            let k = store.revoke_key(&key)?;
+            let k = admin.revoke_key(&key)?;
             if out.json {
                 return out.value(&k);
             }
@@ -236,11 +160,10 @@ pub fn keys(target: &Target, cmd: KeysCmd, out: &Out) -> Result<()> {
 }
 
 pub fn orgs(target: &Target, cmd: OrgsCmd, out: &Out) -> Result<()> {
-    let local = Local::open(target, "organizations")?;
-    let store = local.store();
+    let admin = target.admin("organizations")?;
     match cmd {
         OrgsCmd::List => {
-            let orgs = store.orgs()?;
+            let orgs = admin.orgs()?;
             if out.json {
                 return out.value(&orgs);
             }
@@ -257,24 +180,7 @@ pub fn orgs(target: &Target, cmd: OrgsCmd, out: &Out) -> Result<()> {
             owner,
             credits,
         } => {
-            let org_name = name("/name", &org_name)?;
-            if credits < 0 {
-                return Err(Error::invalid(
-                    "/credits",
-                    "minimum",
-                    "credits cannot be negative",
-                ));
-            }
-            let owner = match owner {
-                Some(e) => store.ensure_user(&email(&e)?, None)?,
-                None => local.user_id.clone(),
-            };
-            if store.find_org(&org_name).is_ok() {
-                return Err(Error::conflict(format!(
-                    "an organization named `{org_name}` exists"
-                )));
-            }
-            let org = store.create_org(&org_name, &owner, credits)?;
+            let org = admin.create_org(&org_name, owner.as_deref(), credits)?;
             if out.json {
                 return out.value(&org);
             }
@@ -285,11 +191,10 @@ pub fn orgs(target: &Target, cmd: OrgsCmd, out: &Out) -> Result<()> {
 }
 
 pub fn members(target: &Target, cmd: MembersCmd, out: &Out) -> Result<()> {
-    let local = Local::open(target, "members")?;
-    let store = local.store();
+    let admin = target.admin("members")?;
     match cmd {
         MembersCmd::List { org } => {
-            let members = store.members(&local.org(org.as_deref())?)?;
+            let members = admin.members(org.as_deref())?;
             if out.json {
                 return out.value(&members);
             }
@@ -308,30 +213,12 @@ pub fn members(target: &Target, cmd: MembersCmd, out: &Out) -> Result<()> {
             name: display,
             org,
         } => {
-            let org_id = local.org(org.as_deref())?;
-            let address = email(&address)?;
-            let display = display.map(|n| name("/name", &n)).transpose()?;
-            let user_id = store.ensure_user(&address, display.as_deref())?;
-            let was = store.org_role(&org_id, &user_id)?;
-            if was.as_deref() == Some("owner") && role != "owner" {
-                let owners = store
-                    .members(&org_id)?
-                    .iter()
-                    .filter(|m| m.role == "owner")
-                    .count();
-                if owners == 1 {
-                    return Err(Error::conflict(
-                        "an organization keeps at least one owner: make another member owner first",
-                    ));
-                }
-            }
-            store.set_member(&org_id, &user_id, &role)?;
+            let changed = admin.set_member(org.as_deref(), &address, &role, display.as_deref())?;
             if out.json {
-                return out.value(&serde_json::json!({
-                    "organizationId": org_id, "userId": user_id, "email": address, "role": role,
-                }));
+                return out.value(&changed);
             }
-            match was {
+            let address = changed.email;
+            match changed.previous {
                 Some(old) if old != role => println!("{address}: {old} → {role}"),
                 Some(_) => println!("{address} is already {role}"),
                 None => println!("{address} added as {role}"),
@@ -342,9 +229,7 @@ pub fn members(target: &Target, cmd: MembersCmd, out: &Out) -> Result<()> {
             email: address,
             org,
         } => {
-            let org_id = local.org(org.as_deref())?;
-            let user_id = local.user(&address)?;
-            store.remove_member(&org_id, &user_id)?;
+            let (org_id, user_id) = admin.remove_member(org.as_deref(), &address)?;
             if out.json {
                 return out.value(&serde_json::json!({"organizationId": org_id, "userId": user_id, "removed": true}));
             }
@@ -355,17 +240,14 @@ pub fn members(target: &Target, cmd: MembersCmd, out: &Out) -> Result<()> {
 }
 
 pub fn projects(target: &Target, cmd: ProjectsAdmin, out: &Out) -> Result<()> {
-    let local = Local::open(target, "projects")?;
-    let store = local.store();
+    let admin = target.admin("projects")?;
     match cmd {
         ProjectsAdmin::Create {
             name: project,
             description,
             org,
         } => {
-            let org_id = local.org(org.as_deref())?;
-            let project = name("/name", &project)?;
-            let created = store.create_project(&org_id, &project, description.as_deref())?;
+            let created = admin.create_project(org.as_deref(), &project, description.as_deref())?;
             if out.json {
                 return out.value(&created);
             }
@@ -378,19 +260,7 @@ pub fn projects(target: &Target, cmd: ProjectsAdmin, out: &Out) -> Result<()> {
             role,
             org,
         } => {
-            let org_id = local.org(org.as_deref())?;
-            let project_id = store.find_project(&org_id, &project)?;
-            let user_id = local.user(&address)?;
-            if store.org_role(&org_id, &user_id)?.is_none() {
-                return Err(Error::conflict(format!(
-                    "{address} is not a member of the organization: `evaldeck members add {address} --role member` first"
-                )));
-            }
-            match role.as_str() {
-                "none" => store.remove_project_member(&project_id, &user_id)?,
-                "admin" => store.set_project_member(&project_id, &user_id, ProjectRole::Admin)?,
-                _ => store.set_project_member(&project_id, &user_id, ProjectRole::Member)?,
-            }
+            let (project_id, user_id) = admin.grant_project(org.as_deref(), &project, &address, &role)?;
             if out.json {
                 return out.value(&serde_json::json!({
                     "projectId": project_id, "userId": user_id, "role": role,

@@ -52,7 +52,7 @@ pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: Command, out: &Ou
         for e in &t.items {
             eprintln!(
                 "{}",
-                crate::service::mcp::traffic::line(&resolved.server, e)
+                crate::local::mcp::traffic_line(&resolved.server, e)
             );
         }
     }

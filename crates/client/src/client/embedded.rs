@@ -1,10 +1,12 @@
 //! The core in-process, acting as the local owner of the first-run organization.
 
+use std::path::Path;
+
 use async_trait::async_trait;
 
 use super::{Backend, Target};
 use crate::operations::{Ctx, Operation};
-use crate::service::{Principal, Service};
+use crate::service::{Config, Principal, Service};
 use crate::spec::Result;
 use crate::spec::primitives::{ExportSnapshot, ToolCallRequest};
 use crate::spec::run::RunSource;
@@ -16,6 +18,14 @@ pub struct Embedded {
 }
 
 impl Embedded {
+    /// Opens the store file with the default configuration and acts as its local owner;
+    /// `echo_traffic` prints every MCP message to stderr (the CLI's `--verbose`).
+    pub fn open(db: &Path, echo_traffic: bool) -> Result<Embedded> {
+        let mut config = Config::default();
+        config.pool.echo_traffic = echo_traffic;
+        Embedded::new(Service::open(db, config)?)
+    }
+
     /// Acts as the local owner.
     pub fn new(service: Service) -> Result<Embedded> {
         let who = service.local_principal()?;

@@ -102,7 +102,7 @@ impl Root {
     }
 
     pub fn validate(&self, path: &str, c: &mut Checker) {
-        if !self.uri.starts_with("file://") || reqwest::Url::parse(&self.uri).is_err() {
+        if !self.uri.starts_with("file://") || url::Url::parse(&self.uri).is_err() {
             c.fail(
                 join(path, "uri"),
                 "uri",

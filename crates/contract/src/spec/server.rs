@@ -379,7 +379,7 @@ impl Transport {
                 }
             }
             Transport::Http { url, headers } | Transport::Sse { url, headers } => {
-                match reqwest::Url::parse(url) {
+                match url::Url::parse(url) {
                     Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {}
                     _ => c.fail(
                         join(path, "url"),
@@ -388,7 +388,7 @@ impl Transport {
                     ),
                 }
                 for k in headers.keys() {
-                    if reqwest::header::HeaderName::from_bytes(k.as_bytes()).is_err() {
+                    if http::HeaderName::from_bytes(k.as_bytes()).is_err() {
                         c.fail(
                             join(&join(path, "headers"), k),
                             "headerName",

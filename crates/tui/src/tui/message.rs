@@ -634,7 +634,7 @@ pub struct WorkbenchAsker {
     pub tx: tokio::sync::mpsc::UnboundedSender<Live>,
 }
 
-impl crate::service::mcp::Asker for WorkbenchAsker {
+impl crate::local::mcp::Asker for WorkbenchAsker {
     fn elicit(
         &self,
         server: &str,

@@ -373,7 +373,7 @@ impl App {
             return crate::client::CallWatch::default();
         };
         let (progress, mut reports) =
-            mpsc::unbounded_channel::<crate::service::mcp::client::Progress>();
+            mpsc::unbounded_channel::<crate::local::mcp::Progress>();
         let live = self.live_tx.clone();
         let server = server.clone();
         tokio::spawn(async move {
@@ -446,7 +446,7 @@ impl App {
     }
 
     /// The asker tool calls use (tests put questions to the person through it).
-    pub fn asker(&self) -> Arc<dyn crate::service::mcp::Asker> {
+    pub fn asker(&self) -> Arc<dyn crate::local::mcp::Asker> {
         Arc::new(crate::tui::message::WorkbenchAsker {
             tx: self.live_tx.clone(),
         })

@@ -127,7 +127,7 @@ impl Mcp {
                     .map(|c| c.generated_at.clone())
                     .unwrap_or_default()
             );
-            self.drift = Some(crate::service::drift::diff(old, new, &label, "now"));
+            self.drift = Some(crate::local::checks::drift(old, new, &label, "now"));
         }
         self.checks = Some(report);
     }
