@@ -6,7 +6,7 @@ use evaldeck::spec::run::{RunCreate, RunSource};
 use reqwest::Method;
 use serde_json::json;
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 #[tokio::test]
 async fn another_organizations_project_is_403_whatever_the_body() {

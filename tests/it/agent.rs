@@ -15,8 +15,8 @@ use evaldeck::spec::agent::{AgentLimits, AgentMessage, AgentTurnRequest, StopRea
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, Resp, demo_config};
 use crate::scripted_model::{Script, model_server, script};
+use evaldeck_testkit::served::{Harness, Resp, demo_config};
 
 /// A service whose agent is pinned to `scripted/agent-1` served at `base`.
 fn config(base: &str) -> Config {

@@ -7,7 +7,7 @@ use reqwest::Method;
 use serde_json::{Value, json};
 use std::time::Duration;
 
-use crate::common::{Harness, Resp};
+use evaldeck_testkit::served::{Harness, Resp};
 
 /// `(method, older path under the server or project, current path, body)`.
 fn pairs() -> Vec<(Method, &'static str, &'static str, Option<Value>)> {

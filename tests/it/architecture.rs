@@ -52,8 +52,9 @@ fn rusqlite_stays_inside_the_store() {
     );
 }
 
-/// The direct dependencies of each workspace crate, from `cargo metadata`.
-fn workspace_deps() -> std::collections::BTreeMap<String, Vec<String>> {
+/// The direct dependencies of each workspace crate, from `cargo metadata`: the normal and
+/// build ones, or with `dev` the dev-dependencies alone.
+fn workspace_deps_of_kind(dev: bool) -> std::collections::BTreeMap<String, Vec<String>> {
     let out = std::process::Command::new(env!("CARGO"))
         .args([
             "metadata",
@@ -80,11 +81,28 @@ fn workspace_deps() -> std::collections::BTreeMap<String, Vec<String>> {
                 .as_array()
                 .unwrap()
                 .iter()
+                .filter(|d| (d["kind"].as_str() == Some("dev")) == dev)
                 .map(|d| d["name"].as_str().unwrap().to_string())
                 .collect();
             (p["name"].as_str().unwrap().to_string(), deps)
         })
         .collect()
+}
+
+fn workspace_deps() -> std::collections::BTreeMap<String, Vec<String>> {
+    workspace_deps_of_kind(false)
+}
+
+/// The shared test helpers are a dev-dependency only: nothing that ships links them.
+#[test]
+fn test_helpers_never_ship() {
+    for (krate, deps) in workspace_deps() {
+        assert!(
+            !deps.iter().any(|d| d == "evaldeck-testkit"),
+            "{krate} depends on the test helpers outside its dev-dependencies"
+        );
+    }
+    assert!(workspace_deps_of_kind(true)["evaldeck"].contains(&"evaldeck-testkit".to_string()));
 }
 
 /// The workbench and the CLI hold a `Backend`: they depend on the client crate, never on

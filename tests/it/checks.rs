@@ -1418,7 +1418,8 @@ fn two_kept_checks_of_a_saved_server_are_diffed() {
 /// the `Backend` and from the CLI.
 #[tokio::test(flavor = "multi_thread")]
 async fn kept_checks_over_the_embedded_and_the_remote_backend() {
-    let h = crate::common::Harness::with_config(crate::common::demo_config()).await;
+    let h = evaldeck_testkit::served::Harness::with_config(evaldeck_testkit::served::demo_config())
+        .await;
     let db = h.db_path();
     // Eleven checks: the last ten are kept.
     for _ in 0..11 {

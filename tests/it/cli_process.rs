@@ -99,7 +99,7 @@ fn json(out: &std::process::Output) -> serde_json::Value {
 /// holds the store; `serve` on that store honours each step at once.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_operator_grants_access_that_serve_honours() {
-    let h = crate::common::Harness::start().await;
+    let h = evaldeck_testkit::served::Harness::start().await;
     let db = h.db_path();
     let op = |args: &[&str]| {
         let mut all = vec!["--json"];

@@ -16,7 +16,7 @@ use evaldeck::spec::server::{ServerConfig, Transport};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, demo_config};
+use evaldeck_testkit::served::{Harness, demo_config};
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 const ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];

@@ -21,7 +21,7 @@ use reqwest::Method;
 use reqwest::header::RETRY_AFTER;
 use serde_json::{Value, json};
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 // ---------------------------------------------------------------------------------------
 // 401
@@ -47,7 +47,7 @@ async fn unauthorized_without_a_usable_key() {
             .send()
             .await
             .unwrap();
-        crate::common::Resp::from(res)
+        evaldeck_testkit::served::Resp::from(res)
             .await
             .err(401, "UNAUTHORIZED");
     }
@@ -353,7 +353,9 @@ async fn not_found_answers_with_the_error_body() {
         .send()
         .await
         .unwrap();
-    crate::common::Resp::from(r).await.err(404, "NOT_FOUND");
+    evaldeck_testkit::served::Resp::from(r)
+        .await
+        .err(404, "NOT_FOUND");
     // A known path with a method it does not answer.
     h.call(Method::DELETE, "/me", Some(k), None)
         .await

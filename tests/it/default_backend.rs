@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Output;
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 

@@ -17,7 +17,7 @@ use reqwest::Method;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Map, Value, json};
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 fn golden_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use evaldeck::service::store::projects::ProjectRole;
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 async fn create_host(h: &Harness, key: &str, name: &str, header: &str) -> (u16, Value, bool) {
     let res = h
@@ -197,7 +197,7 @@ async fn an_import_key_in_the_body_is_scoped_to_the_member() {
     let b = h
         .call(Method::POST, &path, Some(&member), Some(body.clone()))
         .await;
-    let job = |r: &crate::common::Resp| {
+    let job = |r: &evaldeck_testkit::served::Resp| {
         let v = r.ok(200);
         v["jobId"]
             .as_str()

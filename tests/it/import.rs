@@ -15,8 +15,8 @@ use evaldeck::spec::case::sha256_hex;
 use evaldeck::spec::import::{EvalCaseImportRequest, ImportResponse, JobStatus};
 use serde_json::{Value, json};
 
-use crate::common::{Harness, Resp};
 use crate::scripted_model::{model_server, script};
+use evaldeck_testkit::served::{Harness, Resp};
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 
@@ -2001,7 +2001,7 @@ async fn cli_import_polls_a_slow_model_and_exits_3_on_a_failed_job() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cli_credits_show_the_ledger_and_grant_only_locally() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::common::cli_db(dir.path(), &[]);
+    let db = evaldeck_testkit::served::cli_db(dir.path(), &[]);
     let db = db.to_str().unwrap().to_string();
     let shown = evaldeck(dir.path(), &["--db", &db, "--json", "credits"], None).await;
     let before = shown.ok().json()["balance"].as_i64().unwrap();

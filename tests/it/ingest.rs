@@ -13,7 +13,7 @@ use reqwest::Method;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, Resp, demo_config};
+use evaldeck_testkit::served::{Harness, Resp, demo_config};
 
 const PYTEST: &str = include_str!("../../assets/artifacts/pytest-junit.xml");
 const JEST: &str = include_str!("../../assets/artifacts/jest-results.json");

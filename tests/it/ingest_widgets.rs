@@ -11,7 +11,7 @@ use reqwest::Method;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, Resp};
+use evaldeck_testkit::served::{Harness, Resp};
 
 const PYTEST: &str = include_str!("../../assets/artifacts/pytest-junit.xml");
 

@@ -7,7 +7,6 @@ mod authoring_corpus;
 mod checks;
 mod cli_process;
 mod client_features;
-mod common;
 mod contract;
 mod crash_loop;
 mod default_backend;

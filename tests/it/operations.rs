@@ -11,7 +11,7 @@ use evaldeck::client::Backend;
 use evaldeck::operations::{self, Operation, PathParams, Visit};
 use evaldeck::spec::{Code, Error};
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 type Outcome = Result<Value, Error>;
 

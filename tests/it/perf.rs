@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use evaldeck::service::store::projects::ProjectRole;
 use evaldeck::spec::page::PageRequest;
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 const CONNECTIONS: usize = 64;
 const WARM_UP: Duration = Duration::from_secs(1);
@@ -265,7 +265,7 @@ fn eval_run_50_cases_by_10_iterations() {
     for concurrency in [1, 4] {
         rt.block_on(async {
         use serde_json::json;
-        let mut config = crate::common::demo_config();
+        let mut config = evaldeck_testkit::served::demo_config();
         config.runs.iteration_concurrency = concurrency;
         let h = Harness::with_config(config).await;
         let tests: Vec<serde_json::Value> = (0..50)
@@ -400,7 +400,7 @@ fn import_through_the_api_against_the_warm_demo_server() {
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut config = crate::common::demo_config();
+        let mut config = evaldeck_testkit::served::demo_config();
         config.authoring.author = evaldeck::service::authoring::AuthorConfig::Builtin;
         let h = Harness::with_config(config).await;
         let plan = std::fs::read_to_string(format!("{}/assets/plans/qa-plan.md", env!("CARGO_MANIFEST_DIR"))).unwrap();

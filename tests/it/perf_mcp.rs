@@ -47,7 +47,7 @@ async fn warm_tool_call_through_the_service() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("db.sqlite3"), config).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     let req = ToolCallRequest::new(
         "echo",
         serde_json::json!({"message": "hello"}).as_object().cloned(),

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use evaldeck::client::{Backend, Embedded};
 use evaldeck::service::{Config, Service};
 use evaldeck::spec::run::{EvalIteration, EvalRun, RunSummary};
-use evaldeck::tui::testing::Harness;
+use evaldeck_testkit::workbench::Harness;
 use serde_json::json;
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");

@@ -6,8 +6,8 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Harness, demo_config};
 use crate::runs::{check, create_suite, iterations, start, tool_call, wait};
+use evaldeck_testkit::served::{Harness, demo_config};
 
 fn p(sorted: &[f64], q: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * q).round() as usize]

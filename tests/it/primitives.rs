@@ -8,11 +8,11 @@ use std::process::Stdio;
 use std::time::Duration;
 use tokio::io::AsyncBufReadExt;
 
-use crate::common::Harness;
 use evaldeck::service::{Config, Service};
 use evaldeck::spec::Code;
 use evaldeck::spec::allow::AllowList;
 use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
+use evaldeck_testkit::served::Harness;
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 
@@ -20,7 +20,7 @@ fn server_path(h: &Harness, server: &str, op: &str) -> String {
     format!("/projects/{}/servers/{server}/{op}", h.project)
 }
 
-async fn post(h: &Harness, server: &str, op: &str, body: Value) -> crate::common::Resp {
+async fn post(h: &Harness, server: &str, op: &str, body: Value) -> evaldeck_testkit::served::Resp {
     h.call(
         Method::POST,
         &server_path(h, server, op),
@@ -426,7 +426,7 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("a.sqlite3"), no_stdio).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     let stdio = |cmd: &str| {
         ServerCreate::new(
             "x",
@@ -454,7 +454,7 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("b.sqlite3"), listed).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     // A bare name admits the bare command only: a path to a file of that name is refused,
     // and so is a server that brings its own PATH to look the name up on.
     let mut own_path = stdio("mcp-server-time");
@@ -485,7 +485,7 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("c.sqlite3"), by_path).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     for cmd in [
         "mcp-server-time",
         "/usr/local/bin/mcp-server-time",
@@ -507,7 +507,7 @@ async fn serve_mode_can_refuse_or_restrict_stdio_servers() {
         ..Config::default()
     };
     let service = Service::open(&dir.path().join("d.sqlite3"), relative).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     let mut own_cwd = stdio("./srv.sh");
     if let Transport::Stdio { cwd, .. } = &mut own_cwd.transport {
         *cwd = Some("/tmp".into());
@@ -550,8 +550,8 @@ async fn allow_list_admits_only_listed_environment_variables() {
     let db = dir.path().join("env.sqlite3");
 
     // Saved while no allow-list was active.
-    let open = Service::open(&db, crate::common::demo_config()).unwrap();
-    let (who, project) = crate::common::local_project(&open);
+    let open = Service::open(&db, evaldeck_testkit::served::demo_config()).unwrap();
+    let (who, project) = evaldeck_testkit::served::local_project(&open);
     open.create_server(&who, &project, &server("pre", &[("BASH_ENV", &bash_env)]))
         .unwrap();
     open.shutdown().await;
@@ -561,10 +561,10 @@ async fn allow_list_admits_only_listed_environment_variables() {
         allowed_commands: Some(
             AllowList::parse(&[script.as_str()], &["API_KEY", "bash_env"]).unwrap(),
         ),
-        ..crate::common::demo_config()
+        ..evaldeck_testkit::served::demo_config()
     };
     let service = Service::open(&db, listed).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     for name in [
         "BASH_ENV",
         "ENV",
@@ -637,14 +637,14 @@ async fn serve_mode_policy_is_checked_at_connect_time() {
         (
             Config {
                 allow_stdio: false,
-                ..crate::common::demo_config()
+                ..evaldeck_testkit::served::demo_config()
             },
             "STDIO_DISABLED",
         ),
         (
             Config {
                 allowed_commands: Some(AllowList::parse(&["mcp-server-time"], &[]).unwrap()),
-                ..crate::common::demo_config()
+                ..evaldeck_testkit::served::demo_config()
             },
             "COMMAND_NOT_ALLOWED",
         ),
@@ -870,7 +870,9 @@ async fn gone_soon(pid: u64) -> bool {
 #[tokio::test]
 async fn editing_or_deleting_a_server_reaps_its_process() {
     let h = Harness::start().await;
-    let pid = |r: &crate::common::Resp| r.ok(200)["structuredContent"]["pid"].as_u64().unwrap();
+    let pid = |r: &evaldeck_testkit::served::Resp| {
+        r.ok(200)["structuredContent"]["pid"].as_u64().unwrap()
+    };
     let info = json!({"toolName": "server-info"});
     let first = pid(&post(&h, "demo", "tools/call", info.clone()).await);
     assert!(alive(first));

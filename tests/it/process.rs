@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::Value;
 
-use crate::common::Resp;
+use evaldeck_testkit::served::Resp;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
 

@@ -12,7 +12,7 @@ use evaldeck::service::{Config, Service};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, Resp, demo_config};
+use evaldeck_testkit::served::{Harness, Resp, demo_config};
 
 pub(crate) fn prompt(id: &str, text: &str) -> Value {
     json!({"id": id, "kind": "prompt", "prompt": text})
@@ -713,7 +713,7 @@ async fn the_model_loop_against_a_scripted_openai_compatible_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_runs_a_demo_suite_and_writes_junit() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::common::cli_db(
+    let db = evaldeck_testkit::served::cli_db(
         dir.path(),
         &[
             json!({"name": "CLI demo", "serverIds": ["demo"], "model": "builtin/baseline", "tests": demo_tests()}),

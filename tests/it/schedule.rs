@@ -14,7 +14,7 @@ use evaldeck::spec::schedule::{FiringOutcome, SchedulePatch, SuiteSchedule};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, Resp, demo_config};
+use evaldeck_testkit::served::{Harness, Resp, demo_config};
 
 /// An arbitrary fixed start: 2025-01-01T00:00:00Z.
 const T0: i64 = 1_735_689_600_000;
@@ -636,7 +636,7 @@ async fn a_firing_at_the_concurrency_cap_is_skipped_and_the_schedule_moves_on() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_cli_shows_sets_and_disables_a_schedule() {
     let dir = tempfile::tempdir().unwrap();
-    let db = crate::common::cli_db(
+    let db = evaldeck_testkit::served::cli_db(
         dir.path(),
         &[json!({
             "name": "Cron", "serverIds": ["demo"], "model": "builtin/baseline", "tests": [
@@ -691,7 +691,7 @@ async fn the_cli_shows_sets_and_disables_a_schedule() {
 
     // Stored: off, with the interval kept and nothing fired (CLI commands never fire).
     let service = Service::open(&db, demo_config()).unwrap();
-    let (who, project) = crate::common::local_project(&service);
+    let (who, project) = evaldeck_testkit::served::local_project(&service);
     let suite = service.suite(&who, &project, "Cron").unwrap();
     let s = suite.schedule.unwrap();
     assert!(!s.enabled);

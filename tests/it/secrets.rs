@@ -5,8 +5,8 @@ use evaldeck::service::store::prelude::*;
 use reqwest::Method;
 use serde_json::json;
 
-use crate::common::Harness;
 use evaldeck::service::store::Store;
+use evaldeck_testkit::served::Harness;
 
 const SECRETS: [&str; 5] = [
     "HEADER-SECRET-1",

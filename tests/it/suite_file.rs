@@ -11,7 +11,7 @@ use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
 use evaldeck::spec::suite::{PassCriteria, SuiteCreate, SuitePatch, SuiteTest};
 use serde_json::{Value, json};
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 /// What a CLI run left behind.
 struct Ran {

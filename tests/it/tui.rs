@@ -9,7 +9,7 @@ use evaldeck::client::{Backend, Embedded};
 use evaldeck::service::{Config, Service};
 use evaldeck::spec::environment::EnvironmentPatch;
 use evaldeck::spec::server::{ServerConfig, ServerCreate, Transport};
-use evaldeck::tui::testing::Harness;
+use evaldeck_testkit::workbench::Harness;
 use tempfile::TempDir;
 
 const BIN: &str = env!("CARGO_BIN_EXE_evaldeck");
@@ -402,7 +402,8 @@ async fn fits_in_80_by_24() {
 /// refresh exceeds, so the 429 shows with its countdown.
 #[tokio::test]
 async fn remote_backend_shows_the_same_screens_and_rate_limits() {
-    let server = crate::common::Harness::with_rate_limit(Some(RateLimit::per_minute(1, 8))).await;
+    let server =
+        evaldeck_testkit::served::Harness::with_rate_limit(Some(RateLimit::per_minute(1, 8))).await;
     let remote = Arc::new(server.remote(&server.owner_key));
     let mut h = Harness::new(remote, 120, 30).await;
     let lines = h.lines();
@@ -878,7 +879,7 @@ async fn start_a_run_watch_it_and_browse_a_trace() {
 
 #[tokio::test]
 async fn remote_backend_import_review_and_trace_flows() {
-    let server = crate::common::Harness::with_config(authoring_config()).await;
+    let server = evaldeck_testkit::served::Harness::with_config(authoring_config()).await;
     let remote: Arc<dyn Backend> = Arc::new(server.remote(&server.owner_key));
     let shots = import_review_flow(remote.clone(), &server.project).await;
     assert_eq!(shots.len(), 3);

@@ -7,7 +7,7 @@ use evaldeck::api::RateLimit;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::common::Harness;
+use evaldeck_testkit::served::Harness;
 
 /// Sends the head of a 4 MiB upload to `path` and only 64 KiB of its body, then reads:
 /// the answer must come while most of the body is still unsent.

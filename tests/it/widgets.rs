@@ -6,8 +6,8 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{Harness, demo_config};
 use crate::runs::{check, create_suite, iterations, start, tool_call, wait};
+use evaldeck_testkit::served::{Harness, demo_config};
 
 /// Whether Chromium is here; in CI its absence is a failure.
 pub(crate) fn chromium() -> bool {

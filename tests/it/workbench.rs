@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use evaldeck::client::Backend;
-use evaldeck::tui::testing::Harness;
+use evaldeck_testkit::workbench::Harness;
 use serde_json::json;
 
 use crate::tui::{app, demo_project, run_to_end, snapshot};

@@ -24,9 +24,9 @@ pub mod local {
     /// Hooks of an embedded tool call: who answers the server's questions, where its
     /// progress goes, how its traffic reads.
     pub mod mcp {
+        pub use evaldeck_core::service::mcp::Asker;
         pub use evaldeck_core::service::mcp::client::Progress;
         pub use evaldeck_core::service::mcp::traffic::line as traffic_line;
-        pub use evaldeck_core::service::mcp::Asker;
     }
 
     /// Pure functions over wire types, computed where the snapshots are (the CLI compares

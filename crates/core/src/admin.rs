@@ -7,9 +7,9 @@
 use std::path::Path;
 
 use crate::service::Config;
-use crate::service::store::projects::ProjectRole;
 use crate::service::store::Store;
 use crate::service::store::prelude::*;
+use crate::service::store::projects::ProjectRole;
 use crate::spec::catalog::Project;
 use crate::spec::{Error, Result};
 
@@ -292,9 +292,10 @@ impl Admin for StoreAdmin {
             "admin" => self
                 .store
                 .set_project_member(&project_id, &user_id, ProjectRole::Admin)?,
-            "member" => self
-                .store
-                .set_project_member(&project_id, &user_id, ProjectRole::Member)?,
+            "member" => {
+                self.store
+                    .set_project_member(&project_id, &user_id, ProjectRole::Member)?
+            }
             _ => {
                 return Err(Error::invalid(
                     "/role",

@@ -360,9 +360,10 @@ pub async fn credits(
                     "credits are granted only on the service's machine: run `evaldeck credits grant` there, without --base-url",
                 ));
             }
-            let (org, balance) = target
-                .admin("credits")?
-                .grant_credits(org.as_deref(), amount, note.as_deref())?;
+            let (org, balance) =
+                target
+                    .admin("credits")?
+                    .grant_credits(org.as_deref(), amount, note.as_deref())?;
             if out.json {
                 return out.value(&serde_json::json!({"organizationId": org.id, "granted": amount, "balance": balance}));
             }

@@ -102,9 +102,7 @@ impl Target {
                 })?;
                 Ok(Arc::new(Remote::new(url, &key)?))
             }
-            None => {
-                Ok(Arc::new(Embedded::open(&self.db_path(), self.verbose)?))
-            }
+            None => Ok(Arc::new(Embedded::open(&self.db_path(), self.verbose)?)),
         }
     }
 }

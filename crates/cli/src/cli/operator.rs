@@ -260,7 +260,8 @@ pub fn projects(target: &Target, cmd: ProjectsAdmin, out: &Out) -> Result<()> {
             role,
             org,
         } => {
-            let (project_id, user_id) = admin.grant_project(org.as_deref(), &project, &address, &role)?;
+            let (project_id, user_id) =
+                admin.grant_project(org.as_deref(), &project, &address, &role)?;
             if out.json {
                 return out.value(&serde_json::json!({
                     "projectId": project_id, "userId": user_id, "role": role,

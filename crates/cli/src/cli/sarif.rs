@@ -23,8 +23,8 @@
 use serde_json::{Value, json};
 use sha2::Digest;
 
-use crate::local::checks::catalog;
 use crate::local::checks::RULES;
+use crate::local::checks::catalog;
 use crate::spec::conformance::{CheckReport, Outcome, REPORT_KIND};
 use crate::spec::scan::{Finding, Severity};
 

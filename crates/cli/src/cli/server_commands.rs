@@ -50,10 +50,7 @@ pub(super) async fn run(target: &Target, b: &dyn Backend, cmd: Command, out: &Ou
         && let Ok(t) = b.server_traffic(&p, &resolved.server, seq).await
     {
         for e in &t.items {
-            eprintln!(
-                "{}",
-                crate::local::mcp::traffic_line(&resolved.server, e)
-            );
+            eprintln!("{}", crate::local::mcp::traffic_line(&resolved.server, e));
         }
     }
     resolved.finish(b, &p).await;

@@ -16,7 +16,6 @@ pub mod panes;
 pub mod section;
 pub mod settings;
 pub mod terminal;
-pub mod testing;
 pub mod theme;
 pub mod widgets;
 

@@ -372,8 +372,7 @@ impl App {
         let Request::CallTool { server, .. } = req else {
             return crate::client::CallWatch::default();
         };
-        let (progress, mut reports) =
-            mpsc::unbounded_channel::<crate::local::mcp::Progress>();
+        let (progress, mut reports) = mpsc::unbounded_channel::<crate::local::mcp::Progress>();
         let live = self.live_tx.clone();
         let server = server.clone();
         tokio::spawn(async move {

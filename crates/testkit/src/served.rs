@@ -1,16 +1,15 @@
 //! The contract-test harness: a real `serve` on `127.0.0.1:0` over a fresh database per
 //! test, keys for the local owner and for other members, raw HTTP helpers, and both
 //! backends (`Embedded` and `Remote`) acting as the same principal.
-#![allow(dead_code)]
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use evaldeck::api::{self, ApiConfig, RateLimit};
-use evaldeck::client::{Backend, Embedded, Remote, RetryPolicy};
-use evaldeck::service::store::projects::ProjectRole;
-use evaldeck::service::{Config, Principal, Service};
+use evaldeck_api::api::{self, ApiConfig, RateLimit};
+use evaldeck_client::client::{Backend, Embedded, Remote, RetryPolicy};
+use evaldeck_core::service::store::projects::ProjectRole;
+use evaldeck_core::service::{Config, Principal, Service};
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap};
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
@@ -65,12 +64,23 @@ impl Harness {
 
     /// Serves with these HTTP settings.
     pub async fn with_api(api_config: ApiConfig) -> Harness {
+        Harness::serve(demo_config(), api_config).await
+    }
+
+    /// Serves a service of this config (rate limiting off).
+    pub async fn with_config(config: Config) -> Harness {
+        Harness::serve(
+            config,
+            ApiConfig {
+                rate_limit: None,
+                ..ApiConfig::default()
+            },
+        )
+        .await
+    }
+
+    async fn serve(config: Config, api_config: ApiConfig) -> Harness {
         let dir = tempfile::tempdir().expect("a temp dir");
-        let config = Config {
-            // The seeded `demo` server runs this crate's binary, not the test runner.
-            demo_command: env!("CARGO_BIN_EXE_evaldeck").to_string(),
-            ..Config::default()
-        };
         let service = Service::open(&dir.path().join("db.sqlite3"), config).expect("open");
         let app = api::router(service.clone(), api_config);
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -86,7 +96,7 @@ impl Harness {
         let owner = service.local_principal().expect("the local owner");
         let owner_key = service
             .store()
-            .create_key(&owner.org_id, &owner.user_id, "contract tests")
+            .create_key(&owner.org_id, &owner.user_id, "tests")
             .expect("a key")
             .key;
         // The principal exactly as the key authenticates (with its key id).
@@ -97,7 +107,7 @@ impl Harness {
             .expect("read")
             .expect("the seeded Demo project");
         let http = reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
+            .timeout(Duration::from_secs(60))
             .build()
             .expect("a client");
         Harness {
@@ -342,66 +352,17 @@ impl Resp {
     }
 }
 
-/// Serves over a given service config, with the seeded demo server running this crate's
-/// binary (eval-run tests), plus the database directory for a second service (restart).
 impl Harness {
-    pub async fn with_config(config: Config) -> Harness {
-        let dir = tempfile::tempdir().expect("a temp dir");
-        let service = Service::open(&dir.path().join("db.sqlite3"), config).expect("open");
-        let app = api::router(
-            service.clone(),
-            ApiConfig {
-                rate_limit: None,
-                ..ApiConfig::default()
-            },
-        );
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("an address");
-        let (tx, rx) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = api::serve(listener, app, async {
-                let _ = rx.await;
-            })
-            .await;
-        });
-        let owner = service.local_principal().expect("the local owner");
-        let owner_key = service
-            .store()
-            .create_key(&owner.org_id, &owner.user_id, "run tests")
-            .expect("a key")
-            .key;
-        let owner = service.authenticate(&owner_key).expect("the key works");
-        let project = service
-            .store()
-            .default_project(&owner.org_id)
-            .expect("read")
-            .expect("the seeded Demo project");
-        Harness {
-            service,
-            addr,
-            base: format!("http://{addr}/api/v1"),
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .expect("a client"),
-            owner,
-            owner_key,
-            project,
-            shutdown: Some(tx),
-            _dir: dir,
-        }
-    }
-
     /// The database file of this harness.
     pub fn db_path(&self) -> std::path::PathBuf {
         self._dir.path().join("db.sqlite3")
     }
 }
 
-/// A config whose demo server is this crate's binary.
+/// A config whose seeded demo server is the `evaldeck` binary cargo built.
 pub fn demo_config() -> Config {
     Config {
-        demo_command: env!("CARGO_BIN_EXE_evaldeck").to_string(),
+        demo_command: crate::evaldeck_bin(),
         ..Config::default()
     }
 }
@@ -441,7 +402,7 @@ pub fn cli_db(dir: &std::path::Path, suites: &[Value]) -> std::path::PathBuf {
     let service = Service::open(&db, demo_config()).unwrap();
     let (who, project) = local_project(&service);
     for body in suites {
-        let body: evaldeck::spec::suite::SuiteCreate =
+        let body: evaldeck_contract::spec::suite::SuiteCreate =
             serde_json::from_value(body.clone()).expect("a suite body");
         service.create_suite(&who, &project, &body).unwrap();
     }

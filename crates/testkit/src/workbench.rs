@@ -7,9 +7,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use super::app::App;
-use super::theme::Theme;
-use crate::client::Backend;
+use evaldeck_client::client::Backend;
+use evaldeck_tui::tui::app::App;
+use evaldeck_tui::tui::theme::Theme;
 
 pub struct Harness {
     pub app: App,
