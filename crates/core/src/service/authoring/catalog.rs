@@ -63,6 +63,19 @@ fn squash(s: &str) -> String {
     fold(s).chars().filter(|c| c.is_alphanumeric()).collect()
 }
 
+/// [`squash`] of an ASCII word into `buf` (`None`: not ASCII, or too long for it).
+fn squash_ascii<'b>(s: &str, buf: &'b mut [u8; 128]) -> Option<&'b [u8]> {
+    if !s.is_ascii() {
+        return None;
+    }
+    let mut n = 0;
+    for b in s.bytes().filter(u8::is_ascii_alphanumeric) {
+        *buf.get_mut(n)? = b.to_ascii_lowercase();
+        n += 1;
+    }
+    Some(&buf[..n])
+}
+
 /// Words of an identifier: split at `_-./: ` and camelCase.
 pub fn name_words(s: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -267,9 +280,13 @@ impl Catalog {
         if let Some(i) = self.entries.iter().position(|e| e.name == w) {
             return Some((i, Via::Exact));
         }
-        let mut candidates = vec![w];
+        // The word itself, its last `__` part (`mcp__server__tool`), and what follows a
+        // server prefix (`server.tool`, `server/tool`, `mcp:tool`).
+        let mut candidates = [w, "", "", "", ""];
+        let mut n = 1;
         if let Some((_, last)) = w.rsplit_once("__") {
-            candidates.push(last);
+            candidates[n] = last;
+            n += 1;
         }
         for sep in ['.', '/', ':'] {
             if let Some((head, rest)) = w.split_once(sep)
@@ -277,16 +294,26 @@ impl Catalog {
                     || fold(head) == "mcp"
                     || rest.contains(sep))
             {
-                candidates.push(rest);
+                candidates[n] = rest;
+                n += 1;
             }
         }
-        for c in candidates {
-            let k = squash(c);
+        let mut buf = [0u8; 128];
+        for c in &candidates[..n] {
+            // Most words are ASCII: squashed in place, without allocating.
+            let owned;
+            let k: &[u8] = match squash_ascii(c, &mut buf) {
+                Some(k) => k,
+                None => {
+                    owned = squash(c);
+                    owned.as_bytes()
+                }
+            };
             if k.is_empty() {
                 continue;
             }
-            if let Some(i) = self.entries.iter().position(|e| e.key == k) {
-                if self.entries[i].name != c && self.is_param(c) {
+            if let Some(i) = self.entries.iter().position(|e| e.key.as_bytes() == k) {
+                if self.entries[i].name != *c && self.is_param(c) {
                     continue;
                 }
                 return Some((i, Via::Spelling));
@@ -294,7 +321,7 @@ impl Catalog {
             if let Some(i) = self
                 .entries
                 .iter()
-                .position(|e| e.short.as_deref() == Some(k.as_str()))
+                .position(|e| e.short.as_deref().map(str::as_bytes) == Some(k))
             {
                 if self.is_param(c) {
                     continue;

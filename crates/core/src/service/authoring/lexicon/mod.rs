@@ -131,9 +131,13 @@ impl WordSet {
         static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static WordSet>>> =
             LazyLock::new(Default::default);
         let key = (words.as_ptr() as usize, words.len());
-        let mut sets = SETS.lock().unwrap_or_else(|p| p.into_inner());
-        sets.entry(key)
-            .or_insert_with(|| Box::leak(Box::new(WordSet::new(words))))
+        cached(&SET_CACHE, key, || {
+            *SETS
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(key)
+                .or_insert_with(|| Box::leak(Box::new(WordSet::new(words))))
+        })
     }
 
     /// Whether a match stands as a whole word (a CJK word, or one ending in `*` as a word's
@@ -163,31 +167,48 @@ impl WordSet {
     }
 }
 
-/// Whether `w` is one of `words` (a constant list, sorted on first use and kept; the few
-/// lists asked about are found by address, without hashing).
+/// Whether `w` is one of `words` (a constant list, hashed on first use and kept).
 pub fn listed(words: &'static [&'static str], w: &str) -> bool {
-    use std::sync::RwLock;
-    type Sorted = Vec<(usize, &'static [&'static str])>;
-    static SORTED: RwLock<Sorted> = RwLock::new(Vec::new());
-    let key = words.as_ptr() as usize;
-    let found = SORTED
-        .read()
-        .unwrap_or_else(|p| p.into_inner())
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, s)| *s);
-    let sorted = found.unwrap_or_else(|| {
-        let mut v = words.to_vec();
-        v.sort_unstable();
-        v.dedup();
-        let v: &'static [&'static str] = Box::leak(v.into_boxed_slice());
-        SORTED
-            .write()
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static Words>>> =
+        LazyLock::new(Default::default);
+    let key = (words.as_ptr() as usize, words.len());
+    let set = cached(&WORDS_CACHE, key, || {
+        *SETS
+            .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .push((key, v));
-        v
+            .entry(key)
+            .or_insert_with(|| Box::leak(Box::new(words.iter().copied().collect())))
     });
-    sorted.binary_search(&w).is_ok()
+    set.contains(w)
+}
+
+type Words = std::collections::HashSet<&'static str, foldhash::fast::FixedState>;
+
+type Cache<T> = std::cell::RefCell<Vec<((usize, usize), T)>>;
+
+thread_local! {
+    // Each reading thread keeps the few lists it asked about, found by address, so the hot
+    // path takes no lock (the shared maps are asked once per list and thread).
+    static SET_CACHE: Cache<&'static WordSet> = const { std::cell::RefCell::new(Vec::new()) };
+    static WORDS_CACHE: Cache<&'static Words> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The value kept for `key` in this thread's cache, else `shared()`'s, kept from now on.
+fn cached<T: Copy + 'static>(
+    cache: &'static std::thread::LocalKey<Cache<T>>,
+    key: (usize, usize),
+    shared: impl FnOnce() -> T,
+) -> T {
+    cache.with(|c| {
+        if let Some((_, v)) = c.borrow().iter().find(|(k, _)| *k == key) {
+            return *v;
+        }
+        let v = shared();
+        c.borrow_mut().push((key, v));
+        v
+    })
 }
 
 /// Whether folded `text` holds any of `words`.
