@@ -21,9 +21,9 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// Resident and peak resident memory of this process, in MB (Linux).
-fn memory() -> (f64, f64) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+/// Resident and peak resident memory of a process (`self` or a pid), in MB (Linux).
+fn memory(pid: &str) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let kb = |key: &str| {
         status
             .lines()
@@ -110,6 +110,12 @@ fn workbench_frames_and_memory() {
             pty_keys.push(t.wait_for(shows) - sent);
         }
         pty_keys.sort();
+        // The workbench as people run it: its own memory once it holds the suite's 1,000 cases.
+        t.send(b"5");
+        t.wait_for("Suites (1)");
+        t.send(b"\r");
+        t.wait_for("Cases (1000)");
+        let (bin_rss, bin_peak) = memory(&t.child.id().to_string());
         t.send(b"q");
         let _ = t.child.wait();
 
@@ -189,7 +195,7 @@ fn workbench_frames_and_memory() {
             frames.push(t.elapsed());
         }
         frames.sort();
-        let (rss, peak) = memory();
+        let (rss, peak) = memory("self");
 
         println!();
         println!("| measure | figure | target |");
@@ -238,7 +244,10 @@ fn workbench_frames_and_memory() {
             ms(frames[299])
         );
         println!(
-            "| resident memory (now / peak, whole test process) | {rss:.1} MB / {peak:.1} MB | < 60 MB |"
+            "| the binary's resident memory in the terminal, a suite of 1,000 cases open (now / peak) | {bin_rss:.1} MB / {bin_peak:.1} MB | < 60 MB |"
+        );
+        println!(
+            "| resident memory (now / peak, the whole test process: the service, two apps, 10,000 iterations) | {rss:.1} MB / {peak:.1} MB | |"
         );
         println!("| (seeding 1,000 cases, not the workbench) | {} | |", ms(seeded));
         b.close().await;

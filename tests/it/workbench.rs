@@ -1267,3 +1267,53 @@ async fn a_suite_trend_is_a_chart() {
     assert!(screen.contains("100%"), "{screen}");
     snapshot("workbench_suite_trend_chart", screen);
 }
+
+/// A case's detail shows how it did in the suite's last runs: a mark per run and, once it
+/// ran twice, its pass rate as a chart (read from the runs' iterations).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_case_shows_its_history_across_runs() {
+    let (mut h, b, _dir) = app(120, 36).await;
+    let project = demo_project(&b).await;
+    let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+        "name": "History", "serverIds": ["demo"], "model": "builtin/baseline",
+        "tests": [{"title": "echoes", "steps": [
+            {"id": "p1", "kind": "prompt", "prompt": "Use echo to say hello"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledAtLeastOnce", "toolName": "echo"}}
+        ]}]
+    }))
+    .unwrap();
+    let suite = b.create_suite(&project, &body).await.unwrap().suite_id;
+    let passed = run_to_end(b.as_ref(), &project, &suite).await;
+    assert_eq!(passed.result.as_deref(), Some("passed"), "{passed:?}");
+    // The same case, now asking for a tool the baseline does not call: it fails.
+    let case = b.cases(&project, &suite).await.unwrap().items.remove(0);
+    let update: evaldeck::spec::case::EvalCaseUpdate = serde_json::from_value(json!({
+        "steps": [
+            {"id": "p1", "kind": "prompt", "prompt": "Use echo to say hello"},
+            {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledAtLeastOnce", "toolName": "get-sum"}}
+        ]
+    }))
+    .unwrap();
+    b.update_case(&project, &suite, &case.id, &update)
+        .await
+        .unwrap();
+    let failed = run_to_end(b.as_ref(), &project, &suite).await;
+    assert_eq!(failed.result.as_deref(), Some("failed"), "{failed:?}");
+
+    h.press("5");
+    h.press("r");
+    h.drain().await;
+    crate::tui::select_suite(&mut h, "History");
+    h.press("Enter");
+    h.drain().await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("✓✗  (last 2 run(s), oldest first)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("this case's pass rate, last 2 runs · now 0 %"),
+        "{screen}"
+    );
+    snapshot("workbench_case_history", screen);
+}

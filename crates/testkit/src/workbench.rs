@@ -9,6 +9,7 @@ use ratatui::backend::TestBackend;
 
 use evaldeck_client::client::Backend;
 use evaldeck_tui::tui::app::App;
+use evaldeck_tui::tui::keymap::Key;
 use evaldeck_tui::tui::theme::Theme;
 
 pub struct Harness {
@@ -16,39 +17,22 @@ pub struct Harness {
     terminal: Terminal<TestBackend>,
 }
 
-/// Parses a key name: `j`, `G`, `Enter`, `Esc`, `Tab`, `BackTab`, `Up`, `Down`, `Left`,
-/// `Right`, `Home`, `End`, `PgUp`, `PgDn`, `Backspace`, `Delete`, `Space`, `F5`, `C-c`.
+/// A key event from a key name as the keymap writes it: `j`, `G`, `Enter`, `Esc`, `Tab`,
+/// `BackTab`, `PgDn`, `Space`, `F5`, `C-c`. An upper-case letter and `BackTab` carry Shift,
+/// as a terminal reports them.
 pub fn key(spec: &str) -> KeyEvent {
-    if let Some(rest) = spec.strip_prefix("C-") {
-        let c = rest.chars().next().expect("a key after C-");
-        return KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
-    }
-    let code = match spec {
-        "Enter" => KeyCode::Enter,
-        "Esc" => KeyCode::Esc,
-        "Tab" => KeyCode::Tab,
-        "BackTab" => KeyCode::BackTab,
-        "Up" => KeyCode::Up,
-        "Down" => KeyCode::Down,
-        "Left" => KeyCode::Left,
-        "Right" => KeyCode::Right,
-        "Home" => KeyCode::Home,
-        "End" => KeyCode::End,
-        "PgUp" => KeyCode::PageUp,
-        "PgDn" => KeyCode::PageDown,
-        "Backspace" => KeyCode::Backspace,
-        "Delete" => KeyCode::Delete,
-        "Space" => KeyCode::Char(' '),
-        f if f.len() > 1 && f.starts_with('F') => KeyCode::F(f[1..].parse().expect("F<n>")),
-        c if c.chars().count() == 1 => KeyCode::Char(c.chars().next().unwrap()),
-        other => panic!("unknown key name {other:?}"),
+    let k = Key::parse(spec).unwrap_or_else(|| panic!("unknown key name {spec:?}"));
+    let shifted = match k.code {
+        KeyCode::Char(c) => c.is_ascii_uppercase(),
+        KeyCode::BackTab => true,
+        _ => false,
     };
-    let mods = match code {
-        KeyCode::Char(c) if c.is_ascii_uppercase() => KeyModifiers::SHIFT,
-        KeyCode::BackTab => KeyModifiers::SHIFT,
-        _ => KeyModifiers::NONE,
+    let mods = if shifted {
+        k.mods | KeyModifiers::SHIFT
+    } else {
+        k.mods
     };
-    KeyEvent::new(code, mods)
+    KeyEvent::new(k.code, mods)
 }
 
 impl Harness {

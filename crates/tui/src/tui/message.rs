@@ -2,6 +2,7 @@
 //! the envelope that carries a reply to the controller tagged with its [`Slot`] and
 //! generation, so a reply that a newer request has overtaken is dropped, not shown.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::client::compare::{Comparison, compare};
@@ -201,6 +202,11 @@ pub enum Request {
         project: String,
         suite: String,
     },
+    /// How each case of a suite did in its last runs.
+    CaseHistory {
+        project: String,
+        suite: String,
+    },
     UpdateCase {
         project: String,
         suite: String,
@@ -318,6 +324,7 @@ pub enum Slot {
     ServerCancel,
     ServerTraffic,
     Cases,
+    CaseHistory,
     CaseWrite,
     SuiteDetail,
     SuiteWrite,
@@ -331,6 +338,60 @@ pub enum Slot {
     RunWrite,
     Compare,
     Agent,
+}
+
+/// How each case of a suite did in its last finished runs (no API lists it: it is read
+/// from the runs' iterations).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CaseHistory {
+    /// The runs read, oldest first: their numbers.
+    pub runs: Vec<i64>,
+    /// Per case id, per run: `(passed, total)` iterations, `None` where it did not run.
+    pub cases: HashMap<String, Vec<Option<(u32, u32)>>>,
+}
+
+/// How many of a suite's latest runs a case's history covers.
+pub const HISTORY_RUNS: usize = 20;
+
+async fn case_history(b: &dyn Backend, project: &str, suite: &str) -> Result<CaseHistory> {
+    let page = crate::spec::page::PageRequest {
+        cursor: None,
+        limit: Some(HISTORY_RUNS * 2),
+    };
+    let mut runs: Vec<EvalRun> = b
+        .suite_runs(project, suite, &page)
+        .await?
+        .items
+        .into_iter()
+        .filter(|r| !matches!(r.status.as_str(), "pending" | "running"))
+        .take(HISTORY_RUNS)
+        .collect();
+    runs.reverse();
+    let mut h = CaseHistory {
+        runs: runs
+            .iter()
+            .map(|r| r.run_number.unwrap_or_default())
+            .collect(),
+        cases: HashMap::new(),
+    };
+    for (k, run) in runs.iter().enumerate() {
+        let its = collect_all(|p| async move { b.iterations(project, &run.id, &p).await }).await?;
+        for it in its {
+            let Some(case) = it.test_case_id else {
+                continue;
+            };
+            let marks = h
+                .cases
+                .entry(case)
+                .or_insert_with(|| vec![None; runs.len()]);
+            let (passed, total) = marks[k].get_or_insert((0, 0));
+            *total += 1;
+            if it.result.as_deref() == Some("passed") {
+                *passed += 1;
+            }
+        }
+    }
+    Ok(h)
 }
 
 /// A server id as a slot key.
@@ -392,6 +453,7 @@ impl Request {
             }
             Request::ImportServers { .. } | Request::UpdateServer { .. } => Slot::ServerWrite,
             Request::Cases { .. } => Slot::Cases,
+            Request::CaseHistory { .. } => Slot::CaseHistory,
             Request::Suite { .. } => Slot::SuiteDetail,
             Request::UpdateSuite { .. } | Request::SetSchedule { .. } => Slot::SuiteWrite,
             Request::DeleteCase { .. } => Slot::CaseWrite,
@@ -452,6 +514,7 @@ impl Request {
             Request::UpdateServer { id, .. } => format!("save server {id}"),
             Request::ImportServers { bodies, .. } => format!("save {} server(s)", bodies.len()),
             Request::Cases { .. } => "list cases".into(),
+            Request::CaseHistory { .. } => "read the cases' history".into(),
             Request::Suite { suite, .. } => format!("load suite {suite}"),
             Request::UpdateSuite { suite, .. } => format!("save suite {suite}"),
             Request::SetSchedule { suite, .. } => format!("save the schedule of {suite}"),
@@ -561,6 +624,10 @@ pub enum Reply {
     Cases {
         suite: String,
         items: Vec<EvalCase>,
+    },
+    CaseHistory {
+        suite: String,
+        history: CaseHistory,
     },
     CaseUpdated(EvalCase),
     CaseDeleted {
@@ -881,6 +948,10 @@ pub async fn execute(
         Request::Cases { project, suite } => Reply::Cases {
             suite: suite.clone(),
             items: b.cases(project, suite).await?.items,
+        },
+        Request::CaseHistory { project, suite } => Reply::CaseHistory {
+            suite: suite.clone(),
+            history: case_history(b, project, suite).await?,
         },
         Request::UpdateCase {
             project,

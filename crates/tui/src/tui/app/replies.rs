@@ -113,6 +113,7 @@ impl App {
                 }
                 self.suites.set_cases(suite, items);
             }
+            Reply::CaseHistory { suite, history } => self.suites.set_history(suite, history),
             Reply::EnvironmentSaved(e) => {
                 self.close_editor();
                 self.notify(format!(

@@ -15,7 +15,7 @@ use crate::spec::case::EvalCase;
 use crate::spec::catalog::EvalSuiteSummary;
 use crate::spec::suite::EvalSuite;
 use crate::tui::keymap::Action;
-use crate::tui::message::{Request, Slot, SuiteThen};
+use crate::tui::message::{CaseHistory, Request, Slot, SuiteThen};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::list::ListView;
 
@@ -42,6 +42,8 @@ pub struct SuitesPane {
     details: HashMap<String, EvalSuite>,
     /// A suite to select once a reload brings it (a new one).
     select_next: Option<String>,
+    /// How each case did in its suite's last runs, by suite id.
+    history: HashMap<String, CaseHistory>,
 }
 
 fn name(s: &EvalSuiteSummary) -> &str {
@@ -141,7 +143,11 @@ impl SuitesPane {
         self.sync_sub();
     }
 
-    /// Replaces one case after an edit.
+    /// How the suite's cases did in its last runs.
+    pub fn set_history(&mut self, suite: String, history: CaseHistory) {
+        self.history.insert(suite, history);
+    }
+
     /// A suite read in full: its settings and schedule show in the detail.
     pub fn set_detail(&mut self, suite: EvalSuite) {
         self.details.insert(suite.id.clone(), suite);
@@ -251,12 +257,36 @@ impl SuitesPane {
                 ])
             },
         );
-        let lines = self
-            .selected_case()
-            .map(|c| case_lines(c, theme))
-            .unwrap_or_default();
+        let case = self.selected_case();
+        let mut lines = case.map(|c| case_lines(c, theme)).unwrap_or_default();
+        // This case in the suite's last runs: a mark per run, and a chart once it ran twice.
+        let marks = case.and_then(|c| {
+            let h = self.history.get(self.sub_for.as_deref()?)?;
+            Some((h.runs.len(), h.cases.get(&c.id)?.clone()))
+        });
+        let mut rates = Vec::new();
+        if let Some((runs, marks)) = &marks {
+            lines.push(Line::from(""));
+            lines.push(field(
+                "history",
+                format!(
+                    "{}  (last {runs} run(s), oldest first)",
+                    marks.iter().map(|m| history_mark(*m)).collect::<String>()
+                ),
+                theme,
+            ));
+            rates = marks
+                .iter()
+                .flatten()
+                .map(|(p, n)| f64::from(*p) / f64::from((*n).max(1)))
+                .collect();
+        }
+        let (text_area, chart_area) = chart_below(bottom, rates.len(), 9);
         self.detail
-            .render(f, bottom, Line::from(""), lines, false, theme);
+            .render(f, text_area, Line::from(""), lines, false, theme);
+        if let Some(area) = chart_area {
+            render_trend(f, area, &rates, "this case's pass rate", theme);
+        }
     }
 }
 
@@ -306,6 +336,10 @@ impl Pane for SuitesPane {
             return false;
         };
         cx.fetch(Request::Cases {
+            project: project.to_string(),
+            suite: s.id.clone(),
+        });
+        cx.fetch(Request::CaseHistory {
             project: project.to_string(),
             suite: s.id.clone(),
         });
@@ -506,13 +540,7 @@ impl Pane for SuitesPane {
         let title = Line::from(format!("Suite › {}", name(s)));
         // The pass rate run over run, as a chart under the text once there are two runs.
         let trend = s.pass_rate_trend.clone();
-        let (text_area, chart_area) = if trend.len() >= 2 && detail_area.height >= 20 {
-            let [a, b] =
-                Layout::vertical([Constraint::Fill(1), Constraint::Length(10)]).areas(detail_area);
-            (a, Some(b))
-        } else {
-            (detail_area, None)
-        };
+        let (text_area, chart_area) = chart_below(detail_area, trend.len(), 10);
         self.detail.render(
             f,
             text_area,
@@ -522,13 +550,34 @@ impl Pane for SuitesPane {
             theme,
         );
         if let Some(area) = chart_area {
-            render_trend(f, area, &trend, theme);
+            render_trend(f, area, &trend, "pass rate", theme);
         }
     }
 }
 
+/// Room for a chart of `height` rows under a text: once there are two points to draw and
+/// the text keeps at least as many rows.
+fn chart_below(area: Rect, points: usize, height: u16) -> (Rect, Option<Rect>) {
+    if points < 2 || area.height < height * 2 {
+        return (area, None);
+    }
+    let [text, chart] =
+        Layout::vertical([Constraint::Fill(1), Constraint::Length(height)]).areas(area);
+    (text, Some(chart))
+}
+
+/// A case's iterations in one run: all passed, some, none, or it did not run.
+fn history_mark(m: Option<(u32, u32)>) -> char {
+    match m {
+        None => '·',
+        Some((p, n)) if p >= n => '✓',
+        Some((0, _)) => '✗',
+        Some(_) => '◐',
+    }
+}
+
 /// Pass rates (0–1, oldest first) as a line chart: the runs along, 0–100 % up.
-pub fn render_trend(f: &mut Frame, area: Rect, rates: &[f64], theme: &Theme) {
+pub fn render_trend(f: &mut Frame, area: Rect, rates: &[f64], what: &str, theme: &Theme) {
     use ratatui::symbols::Marker;
     use ratatui::widgets::{Axis, Chart, Dataset, GraphType};
     let points: Vec<(f64, f64)> = rates
@@ -547,7 +596,7 @@ pub fn render_trend(f: &mut Frame, area: Rect, rates: &[f64], theme: &Theme) {
     ];
     let chart = Chart::new(data)
         .block(pane_block(
-            format!("pass rate, last {} runs · now {last:.0} %", rates.len()),
+            format!("{what}, last {} runs · now {last:.0} %", rates.len()),
             false,
             theme,
         ))
