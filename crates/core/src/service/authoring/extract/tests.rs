@@ -553,3 +553,16 @@ fn jest_each_rows_take_their_names_from_the_callbacks_parameters() {
     assert_eq!(positive_tools(&cs[1]), ["echo"]);
     assert_eq!(cs[1].source.as_ref().unwrap().start_line, 5);
 }
+
+#[test]
+fn the_users_turns_after_the_fields_are_one_case() {
+    // Fields first, then the conversation (an Org property drawer reads this way).
+    let doc = "## Paging\n\nTool: get-sum\nArgs: {\"a\": 1, \"b\": 2}\nForbid: echo\n\nuser: Add one and two.\nassistant: (answers 3)\nuser: Now say it again.\n\n## Echo\n\nPrompt: \"Say hi back\"\nTool: echo\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:#?}");
+    let turns: Vec<_> = c[0].steps.iter().filter_map(|s| s.prompt.clone()).collect();
+    assert_eq!(turns, ["Add one and two.", "Now say it again."]);
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert_eq!(of_type(&c[0], "toolNeverCalled")[0]["toolName"], "echo");
+    assert_eq!(positive_tools(&c[1]), ["echo"]);
+}

@@ -378,8 +378,30 @@ fn walk(
                         }
                     })
             };
+            // Or the user's turns in one block (the assistant's between them), wherever the
+            // case's fields stand around it: `user: …` lines start no case of their own.
+            let turn_block = prompts >= 2 && !sub_headings && {
+                let ks: Vec<usize> = (i + 1..end)
+                    .filter(|&k| {
+                        !matches!(lines[k].kind, Kind::Heading(_) | Kind::Table | Kind::Code)
+                            && lines[k].indent <= top
+                            && lines[k].label == Some(LabelRole::Prompt)
+                    })
+                    .collect();
+                let (first, last) = (ks[0], ks[ks.len() - 1]);
+                ks.iter().all(|&k| user_turn(lines[k].text))
+                    && (first..=last).all(|k| {
+                        lines[k].kind == Kind::Blank
+                            || lines[k].label == Some(LabelRole::Prompt)
+                            || assistant_line(lines[k].text).is_some()
+                    })
+            };
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
-            if (prompts == 1 || (prompts == 0 && steps == 1) || conversation || table_turns)
+            if (prompts == 1
+                || (prompts == 0 && steps == 1)
+                || conversation
+                || turn_block
+                || table_turns)
                 && !sub_headings
             {
                 section_unit(lines, i, end, &title, out);
@@ -654,11 +676,7 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                     .filter(|&k| lines[k].label == Some(LabelRole::Prompt))
                     .collect();
                 // `user: …` lines are turns of one conversation, not cases of their own.
-                let turns = starts.iter().all(|&k| {
-                    leading_label(lines[k].text).is_some_and(|(l, _)| {
-                        lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim())
-                    })
-                });
+                let turns = starts.iter().all(|&k| user_turn(lines[k].text));
                 if starts.len() > 1 && !turns {
                     for (k, &s) in starts.iter().enumerate() {
                         let e = starts.get(k + 1).map(|x| x - 1).unwrap_or(end);
@@ -683,6 +701,12 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
             }
         }
     }
+}
+
+/// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`).
+fn user_turn(text: &str) -> bool {
+    leading_label(text)
+        .is_some_and(|(l, _)| lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim()))
 }
 
 /// Whether a line is a chat message's header: a short line with a time of day
