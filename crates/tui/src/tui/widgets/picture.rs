@@ -2,7 +2,7 @@
 //! `ratatui-image` — kitty, iTerm2 or sixel graphics where the terminal has them, coloured
 //! half-blocks everywhere else. The terminal is asked which it supports only when it names
 //! itself as one that might (kitty, WezTerm, iTerm2, Ghostty, foot, Konsole, mlterm,
-//! contour) or `EVALDECK_IMAGES=query` says so: asking a terminal that never answers would
+//! contour, XTerm) or `EVALDECK_IMAGES=query` says so: asking a terminal that never answers would
 //! hold the first frame back. `EVALDECK_IMAGES=halfblocks` never asks.
 
 use std::sync::OnceLock;
@@ -30,6 +30,8 @@ fn graphics_terminal() -> bool {
     .any(|t| term.contains(t) || program.contains(t))
         || std::env::var_os("KITTY_WINDOW_ID").is_some()
         || std::env::var_os("KONSOLE_VERSION").is_some()
+        // XTerm sets this itself, and answers the query (with sixel in VT340 mode).
+        || std::env::var_os("XTERM_VERSION").is_some()
 }
 
 /// Chooses how pictures are drawn; call once the terminal is in raw mode, before the first
