@@ -51,7 +51,70 @@ fn query() -> Picker {
         timeout: Duration::from_millis(500),
         ..Default::default()
     };
-    Picker::from_query_stdio_with_options(options).unwrap_or_else(|_| Picker::halfblocks())
+    let mut picker =
+        Picker::from_query_stdio_with_options(options).unwrap_or_else(|_| Picker::halfblocks());
+    // ratatui-image draws kitty graphics through Unicode placeholders, which kitty reads
+    // from 0.28 on; an older kitty shows a grid of boxes instead, so it gets half-blocks.
+    if picker.protocol_type() == ProtocolType::Kitty
+        && terminal_version()
+            .as_deref()
+            .and_then(kitty_version)
+            .is_some_and(|v| v < (0, 28))
+    {
+        picker.set_protocol_type(ProtocolType::Halfblocks);
+    }
+    picker
+}
+
+/// The terminal's name and version as it reports them (XTVERSION, `CSI > q`), asked with
+/// a device-attributes request behind it so a terminal that ignores the first still
+/// answers; `None` when nothing comes within 300 ms.
+fn terminal_version() -> Option<String> {
+    use std::io::{Read, Write};
+    use std::os::fd::AsFd;
+    let mut out = std::io::stdout();
+    out.write_all(b"\x1b[>q\x1b[c").ok()?;
+    out.flush().ok()?;
+    let stdin = std::io::stdin();
+    let deadline = std::time::Instant::now() + Duration::from_millis(300);
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    // Until the device attributes' answer (`CSI ? … c`) ends what the terminal sends.
+    while !answered(&got) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let ms = u16::try_from(left.as_millis()).unwrap_or(u16::MAX);
+        let mut fds = [nix::poll::PollFd::new(
+            stdin.as_fd(),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        if ms == 0 || nix::poll::poll(&mut fds, ms).ok()? == 0 {
+            break;
+        }
+        let n = stdin.lock().read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&got);
+    // `DCS > | kitty(0.26.5) ST`
+    let start = text.find(">|")? + 2;
+    let end = text[start..].find('\x1b').map_or(text.len(), |e| start + e);
+    Some(text[start..end].to_string())
+}
+
+/// Whether the bytes hold a device-attributes answer: `ESC [ ? … c`.
+fn answered(got: &[u8]) -> bool {
+    got.windows(3)
+        .position(|w| w == b"\x1b[?")
+        .is_some_and(|at| got[at..].contains(&b'c'))
+}
+
+/// kitty's version from its XTVERSION answer: `kitty(0.26.5)` → `(0, 26)`.
+fn kitty_version(name: &str) -> Option<(u32, u32)> {
+    let v = name.strip_prefix("kitty(")?.trim_end_matches(')');
+    let mut parts = v.split('.').map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??))
 }
 
 /// Half-blocks unless [`detect`] found better (tests draw half-blocks).
@@ -196,4 +259,16 @@ pub fn from_result(v: &Value) -> Vec<Picture> {
         take(s(c, "mimeType").as_deref(), s(c, "blob").as_deref());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kitty_versions_are_read_from_xtversion() {
+        assert_eq!(super::kitty_version("kitty(0.26.5)"), Some((0, 26)));
+        assert_eq!(super::kitty_version("kitty(0.39.1)"), Some((0, 39)));
+        assert_eq!(super::kitty_version("XTerm(390)"), None);
+        assert!(super::answered(b"\x1bP>|kitty(0.26.5)\x1b\\\x1b[?62;c"));
+        assert!(!super::answered(b"\x1bP>|kitty(0.26.5)\x1b\\"));
+    }
 }
