@@ -470,12 +470,26 @@ pub enum EnvsCmd {
 use target_server::pairs;
 
 /// An environment by id or name, archived ones included.
+/// An environment by id or name (archived ones too): `NOT_FOUND` when there is none.
 async fn find_environment(b: &dyn Backend, project: &str, wanted: &str) -> Result<Environment> {
+    environment_named(b, project, wanted, true)
+        .await?
+        .ok_or_else(|| Error::not_found("environment", wanted))
+}
+
+/// The environment whose id or name is `wanted`, among the live ones or, with `archived`,
+/// all of them.
+pub(crate) async fn environment_named(
+    b: &dyn Backend,
+    project: &str,
+    wanted: &str,
+    archived: bool,
+) -> Result<Option<Environment>> {
     let envs = collect_all(|pg| async move {
         b.environments(
             project,
             &EnvironmentQuery {
-                include_archived: true,
+                include_archived: archived,
                 cursor: pg.cursor,
                 limit: pg.limit,
             },
@@ -483,9 +497,9 @@ async fn find_environment(b: &dyn Backend, project: &str, wanted: &str) -> Resul
         .await
     })
     .await?;
-    envs.into_iter()
-        .find(|e| e.id == wanted || e.name == wanted)
-        .ok_or_else(|| Error::not_found("environment", wanted))
+    Ok(envs
+        .into_iter()
+        .find(|e| e.id == wanted || e.name == wanted))
 }
 
 impl AddServer {

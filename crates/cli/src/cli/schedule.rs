@@ -7,10 +7,10 @@
 use clap::Args;
 
 use super::output::Out;
-use super::{Target, project_id, table};
-use crate::client::{Backend, collect_all};
+use super::{Target, environment_named, project_id, table};
+use crate::client::Backend;
 use crate::spec::Result;
-use crate::spec::environment::{EnvironmentQuery, Patch};
+use crate::spec::environment::Patch;
 use crate::spec::schedule::{SchedulePatch, SuiteSchedule};
 
 #[derive(Debug, Args)]
@@ -40,23 +40,9 @@ impl ScheduleArgs {
 /// An environment name becomes its id; anything unknown is passed on for the service to
 /// refuse with its reason.
 async fn environment_id(b: &dyn Backend, project: &str, wanted: &str) -> Result<String> {
-    let envs = collect_all(|pg| async move {
-        b.environments(
-            project,
-            &EnvironmentQuery {
-                include_archived: false,
-                cursor: pg.cursor,
-                limit: pg.limit,
-            },
-        )
-        .await
-    })
-    .await?;
-    Ok(envs
-        .into_iter()
-        .find(|e| e.id == wanted || e.name == wanted)
-        .map(|e| e.id)
-        .unwrap_or_else(|| wanted.to_string()))
+    Ok(environment_named(b, project, wanted, false)
+        .await?
+        .map_or_else(|| wanted.to_string(), |e| e.id))
 }
 
 pub async fn run(target: &Target, b: &dyn Backend, a: ScheduleArgs, out: &Out) -> Result<()> {
