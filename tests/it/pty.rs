@@ -2,11 +2,16 @@
 //! runs it: keys go in, and what it draws lands on a screen that is read back as text.
 
 use std::process::{Child, Command};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub struct Terminal {
-    master: std::fs::File,
+    /// `None` once the terminal hung up.
+    master: Option<std::fs::File>,
+    /// Tells the reader to let go of its end, so [`Terminal::hang_up`] can close them all.
+    closing: Arc<AtomicBool>,
+    reader: Option<std::thread::JoinHandle<()>>,
     screen: Arc<Mutex<vt100::Parser>>,
     /// When the program first wrote anything (its first frame, for a full-screen one).
     first_output: Arc<Mutex<Option<Instant>>>,
@@ -37,6 +42,12 @@ impl Terminal {
             )
         };
         assert_eq!(rc, 0, "openpty");
+        // openpty's descriptors are inherited by every child otherwise: the program would
+        // hold its own terminal's master open, and closing ours would never hang it up.
+        for fd in [master, slave] {
+            // SAFETY: fcntl on a descriptor just opened.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
         // SAFETY: both descriptors were just opened and are owned here alone.
         let (master, slave) = unsafe {
             (
@@ -69,19 +80,36 @@ impl Terminal {
         let first_output = Arc::new(Mutex::new(None));
         let mut reader = master.try_clone().unwrap();
         let (sink, first) = (screen.clone(), first_output.clone());
-        std::thread::spawn(move || {
+        let closing = Arc::new(AtomicBool::new(false));
+        let stop = closing.clone();
+        let reader = std::thread::spawn(move || {
             use std::io::Read;
+            use std::os::fd::AsRawFd;
             let mut buf = [0u8; 8192];
-            while let Ok(n) = reader.read(&mut buf) {
-                if n == 0 {
-                    break;
+            // Polled, not blocked in `read`, so it can let go when the terminal hangs up.
+            while !stop.load(Ordering::Relaxed) {
+                let mut fd = libc::pollfd {
+                    fd: reader.as_raw_fd(),
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd for the duration of the call.
+                if unsafe { libc::poll(&mut fd, 1, 50) } <= 0 {
+                    continue;
                 }
-                first.lock().unwrap().get_or_insert_with(Instant::now);
-                sink.lock().unwrap().process(&buf[..n]);
+                match reader.read(&mut buf) {
+                    Ok(n) if n > 0 => {
+                        first.lock().unwrap().get_or_insert_with(Instant::now);
+                        sink.lock().unwrap().process(&buf[..n]);
+                    }
+                    _ => break,
+                }
             }
         });
         Terminal {
-            master,
+            master: Some(master),
+            closing,
+            reader: Some(reader),
             screen,
             first_output,
             started,
@@ -98,8 +126,19 @@ impl Terminal {
     /// Types `bytes` and returns at once.
     pub fn send(&mut self, bytes: &[u8]) {
         use std::io::Write;
-        self.master.write_all(bytes).unwrap();
-        self.master.flush().unwrap();
+        let master = self.master.as_mut().expect("the terminal is open");
+        master.write_all(bytes).unwrap();
+        master.flush().unwrap();
+    }
+
+    /// Closes the terminal as a terminal window closes: the program gets SIGHUP, and what
+    /// it writes afterwards fails.
+    pub fn hang_up(&mut self) {
+        self.closing.store(true, Ordering::Relaxed);
+        if let Some(r) = self.reader.take() {
+            r.join().unwrap();
+        }
+        self.master = None;
     }
 
     pub fn contents(&self) -> String {

@@ -62,7 +62,10 @@ pub async fn run_opening(backend: Arc<dyn Backend>, opening: Opening) -> anyhow:
     }
     let log = terminal::init_logging();
     tracing::info!(backend = %backend.describe(), "workbench starting");
-    let mut term = terminal::enter()?;
+    // Never dropped: ratatui's `Terminal` prints to stderr when its drop cannot show the
+    // cursor, and printing to a terminal that hung up panics, which would skip the
+    // caller's cleanup (an unsaved target stayed saved). `RestoreOnDrop` shows the cursor.
+    let mut term = std::mem::ManuallyDrop::new(terminal::enter()?);
     let _restore = terminal::RestoreOnDrop;
     // Before input is read: a terminal that draws graphics answers on standard input.
     widgets::picture::detect();
