@@ -1052,6 +1052,7 @@ fn read_function(
     for t in turns {
         segs.push(Segment::labelled("prompt", t));
     }
+    let mut sent_in_assertion: Option<String> = None;
     for line_no in start..=end {
         let (la, _) = ix.bounds(line_no, line_no);
         let line = ix.line(line_no);
@@ -1083,6 +1084,27 @@ fn read_function(
                 _ => None,
             })
         };
+        let asserting = {
+            let t = code.trim_start().to_ascii_lowercase();
+            t.starts_with("assert") || t.starts_with("expect") || t.contains(".to")
+        };
+        if asserting && sent_in_assertion.is_none() {
+            // `expect(await agent.ask("…")).toCall(…)`: sent inside the assertion, as the
+            // argument of a call that is not the assertion's own.
+            sent_in_assertion = line_toks.iter().enumerate().find_map(|(k, (_, t))| {
+                let Tok::Str(s) = &t.tok else { return None };
+                let before = |n: usize| k.checked_sub(n).map(|j| &line_toks[j].1.tok);
+                let (Some(Tok::Ident(callee)), Some(Tok::Punct("("))) = (before(2), before(1))
+                else {
+                    return None;
+                };
+                let callee = callee.to_ascii_lowercase();
+                let own = ["assert", "expect", "to", "eq", "should", "must"]
+                    .iter()
+                    .any(|p| callee.starts_with(p));
+                (!own && utterance_like(s) && !used.contains(&t.start)).then(|| s.clone())
+            });
+        }
         if strs().any(|(_, s)| cat.resolve(s).is_some()) {
             let label = if negated(code) {
                 "must not call"
@@ -1093,10 +1115,6 @@ fn read_function(
         } else if !prompted {
             // The prompt: the first utterance the function sends (not an assertion's
             // message).
-            let asserting = {
-                let t = code.trim_start().to_ascii_lowercase();
-                t.starts_with("assert") || t.starts_with("expect") || t.contains(".to")
-            };
             if !asserting && let Some((_, s)) = strs().find(|(_, s)| utterance_like(s)) {
                 segs.push(Segment::labelled("prompt", s.clone()));
                 prompted = true;
@@ -1132,6 +1150,9 @@ fn read_function(
                 Value::Object(args).to_string(),
             ));
         }
+    }
+    if !prompted && let Some(s) = sent_in_assertion {
+        segs.push(Segment::labelled("prompt", s));
     }
     read_unit(
         &segs,

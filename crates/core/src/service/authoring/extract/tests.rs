@@ -566,3 +566,29 @@ fn the_users_turns_after_the_fields_are_one_case() {
     assert_eq!(of_type(&c[0], "toolNeverCalled")[0]["toolName"], "echo");
     assert_eq!(positive_tools(&c[1]), ["echo"]);
 }
+
+#[test]
+fn a_prompt_sent_inside_the_assertion_is_the_prompt() {
+    let doc = r#"describe("routing", () => {
+  test("adds", async () => {
+    expect(await agent.ask("What is 2 + 3? Use the tool.")).toCallTool("get-sum");
+  });
+  test("echoes", async () => {
+    expect(tools(await run("Please echo back: hello there"))).toEqual(["echo"]);
+  });
+});
+"#;
+    let cs = cases(doc);
+    assert_eq!(cs.len(), 2, "{cs:#?}");
+    let first = |c: &EvalCase| c.steps.iter().find_map(|s| s.prompt.clone());
+    assert_eq!(
+        first(&cs[0]).as_deref(),
+        Some("What is 2 + 3? Use the tool.")
+    );
+    assert_eq!(positive_tools(&cs[0]), ["get-sum"]);
+    assert_eq!(
+        first(&cs[1]).as_deref(),
+        Some("Please echo back: hello there")
+    );
+    assert_eq!(positive_tools(&cs[1]), ["echo"]);
+}
