@@ -10,10 +10,23 @@ use serde_json::json;
 
 use crate::tui::{app, demo_project, run_to_end, snapshot};
 
+/// Creates a suite from a `POST eval-suites` body; its id.
+async fn create_suite(b: &dyn Backend, project: &str, body: serde_json::Value) -> String {
+    let body: evaldeck::spec::suite::SuiteCreate =
+        serde_json::from_value(body).expect("a suite body");
+    b.create_suite(project, &body)
+        .await
+        .expect("created")
+        .suite_id
+}
+
 /// A suite whose one case expects `get-sum` while its prompt makes the baseline agent call
 /// `echo`: the trace has failed assertions and a tool-call diff with a missing call.
 async fn seed_missing_call(b: &dyn Backend, project: &str) -> String {
-    let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+    create_suite(
+        b,
+        project,
+        json!({
         "name": "Diff", "serverIds": ["demo"], "model": "builtin/baseline",
         "tests": [{"title": "adds with the wrong tool", "steps": [
             {"id": "p1", "kind": "prompt", "prompt": "Use echo to say 'hello there, this is a longer prompt that wraps'"},
@@ -21,12 +34,9 @@ async fn seed_missing_call(b: &dyn Backend, project: &str) -> String {
             {"id": "a2", "kind": "assert", "assertion": {"type": "responseContains", "needle": "42, which is the sum of seventeen and twenty-five"}},
             {"id": "a3", "kind": "assert", "assertion": {"type": "toolNeverCalled", "toolName": "echo"}}
         ]}]
-    }))
-    .expect("a suite body");
-    b.create_suite(project, &body)
-        .await
-        .expect("created")
-        .suite_id
+    }),
+    )
+    .await
 }
 
 /// The tool-call diff at the end of a long trace is reached with `G`, PgDn and
@@ -359,14 +369,17 @@ async fn the_import_starts_clean_counts_characters_and_keeps_its_summary_true() 
 async fn cancelling_a_run_asks_first() {
     let (mut h, b, _dir) = app(120, 36).await;
     let project = demo_project(&b).await;
-    let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+    let suite = create_suite(
+        b.as_ref(),
+        &project,
+        json!({
         "name": "Slow", "serverIds": ["demo"], "model": "builtin/baseline",
         "tests": [{"title": "waits", "steps": [
             {"id": "p1", "kind": "prompt", "prompt": "Use slow with durationMs=20000 and steps=2"}
         ]}]
-    }))
-    .unwrap();
-    let suite = b.create_suite(&project, &body).await.unwrap().suite_id;
+    }),
+    )
+    .await;
     let started: evaldeck::spec::run::RunCreate =
         serde_json::from_value(json!({"suiteId": suite})).unwrap();
     let run = b.create_run(&project, &started).await.unwrap().run_id;
@@ -1274,15 +1287,18 @@ async fn a_suite_trend_is_a_chart() {
 async fn a_case_shows_its_history_across_runs() {
     let (mut h, b, _dir) = app(120, 36).await;
     let project = demo_project(&b).await;
-    let body: evaldeck::spec::suite::SuiteCreate = serde_json::from_value(json!({
+    let suite = create_suite(
+        b.as_ref(),
+        &project,
+        json!({
         "name": "History", "serverIds": ["demo"], "model": "builtin/baseline",
         "tests": [{"title": "echoes", "steps": [
             {"id": "p1", "kind": "prompt", "prompt": "Use echo to say hello"},
             {"id": "a1", "kind": "assert", "assertion": {"type": "toolCalledAtLeastOnce", "toolName": "echo"}}
         ]}]
-    }))
-    .unwrap();
-    let suite = b.create_suite(&project, &body).await.unwrap().suite_id;
+    }),
+    )
+    .await;
     let passed = run_to_end(b.as_ref(), &project, &suite).await;
     assert_eq!(passed.result.as_deref(), Some("passed"), "{passed:?}");
     // The same case, now asking for a tool the baseline does not call: it fails.
