@@ -40,6 +40,7 @@ pub mod columns;
 pub mod gherkin;
 pub mod json;
 pub mod markup;
+pub mod notebook;
 pub mod org;
 pub mod table;
 pub mod text;
@@ -73,6 +74,7 @@ pub enum Shape {
     Toml,
     Org,
     Code,
+    Notebook,
     Markdown,
 }
 
@@ -90,6 +92,9 @@ fn head(t: &str) -> &str {
 /// Decides the shape of a document.
 pub fn sniff(text: &str) -> Shape {
     let t = text.trim_start_matches('\u{feff}').trim();
+    if notebook::looks_like_notebook(t) {
+        return Shape::Notebook;
+    }
     if (t.starts_with('{') || t.starts_with('['))
         && serde_json::from_str::<serde_json::Value>(t).is_ok()
     {
@@ -153,6 +158,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Markup => markup::extract(&ix, cat),
         Shape::Toml => toml_tables::extract(&ix, cat),
         Shape::Code => code::extract(&ix, cat),
+        Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {
             let md = org::to_markdown(text);
             text::extract(&LineIndex::new(&md), cat)
