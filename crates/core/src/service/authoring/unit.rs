@@ -189,7 +189,8 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             let raw = s.text.clone();
             for (a, b) in quotes(&raw) {
                 let q = raw[a..b].trim();
-                if utterance_like(q) {
+                // `a « no tool » case is …`: a term being defined, not something said.
+                if utterance_like(q) && !lexicon::is_none_word(q) {
                     if in_struck(&raw, a) {
                         return None;
                     }

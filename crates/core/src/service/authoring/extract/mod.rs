@@ -39,6 +39,7 @@ pub mod code;
 pub mod columns;
 pub mod gherkin;
 pub mod json;
+pub mod latex;
 pub mod markup;
 pub mod notebook;
 pub mod org;
@@ -75,6 +76,7 @@ pub enum Shape {
     Org,
     Code,
     Notebook,
+    Latex,
     Markdown,
 }
 
@@ -128,6 +130,9 @@ pub fn sniff(text: &str) -> Shape {
     if org::looks_like_org(h) {
         return Shape::Org;
     }
+    if latex::looks_like_latex(h) {
+        return Shape::Latex;
+    }
     if code::looks_like_code(h) {
         return Shape::Code;
     }
@@ -158,6 +163,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Markup => markup::extract(&ix, cat),
         Shape::Toml => toml_tables::extract(&ix, cat),
         Shape::Code => code::extract(&ix, cat),
+        Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {
             let md = org::to_markdown(text);

@@ -592,3 +592,24 @@ fn a_prompt_sent_inside_the_assertion_is_the_prompt() {
     );
     assert_eq!(positive_tools(&cs[1]), ["echo"]);
 }
+
+#[test]
+fn a_column_of_parameter_assignments_holds_the_arguments_whatever_its_heading() {
+    let doc = "| ID | Prompt | Tool | Arguemnts |\n|---|---|---|---|\n| T1 | \"Add 2 and 3\" | get-sum | a = 2, b = 3 |\n| T2 | \"Stats of 1, 2\" | get-stats | numbers = [1, 2] |\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:#?}");
+    let with = of_type(&c[0], "toolCalledWith");
+    assert_eq!(
+        with[0]["args"]["args"],
+        json!({"a": 2, "b": 3}),
+        "{:?}",
+        asserts(&c[0])
+    );
+    let with = of_type(&c[1], "toolCalledWith");
+    assert_eq!(
+        with[0]["args"]["args"],
+        json!({"numbers": [1, 2]}),
+        "{:?}",
+        asserts(&c[1])
+    );
+}

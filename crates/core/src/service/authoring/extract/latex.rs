@@ -1,0 +1,293 @@
+//! LaTeX documents as Markdown, line for line, for the text reader: `\section` headings,
+//! `\item`s as list items, and `tabular`/`longtable` rows as table rows. A row written over
+//! several lines (`& …` continuing it) becomes a row per line with each cell in its
+//! column, the later ones with an empty first cell, which the table reader joins back
+//! into one record spanning them all. Inline commands are reduced to their text; struck
+//! text (`\sout`) stays struck (`~~…~~`).
+
+/// Whether the document is LaTeX: a document class or a table environment.
+pub fn looks_like_latex(t: &str) -> bool {
+    t.contains("\\documentclass")
+        || t.contains("\\begin{tabular")
+        || t.contains("\\begin{longtable")
+}
+
+/// The document as Markdown, line for line.
+pub fn to_markdown(t: &str) -> String {
+    let mut out = Vec::new();
+    // In a table: its column count, whether the header row was written, and the column
+    // the current row has reached.
+    let mut table: Option<Table> = None;
+    for l in t.lines() {
+        let s = strip_comment(l).trim();
+        if s.starts_with("\\begin{tabular") || s.starts_with("\\begin{longtable") {
+            table = Some(Table {
+                cols: columns(s),
+                header: false,
+                col: None,
+            });
+            out.push(String::new());
+            continue;
+        }
+        if s.starts_with("\\end{tabular") || s.starts_with("\\end{longtable") {
+            table = None;
+            out.push(String::new());
+            continue;
+        }
+        match table.as_mut() {
+            Some(tb) => out.push(tb.line(s)),
+            None => out.push(prose(s)),
+        }
+    }
+    let mut md = out.join("\n");
+    if t.ends_with('\n') {
+        md.push('\n');
+    }
+    md
+}
+
+struct Table {
+    cols: usize,
+    header: bool,
+    /// The column the unfinished row has reached, `None` between rows.
+    col: Option<usize>,
+}
+
+impl Table {
+    fn line(&mut self, s: &str) -> String {
+        let rule = s.is_empty()
+            || s.starts_with("\\toprule")
+            || s.starts_with("\\midrule")
+            || s.starts_with("\\bottomrule")
+            || s.starts_with("\\hline")
+            || s.starts_with("\\cline")
+            || s.starts_with("\\cmidrule")
+            || s.starts_with("\\endhead")
+            || s.starts_with("\\endfirsthead")
+            || s.starts_with("\\endfoot")
+            || s.starts_with("\\endlastfoot")
+            || s.starts_with("\\caption");
+        if rule {
+            // A rule after the header row is a Markdown separator, which keeps the rows
+            // one table (a blank line would end it).
+            if self.header && self.col.is_none() {
+                return format!("|{}", "---|".repeat(self.cols));
+            }
+            return String::new();
+        }
+        let ends = s.trim_end().ends_with("\\\\");
+        let body = s.trim_end().trim_end_matches("\\\\").trim_end();
+        let parts = split_cells(body);
+        let mut cells = vec![String::new(); self.cols.max(parts.len())];
+        // A line that starts a row fills from its first column; one that continues it,
+        // from the column the row had reached.
+        let mut c = self.col.unwrap_or(0);
+        for (k, p) in parts.iter().enumerate() {
+            if k > 0 {
+                c += 1;
+            }
+            if let Some(cell) = cells.get_mut(c) {
+                *cell = inline(p);
+            }
+        }
+        self.col = (!ends).then_some(c);
+        if ends {
+            self.header = true;
+        }
+        row_of(&cells)
+    }
+}
+
+fn row_of(cells: &[String]) -> String {
+    format!(
+        "| {} |",
+        cells
+            .iter()
+            .map(|c| c.replace('|', "\\|"))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    )
+}
+
+/// The columns a `tabular`/`longtable` declares (`{l p{2cm} |c}` → 3).
+fn columns(s: &str) -> usize {
+    let Some(spec) = s.split_once('}').map(|(_, rest)| rest) else {
+        return 1;
+    };
+    let mut depth = 0;
+    let mut n = 0;
+    for ch in spec.chars() {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            'l' | 'c' | 'r' | 'p' | 'm' | 'b' | 'X' if depth == 1 => n += 1,
+            _ => {}
+        }
+    }
+    n.max(1)
+}
+
+/// Cells split at unescaped `&`.
+fn split_cells(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let b = s.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'&' && (i == 0 || b[i - 1] != b'\\') {
+            out.push(&s[start..i]);
+            start = i + 1;
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// The line without its `%` comment.
+fn strip_comment(l: &str) -> &str {
+    let b = l.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if c == b'%' && (i == 0 || b[i - 1] != b'\\') {
+            return &l[..i];
+        }
+    }
+    l
+}
+
+/// A line outside tables: headings, items, and text with its commands reduced.
+fn prose(s: &str) -> String {
+    for (cmd, hashes) in [
+        ("\\section", "##"),
+        ("\\subsection", "###"),
+        ("\\subsubsection", "####"),
+        ("\\paragraph", "#####"),
+    ] {
+        if let Some(rest) = s.strip_prefix(cmd) {
+            let rest = rest.trim_start_matches('*');
+            if rest.starts_with('{') {
+                return format!("{hashes} {}", inline(rest));
+            }
+        }
+    }
+    if let Some(rest) = s.strip_prefix("\\item") {
+        return format!("- {}", inline(rest.trim()));
+    }
+    if s.starts_with("\\begin{")
+        || s.starts_with("\\end{")
+        || s.starts_with("\\usepackage")
+        || s.starts_with("\\documentclass")
+        || s.starts_with("\\maketitle")
+        || s.starts_with("\\title")
+        || s.starts_with("\\author")
+        || s.starts_with("\\date")
+    {
+        return String::new();
+    }
+    inline(s)
+}
+
+/// Inline LaTeX reduced to its text: formatting commands keep their argument (`\texttt`
+/// as a code span, `\sout` struck), other commands are dropped, escapes and dashes become
+/// their characters.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s.trim();
+    // Bare braces only group: their text stays, they go; `~` is a space that does not break.
+    let text_of = |s: &str| s.replace(['{', '}'], "").replace('~', " ");
+    while let Some(i) = rest.find('\\') {
+        out.push_str(&text_of(&rest[..i]));
+        let after = &rest[i + 1..];
+        let name_len = after
+            .char_indices()
+            .find(|(_, c)| !c.is_ascii_alphabetic())
+            .map_or(after.len(), |(k, _)| k);
+        if name_len == 0 {
+            // An escaped character (`\&`, `\%`, `\_`, `\,`, `\\`).
+            let mut chars = after.chars();
+            match chars.next() {
+                Some(c @ ('&' | '%' | '_' | '#' | '$' | '{' | '}')) => out.push(c),
+                Some(',' | ' ' | ';') => out.push(' '),
+                Some('\\') => out.push(' '),
+                Some(c) => out.push(c),
+                None => {}
+            }
+            rest = chars.as_str();
+            continue;
+        }
+        let name = &after[..name_len];
+        let mut tail = &after[name_len..];
+        // The command's arguments: `\textcolor{red}{x}` keeps its last.
+        let mut args = Vec::new();
+        while let Some(arg) = tail.strip_prefix('{').and_then(|t| {
+            let mut depth = 1;
+            t.char_indices()
+                .find_map(|(k, c)| {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    (depth == 0).then_some(k)
+                })
+                .map(|k| (&t[..k], &t[k + 1..]))
+        }) {
+            args.push(arg.0);
+            tail = arg.1;
+        }
+        let text = args.last().map(|a| inline(a)).unwrap_or_default();
+        match name {
+            "texttt" | "verb" | "code" => out.push_str(&format!("`{text}`")),
+            "sout" | "st" | "xout" => out.push_str(&format!("~~{text}~~")),
+            "textbf" | "textit" | "emph" | "underline" | "textcolor" | "colorbox" | "mbox"
+            | "text" | "textsc" | "textsf" | "textrm" | "og" | "enquote" | "url" => {
+                out.push_str(&text)
+            }
+            "newline" | "linebreak" | "quad" | "qquad" => out.push(' '),
+            "fg" | "noindent" | "centering" | "small" | "footnotesize" | "ldots" => {
+                if name == "ldots" {
+                    out.push('…');
+                }
+            }
+            _ => out.push_str(&text),
+        }
+        rest = tail;
+    }
+    out.push_str(&text_of(rest));
+    out.replace("---", "—")
+        .replace("--", "–")
+        .replace("``", "\"")
+        .replace("''", "\"")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_table_row_over_several_lines_keeps_its_columns() {
+        let tex = "\\begin{tabular}{l l l}\n\\toprule\nID & Prompt & Tool \\\\\n\\midrule\nT-1 & Say \\og hi \\fg{}\n  & \\texttt{echo} \\\\\n\\sout{T-2} & \\sout{Crash it} & \\texttt{crash} \\\\\n\\end{tabular}\n";
+        let md = super::to_markdown(tex);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines.len(), tex.lines().count());
+        assert_eq!(lines[2], "| ID | Prompt | Tool |");
+        assert_eq!(lines[3], "|---|---|---|");
+        assert_eq!(lines[4], "| T-1 | Say hi |  |");
+        assert_eq!(lines[5], "|  |  | `echo` |");
+        assert_eq!(lines[6], "| ~~T-2~~ | ~~Crash it~~ | `crash` |");
+    }
+
+    #[test]
+    fn headings_items_and_commands_become_markdown() {
+        let md = super::to_markdown(
+            "\\section{Cas de test}\n\\item Banc : runner v2.3\nUn cas \\emph{aucun outil} --- négatif.\n",
+        );
+        assert_eq!(
+            md.lines().collect::<Vec<_>>(),
+            [
+                "## Cas de test",
+                "- Banc : runner v2.3",
+                "Un cas aucun outil — négatif."
+            ]
+        );
+    }
+}
