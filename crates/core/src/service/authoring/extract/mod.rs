@@ -43,6 +43,7 @@ pub mod latex;
 pub mod markup;
 pub mod notebook;
 pub mod org;
+pub mod robot;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
@@ -77,6 +78,7 @@ pub enum Shape {
     Code,
     Notebook,
     Latex,
+    Robot,
     Markdown,
 }
 
@@ -133,6 +135,9 @@ pub fn sniff(text: &str) -> Shape {
     if latex::looks_like_latex(h) {
         return Shape::Latex;
     }
+    if robot::looks_like_robot(h) {
+        return Shape::Robot;
+    }
     if code::looks_like_code(h) {
         return Shape::Code;
     }
@@ -163,6 +168,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Markup => markup::extract(&ix, cat),
         Shape::Toml => toml_tables::extract(&ix, cat),
         Shape::Code => code::extract(&ix, cat),
+        Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {

@@ -613,3 +613,11 @@ fn a_column_of_parameter_assignments_holds_the_arguments_whatever_its_heading() 
         asserts(&c[1])
     );
 }
+
+#[test]
+fn a_negated_status_word_in_a_heading_is_no_status() {
+    let doc = "### Echo uses the non-deprecated tool\n- Prompt: \"Please echo back: hi there\"\n- Expected tool: echo\n\n### Deprecated: legacy flow\n- Prompt: \"Use legacy echo for: hi\"\n- Expected tool: legacy-echo\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    assert_eq!(positive_tools(&c[0]), ["echo"]);
+}

@@ -1007,7 +1007,18 @@ pub fn heading_excludes(heading: &str) -> bool {
     {
         return false;
     }
-    has_any(&f, NOT_CASES)
+    // `Non deprecated tool`, `not rejected`: a status word negated right before it is none.
+    WordSet::of(NOT_CASES)
+        .find(&f)
+        .into_iter()
+        .any(|(at, _, _)| {
+            let before = f[..at].trim_end().trim_end_matches('-');
+            let prev = before
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or_default();
+            !(listed(NEGATION, prev) || prev == "non")
+        })
 }
 
 /// Status values of a unit that is not a case (a status column, or a closing word).

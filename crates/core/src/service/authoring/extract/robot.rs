@@ -1,0 +1,152 @@
+//! Robot Framework suites as Markdown, line for line: each test of `*** Test Cases ***` is
+//! a section, the keyword that asks the agent gives its prompt, a checking keyword names
+//! the expected tool and its arguments or, negated (`Tool Should Not Be Called`), a tool
+//! that must not be called, and `[Documentation]` and `[Tags]` are notes.
+//! Settings, variables and keywords are set-up, not cases: their lines are blank.
+
+use crate::service::authoring::lexicon;
+
+/// Whether the document is a Robot Framework suite: it has a test or task table.
+pub fn looks_like_robot(t: &str) -> bool {
+    t.lines().any(|l| {
+        let h = section(l);
+        h.as_deref() == Some("test cases") || h.as_deref() == Some("tasks")
+    })
+}
+
+/// `*** Test Cases ***` → `test cases`.
+fn section(l: &str) -> Option<String> {
+    let s = l.trim();
+    (s.starts_with("***") || s.starts_with("* "))
+        .then(|| s.trim_matches(['*', ' ']).to_ascii_lowercase())
+}
+
+/// Keywords that send the agent something: their last argument is what is said.
+const SENDS: &[&str] = &[
+    "ask",
+    "send",
+    "prompt",
+    "say",
+    "query",
+    "chat",
+    "message",
+    "input",
+    "run agent",
+    "invoke",
+];
+
+/// The suite as Markdown, line for line.
+pub fn to_markdown(t: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_tests = false;
+    for l in t.lines() {
+        if let Some(h) = section(l) {
+            in_tests = h == "test cases" || h == "tasks";
+            out.push(String::new());
+            continue;
+        }
+        if !in_tests || l.trim().is_empty() || l.trim_start().starts_with('#') {
+            out.push(String::new());
+            continue;
+        }
+        if !l.starts_with([' ', '\t']) {
+            // A test's name.
+            out.push(format!("## {}", l.trim()));
+            continue;
+        }
+        out.push(step(&cells(l)));
+    }
+    let mut md = out.join("\n");
+    if t.ends_with('\n') {
+        md.push('\n');
+    }
+    md
+}
+
+/// A step's cells: separated by two or more spaces or a tab, `...` continuing the line
+/// above, variables assigned to (`${calls}=`) and passed along (`${calls}`) left out.
+fn cells(l: &str) -> Vec<String> {
+    l.split('\t')
+        .flat_map(|p| p.split("  "))
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && *c != "...")
+        .filter(|c| !is_variable(c))
+        .map(value)
+        .collect()
+}
+
+fn is_variable(c: &str) -> bool {
+    let c = c.trim_end_matches('=').trim_end();
+    (c.starts_with("${") || c.starts_with("@{") || c.starts_with("&{")) && c.ends_with('}')
+}
+
+/// `${True}` → `true`, `${42}` → `42`: Robot's literal variables as the values they are.
+fn value(c: &str) -> String {
+    let mut out = c.to_string();
+    for (from, to) in [
+        ("${True}", "true"),
+        ("${False}", "false"),
+        ("${None}", "null"),
+        ("${true}", "true"),
+        ("${false}", "false"),
+    ] {
+        out = out.replace(from, to);
+    }
+    out
+}
+
+/// One step as a Markdown line.
+fn step(c: &[String]) -> String {
+    let Some(first) = c.first() else {
+        return String::new();
+    };
+    let rest = &c[1..];
+    match first.to_ascii_lowercase().as_str() {
+        "[documentation]" => return format!("Notes: {}", rest.join(" ")),
+        "[tags]" => return format!("Tags: {}", rest.join(", ")),
+        s if s.starts_with('[') => return String::new(),
+        _ => {}
+    }
+    // A conversation's turns (`user: …`) stand as they are.
+    if rest.is_empty() && first.contains(':') {
+        return first.clone();
+    }
+    let kw = first.to_ascii_lowercase();
+    if SENDS.iter().any(|w| kw.split_whitespace().any(|k| k == *w))
+        && let Some(said) = rest.last()
+        && said.contains(' ')
+    {
+        return format!("Prompt: \"{said}\"");
+    }
+    // A checking keyword: what it names is expected, or forbidden when it is negated
+    // (`Tool Should Not Be Called`); negated with nothing named, no tool at all.
+    let negated = kw
+        .split_whitespace()
+        .any(|w| lexicon::listed(lexicon::NEGATION, w) || w.ends_with("n't"));
+    match (negated, rest.split_first()) {
+        (true, None) => format!("Expected: {first}"),
+        (true, Some(_)) => format!("Must not call: {}", rest.join(", ")),
+        (false, Some((tool, args))) if args.is_empty() => format!("Expected tool: {tool}"),
+        (false, Some((tool, args))) => format!("Expected tool: {tool} with {}", args.join(", ")),
+        (false, None) => format!("- {first}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tests_become_sections_and_the_asking_keyword_the_prompt() {
+        let robot = "*** Settings ***\nLibrary    Agent\n\n*** Test Cases ***\nSum Of Two\n    [Tags]    smoke\n    ${calls}=    Ask Agent    What's 17 plus 25?\n    Tool Should Be Called    ${calls}    get-sum    a=17    progress=${False}\n    @{turns}=    Create List\n    ...    user: Hello there\n\n*** Keywords ***\nAsk Agent\n    Log    x\n";
+        assert!(super::looks_like_robot(robot));
+        let md = super::to_markdown(robot);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines.len(), robot.lines().count());
+        assert_eq!(lines[1], "");
+        assert_eq!(lines[4], "## Sum Of Two");
+        assert_eq!(lines[5], "Tags: smoke");
+        assert_eq!(lines[6], "Prompt: \"What's 17 plus 25?\"");
+        assert_eq!(lines[7], "Expected tool: get-sum with a=17, progress=false");
+        assert_eq!(lines[9], "user: Hello there");
+        assert_eq!(lines[13], "");
+    }
+}
