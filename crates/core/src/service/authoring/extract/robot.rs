@@ -126,7 +126,7 @@ fn step(c: &[String]) -> String {
     match (negated, rest.split_first()) {
         (true, None) => format!("Expected: {first}"),
         (true, Some(_)) => format!("Must not call: {}", rest.join(", ")),
-        (false, Some((tool, args))) if args.is_empty() => format!("Expected tool: {tool}"),
+        (false, Some((tool, []))) => format!("Expected tool: {tool}"),
         (false, Some((tool, args))) => format!("Expected tool: {tool} with {}", args.join(", ")),
         (false, None) => format!("- {first}"),
     }
