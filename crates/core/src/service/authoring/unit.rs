@@ -675,7 +675,10 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     let cjk = head_clean.chars().any(lexicon::is_cjk);
     if head_clean.is_empty()
         || head_clean.chars().count() > 40
-        || (!cjk && head_clean.split_whitespace().count() > 3)
+        || (!cjk
+            && head_clean.split_whitespace().count() > 3
+            && !(head_clean.split_whitespace().count() <= 5
+                && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > 10)
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
         || head_clean.contains(['"', '“', '「', '„', '«', '`', '·', '→', '➜', '|'])
@@ -685,7 +688,9 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label.
     let first = head_clean.split_whitespace().next().unwrap_or_default();
     let first = lexicon::fold(first);
-    if lexicon::listed(lexicon::NO_DETERMINER, &first) || lexicon::listed(lexicon::NEGATION, &first)
+    if (lexicon::listed(lexicon::NO_DETERMINER, &first)
+        || lexicon::listed(lexicon::NEGATION, &first))
+        && !lexicon::is_listed_label(head_clean)
     {
         return None;
     }

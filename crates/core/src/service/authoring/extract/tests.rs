@@ -621,3 +621,17 @@ fn a_negated_status_word_in_a_heading_is_no_status() {
     assert_eq!(c.len(), 1, "{c:#?}");
     assert_eq!(positive_tools(&c[0]), ["echo"]);
 }
+
+#[test]
+fn vietnamese_labels_and_the_no_tool_case() {
+    let doc = "### 1. Tính tổng\n- Câu lệnh: “Tính tổng của 35 và 65.”\n- Kết quả mong đợi: gọi get-sum với a = 35, b = 65\n- Không được gọi: get-stats\n\n### 2. Câu hỏi thông thường\n- Câu lệnh: “Hà Nội có bao nhiêu quận?”\n- Kết quả mong đợi: không gọi công cụ nào, trả lời trực tiếp\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:#?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"], "{:#?}", c[0]);
+    assert_eq!(
+        of_type(&c[0], "toolNeverCalled")[0]["toolName"],
+        "get-stats"
+    );
+    assert!(c[1].is_negative, "{:?}", asserts(&c[1]));
+    assert!(positive_tools(&c[1]).is_empty());
+}

@@ -28,6 +28,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "khong duoc goi",
+            "khong duoc dung",
+            "cam goi",
             "must not",
             "mustn't",
             "never",
@@ -94,6 +97,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Args,
         &[
+            "tham so",
+            "doi so",
             "الوسائط",
             "وسائط",
             "المعاملات",
@@ -134,6 +139,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Tool,
         &[
+            "cong cu",
+            "cong cu mong doi",
             "الأداة",
             "أداة",
             "الأدوات",
@@ -194,6 +201,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Expected,
         &[
+            "ket qua mong doi",
+            "ket qua",
+            "mong doi",
             "المتوقع*",
             "النتيجة",
             "अपेक्षित",
@@ -279,6 +289,11 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Prompt,
         &[
+            "cau lenh",
+            "loi nhac",
+            "cau hoi",
+            "yeu cau",
+            "dau vao",
             "طلب",
             "المستخدم",
             "سؤال",
@@ -360,6 +375,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Notes,
         &[
+            "ghi chu",
             "ملاحظات",
             "ملاحظة",
             "टिप्पणी",
@@ -425,6 +441,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Title,
         &[
+            "tieu de",
             "title",
             "name",
             "summary",
@@ -588,6 +605,13 @@ pub fn label_role(label: &str) -> Option<LabelRole> {
         m.insert(label.to_string(), r);
     });
     r
+}
+
+/// Whether the label is written exactly as the lexicon lists it (a long label such as
+/// Vietnamese `Kết quả mong đợi` is taken only then).
+pub fn is_listed_label(label: &str) -> bool {
+    let l = normalize_label(label);
+    LABELS.iter().any(|(_, words)| words.contains(&l.as_str()))
 }
 
 fn label_role_uncached(label: &str) -> Option<LabelRole> {

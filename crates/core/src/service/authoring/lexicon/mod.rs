@@ -219,6 +219,7 @@ pub fn has_any(text: &str, words: &'static [&'static str]) -> bool {
 /// Words that negate what follows them in the clause (or, for verb-final languages and
 /// passives, what precedes them).
 pub const NEGATION: &[&str] = &[
+    "khong",
     "لا",
     "دون",
     "بدون",
@@ -393,6 +394,7 @@ pub const NO_DETERMINER: &[&str] = &[
 
 /// Nouns for "tool" (and "tool call").
 pub const TOOL_NOUNS: &[&str] = &[
+    "cong cu",
     "инструмент*",
     "narzedzi*",
     "verktyg*",
