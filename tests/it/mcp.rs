@@ -819,6 +819,10 @@ async fn a_childs_stderr_in_the_log_is_capped() {
         .with_max_level(tracing::Level::INFO)
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
+    // Other tests hit the same log lines meanwhile with no subscriber at all; a callsite
+    // first seen then can keep "never" as its cached interest, and this thread's subscriber
+    // would miss its events. Recompute every callsite's interest with this one in place.
+    tracing::callsite::rebuild_interest_cache();
     let cap = 2_000;
     let pool = McpPool::new(PoolOptions {
         stderr_log_cap: cap,
