@@ -97,11 +97,7 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
     if !changed {
         return Cow::Borrowed(text);
     }
-    let mut md = out.join("\n");
-    if text.ends_with('\n') {
-        md.push('\n');
-    }
-    Cow::Owned(md)
+    Cow::Owned(super::rejoin(text, &out))
 }
 
 #[cfg(test)]

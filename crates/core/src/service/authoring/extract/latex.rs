@@ -39,11 +39,7 @@ pub fn to_markdown(t: &str) -> String {
             None => out.push(prose(s)),
         }
     }
-    let mut md = out.join("\n");
-    if t.ends_with('\n') {
-        md.push('\n');
-    }
-    md
+    super::rejoin(t, &out)
 }
 
 struct Table {

@@ -188,6 +188,16 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     drafts
 }
 
+/// The lines a converter wrote for `t`'s lines, one for one, as a document that ends as
+/// `t` does: a reader's line numbers in it are `t`'s.
+fn rejoin(t: &str, lines: &[String]) -> String {
+    let mut doc = lines.join("\n");
+    if t.ends_with('\n') {
+        doc.push('\n');
+    }
+    doc
+}
+
 /// `f` on every item, on up to as many threads as there are cores: at least `per_thread`
 /// items each (below that a thread costs more than it saves). Items are independent, so
 /// a long document reads as fast as its share of the cores allows.

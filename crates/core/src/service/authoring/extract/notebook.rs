@@ -53,11 +53,7 @@ pub fn to_source(t: &str) -> String {
         }
         out.push(line_of(s.trim_end_matches(','), markdown));
     }
-    let mut text = out.join("\n");
-    if t.ends_with('\n') {
-        text.push('\n');
-    }
-    text
+    super::rejoin(t, &out)
 }
 
 /// One JSON string of a source array as its line (`"x = 1\n"` → `x = 1`); a markdown

@@ -119,11 +119,7 @@ pub fn to_markdown(t: &str) -> String {
         };
         out.push(line);
     }
-    let mut md = out.join("\n");
-    if t.ends_with('\n') {
-        md.push('\n');
-    }
-    md
+    super::rejoin(t, &out)
 }
 
 /// A heading line: its keyword, priority cookie and tags dropped. A keyword that says the

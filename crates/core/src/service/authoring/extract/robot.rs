@@ -56,11 +56,7 @@ pub fn to_markdown(t: &str) -> String {
         }
         out.push(step(&cells(l)));
     }
-    let mut md = out.join("\n");
-    if t.ends_with('\n') {
-        md.push('\n');
-    }
-    md
+    super::rejoin(t, &out)
 }
 
 /// A step's cells: separated by two or more spaces or a tab, `...` continuing the line
