@@ -265,6 +265,29 @@ impl Catalog {
         self.params.contains(word)
     }
 
+    /// Whether a cell is nothing but assignments of the live tools' parameters (`a = 1,
+    /// b = 2`, `numbers: [1, 2]`, `{"a": 1}`): an argument column whatever its heading.
+    pub fn assigns_params(&self, v: &str) -> bool {
+        let v = v.trim().trim_matches('`').trim();
+        if let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(v) {
+            return !m.is_empty() && m.keys().all(|k| self.is_param(k));
+        }
+        let mut names = 0;
+        for part in v.split([',', ';']) {
+            let part = part.trim();
+            if part.is_empty() {
+                continue;
+            }
+            match part.split_once(['=', ':']) {
+                Some((k, _)) if self.is_param(k.trim().trim_matches('`')) => names += 1,
+                // A list value's later items (`numbers = [12, 15, 18]`).
+                None if names > 0 && !part.chars().any(char::is_alphabetic) => {}
+                _ => return false,
+            }
+        }
+        names > 0
+    }
+
     pub fn has_param(&self, tool: usize, p: &str) -> bool {
         self.entries[tool].params.iter().any(|(k, _)| k == p)
     }

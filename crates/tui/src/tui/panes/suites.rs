@@ -260,12 +260,12 @@ impl SuitesPane {
         let case = self.selected_case();
         let mut lines = case.map(|c| case_lines(c, theme)).unwrap_or_default();
         // This case in the suite's last runs: a mark per run, and a chart once it ran twice.
-        let marks = case.and_then(|c| {
+        let history = case.and_then(|c| {
             let h = self.history.get(self.sub_for.as_deref()?)?;
-            Some((h.runs.len(), h.cases.get(&c.id)?.clone()))
+            Some((h.runs.len(), h.cases.get(&c.id)?))
         });
         let mut rates = Vec::new();
-        if let Some((runs, marks)) = &marks {
+        if let Some((runs, marks)) = history {
             lines.push(Line::from(""));
             lines.push(field(
                 "history",

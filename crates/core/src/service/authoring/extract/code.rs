@@ -1098,10 +1098,16 @@ fn read_function(
                 else {
                     return None;
                 };
-                let callee = callee.to_ascii_lowercase();
-                let own = ["assert", "expect", "to", "eq", "should", "must"]
-                    .iter()
-                    .any(|p| callee.starts_with(p));
+                // `assert…`, `expect…`, `should…`, and matchers (`toBe`, `to_eq`, `eq`).
+                let lower = callee.to_ascii_lowercase();
+                let matcher = callee
+                    .strip_prefix("to")
+                    .is_some_and(|r| r.starts_with(|c: char| c.is_uppercase() || c == '_'));
+                let own = matcher
+                    || lower == "eq"
+                    || ["assert", "expect", "should", "must"]
+                        .iter()
+                        .any(|p| lower.starts_with(p));
                 (!own && utterance_like(s) && !used.contains(&t.start)).then(|| s.clone())
             });
         }

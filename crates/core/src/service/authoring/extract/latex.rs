@@ -233,16 +233,10 @@ fn inline(s: &str) -> String {
         match name {
             "texttt" | "verb" | "code" => out.push_str(&format!("`{text}`")),
             "sout" | "st" | "xout" => out.push_str(&format!("~~{text}~~")),
-            "textbf" | "textit" | "emph" | "underline" | "textcolor" | "colorbox" | "mbox"
-            | "text" | "textsc" | "textsf" | "textrm" | "og" | "enquote" | "url" => {
-                out.push_str(&text)
-            }
             "newline" | "linebreak" | "quad" | "qquad" => out.push(' '),
-            "fg" | "noindent" | "centering" | "small" | "footnotesize" | "ldots" => {
-                if name == "ldots" {
-                    out.push('…');
-                }
-            }
+            "ldots" => out.push('…'),
+            // Any other command keeps its last argument's text (`\textbf`, `\textcolor`),
+            // which for a bare command (`\fg`, `\noindent`) is nothing.
             _ => out.push_str(&text),
         }
         rest = tail;

@@ -199,6 +199,9 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
                 .or_else(|| h.strip_prefix("__"))
                 .unwrap_or(h);
             let mut seg = Segment::labelled(label, v.clone());
+            if seg.role.is_none() && cat.assigns_params(&v) {
+                seg = Segment::labelled("arguments", v.clone());
+            }
             if h == "__description" {
                 if title.is_none() && !v.is_empty() {
                     title = Some(v.clone());

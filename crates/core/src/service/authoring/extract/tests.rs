@@ -635,3 +635,17 @@ fn vietnamese_labels_and_the_no_tool_case() {
     assert!(c[1].is_negative, "{:?}", asserts(&c[1]));
     assert!(positive_tools(&c[1]).is_empty());
 }
+
+#[test]
+fn a_csv_column_of_parameter_assignments_holds_the_arguments_too() {
+    let doc = "Case,Question,Tool,Paramz\nC1,\"What is 3 plus 4?\",get-sum,\"a = 3, b = 4\"\n";
+    let c = author_builtin(doc, "plan.csv", &demo_tools(), &[]);
+    assert_eq!(c.len(), 1, "{c:#?}");
+    let with = of_type(&c[0], "toolCalledWith");
+    assert_eq!(
+        with[0]["args"]["args"],
+        json!({"a": 3, "b": 4}),
+        "{:?}",
+        asserts(&c[0])
+    );
+}

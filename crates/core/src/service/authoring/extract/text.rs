@@ -991,29 +991,6 @@ fn asciidoc_table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec
 }
 
 /// One row of a table under its header, read as a unit.
-/// Whether a cell is nothing but assignments of live tools' parameters (`a = 1, b = 2`,
-/// `numbers: [1, 2]`, `{"a": 1}`).
-fn assigns_params(v: &str, cat: &Catalog) -> bool {
-    let v = v.trim().trim_matches('`').trim();
-    if let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(v) {
-        return !m.is_empty() && m.keys().all(|k| cat.is_param(k));
-    }
-    let mut names = 0;
-    for part in v.split([',', ';']) {
-        let part = part.trim();
-        if part.is_empty() {
-            continue;
-        }
-        match part.split_once(['=', ':']) {
-            Some((k, _)) if cat.is_param(k.trim().trim_matches('`')) => names += 1,
-            // A list value's later items (`numbers = [12, 15, 18]`).
-            None if names > 0 && !part.chars().any(char::is_alphabetic) => {}
-            _ => return false,
-        }
-    }
-    names > 0
-}
-
 fn table_row(
     header: &[String],
     row: &[String],
@@ -1042,7 +1019,7 @@ fn table_row(
         let mut s = Segment::labelled(h, v.clone());
         // A column whose heading is no known label (`Arguemnts`) but whose cells assign the
         // live tools' parameters holds the arguments.
-        if s.role.is_none() && assigns_params(v, cat) {
+        if s.role.is_none() && cat.assigns_params(v) {
             s = Segment::labelled("arguments", v.clone());
         }
         match s.role {

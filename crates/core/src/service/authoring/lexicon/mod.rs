@@ -1019,7 +1019,7 @@ pub fn heading_excludes(heading: &str) -> bool {
                 .rsplit(|c: char| !c.is_alphanumeric())
                 .next()
                 .unwrap_or_default();
-            !(listed(NEGATION, prev) || prev == "non")
+            !listed(NEGATION, prev)
         })
 }
 
