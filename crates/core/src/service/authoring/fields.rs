@@ -248,6 +248,21 @@ pub fn names_a_case<'a>(keys: impl IntoIterator<Item = &'a str>) -> bool {
     })
 }
 
+/// A user id, handle or address (`U01PRIYA`, `@tom`, `tom@example.com`): one token of
+/// capitals and digits, or an address.
+fn is_speaker_id(s: &str) -> bool {
+    let s = s.trim();
+    !s.is_empty()
+        && s.len() <= 64
+        && !s.contains(char::is_whitespace)
+        && (s.starts_with('@')
+            || s.contains('@') && s.contains('.')
+            || s.chars().any(|c| c.is_ascii_digit())
+                && s.chars().any(|c| c.is_ascii_uppercase())
+                && s.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || "_-".contains(c)))
+}
+
 /// Labels that describe a case without changing what it checks (priority, owner,
 /// preconditions, timestamps, dataset bookkeeping): ignoring them keeps a claim exact.
 pub fn is_metadata_label(label: &str) -> bool {
@@ -595,7 +610,7 @@ pub fn calls_from_value(v: &Value) -> Option<Vec<ExpectedCall>> {
 #[derive(Debug, Default, Clone)]
 pub struct Fields {
     /// `(label, value, role)`; the role is computed once, at push.
-    pub items: Vec<(String, Value, Role)>,
+    items: Vec<(String, Value, Role)>,
     /// Where the fields came from, for the exact claim's note ("markdown table row").
     pub shape: String,
 }
@@ -610,8 +625,33 @@ impl Fields {
 
     pub fn push(&mut self, label: impl Into<String>, value: impl Into<Value>) {
         let label = label.into();
-        let role = role_of(&label);
-        self.items.push((label, value.into(), role));
+        let value = value.into();
+        let mut role = role_of(&label);
+        // A chat export's `"user": "U01PRIYA"` names who spoke, not what was said.
+        // Nor does `"user_profile": {"real_name": …}` hold a prompt.
+        let said = match &value {
+            Value::String(s) => !is_speaker_id(s),
+            Value::Object(m) => m.keys().any(|k| {
+                matches!(k.as_str(), "content" | "text" | "role")
+                    || matches!(role_of(k), Role::Prompt | Role::Prompts | Role::Turn(_))
+            }),
+            _ => true,
+        };
+        if role == Role::Prompt && !said {
+            role = Role::Other;
+        }
+        self.items.push((label, value, role));
+    }
+
+    /// The longest free text of the fields no role claims (a chat message's `text`):
+    /// where a message that proposes a case in words keeps it.
+    pub fn free_text(&self) -> Option<&str> {
+        self.items
+            .iter()
+            .filter(|(l, _, r)| *r == Role::Other && !is_metadata_label(l))
+            .filter_map(|(_, v, _)| v.as_str())
+            .filter(|t| t.split_whitespace().count() >= 4)
+            .max_by_key(|t| t.len())
     }
 
     pub fn has_role(&self, want: &[Role]) -> bool {

@@ -489,6 +489,41 @@ pub fn quotes(t: &str) -> Vec<(usize, usize)> {
 
 /// Whether a quoted text reads as something a user would say (not a name, a path or a
 /// single word).
+/// The byte spans of inline code (`` `x` ``), without the backticks.
+pub fn code_spans(t: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut open = None;
+    for (i, c) in t.char_indices() {
+        if c == '\n' {
+            open = None;
+        } else if c == '`' {
+            match open.take() {
+                Some(a) if i > a => out.push((a, i)),
+                Some(_) => {}
+                None => open = Some(i + 1),
+            }
+        }
+    }
+    out
+}
+
+/// An utterance set as code, not code: three words or more, with no code punctuation.
+pub fn prose_like(q: &str) -> bool {
+    let words = q
+        .split_whitespace()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .count();
+    utterance_like(q)
+        && q.split_whitespace().count() >= 3
+        && words >= 2
+        && q.chars().filter(|c| c.is_alphabetic()).count() >= 6
+        && !q.contains([
+            '(', ')', '{', '}', '[', ']', '=', ';', '<', '>', '$', '|', '\\',
+        ])
+        && !q.contains("::")
+        && !q.contains("--")
+}
+
 pub fn utterance_like(q: &str) -> bool {
     let q = q.trim();
     if q.is_empty() || q.len() > 4000 {

@@ -92,7 +92,7 @@ pub fn says_dropped(text: &str) -> bool {
     }
     // A line that starts with a status word and a colon.
     t.lines().any(|l| {
-        let l = l.trim().trim_start_matches(['-', '*', ' ']);
+        let l = l.trim().trim_start_matches(['-', '*', ' ', '(', '[']);
         l.split_once([':', '：'])
             .is_some_and(|(head, _)| head.chars().count() < 24 && lexicon::is_dropped_status(head))
     })
@@ -187,16 +187,27 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 continue;
             }
             let raw = s.text.clone();
-            for (a, b) in quotes(&raw) {
+            // A quote, or (as chat and issue threads write it) prose set as code:
+            // `what is 8 + 13?`; whichever comes first.
+            let quoted = quotes(&raw).into_iter().find(|&(a, b)| {
                 let q = raw[a..b].trim();
                 // `a « no tool » case is …`: a term being defined, not something said.
-                if utterance_like(q) && !lexicon::is_none_word(q) {
-                    if in_struck(&raw, a) {
-                        return None;
-                    }
-                    prompt = Some((q.to_string(), i, Some((a, b))));
-                    break 'outer;
+                utterance_like(q) && !lexicon::is_none_word(q)
+            });
+            let coded = reading::code_spans(&raw).into_iter().find(|&(a, b)| {
+                let q = raw[a..b].trim();
+                reading::prose_like(q) && !lexicon::is_none_word(q) && cat.resolve(q).is_none()
+            });
+            let first = match (quoted, coded) {
+                (Some(q), Some(c)) => Some(if c.0 < q.0 { c } else { q }),
+                (q, c) => q.or(c),
+            };
+            if let Some((a, b)) = first {
+                if in_struck(&raw, a) {
+                    return None;
                 }
+                prompt = Some((raw[a..b].trim().to_string(), i, Some((a, b))));
+                break 'outer;
             }
         }
     }
@@ -734,6 +745,14 @@ pub fn strip_checkbox(t: &str) -> &str {
 }
 
 pub fn strip_number(t: &str) -> &str {
+    // An outline's lettered item: `a. Prompt:`, `b) Expected:`.
+    let mut c = t.chars();
+    if let (Some(l), Some(m), Some(' ' | '\t')) = (c.next(), c.next(), c.next())
+        && l.is_ascii_lowercase()
+        && matches!(m, '.' | ')')
+    {
+        return t[2..].trim_start();
+    }
     let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
     if digits > 0 && digits < 4 {
         let r = &t[digits..];
@@ -750,6 +769,7 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     let mut out: Vec<Segment> = Vec::new();
     let mut cur = Segment::plain(String::new());
     let mut cur_indent = 0usize;
+    let mut cur_quoted = false;
     let push_text = |cur: &mut Segment, t: &str| {
         if !cur.text.is_empty() {
             cur.text.push('\n');
@@ -779,9 +799,21 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
                 }
                 cur = Segment::labelled(&label, String::new());
                 cur_indent = indent;
+                cur_quoted = line.trim_start().starts_with('>');
                 rest
             }
-            None => line.to_string(),
+            None => {
+                // The next item of a list of turns (`2. The assistant asks…`) ends a turn.
+                let t = line.trim_start();
+                let item = strip_number(t).len() < t.len() || t.starts_with(['-', '*', '•']);
+                // So does a line out of the quote block the turn was written in.
+                let unquoted = cur_quoted && !t.starts_with('>');
+                if cur.role == Some(LabelRole::Prompt) && (item && indent <= cur_indent || unquoted)
+                {
+                    out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+                }
+                line.to_string()
+            }
         };
         // `"What is 4 + 4?" Expected: …`, `… answered 41 (!). Expected: …`: a label
         // after a quote or a sentence end inside the line.
@@ -820,9 +852,53 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     out
 }
 
+/// The fields written inside one long cell (a Jira or TestRail description): its own
+/// labels, headings that are labels (`h3. Prompt`, `### Expected`) and quote blocks
+/// (`{quote}…{quote}`) read as a unit's segments. `None` when the cell names no prompt.
+pub fn cell_segments(text: &str) -> Option<Vec<Segment>> {
+    if !text.contains('\n') {
+        return None;
+    }
+    let mut plain = String::with_capacity(text.len());
+    for line in text.lines() {
+        let t = line.trim();
+        let heading = t
+            .strip_prefix(['h', 'H'])
+            .and_then(|r| r.strip_prefix(|c: char| ('1'..='6').contains(&c)))
+            .and_then(|r| r.strip_prefix(". "))
+            .or_else(|| {
+                let r = t.trim_start_matches('#');
+                (r.len() < t.len() && r.starts_with(' ')).then_some(r)
+            })
+            .or_else(|| {
+                t.strip_prefix("**")
+                    .and_then(|r| r.strip_suffix("**"))
+                    .filter(|r| !r.contains("**"))
+            })
+            .map(|h| h.trim().trim_end_matches([':', '：']).trim())
+            .filter(|h| label_role(h).is_some());
+        let line = match heading {
+            Some(h) => format!("{h}:"),
+            None => {
+                let mut l = line.to_string();
+                for m in ["{quote}", "{noformat}", "{code}", "{panel}"] {
+                    l = l.replace(m, "");
+                }
+                l
+            }
+        };
+        plain.push_str(&line);
+        plain.push('\n');
+    }
+    let segs = segments_of(&plain);
+    segs.iter()
+        .any(|s| matches!(s.role, Some(LabelRole::Prompt | LabelRole::Steps)))
+        .then_some(segs)
+}
+
 /// The text of a line spoken by the assistant (`Assistant: …`, `어시스턴트: …`).
 pub fn assistant_line(line: &str) -> Option<String> {
-    let t = line.trim_start().trim_start_matches(['-', '*', '>', ' ']);
+    let t = strip_number(line.trim_start().trim_start_matches(['-', '*', '>', ' ']));
     let (head, rest) = t.split_once([':', '：'])?;
     let head = lexicon::fold(head.trim_matches(['*', '_', ' ']));
     lexicon::ASSISTANT_SPEAKERS

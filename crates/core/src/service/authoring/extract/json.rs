@@ -11,6 +11,7 @@ use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::unit::{UnitInfo, read_unit, segments_of};
 
 /// A JSON value's byte range, with children for containers.
 #[derive(Debug)]
@@ -316,6 +317,24 @@ pub fn object_draft(
             }
             _ => f.push(k.clone(), v.clone()),
         }
+    }
+    // A message object (a chat export) that names no case field: its text, read as the
+    // text of a message is.
+    if !f.is_case()
+        && let Some(text) = f.free_text()
+    {
+        // Slack writes `>` as `&gt;`.
+        let text =
+            quick_xml::escape::unescape(text).map_or_else(|_| text.into(), |t| t.into_owned());
+        let info = UnitInfo {
+            shape: "chat message",
+            start,
+            end,
+            title: None,
+            key: None,
+            structured: false,
+        };
+        return read_unit(&segments_of(&text), &info, cat).unwrap_or_default();
     }
     f.into_draft(start, end, cat)
 }

@@ -43,6 +43,7 @@ pub mod latex;
 pub mod markup;
 pub mod notebook;
 pub mod org;
+pub mod retract;
 pub mod robot;
 pub mod table;
 pub mod text;
@@ -181,6 +182,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         },
     };
     drafts.retain(Draft::is_case);
+    retract::drop_retracted(&ix, &mut drafts);
     for d in &mut drafts {
         ground_names(d, cat);
         d.ensure_title();

@@ -12,7 +12,7 @@ use crate::service::authoring::fields::{Role, role_of};
 use crate::service::authoring::lexicon::{self, LabelRole};
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::reading;
-use crate::service::authoring::unit::{Segment, UnitInfo, read_unit};
+use crate::service::authoring::unit::{Segment, UnitInfo, cell_segments, read_unit};
 
 /// Splits one line at `d` outside double quotes (for sniffing only).
 fn split_line(line: &str, d: char) -> Vec<String> {
@@ -216,6 +216,15 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
                 _ => {}
             }
             if h.starts_with("__metadata:") && seg.role.is_none() {
+                continue;
+            }
+            // A description cell that holds the case's own fields.
+            if matches!(
+                seg.role,
+                None | Some(LabelRole::Title | LabelRole::Notes | LabelRole::Metadata)
+            ) && let Some(inner) = cell_segments(&v)
+            {
+                segs.extend(inner);
                 continue;
             }
             segs.push(seg);

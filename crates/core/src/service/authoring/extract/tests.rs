@@ -649,3 +649,70 @@ fn a_csv_column_of_parameter_assignments_holds_the_arguments_too() {
         asserts(&c[0])
     );
 }
+
+fn drafts(doc: &str) -> Vec<super::super::draft::Draft> {
+    super::extract(doc, &demo_tools())
+}
+
+fn tools_of(d: &super::super::draft::Draft) -> Vec<&str> {
+    d.expected_calls.iter().map(|c| c.tool.as_str()).collect()
+}
+
+#[test]
+fn a_tracker_export_keeps_its_fields_in_the_description_cell() {
+    // Jira names its custom columns `Custom field (…)`, and writes the prompt inside the
+    // description in wiki markup; a ticket resolved "Won't Do" is no case.
+    let doc = "Summary,Issue key,Status,Resolution,Description,Custom field (Expected Tool),Custom field (Forbidden Tools)\n\
+Add two,T-1,Done,Done,\"h3. Prompt\n{quote}Add 3 and 4 please{quote}\n h3. Notes\nplain\",get-sum,\n\
+Echo,T-2,Done,Done,\"h3. Prompt\n{quote}Say back: hi there{quote}\",echo,legacy-echo\n\
+Crash,T-3,Closed,Won't Do,\"h3. Prompt\n{quote}Crash it now{quote}\",crash,\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Add 3 and 4 please"]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+    assert_eq!((d[1].start_line, d[1].end_line), (6, 7));
+}
+
+#[test]
+fn a_numbered_outline_makes_sections_and_lettered_fields() {
+    let doc = "1. Purpose\nCheck the tools.\n\n2. Cases\n2.1. Sum\n   a. Prompt: \"Add 35 and 65.\"\n   b. Expected: calls get-sum with a = 35, b = 65\n2.2. Chit-chat\n   a. Prompt: \"How are you today?\"\n   b. Expected: no tool at all\n2.3. [DROPPED – review 18/06] Crash\n   a. Prompt: \"Crash the server.\"\n   b. Expected: crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 7));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_chat_export_reads_each_message_and_drops_what_a_reply_takes_back() {
+    // The user field is an id, the case is in the message text with its prompt as code,
+    // and a later reply drops case 3.
+    let doc = r#"[
+  {"user": "U01AB", "text": "reply with one case per message: prompt in backticks, then the tool", "ts": "1.0"},
+  {"user": "U01AB", "text": "*case 1* — `what is 8 + 13 then?` → `get-sum` with a=8, b=13", "ts": "2.0"},
+  {"user": "U02CD", "text": "*case 2* — `hi! how's your day going?` → no tool at all", "ts": "3.0"},
+  {"user": "U02CD", "text": "*case 3* — `crash the server on purpose` → `crash`", "ts": "4.0"},
+  {"user": "U01AB", "text": "-1 on case 3, it takes the shared server down. let's drop it", "ts": "5.0"}
+]"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["what is 8 + 13 then?"]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn code_in_a_changelog_is_no_prompt() {
+    let doc = "## [0.9.2]\n### Fixed\n- `get-sum` no longer rounds `a + b` to an integer\n- `list items` is faster\n";
+    assert!(drafts(doc).is_empty());
+}
+
+#[test]
+fn a_list_of_turns_ends_each_turn_at_the_next_item() {
+    let doc = "### 3.5 Conversation: deleting\n\nFlow:\n1. User: \"I want to delete something.\"\n2. The assistant asks which item.\n3. User: \"Item pl-15.\"\n\nExpected: `delete-item` with `id = \"pl-15\"`. Never `crash`.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["I want to delete something.", "Item pl-15."]);
+    assert_eq!(tools_of(&d[0]), ["delete-item"]);
+}

@@ -157,6 +157,21 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             }
         }
     }
+    // A numbered outline (`3.1. Sum`, `2.4 Errors`, as word processors export it): once
+    // the document numbers its headings in levels, each numbered title line is a heading.
+    let outline: Vec<(usize, u8)> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| matches!(l.kind, Kind::Text | Kind::Item) && l.indent == 0)
+        .filter_map(|(i, l)| outline_level(l.text).map(|n| (i, n)))
+        .collect();
+    if outline.iter().filter(|(_, n)| *n > 1).count() >= 2 {
+        for (i, n) in outline {
+            if out[i].label.is_none() {
+                out[i].kind = Kind::Heading(n.min(6));
+            }
+        }
+    }
     // Lead-in lines: a short line ending with a colon right above a list.
     for i in 0..out.len() {
         if out[i].kind != Kind::Text {
@@ -184,6 +199,26 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         }
     }
     out
+}
+
+/// The depth of an outline number before a short title (`3.1.` is 2), when the line is
+/// one: a title, not a sentence.
+fn outline_level(t: &str) -> Option<u8> {
+    let t = t.trim_start_matches('\u{feff}');
+    let num_len = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let num = &t[..num_len];
+    let title = t[num_len..].strip_prefix([' ', '\t'])?.trim();
+    let parts: Vec<&str> = num.trim_end_matches('.').split('.').collect();
+    let ok = !num.starts_with('.')
+        && !num.contains("..")
+        && parts.len() <= 6
+        && parts.iter().all(|p| (1..=3).contains(&p.len()));
+    let sentence = title.ends_with(['.', '!', '?', ':', ';', ',', '。'])
+        || title.chars().count() > 80
+        || title.split_whitespace().count() > 12;
+    (ok && !title.is_empty() && !sentence).then_some(parts.len() as u8)
 }
 
 fn atx_level(t: &str) -> Option<u8> {
@@ -389,11 +424,12 @@ fn walk(
                     })
                     .collect();
                 let (first, last) = (ks[0], ks[ks.len() - 1]);
+                // Between them, the assistant's turns or a narration of them
+                // (`2. The assistant asks which item.`), but no other field.
                 ks.iter().all(|&k| user_turn(lines[k].text))
                     && (first..=last).all(|k| {
-                        lines[k].kind == Kind::Blank
-                            || lines[k].label == Some(LabelRole::Prompt)
-                            || assistant_line(lines[k].text).is_some()
+                        matches!(lines[k].kind, Kind::Blank | Kind::Item | Kind::Text)
+                            && matches!(lines[k].label, None | Some(LabelRole::Prompt))
                     })
             };
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
@@ -835,6 +871,10 @@ fn instruction_segments(text: &str) -> Option<Vec<Segment>> {
         .unwrap_or(first)
         .trim();
     let t = crate::service::authoring::unit::strip_checkbox(t);
+    // A struck-through item was dropped, whatever it says.
+    if t.starts_with("~~") {
+        return None;
+    }
     let segs = segments_of(text);
     let (lead, rest): (String, String) = if segs.len() > 1 && segs[0].label.is_none() {
         let lead = segs[0].text.lines().next().unwrap_or_default().to_string();

@@ -1,0 +1,266 @@
+//! Cases a later message takes back. In a thread (a chat export, an issue, an e-mail
+//! exchange) a case proposed early may be dropped by a reply: "-1 on case 6 … let's drop
+//! it", "Sugiro tirar o C5". What the thread agreed is what counts, so a case named by a
+//! later line that drops it is no case.
+//!
+//! A case is named by the first reference in its own text that reads as a case's name: a
+//! case word and a number (`case 6`, `caso 3`, `Fall 2`) or a capitalised code (`C5`,
+//! `TC-06`, `QA-107`). A line drops it when it stands after the case and outside every
+//! case, names it, and has a dropping verb that is not negated.
+
+use super::super::draft::Draft;
+use super::super::lexicon::{self, fold};
+use super::super::lines::LineIndex;
+
+/// Words that name a case before its number.
+const CASE_WORDS: &[&str] = &[
+    "case",
+    "cases",
+    "caso",
+    "casos",
+    "cas",
+    "fall",
+    "testfall",
+    "test",
+    "testcase",
+    "scenario",
+    "szenario",
+    "escenario",
+    "cenario",
+    "sample",
+    "example",
+    "prueba",
+    "teste",
+    "przypadek",
+    "pripad",
+    "vaka",
+    "kasus",
+    "item",
+    "punto",
+];
+
+/// Verbs and participles that take a proposed case back (folded). Verbs that also say
+/// what a tool does (`remove`, `delete`, `eliminar`) are left out: a note about a case that
+/// removes an item does not drop it.
+const DROPPING: &[&str] = &[
+    "drop",
+    "drops",
+    "dropped",
+    "dropping",
+    "scrap",
+    "scrapped",
+    "reject",
+    "rejected",
+    "rejecting",
+    "withdraw",
+    "withdrawn",
+    "strike",
+    "struck",
+    "veto",
+    "vetoed",
+    "tirar",
+    "tirei",
+    "tiramos",
+    "retirar",
+    "retirado",
+    "retirada",
+    "descartar",
+    "descartado",
+    "descartada",
+    "quitar",
+    "quitamos",
+    "risquei",
+    "streichen",
+    "gestrichen",
+    "verwerfen",
+    "verworfen",
+    "rausnehmen",
+    "retirer",
+    "retire",
+    "ecarter",
+    "ecarte",
+    "abandonner",
+    "rimuovere",
+    "rimosso",
+    "togliere",
+    "tolto",
+    "scartare",
+    "scartato",
+    "schrappen",
+    "geschrapt",
+    "laten vallen",
+    "vervalt",
+    "odrzucic",
+    "odrzucony",
+    "wycofac",
+    "убрать",
+    "убираем",
+    "исключить",
+    "исключаем",
+    "отклонить",
+    "cikar*",
+    "kaldir*",
+    "hapus",
+    "dihapus",
+    "vyradit",
+    "vyrazeno",
+    "zamitnout",
+    "zamitnuto",
+    "bo di",
+    "loai bo",
+    "削除",
+    "却下",
+    "外す",
+    "删掉",
+    "去掉",
+    "删除",
+    "삭제",
+    "제외",
+    "빼",
+];
+
+/// Removes the drafts a later line drops.
+pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
+    if drafts.len() < 2 {
+        return;
+    }
+    let names: Vec<Option<(String, u32)>> = drafts.iter().map(|d| case_name(ix, d)).collect();
+    let inside = |n: usize| drafts.iter().any(|d| d.start_line <= n && n <= d.end_line);
+    let first_end = drafts.iter().map(|d| d.end_line).min().unwrap_or(0);
+    let mut dropped = vec![false; drafts.len()];
+    for n in first_end + 1..=ix.len() {
+        if inside(n) {
+            continue;
+        }
+        let line = ix.line(n);
+        if line.len() > 2000 {
+            continue;
+        }
+        let f = fold(line);
+        if !drops(&f) {
+            continue;
+        }
+        for r in refs(line) {
+            for (k, name) in names.iter().enumerate() {
+                if name.as_ref() == Some(&r) && drafts[k].end_line < n {
+                    dropped[k] = true;
+                }
+            }
+        }
+    }
+    // A name several cases share names none of them.
+    let mut k = 0;
+    drafts.retain(|_| {
+        let keep = !dropped[k]
+            || names
+                .iter()
+                .filter(|n| n.is_some() && *n == &names[k])
+                .count()
+                > 1;
+        k += 1;
+        keep
+    });
+}
+
+/// The name a case goes by: the first reference in its key or its own lines.
+fn case_name(ix: &LineIndex, d: &Draft) -> Option<(String, u32)> {
+    if let Some(r) = d.key.as_deref().and_then(|k| refs(k).into_iter().next()) {
+        return Some(r);
+    }
+    (d.start_line..=d.end_line.min(d.start_line + 5))
+        .filter(|&n| n >= 1 && n <= ix.len())
+        .find_map(|n| refs(ix.line(n)).into_iter().next())
+}
+
+/// Whether a folded line has a dropping verb that is not negated.
+fn drops(f: &str) -> bool {
+    lexicon::WordSet::of(DROPPING)
+        .find(f)
+        .into_iter()
+        .any(|(at, len, _)| {
+            let end = at + len;
+            // Part of a tool's name (`drop-table`) is no verb.
+            let joined = f[..at].ends_with(['-', '_', '`']) || f[end..].starts_with(['-', '_']);
+            let before: Vec<&str> = f[..at]
+                .split(|c: char| !c.is_alphanumeric() && c != '\'')
+                .filter(|w| !w.is_empty())
+                .rev()
+                .take(3)
+                .collect();
+            let negated = before.iter().any(|w| {
+                lexicon::listed(lexicon::NEGATION, w) || w.ends_with("n't") || *w == "dont"
+            });
+            !joined && !negated
+        })
+}
+
+/// The case names a line mentions: `(word, number)`, the word folded (`case 6` →
+/// `("case", 6)`, `TC-06` → `("tc", 6)`).
+fn refs(line: &str) -> Vec<(String, u32)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() || (i > 0 && b[i - 1].is_ascii_digit()) {
+            i += 1;
+            continue;
+        }
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let digits = &line[i..j];
+        // The number ends the token (`C5`, not `U01PRIYA` or `3.6`).
+        let decimal = |c: &u8| *c == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit);
+        let ends = b
+            .get(j)
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || decimal(c)));
+        // One separator at most between the word and the number.
+        let mut w_end = i;
+        if w_end > 0 && matches!(b[w_end - 1], b' ' | b'-' | b'#' | b'_') {
+            w_end -= 1;
+        }
+        let mut w_start = w_end;
+        while w_start > 0 && b[w_start - 1].is_ascii_alphabetic() {
+            w_start -= 1;
+        }
+        let word = &line[w_start..w_end];
+        let bounded = w_start == 0 || !b[w_start - 1].is_ascii_alphanumeric();
+        if ends && bounded && digits.len() <= 4 && !word.is_empty() && word.len() <= 8 {
+            let folded = word.to_ascii_lowercase();
+            let code = word.chars().all(|c| c.is_ascii_uppercase()) && word.len() <= 5;
+            if (code || CASE_WORDS.contains(&folded.as_str()))
+                && let Ok(num) = digits.parse::<u32>()
+            {
+                out.push((folded, num));
+            }
+        }
+        i = j;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_as_cases() {
+        assert_eq!(refs("*case 6* — crash"), vec![("case".into(), 6)]);
+        assert_eq!(refs("Sugiro tirar o C5."), vec![("c".into(), 5)]);
+        assert_eq!(
+            refs("TC-06 and QA-107"),
+            vec![("tc".into(), 6), ("qa".into(), 107)]
+        );
+        assert!(refs("\"user\": \"U01PRIYA\", sum 1024 and 3.6, a=17").is_empty());
+    }
+
+    #[test]
+    fn a_dropping_verb_counts_unless_negated() {
+        assert!(drops("-1 on case 6, it breaks the server. let's drop it"));
+        assert!(drops("sugiro tirar o c5."));
+        assert!(!drops("let's not drop case 6"));
+        assert!(!drops("case 3 removes an item"));
+        assert!(!drops("calls `drop-table` for case 2"));
+    }
+}
