@@ -191,8 +191,11 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             // `what is 8 + 13?`; whichever comes first.
             let quoted = quotes(&raw).into_iter().find(|&(a, b)| {
                 let q = raw[a..b].trim();
-                // `a « no tool » case is …`: a term being defined, not something said.
-                utterance_like(q) && !lexicon::is_none_word(q)
+                // `a « no tool » case is …`, `«Не вызывать X» = …`: a term being defined,
+                // not something said.
+                let close = b + raw[b..].chars().next().map_or(0, char::len_utf8);
+                let defined = raw[close..].trim_start().starts_with(['=', '＝']);
+                utterance_like(q) && !lexicon::is_none_word(q) && !defined
             });
             let coded = reading::code_spans(&raw).into_iter().find(|&(a, b)| {
                 let q = raw[a..b].trim();
@@ -246,10 +249,11 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     }
 
     // The expectation.
+    // (A forbidden-tools field alone leaves the unlabelled text to say what is expected.)
     let has_expect_label = segs.iter().any(|s| {
         matches!(
             s.role,
-            Some(LabelRole::Expected | LabelRole::Tool | LabelRole::Args | LabelRole::Forbidden)
+            Some(LabelRole::Expected | LabelRole::Tool | LabelRole::Args)
         )
     });
     let mut tool_field: Option<Reading> = None;
@@ -808,11 +812,23 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
                 let item = strip_number(t).len() < t.len() || t.starts_with(['-', '*', '•']);
                 // So does a line out of the quote block the turn was written in.
                 let unquoted = cur_quoted && !t.starts_with('>');
-                if cur.role == Some(LabelRole::Prompt) && (item && indent <= cur_indent || unquoted)
+                // And an arrow opening a line says what the turns expect.
+                if cur.role == Some(LabelRole::Prompt)
+                    && let Some(a) = ARROWS.iter().find(|a| t.starts_with(*a))
                 {
-                    out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+                    out.push(std::mem::replace(
+                        &mut cur,
+                        Segment::labelled("expected", String::new()),
+                    ));
+                    t[a.len()..].trim().to_string()
+                } else {
+                    if cur.role == Some(LabelRole::Prompt)
+                        && (item && indent <= cur_indent || unquoted)
+                    {
+                        out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+                    }
+                    line.to_string()
                 }
-                line.to_string()
             }
         };
         // `"What is 4 + 4?" Expected: …`, `… answered 41 (!). Expected: …`: a label
@@ -906,6 +922,9 @@ pub fn assistant_line(line: &str) -> Option<String> {
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
 
+/// Arrows that lead from what is said to what is expected.
+const ARROWS: [&str; 5] = ["→", "->", "=>", "➜", "⇒"];
+
 /// `"…" -> what is expected`: the quote (quotes kept) and the text after the arrow.
 fn quote_then_arrow(t: &str) -> Option<(String, String)> {
     let t = t.trim();
@@ -915,9 +934,7 @@ fn quote_then_arrow(t: &str) -> Option<(String, String)> {
         return None;
     }
     let after = t[close..].trim_start();
-    let arrow = ["→", "->", "=>", "➜", "⇒"]
-        .into_iter()
-        .find(|p| after.starts_with(p))?;
+    let arrow = ARROWS.into_iter().find(|p| after.starts_with(p))?;
     Some((
         t[..close].to_string(),
         after[arrow.len()..].trim().to_string(),
@@ -930,7 +947,8 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
     let mut i = 0;
     while i < line.len() {
         let c = line[i..].chars().next()?;
-        let dash = matches!(c, '—' | '–') && i > 0 && b[i - 1] == b' ';
+        // A dash, a slash or a bar set off by spaces parts clauses too.
+        let dash = matches!(c, '—' | '–' | '/' | '|') && i > 0 && b[i - 1] == b' ';
         if (dash
             || matches!(
                 c,
@@ -943,11 +961,15 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
                 let head = after[..colon].trim();
                 if !head.is_empty()
                     && head.split_whitespace().count() <= 3
-                    && head.chars().next().is_some_and(char::is_uppercase)
+                    && head.chars().next().is_some_and(|c| !c.is_lowercase())
                     && let Some(role) = label_role(head)
                     && matches!(
                         role,
-                        LabelRole::Expected | LabelRole::Tool | LabelRole::Args | LabelRole::Notes
+                        LabelRole::Expected
+                            | LabelRole::Tool
+                            | LabelRole::Args
+                            | LabelRole::Notes
+                            | LabelRole::Forbidden
                     )
                 {
                     let rest = after[colon..].chars().skip(1).collect::<String>();

@@ -17,6 +17,7 @@ use super::json::object_draft;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
 use crate::service::authoring::fields::{names_a_case, normalize_label};
+use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::reading::utterance_like;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, says_dropped};
@@ -53,6 +54,14 @@ pub fn looks_like_code(t: &str) -> bool {
                 | "mod"
                 | "module"
                 | "RSpec.describe"
+                | "<?php"
+                | "namespace"
+                | "public"
+                | "private"
+                | "protected"
+                | "final"
+                | "abstract"
+                | "declare"
         ) || l.starts_with('@') && l[1..].starts_with(|c: char| c.is_ascii_alphabetic())
         {
             keyword = true;
@@ -420,6 +429,14 @@ impl Parser<'_> {
                         _ => break,
                     }
                 }
+                // A Rust macro (`json!({…})`, `vec![…]`) is its argument's value.
+                if self.is(0, "!") && (self.is(1, "(") || self.is(1, "[")) {
+                    self.i += 1;
+                    if self.is(0, "[") {
+                        let inner = self.container("]", self.t[self.i].start)?;
+                        return Some(Node { start, ..inner });
+                    }
+                }
                 match name.as_str() {
                     "true" | "True" => self.node(Lit::Bool(true), start),
                     "false" | "False" => self.node(Lit::Bool(false), start),
@@ -449,14 +466,17 @@ impl Parser<'_> {
         // A composite literal after its type (`map[string]any{…}`, `[]string{…}`,
         // `Case{…}`) is the block; the type is dropped.
         loop {
-            let typeish = match &node.lit {
-                Lit::Name(_) => true,
-                Lit::Seq(items) => {
-                    items.is_empty()
-                        || items.len() == 1 && matches!(items[0].lit, Lit::Name(_) | Lit::Num(_))
-                }
-                _ => false,
-            };
+            // (A block that holds statements, `{ yield …; }`, is no type.)
+            let typeish = node.loose.is_empty()
+                && match &node.lit {
+                    Lit::Name(_) => true,
+                    Lit::Seq(items) => {
+                        items.is_empty()
+                            || items.len() == 1
+                                && matches!(items[0].lit, Lit::Name(_) | Lit::Num(_))
+                    }
+                    _ => false,
+                };
             if !typeish {
                 break;
             }
@@ -695,7 +715,21 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if found.is_empty() {
         return test_functions(ix, &toks, &forest, cat);
     }
-    found.into_iter().map(|f| f.draft).collect()
+    let mut out: Vec<Draft> = found.into_iter().map(|f| f.draft).collect();
+    // Beside the table, a test written out on its own (a conversation the table's rows
+    // cannot hold) is a case too.
+    let own = test_functions(ix, &toks, &forest, cat)
+        .into_iter()
+        .filter(|d| {
+            !d.prompts.is_empty()
+                && !out
+                    .iter()
+                    .any(|t| t.start_line <= d.end_line && d.start_line <= t.end_line)
+        })
+        .collect::<Vec<_>>();
+    out.extend(own);
+    out.sort_by_key(|d| d.start_line);
+    out
 }
 
 fn expects_something(d: &Draft) -> bool {
@@ -790,6 +824,17 @@ fn records(
         });
         return;
     }
+    // A row whose values say what they are (no signature names them).
+    if let Some(fields) = n.lit.positional()
+        && !sigs.iter().any(|s| s.len() == fields.len())
+        && let Some(m) = typed_row(fields, cat)
+    {
+        out.push(Found {
+            draft: record(&m, n, ix, cat),
+            in_table: true,
+        });
+        return;
+    }
     let mut taken = Vec::new();
     if let Some(items) = n.lit.positional() {
         for row in items {
@@ -832,6 +877,59 @@ fn records(
             records(c, table, sigs, ix, cat, out);
         }
     }
+}
+
+/// A positional row (`("What is 2 + 2?", "get-sum", {"a": 2, "b": 2}, ["crash"])`,
+/// `#[test_case("…", Expect::Tool("echo"), json!({…}), &[])]`) read by what its values are:
+/// an utterance is the prompt; a live tool's name the tool (a none value or a `NoTool`
+/// name in its place: no tool); an object of that tool's parameters its arguments; a list
+/// of tool names the forbidden tools.
+fn typed_row(fields: &[Node], cat: &Catalog) -> Option<Map<String, Value>> {
+    if fields.len() < 2 || cat.is_empty() {
+        return None;
+    }
+    let value = |n: &Node| n.lit.json();
+    let is_tool = |v: &Value| v.as_str().and_then(|s| cat.resolve(s)).is_some();
+    let p = fields.iter().position(
+        |f| matches!(&f.lit, Lit::Str(s) if utterance_like(s) && cat.resolve(s).is_none()),
+    )?;
+    let mut m = Map::new();
+    m.insert("prompt".into(), value(&fields[p]));
+    let rest = &fields[p + 1..];
+    let tool = rest.iter().position(|f| is_tool(&value(f)));
+    let none = rest.iter().position(|f| match &f.lit {
+        Lit::Null => true,
+        Lit::Name(n) => {
+            let last = n.rsplit('.').next().unwrap_or(n);
+            crate::service::authoring::lexicon::is_none_word(&normalize_label(last))
+        }
+        Lit::Str(s) => crate::service::authoring::lexicon::is_none_word(s) && !s.is_empty(),
+        _ => false,
+    });
+    match (tool, none) {
+        (Some(t), _) => {
+            m.insert("tool".into(), value(&rest[t]));
+        }
+        (None, Some(_)) => {
+            m.insert("tool".into(), Value::String("none".into()));
+        }
+        (None, None) => return None,
+    }
+    let tool_at = tool.or(none).unwrap_or(0);
+    for f in &rest[tool_at + 1..] {
+        match value(f) {
+            Value::Object(o) if !o.is_empty() && o.keys().all(|k| cat.is_param(k)) => {
+                m.entry("args").or_insert(Value::Object(o));
+            }
+            Value::Array(a)
+                if !a.is_empty() && a.iter().all(is_tool) && !m.contains_key("forbidden") =>
+            {
+                m.insert("forbidden".into(), Value::Array(a));
+            }
+            _ => {}
+        }
+    }
+    Some(m)
 }
 
 fn record(m: &Map<String, Value>, n: &Node, ix: &LineIndex, cat: &Catalog) -> Draft {
@@ -888,6 +986,37 @@ fn test_start(line: &str) -> Option<bool> {
     }
 }
 
+/// A function declared a test by its annotation (`#[test]`, `#[tokio::test]`, `@Test`,
+/// `#[Test]`), or named one (`fn test_…`, `public function test…`).
+fn annotated_test(ix: &LineIndex, k: usize) -> bool {
+    let t = ix.line(k).trim_start();
+    let declares = ["fn ", "fun ", "function ", "void ", "func ", "def "]
+        .iter()
+        .any(|d| t.contains(d))
+        && t.contains('(');
+    if !declares {
+        return false;
+    }
+    let name = t
+        .split(['(', '<'])
+        .next()
+        .unwrap_or_default()
+        .rsplit(' ')
+        .next()
+        .unwrap_or_default();
+    name.starts_with("test")
+        || (1..k).rev().take(3).any(|j| {
+            let a = ix.line(j).trim();
+            (a.starts_with('@') || a.starts_with("#["))
+                && (a
+                    .trim_start_matches(['@', '#', '['])
+                    .trim_end_matches(']')
+                    .rsplit("::")
+                    .next()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("test")))
+        })
+}
+
 fn indent(line: &str) -> usize {
     line.len() - line.trim_start().len()
 }
@@ -900,7 +1029,7 @@ fn test_functions(ix: &LineIndex, toks: &[Token], forest: &[Node], cat: &Catalog
     let mut k = 1;
     while k <= n {
         let line = ix.line(k);
-        let Some(on) = test_start(line) else {
+        let Some(on) = test_start(line).or_else(|| annotated_test(ix, k).then_some(true)) else {
             k += 1;
             continue;
         };
@@ -1037,6 +1166,23 @@ fn read_function(
         if n.start < a || n.start >= b {
             return;
         }
+        // `user("…")`, `Turn::user("…")`, `HumanMessage("…")`: a turn by its speaker.
+        if let Lit::Call { args, .. } = &n.lit
+            && let [one] = args.as_slice()
+            && let Lit::Str(said) = &one.lit
+        {
+            let callee = ix.text()[n.start..one.start].trim_end_matches(['(', ' ']);
+            let name = callee.rsplit(['.', ':']).next().unwrap_or(callee);
+            let words = normalize_label(name);
+            let speaker = |list: &[&str]| words.split(' ').any(|w| list.contains(&w));
+            if speaker(lexicon::USER_SPEAKERS) {
+                used.push(one.start);
+                turns.push(said.clone());
+            } else if speaker(lexicon::ASSISTANT_SPEAKERS) {
+                used.push(one.start);
+            }
+            return;
+        }
         let Lit::Map(pairs) = &n.lit else { return };
         let get = |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| v);
         if let (Some(role), Some(content)) = (get("role"), get("content"))
@@ -1073,9 +1219,6 @@ fn read_function(
             .enumerate()
             .filter(|(_, t)| t.start >= la && t.start < la + code_end)
             .collect();
-        if checks_no_calls(code) {
-            segs.push(Segment::labelled("expected", "no tool call"));
-        }
         let strs = || {
             line_toks.iter().filter_map(|(_, t)| match &t.tok {
                 Tok::Str(s) if Some(t.start) != title_tok && !used.contains(&t.start) => {
@@ -1084,6 +1227,10 @@ fn read_function(
                 _ => None,
             })
         };
+        // (`assertNotContains('crash', $calls)` names the tool it forbids.)
+        if checks_no_calls(code) && !strs().any(|(_, s)| cat.resolve(s).is_some()) {
+            segs.push(Segment::labelled("expected", "no tool call"));
+        }
         let asserting = {
             let t = code.trim_start().to_ascii_lowercase();
             t.starts_with("assert") || t.starts_with("expect") || t.contains(".to")

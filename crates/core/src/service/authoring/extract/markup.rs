@@ -112,7 +112,9 @@ impl El {
 /// Whether the document is markup: it starts with a tag and has an element that closes.
 pub fn looks_like_markup(t: &str) -> bool {
     let t = t.trim_start_matches('\u{feff}').trim_start();
+    // PHP opens with a tag too, but is code.
     t.starts_with('<')
+        && !t.starts_with("<?php")
         && (t.starts_with("<?xml")
             || t[..t.len().min(512)]
                 .to_ascii_lowercase()

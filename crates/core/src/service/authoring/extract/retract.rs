@@ -37,6 +37,24 @@ const CASE_WORDS: &[&str] = &[
     "kasus",
     "item",
     "punto",
+    "tc",
+    "uji",
+    "teszteset",
+    "eset",
+    "кейс",
+    "кейса",
+    "случай",
+    "тест",
+    "περιπτωση",
+    "σεναριο",
+    "케이스",
+    "ケース",
+    "案例",
+    "用例",
+    "मामला",
+    "परीक्षण",
+    "khoan",
+    "muc",
 ];
 
 /// Verbs and participles that take a proposed case back (folded). Verbs that also say
@@ -56,6 +74,11 @@ const DROPPING: &[&str] = &[
     "withdrawn",
     "strike",
     "struck",
+    "вычеркива*",
+    "вычёркива*",
+    "не берем",
+    "не берём",
+    "убира*",
     "veto",
     "vetoed",
     "tirar",
@@ -141,24 +164,25 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
             continue;
         }
         for r in refs(line) {
-            for (k, name) in names.iter().enumerate() {
-                if name.as_ref() == Some(&r) && drafts[k].end_line < n {
-                    dropped[k] = true;
-                }
+            // A bare number names the one case numbered so.
+            let named: Vec<usize> = (0..drafts.len())
+                .filter(|&k| {
+                    names[k]
+                        .as_ref()
+                        .is_some_and(|(w, num)| *num == r.1 && (r.0.is_empty() || *w == r.0))
+                })
+                .collect();
+            if let [k] = named[..]
+                && drafts[k].end_line < n
+            {
+                dropped[k] = true;
             }
         }
     }
-    // A name several cases share names none of them.
     let mut k = 0;
     drafts.retain(|_| {
-        let keep = !dropped[k]
-            || names
-                .iter()
-                .filter(|n| n.is_some() && *n == &names[k])
-                .count()
-                > 1;
         k += 1;
-        keep
+        !dropped[k - 1]
     });
 }
 
@@ -195,47 +219,58 @@ fn drops(f: &str) -> bool {
 }
 
 /// The case names a line mentions: `(word, number)`, the word folded (`case 6` →
-/// `("case", 6)`, `TC-06` → `("tc", 6)`).
+/// `("case", 6)`, `TC-06` → `("tc", 6)`); a bare number opening the line or counted
+/// (`7 не берём`, `6번은 빼죠`) has no word.
 fn refs(line: &str) -> Vec<(String, u32)> {
-    let b = line.as_bytes();
+    let chars: Vec<(usize, char)> = line.char_indices().collect();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !b[i].is_ascii_digit() || (i > 0 && b[i - 1].is_ascii_digit()) {
-            i += 1;
+    let mut k = 0;
+    while k < chars.len() {
+        if !chars[k].1.is_ascii_digit() || (k > 0 && chars[k - 1].1.is_ascii_digit()) {
+            k += 1;
             continue;
         }
-        let mut j = i;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
+        let mut m = k;
+        while m < chars.len() && chars[m].1.is_ascii_digit() {
+            m += 1;
         }
-        let digits = &line[i..j];
+        let digits = &line[chars[k].0..chars.get(m).map_or(line.len(), |c| c.0)];
+        let after = chars.get(m).map(|c| c.1);
         // The number ends the token (`C5`, not `U01PRIYA` or `3.6`).
-        let decimal = |c: &u8| *c == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit);
-        let ends = b
-            .get(j)
-            .is_none_or(|c| !(c.is_ascii_alphanumeric() || decimal(c)));
+        let decimal = after == Some('.') && chars.get(m + 1).is_some_and(|c| c.1.is_ascii_digit());
+        let counted = after.is_some_and(|c| "번号番".contains(c));
+        let ends = after.is_none_or(|c| !c.is_alphanumeric() || counted) && !decimal;
         // One separator at most between the word and the number.
-        let mut w_end = i;
-        if w_end > 0 && matches!(b[w_end - 1], b' ' | b'-' | b'#' | b'_') {
+        let mut w_end = k;
+        if w_end > 0 && matches!(chars[w_end - 1].1, ' ' | '-' | '#' | '_') {
             w_end -= 1;
         }
         let mut w_start = w_end;
-        while w_start > 0 && b[w_start - 1].is_ascii_alphabetic() {
+        while w_start > 0 && chars[w_start - 1].1.is_alphabetic() {
             w_start -= 1;
         }
-        let word = &line[w_start..w_end];
-        let bounded = w_start == 0 || !b[w_start - 1].is_ascii_alphanumeric();
-        if ends && bounded && digits.len() <= 4 && !word.is_empty() && word.len() <= 8 {
-            let folded = word.to_ascii_lowercase();
-            let code = word.chars().all(|c| c.is_ascii_uppercase()) && word.len() <= 5;
-            if (code || CASE_WORDS.contains(&folded.as_str()))
-                && let Ok(num) = digits.parse::<u32>()
-            {
+        let word: String = chars[w_start..w_end].iter().map(|c| c.1).collect();
+        let bounded = w_start == 0 || !chars[w_start - 1].1.is_alphanumeric();
+        let opening = line[..chars[k].0]
+            .trim()
+            .trim_start_matches(['#', '*', '-'])
+            .is_empty();
+        if ends
+            && bounded
+            && digits.len() <= 4
+            && word.chars().count() <= 10
+            && let Ok(num) = digits.parse::<u32>()
+        {
+            let folded = fold(&word);
+            let code =
+                !word.is_empty() && word.chars().all(|c| c.is_ascii_uppercase()) && word.len() <= 5;
+            if code || lexicon::listed(CASE_WORDS, &folded) {
                 out.push((folded, num));
+            } else if word.is_empty() && (opening || counted) {
+                out.push((String::new(), num));
             }
         }
-        i = j;
+        k = m;
     }
     out
 }
@@ -253,6 +288,9 @@ mod tests {
             vec![("tc".into(), 6), ("qa".into(), 107)]
         );
         assert!(refs("\"user\": \"U01PRIYA\", sum 1024 and 3.6, a=17").is_empty());
+        assert_eq!(refs("7 не берём"), vec![(String::new(), 7)]);
+        assert_eq!(refs("кейс 7: «Урони сервер»"), vec![("кейс".into(), 7)]);
+        assert_eq!(refs("6번은 빼죠"), vec![(String::new(), 6)]);
     }
 
     #[test]

@@ -716,3 +716,52 @@ fn a_list_of_turns_ends_each_turn_at_the_next_item() {
     assert_eq!(d[0].prompts, ["I want to delete something.", "Item pl-15."]);
     assert_eq!(tools_of(&d[0]), ["delete-item"]);
 }
+
+#[test]
+fn positional_rows_say_what_they_are_by_their_values() {
+    // No signature names the fields: an utterance, a live tool (or none), an object of
+    // its parameters and a list of tools.
+    let rust = r#"use test_case::test_case;
+
+#[test_case("What's 12 plus 30?", Expect::Tool("get-sum"), json!({"a": 12, "b": 30}), &["get-stats"] ; "sum")]
+#[test_case("Is Rust memory safe?", Expect::NoTool, Value::Null, &[] ; "trivia")]
+fn routing(p: &str, e: Expect, a: Value, n: &[&str]) {
+    run(p, e, a, n);
+}
+
+#[test]
+fn delete_over_two_turns() {
+    let h = harness();
+    h.converse(&[user("I want to delete an item."), assistant("Which one?"), user("Item r-2.")]);
+    h.assert_called("delete-item");
+}
+"#;
+    let d = drafts(rust);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(30)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+    assert_eq!(d[2].prompts.len(), 2, "{:?}", d[2].prompts);
+
+    let php = "<?php\nfinal class T extends TestCase\n{\n    public static function cases(): iterable\n    {\n        yield 'sum' => ['Add 0.5 and 0.25 for me', 'get-sum', ['a' => 0.5, 'b' => 0.25], []];\n        yield 'trivia' => ['Which PHP version added enums?', null, [], []];\n    }\n\n    #[DataProvider('cases')]\n    public function testIt(string $p, ?string $t): void {}\n}\n";
+    let d = drafts(php);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn chat_lines_in_other_languages_keep_expected_and_forbidden_apart() {
+    let doc = "[10:02] Kim\n형식: 프롬프트 → 툴 / 금지: 툴. \"툴 호출 없음\"이라고 쓰면 툴을 부르지 않는 케이스.\n\n[10:09] Lee\n케이스3) \"5, 10, 15의 평균 알려줘\" → get-stats, numbers [5, 10, 15] / 금지: get-sum\n\n[10:20] Kim\n케이스5) 멀티턴\n  사용자: 실패 처리를 보고 싶어\n  어시스턴트: 사유는요?\n  사용자: \"테스트\"로 해 줘\n→ fail, reason=\"테스트\" / 금지: crash\n\nАлексей, [12.09.2024 10:41]\nПравила: «Не вызывать X» = запрещённый инструмент.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-stats"]);
+    assert_eq!(d[0].never_called, ["get-sum"]);
+    assert_eq!(d[1].prompts.len(), 2, "{:?}", d[1].prompts);
+    assert_eq!(tools_of(&d[1]), ["fail"]);
+    assert_eq!(d[1].never_called, ["crash"]);
+}

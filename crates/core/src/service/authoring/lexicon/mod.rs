@@ -20,7 +20,11 @@ pub fn fold(s: &str) -> String {
     }
     let mut out = String::with_capacity(s.len());
     for c in s.nfkc() {
-        let latin = (c as u32) <= 0x024f || (0x1e00..=0x1eff).contains(&(c as u32));
+        // Latin and Greek lose their accents (Greek's tonos is written inconsistently).
+        let latin = (c as u32) <= 0x024f
+            || (0x1e00..=0x1eff).contains(&(c as u32))
+            || (0x0370..=0x03ff).contains(&(c as u32))
+            || (0x1f00..=0x1fff).contains(&(c as u32));
         if !latin {
             // Kana voicing marks, Hangul syllables and Cyrillic й are letters, not accents.
             out.extend(c.to_lowercase());
@@ -254,7 +258,6 @@ pub const NEGATION: &[&str] = &[
     "instead of",
     "rather than",
     "nicht",
-    "nie",
     "niemals",
     "ohne",
     "statt",
@@ -390,6 +393,27 @@ pub const NO_DETERMINER: &[&str] = &[
     "없",
     "없이",
     "미",
+    "semmilyen",
+    "semmi",
+    "nincs",
+    "tidak ada",
+    "zadna",
+    "ziaden",
+    "ziadny",
+    "ei",
+    "mikaan",
+    "nici",
+    "niciun",
+    "καμια",
+    "κανενα",
+    "κανενας",
+    "ללא",
+    "אין",
+    "कोई नहीं",
+    "ไม่มี",
+    "không",
+    "khong co",
+    "없음",
 ];
 
 /// Nouns for "tool" (and "tool call").
@@ -433,13 +457,16 @@ pub const TOOL_NOUNS: &[&str] = &[
     "tyokalu*",
     "eszkoz*",
     "instrument*",
-    "εργαλεί*",
+    "εργαλει*",
     "כלי",
     "أداة",
     "الأداة",
     "टूल",
     "เครื่องมือ",
     "eina",
+    "툴",
+    "инструментов",
+    "εργαλειο*",
 ];
 
 /// Quantifiers that make a negated tool noun mean "no tool at all".
@@ -535,7 +562,6 @@ pub const NOT_NEGATIVE_AFTER: &[&str] = &[
     "다른",
     "fehler",
     "erreur",
-    "error",
     "erro",
     "errore",
     "fout",
@@ -559,7 +585,6 @@ pub const ANSWER_VERBS: &[&str] = &[
     "antwort*",
     "beantwort*",
     "repond*",
-    "respond*",
     "contesta*",
     "risponde*",
     "antwoord*",
@@ -663,7 +688,6 @@ pub const NONE_WORDS: &[&str] = &[
     "無",
     "ツールなし",
     "无",
-    "無",
     "没有",
     "不调用",
     "없음",
@@ -675,6 +699,14 @@ pub const NONE_WORDS: &[&str] = &[
     "no tool needed",
     "no tools needed",
     "no tool call expected",
+    "툴 없음",
+    "ninguna herramienta",
+    "semmi",
+    "nincs",
+    "tanpa tool",
+    "ei mitaan",
+    "brak narzedzi",
+    "bez narzedzi",
 ];
 
 /// Whether a tool cell means "no tool at all".
@@ -713,7 +745,6 @@ pub const USER_SPEAKERS: &[&str] = &[
     "nutzer",
     "utilisateur",
     "usuario",
-    "usuario",
     "utente",
     "gebruiker",
     "ユーザー",
@@ -732,7 +763,7 @@ pub const USER_SPEAKERS: &[&str] = &[
     "felhasznalo",
     "utilizator",
     "користувач",
-    "χρήστης",
+    "χρηστης",
     "משתמש",
     "المستخدم",
     "उपयोगकर्ता",
@@ -769,7 +800,7 @@ pub const ASSISTANT_SPEAKERS: &[&str] = &[
     "asszisztens",
     "помощник",
     "асистент",
-    "βοηθός",
+    "βοηθος",
     "עוזר",
     "المساعد",
     "सहायक",
@@ -854,7 +885,7 @@ pub fn is_none_word(s: &str) -> bool {
         .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '「' | '」'))
         .trim_end_matches(['.', '!', '。'])
         .trim();
-    if listed(NONE_WORDS, t) {
+    if listed(NONE_WORDS, t) || is_no_tool_phrase(t) {
         return true;
     }
     // `none (small talk)`, `— (general knowledge)`: a comment after the word.
@@ -872,6 +903,43 @@ pub fn is_none_word(s: &str) -> bool {
         }
     }
     false
+}
+
+/// `no tool at all`, `без инструментов`, `툴 호출 없음`, `tanpa tool` (folded): a short
+/// phrase of only negation, tool and call words, with a negation and a tool noun.
+fn is_no_tool_phrase(f: &str) -> bool {
+    let words: Vec<&str> = f
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    if words.len() > 6 {
+        return false;
+    }
+    let (mut neg, mut tool) = (false, false);
+    for w in words {
+        if [NEGATION, NO_DETERMINER, NONE_WORDS]
+            .iter()
+            .any(|l| word_in(l, w))
+        {
+            neg = true;
+        } else if word_in(TOOL_NOUNS, w) {
+            tool = true;
+        } else if !(word_in(CALL_VERBS, w)
+            || word_in(ANY_WORDS, w)
+            || matches!(w, "at" | "call" | "calls" | "needed" | "used" | "required"))
+        {
+            return false;
+        }
+    }
+    neg && tool
+}
+
+/// Whether a folded word is in the list, as itself or by a listed prefix (`инструмент*`).
+fn word_in(words: &'static [&'static str], w: &str) -> bool {
+    listed(words, w)
+        || words
+            .iter()
+            .any(|x| x.strip_suffix('*').is_some_and(|p| w.starts_with(p)))
 }
 
 /// Yes / no in every language of the lexicon.
@@ -1329,8 +1397,8 @@ pub const CALL_VERBS: &[&str] = &[
     "apela",
     "foloseste",
     "utiliz*",
-    "καλεί",
-    "χρησιμοποιεί",
+    "καλει",
+    "χρησιμοποιει",
     "เรียก",
     "ใช้",
     "invoca*",
