@@ -92,9 +92,15 @@ pub fn says_dropped(text: &str) -> bool {
     }
     // A line that starts with a status word and a colon.
     t.lines().any(|l| {
-        let l = l.trim().trim_start_matches(['-', '*', ' ', '(', '[']);
-        l.split_once([':', '：'])
-            .is_some_and(|(head, _)| head.chars().count() < 24 && lexicon::is_dropped_status(head))
+        let l = l
+            .trim()
+            .trim_start_matches(['-', '*', ' ', '(', '[', '/', '#']);
+        l.split_once([':', '：']).is_some_and(|(head, _)| {
+            // `Dropped: …`, or a shouted status before its reason (`DROPPED (review 11/6): …`).
+            let first = head.split_whitespace().next().unwrap_or_default();
+            let shouted = first.chars().count() > 2 && !first.chars().any(char::is_lowercase);
+            lexicon::is_dropped_status(head) && (head.chars().count() < 24 || shouted)
+        })
     })
 }
 
@@ -770,6 +776,8 @@ pub fn strip_number(t: &str) -> &str {
 /// Splits a unit's text into labelled segments; a label may start a line or follow a
 /// sentence end (`… twice. Expected: …`).
 pub fn segments_of(text: &str) -> Vec<Segment> {
+    let flags = command_flags(text);
+    let text = flags.as_deref().unwrap_or(text);
     let mut out: Vec<Segment> = Vec::new();
     let mut cur = Segment::plain(String::new());
     let mut cur_indent = 0usize;
@@ -910,6 +918,133 @@ pub fn cell_segments(text: &str) -> Option<Vec<Segment>> {
     segs.iter()
         .any(|s| matches!(s.role, Some(LabelRole::Prompt | LabelRole::Steps)))
         .then_some(segs)
+}
+
+/// A command line whose flags are fields (`--prompt "…" --expect get-sum --arg a=1
+/// --never crash`, continued with `\`), rewritten as one `flag: value` line per flag.
+/// `None` when no flag is a field label.
+fn command_flags(text: &str) -> Option<String> {
+    if !text.contains("--") {
+        return None;
+    }
+    let joined = text.replace("\\\n", " ").replace("\\\r\n", " ");
+    let mut out = String::new();
+    let mut any = false;
+    for line in joined.lines() {
+        // A comment's flags are documentation.
+        if line.trim_start().starts_with(['#', '/']) {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let words = shell_words(line);
+        let mut rest: Vec<String> = Vec::new();
+        let mut fields = String::new();
+        let mut k = 0;
+        while k < words.len() {
+            let w = &words[k];
+            let flag = w.strip_prefix("--").filter(|f| !f.is_empty());
+            let (name, value) = match flag.map(|f| f.split_once('=')) {
+                Some(Some((n, v))) => (Some(n), Some(v.to_string())),
+                Some(None) => (flag, words.get(k + 1).cloned()),
+                None => (None, None),
+            };
+            let role = name.and_then(label_role).filter(|r| {
+                matches!(
+                    r,
+                    LabelRole::Prompt
+                        | LabelRole::Tool
+                        | LabelRole::Args
+                        | LabelRole::Expected
+                        | LabelRole::Forbidden
+                        | LabelRole::Negative
+                )
+            });
+            match (name, role, value) {
+                (Some(n), Some(r), Some(v)) => {
+                    any = true;
+                    if !w.contains('=') {
+                        k += 1;
+                    }
+                    // `--turn "user:…"` is the turn as said; `--expect get-sum` names a tool.
+                    if assistant_line(&v).is_some() || user_line(&v) {
+                        fields.push_str(&format!("{v}\n"));
+                    } else if r == LabelRole::Expected && !v.trim().contains(' ') {
+                        fields.push_str(&format!("tool: {v}\n"));
+                    } else {
+                        fields.push_str(&format!("{n}: {v}\n"));
+                    }
+                }
+                _ => rest.push(w.clone()),
+            }
+            k += 1;
+        }
+        // The command itself first, then its fields.
+        // A command that expects nothing (a warm-up `ask --prompt "ping"`) is no case: its
+        // words stay as they were.
+        let expects = fields.lines().any(|l| {
+            !label_role(l.split(':').next().unwrap_or_default())
+                .is_some_and(|r| r == LabelRole::Prompt)
+                && !user_line(l)
+                && assistant_line(l).is_none()
+        });
+        if !expects {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        if !rest.is_empty() {
+            out.push_str(&rest.join(" "));
+            out.push('\n');
+        }
+        out.push_str(&fields);
+    }
+    any.then_some(out)
+}
+
+/// Whether a line is said by the user (`user: …`).
+fn user_line(line: &str) -> bool {
+    line.split_once([':', '：']).is_some_and(|(head, _)| {
+        lexicon::USER_SPEAKERS.contains(&lexicon::fold(head.trim()).as_str())
+    })
+}
+
+/// A line cut into words as a shell does: quotes group, backslashes escape.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut started = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, ' ' | '\t') => {
+                if started {
+                    out.push(std::mem::take(&mut cur));
+                    started = false;
+                }
+            }
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (Some(q), _) if c == q => quote = None,
+            (Some('"') | None, '\\') => {
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+                started = true;
+            }
+            _ => {
+                cur.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        out.push(cur);
+    }
+    out
 }
 
 /// The text of a line spoken by the assistant (`Assistant: …`, `어시스턴트: …`).

@@ -762,8 +762,10 @@ fn signatures(n: &Node, out: &mut Vec<Vec<String>>) {
             .collect(),
         _ => None,
     };
+    // (`use x::{Expect, Harness, Turn}` lists types, not fields.)
     if let Some(names) = names
         && names.len() >= 2
+        && !names.iter().all(|n| n.starts_with(char::is_uppercase))
         && names_a_case(names.iter().map(String::as_str))
         && !out.contains(&names)
     {

@@ -29,6 +29,7 @@
 //! | CSV / TSV | a header row of delimiter-separated labels, one of them a prompt, steps or tool column | a record |
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
+//! | shell script | a `#!` line naming a shell | read as text, comments as plain lines, each command's `--flag value` pairs as fields |
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
@@ -45,6 +46,7 @@ pub mod notebook;
 pub mod org;
 pub mod retract;
 pub mod robot;
+pub mod shell;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
@@ -80,6 +82,7 @@ pub enum Shape {
     Notebook,
     Latex,
     Robot,
+    Shell,
     Markdown,
 }
 
@@ -139,6 +142,9 @@ pub fn sniff(text: &str) -> Shape {
     if robot::looks_like_robot(h) {
         return Shape::Robot;
     }
+    if shell::looks_like_shell(h) {
+        return Shape::Shell;
+    }
     if code::looks_like_code(h) {
         return Shape::Code;
     }
@@ -170,6 +176,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Toml => toml_tables::extract(&ix, cat),
         Shape::Code => code::extract(&ix, cat),
         Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
+        Shape::Shell => shell::extract(&ix, cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {

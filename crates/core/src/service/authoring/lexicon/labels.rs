@@ -194,6 +194,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "引數",
             "parameterei",
             "तर्क",
+            "arg",
         ],
     ),
     (
@@ -572,6 +573,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "सवाल",
             "पूछो",
             "यूज़र",
+            "turn",
         ],
     ),
     (
