@@ -159,11 +159,10 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         if line.len() > 2000 {
             continue;
         }
-        let f = fold(line);
-        if !drops(&f) {
+        if !drops(&fold(line)) {
             continue;
         }
-        for r in refs(line) {
+        for r in dropped_refs(line) {
             // A bare number names the one case numbered so.
             let named: Vec<usize> = (0..drafts.len())
                 .filter(|&k| {
@@ -184,6 +183,41 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         k += 1;
         !dropped[k - 1]
     });
+}
+
+/// The names a dropping line drops: those in a clause with a dropping verb ("T-06〜T-08
+/// added, T-06 rejected" drops T-06), or the line's one name when its verb stands apart
+/// ("-1 on case 6, … let's drop it").
+fn dropped_refs(line: &str) -> Vec<(String, u32)> {
+    let named = refs_at(line);
+    let mut out: Vec<(String, u32)> = Vec::new();
+    let mut start = 0;
+    for (end, _) in line
+        .char_indices()
+        .filter(|(_, c)| ",;.!?、，；。！？".contains(*c))
+        .chain(std::iter::once((line.len(), ' ')))
+    {
+        if drops(&fold(&line[start..end])) {
+            out.extend(
+                named
+                    .iter()
+                    .filter(|(_, at)| (start..end).contains(at))
+                    .map(|(r, _)| r.clone()),
+            );
+        }
+        start = (end + 1).min(line.len());
+        while !line.is_char_boundary(start) {
+            start += 1;
+        }
+    }
+    if out.is_empty() {
+        let mut all: Vec<(String, u32)> = named.into_iter().map(|(r, _)| r).collect();
+        all.dedup();
+        if all.len() == 1 {
+            out = all;
+        }
+    }
+    out
 }
 
 /// The name a case goes by: the first reference in its key or its own lines.
@@ -222,6 +256,11 @@ fn drops(f: &str) -> bool {
 /// `("case", 6)`, `TC-06` → `("tc", 6)`); a bare number opening the line or counted
 /// (`7 не берём`, `6번은 빼죠`) has no word.
 fn refs(line: &str) -> Vec<(String, u32)> {
+    refs_at(line).into_iter().map(|(r, _)| r).collect()
+}
+
+/// [`refs`], each with the byte position of its number.
+fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
     let chars: Vec<(usize, char)> = line.char_indices().collect();
     let mut out = Vec::new();
     let mut k = 0;
@@ -265,9 +304,9 @@ fn refs(line: &str) -> Vec<(String, u32)> {
             let code =
                 !word.is_empty() && word.chars().all(|c| c.is_ascii_uppercase()) && word.len() <= 5;
             if code || lexicon::listed(CASE_WORDS, &folded) {
-                out.push((folded, num));
+                out.push(((folded, num), chars[k].0));
             } else if word.is_empty() && (opening || counted) {
-                out.push((String::new(), num));
+                out.push(((String::new(), num), chars[k].0));
             }
         }
         k = m;

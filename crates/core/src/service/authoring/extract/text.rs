@@ -122,7 +122,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Rule
         } else if is_rule(t) {
             Kind::Rule
-        } else if t.starts_with('|') {
+        } else if t.starts_with('|') || grid_border(t) {
             Kind::Table
         } else if t.starts_with("<!--") || t.starts_with("{toc") {
             Kind::Code
@@ -939,6 +939,16 @@ pub fn cells(row: &str) -> Vec<String> {
     out
 }
 
+/// A border of a grid table (`+----+-----+`, `+====+`), as reStructuredText and database
+/// shells draw them: a separator of the table it frames.
+fn grid_border(t: &str) -> bool {
+    t.len() >= 3
+        && t.starts_with('+')
+        && t.ends_with('+')
+        && t.chars().all(|c| matches!(c, '+' | '-' | '='))
+        && t.contains(['-', '='])
+}
+
 fn is_separator(row: &str) -> bool {
     let t = row.trim().trim_matches('|');
     !t.is_empty()
@@ -948,6 +958,10 @@ fn is_separator(row: &str) -> bool {
 
 /// One unit per row of a table whose header has a prompt column.
 fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) {
+    // A grid table opens with its border.
+    let Some(a) = (a..b).find(|&k| !is_separator(lines[k].text)) else {
+        return;
+    };
     let header = cells(lines[a].text);
     let roles: Vec<Option<LabelRole>> = header.iter().map(|h| label_role(h)).collect();
     if !roles
@@ -971,12 +985,7 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
                     && row.iter().any(|c| !c.trim().is_empty()) =>
             {
                 for (p, c) in prev.iter_mut().zip(&row) {
-                    if !c.trim().is_empty() {
-                        if !p.is_empty() {
-                            p.push(' ');
-                        }
-                        p.push_str(c.trim());
-                    }
+                    join_wrapped(p, c.trim());
                 }
                 span.1 = l.n;
             }
@@ -986,6 +995,32 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     for (row, span) in rows {
         table_row(&header, &row, "markdown table row", span, cat, out);
     }
+}
+
+/// Joins a cell's wrapped line to it: a turn of a conversation on a line of its own, words
+/// with a space, and a script without spaces (Japanese, Chinese) as it was written.
+fn join_wrapped(cell: &mut String, more: &str) {
+    if more.is_empty() {
+        return;
+    }
+    let wide = |c: char| {
+        lexicon::is_cjk(c)
+            || ('\u{3000}'..='\u{303f}').contains(&c)
+            || ('\u{ff00}'..='\u{ffef}').contains(&c)
+    };
+    let turn = assistant_line(more).is_some()
+        || leading_label(more)
+            .is_some_and(|(l, _)| lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim()));
+    if !cell.is_empty() {
+        if turn {
+            cell.push('\n');
+        } else if !(cell.chars().next_back().is_some_and(wide)
+            && more.chars().next().is_some_and(wide))
+        {
+            cell.push(' ');
+        }
+    }
+    cell.push_str(more);
 }
 
 /// An AsciiDoc table (between `|===` lines): the first row is the header and sets the
@@ -1073,6 +1108,19 @@ fn table_row(
         }
         if s.role == Some(LabelRole::Contains) && lexicon::is_none_word(v) {
             continue;
+        }
+        // A prompt cell that holds a conversation, one turn a line.
+        if s.role == Some(LabelRole::Prompt) && v.contains('\n') {
+            let turns = segments_of(v);
+            if turns
+                .iter()
+                .filter(|t| t.role == Some(LabelRole::Prompt))
+                .count()
+                >= 2
+            {
+                segs.extend(turns);
+                continue;
+            }
         }
         segs.push(s);
     }
