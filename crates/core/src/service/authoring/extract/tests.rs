@@ -765,3 +765,32 @@ fn chat_lines_in_other_languages_keep_expected_and_forbidden_apart() {
     assert_eq!(tools_of(&d[1]), ["fail"]);
     assert_eq!(d[1].never_called, ["crash"]);
 }
+
+#[test]
+fn a_script_running_one_command_per_case_reads_its_flags() {
+    let doc = "#!/usr/bin/env bash\n# Flags: --prompt TEXT, --expect TOOL (`--expect none` = no tool), --never TOOL\nset -euo pipefail\n\n# warm-up, not scored\nevalctl ask --prompt \"ping\"\n\nevalctl case --id sum \\\n  --prompt \"add -40 and 2\" \\\n  --expect get-sum --arg a=-40 --arg b=2 --never get-stats\n\nevalctl case --id chat --prompt \"what does set -e do?\" --expect none\n\n# DROPPED (review 2024-06-11): takes the server down\nevalctl case --id crash --prompt \"crash the demo server\" --expect crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (8, 10));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(-40)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_grid_table_is_read_row_by_row_with_its_wrapped_cells() {
+    let doc = "4. 試験項目\n\n+------+------------------------------+-------------+---------------+----------+\n| No.  | 入力（ユーザー発話）         | 期待ツール  | 引数          | 判定     |\n+======+==============================+=============+===============+==========+\n| T-01 | 「38 と 62 を足して」        | get-sum     | a=38, b=62    | 合格     |\n+------+------------------------------+-------------+---------------+----------+\n| T-02 | 「そのまま繰り返して：お疲れ | echo        | message=お疲  | 合格     |\n|      | さまです」                   |             | れさまです    |          |\n+------+------------------------------+-------------+---------------+----------+\n| T-03 | ユーザー：「商品を消したい」 | delete-item | id=jp-204     | 合格     |\n|      | アシスタント：「どの ID？」  |             |               |          |\n|      | ユーザー：「jp-204 です」    |             |               |          |\n+------+------------------------------+-------------+---------------+----------+\n| T-04 | 「サーバーを落として」       | crash       | —             | 却下     |\n+------+------------------------------+-------------+---------------+----------+\n\n改訂: T-03〜T-04 追加、T-04 却下\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!((d[1].start_line, d[1].end_line), (8, 9));
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("お疲れさまです")
+    );
+    assert_eq!(d[2].prompts, ["商品を消したい", "jp-204 です"]);
+    assert_eq!(tools_of(&d[2]), ["delete-item"]);
+}
