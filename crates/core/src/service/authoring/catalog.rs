@@ -769,7 +769,92 @@ impl Catalog {
                 }
             }
         }
+        self.read_duration(tool, text, &mut out);
         out
+    }
+
+    /// A duration written with its unit (`4 seconds`, `1.5 s`, `750 ms`, `4 detik`, `3秒`)
+    /// for the tool's one duration parameter, converted to the unit its name says
+    /// (`durationMs`, `timeout_seconds`).
+    fn read_duration(&self, tool: usize, text: &str, out: &mut Map<String, Value>) {
+        let unit_of = |name: &str| {
+            let n = name.to_ascii_lowercase();
+            if n.ends_with("ms") || n.ends_with("millis") || n.ends_with("milliseconds") {
+                Some(0.001)
+            } else if n.ends_with("seconds") || n.ends_with("secs") || n.ends_with("sec") {
+                Some(1.0)
+            } else {
+                None
+            }
+        };
+        let durations: Vec<(&String, f64)> = self.entries[tool]
+            .params
+            .iter()
+            .filter(|(_, s)| matches!(schema_type(s), "integer" | "number"))
+            .filter_map(|(p, _)| unit_of(p).map(|u| (p, u)))
+            .collect();
+        let [(param, unit)] = durations[..] else {
+            return;
+        };
+        if out.contains_key(param) {
+            return;
+        }
+        let f = fold(text);
+        let mut found: Option<f64> = None;
+        for (i, _) in f.char_indices() {
+            if !f[i..].starts_with(|c: char| c.is_ascii_digit())
+                || f[..i].ends_with(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
+            {
+                continue;
+            }
+            let Some(n) = number_at(&f[i..]) else {
+                continue;
+            };
+            let rest =
+                f[i..].trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',');
+            let rest = rest.trim_start();
+            // A CJK unit is its first one or two characters (`3秒で`, `3秒钟`).
+            let word: String = match rest.chars().next() {
+                Some(c) if is_cjk(c) => {
+                    let two: String = rest.chars().take(2).collect();
+                    if SECOND_WORDS.contains(&two.as_str()) || MINUTE_WORDS.contains(&two.as_str())
+                    {
+                        two
+                    } else {
+                        c.to_string()
+                    }
+                }
+                _ => rest.chars().take_while(|c| c.is_alphabetic()).collect(),
+            };
+            let seconds = if lexicon::listed(MILLISECOND_WORDS, &word) {
+                n / 1000.0
+            } else if lexicon::listed(SECOND_WORDS, &word)
+                || SECOND_WORDS
+                    .iter()
+                    .any(|w| w.ends_with('*') && word.starts_with(w.trim_end_matches('*')))
+            {
+                n
+            } else if lexicon::listed(MINUTE_WORDS, &word) {
+                n * 60.0
+            } else {
+                continue;
+            };
+            if found.is_some_and(|x| x != seconds) {
+                return;
+            }
+            found = Some(seconds);
+        }
+        if let Some(sec) = found {
+            let v = sec / unit;
+            let v = if (v - v.round()).abs() < 1e-9 {
+                v.round()
+            } else {
+                v
+            };
+            if let Some(t) = self.type_value(tool, param, &number_value(v)) {
+                out.insert(param.clone(), t);
+            }
+        }
     }
 
     /// The value written after a parameter name.
@@ -966,6 +1051,71 @@ fn number_value(n: f64) -> Value {
 }
 
 /// The number a value starts with: `25.` → 25, `3,5` → 3.5, `-104.99;` → -104.99.
+/// Words for a millisecond, a second and a minute after a number (folded; a CJK unit is
+/// one character).
+const MILLISECOND_WORDS: &[&str] = &[
+    "ms",
+    "msec",
+    "millisecond",
+    "milliseconds",
+    "millisekunden",
+    "millisecondes",
+    "milisegundos",
+    "millisecondi",
+    "milisekund",
+    "milisaniye",
+    "milidetik",
+    "ミリ秒",
+    "毫秒",
+    "밀리초",
+];
+const SECOND_WORDS: &[&str] = &[
+    "s",
+    "sec",
+    "secs",
+    "second",
+    "seconds",
+    "sekunde",
+    "sekunden",
+    "seconde",
+    "secondes",
+    "segundo",
+    "segundos",
+    "secondo",
+    "secondi",
+    "seconden",
+    "sekund*",
+    "секунд*",
+    "saniye",
+    "detik",
+    "giay",
+    "सेकंड",
+    "δευτερολεπτ*",
+    "秒",
+    "초",
+    "秒钟",
+    "秒間",
+];
+const MINUTE_WORDS: &[&str] = &[
+    "min",
+    "mins",
+    "minute",
+    "minutes",
+    "minuten",
+    "minuto",
+    "minutos",
+    "minuti",
+    "minut",
+    "минут",
+    "минуты",
+    "dakika",
+    "menit",
+    "phut",
+    "分",
+    "分钟",
+    "분",
+];
+
 pub fn number_at(s: &str) -> Option<f64> {
     let t = s.trim_start_matches(['"', '\'', '`', '“', '„', '«', '(']);
     let mut end = 0;

@@ -794,3 +794,15 @@ fn a_grid_table_is_read_row_by_row_with_its_wrapped_cells() {
     assert_eq!(d[2].prompts, ["商品を消したい", "jp-204 です"]);
     assert_eq!(tools_of(&d[2]), ["delete-item"]);
 }
+
+#[test]
+fn a_mail_thread_skips_headers_and_quoted_replies_and_honours_a_later_drop() {
+    let doc = "From ana@example.com Mon Sep 23 09:14:02 2024\nFrom: Ana <ana@example.com>\nTo: qa@example.com\nSubject: eval cases\nDate: Mon, 23 Sep 2024 09:14:02 +0700\nMessage-ID: <a1@example.com>\n\nHi all,\n\nK1. Prompt: \"Run the slow job please\"\n    Expected: slow, for 4 seconds\n\nK2. Prompt: \"Crash the server right now\"\n    Expected: crash\n\nFrom bo@example.com Mon Sep 23 13:40:55 2024\nFrom: Bo <bo@example.com>\nTo: Ana <ana@example.com>\nSubject: Re: eval cases\nMessage-ID: <b7@example.com>\n\nK2 should be dropped: it takes the shared server down.\n\nOn Mon, 23 Sep 2024 at 09:14, Ana <ana@example.com> wrote:\n> K2. Prompt: \"Crash the server right now\"\n>     Expected: crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (10, 11));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["durationMs"],
+        json!(4000)
+    );
+}

@@ -157,6 +157,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             }
         }
     }
+    mail_apart(&mut out);
     // A numbered outline (`3.1. Sum`, `2.4 Errors`, as word processors export it): once
     // the document numbers its headings in levels, each numbered title line is a heading.
     let outline: Vec<(usize, u8)> = out
@@ -199,6 +200,84 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         }
     }
     out
+}
+
+/// E-mail kept apart from what is read (as blank lines, which part paragraphs): a
+/// message's header block (`From:`, `Subject:`,
+/// `Message-ID:`…, an mbox `From ` line), and the quoted text of an earlier message under
+/// its attribution (`On Mon, … <a@b.c> wrote:`), which repeats what was already read.
+fn mail_apart(lines: &mut [Ln]) {
+    const HEADERS: &[&str] = &[
+        "from",
+        "to",
+        "cc",
+        "bcc",
+        "subject",
+        "date",
+        "message-id",
+        "in-reply-to",
+        "references",
+        "mime-version",
+        "content-type",
+        "content-transfer-encoding",
+        "return-path",
+        "reply-to",
+        "sender",
+        "received",
+        "user-agent",
+        "thread-topic",
+        "thread-index",
+        "x-mailer",
+        "importance",
+        "delivered-to",
+    ];
+    let header = |t: &str| {
+        t.split_once(':').is_some_and(|(name, _)| {
+            let n = name.to_ascii_lowercase();
+            HEADERS.contains(&n.as_str()) || n.starts_with("x-")
+        })
+    };
+    let mut k = 0;
+    while k < lines.len() {
+        let t = lines[k].text;
+        // A block of three or more header lines (an mbox `From addr date` line may open it).
+        let mut e = k + usize::from(t.starts_with("From ") && t.contains('@'));
+        while e < lines.len()
+            && (header(lines[e].text)
+                || (e > k
+                    && lines[e].text.starts_with([' ', '\t'])
+                    && !lines[e].text.trim().is_empty()
+                    && header(lines[e - 1].text)))
+        {
+            e += 1;
+        }
+        if e - k >= 3 {
+            for l in &mut lines[k..e] {
+                l.kind = Kind::Blank;
+            }
+            k = e;
+            continue;
+        }
+        // An attribution, then the quoted message.
+        let attribution = t.trim_end().ends_with([':', '：'])
+            && (t.contains('@') || t.to_ascii_lowercase().contains("wrote"));
+        if attribution && lines.get(k + 1).is_some_and(|l| l.text.starts_with('>')) {
+            let mut e = k + 1;
+            while e < lines.len()
+                && (lines[e].text.starts_with('>')
+                    || lines[e].text.trim().is_empty()
+                        && lines.get(e + 1).is_some_and(|l| l.text.starts_with('>')))
+            {
+                e += 1;
+            }
+            for l in &mut lines[k..e] {
+                l.kind = Kind::Blank;
+            }
+            k = e;
+            continue;
+        }
+        k += 1;
+    }
 }
 
 /// The depth of an outline number before a short title (`3.1.` is 2), when the line is
