@@ -117,7 +117,15 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     let mut notes: Vec<String> = Vec::new();
     // Status, or a dropped marker.
     for s in segs {
-        if s.role == Some(LabelRole::Status) && lexicon::is_dropped_status(&s.text) {
+        // (A status may give its reason after it: `Rejected. CI times out on 10 MB.`)
+        let status = s
+            .text
+            .split(['.', '।', '。', ';', '!', '\n'])
+            .next()
+            .unwrap_or_default();
+        if s.role == Some(LabelRole::Status)
+            && (lexicon::is_dropped_status(&s.text) || lexicon::is_dropped_status(status))
+        {
             return None;
         }
         // A remark that opens with a shouted status (`VERVALLEN — too risky`), or is one.
@@ -734,6 +742,7 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
             | LabelRole::Forbidden
             | LabelRole::Notes
             | LabelRole::Negative
+            | LabelRole::Status
     ) {
         return None;
     }

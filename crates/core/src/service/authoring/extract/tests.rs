@@ -806,3 +806,13 @@ fn a_mail_thread_skips_headers_and_quoted_replies_and_honours_a_later_drop() {
         json!(4000)
     );
 }
+
+#[test]
+fn minutes_whose_agenda_item_holds_case_blocks_read_each_block() {
+    let doc = "Minutes — demo server evals\n\n1. Action items from last time\n   - Rahul: staging up — done.\n\n2. Cases discussed\n   Rule: a \"no tool\" case answers without calling anything.\n\n   Case 2.1 — sum\n     प्रॉम्प्ट: \"45 और 55 का योग बताओ\"\n     अपेक्षित: get-sum, a = 45, b = 55\n\n   Case 2.2 — general question\n     प्रॉम्प्ट: \"ताजमहल किस शहर में है?\"\n     अपेक्षित: कोई टूल नहीं — मॉडल खुद जवाब दे।\n\n   Case 2.3 — big result\n     प्रॉम्प्ट: \"10 MB का large-result लाओ\"\n     अपेक्षित: large-result, size = 10000000\n     निर्णय: अस्वीकृत। CI में टाइमआउट होता है।\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (9, 11));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative);
+}

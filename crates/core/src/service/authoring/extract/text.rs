@@ -759,6 +759,26 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         }
                     }
                 }
+                // An item that heads blocks of cases of its own (`2. Cases discussed`, then
+                // indented `Case 2.1 — …` blocks, each with its prompt): a section.
+                let groups_with_prompt = (i + 1..=last)
+                    .filter(|&k| {
+                        // (A conversation's `User:` turns are one case's.)
+                        lines[k].label == Some(LabelRole::Prompt)
+                            && !user_turn(lines[k].text)
+                            && (i + 1..k)
+                                .rev()
+                                .take_while(|&j| lines[j].kind != Kind::Blank)
+                                .all(|j| lines[j].label != Some(LabelRole::Prompt))
+                    })
+                    .count();
+                if groups_with_prompt >= 2 && (i + 1..=last).any(|k| lines[k].kind == Kind::Blank) {
+                    let mut inner = chain.to_vec();
+                    inner.push(lines[i].text.trim().to_string());
+                    blocks(lines, i + 1, last + 1, &inner, cat, out);
+                    i = last + 1;
+                    continue;
+                }
                 for (s, e) in case_lines(lines, i, last) {
                     let text = lines[s..=e]
                         .iter()

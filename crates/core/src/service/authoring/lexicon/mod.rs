@@ -490,6 +490,17 @@ pub const ANY_WORDS: &[&str] = &[
     "何も",
     "一切",
     "아무",
+    "कोई",
+    "koi",
+    "hicbir",
+    "zadny",
+    "jakikolwiek",
+    "любой",
+    "какой-либо",
+    "apapun",
+    "bat ky",
+    "semmilyen",
+    "nenhum",
 ];
 
 /// Words after "no tool" that make it something other than a negative ("no tool errors").
@@ -897,7 +908,10 @@ pub fn is_none_word(s: &str) -> bool {
             let h = head
                 .trim()
                 .trim_matches(|c: char| matches!(c, '`' | '*' | '_'));
-            if listed(NONE_WORDS, h) {
+            // (`Without any tools, what is 10 × 10?` is a prompt: a phrase counts before a
+            // dash or a parenthesis only.)
+            let aside = [" (", "(", " – ", " — ", " - "].contains(&sep);
+            if listed(NONE_WORDS, h) || aside && is_no_tool_phrase(h) {
                 return true;
             }
         }
@@ -908,8 +922,11 @@ pub fn is_none_word(s: &str) -> bool {
 /// `no tool at all`, `без инструментов`, `툴 호출 없음`, `tanpa tool` (folded): a short
 /// phrase of only negation, tool and call words, with a negation and a tool noun.
 fn is_no_tool_phrase(f: &str) -> bool {
+    // (Split at spaces and punctuation only: Devanagari's vowel signs are marks inside a
+    // word.)
     let words: Vec<&str> = f
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\''))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && !is_combining_mark(c)))
         .filter(|w| !w.is_empty())
         .collect();
     if words.len() > 6 {
@@ -1313,7 +1330,10 @@ pub fn is_dropped_status(s: &str) -> bool {
     let t = f.trim().trim_end_matches(['.', '!', '。']).trim();
     !t.is_empty()
         && DROPPED_STATUS.iter().any(|w| {
-            t == *w || (t.starts_with(w) && t[w.len()..].starts_with([' ', '(', '-', '–', '—']))
+            t == *w
+                || (t.starts_with(w)
+                    && t[w.len()..]
+                        .starts_with([' ', '(', '-', '–', '—', '।', '.', ';', ',', '。']))
         })
 }
 
