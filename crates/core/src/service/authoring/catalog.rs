@@ -914,6 +914,21 @@ impl Catalog {
         let kind = schema_type(schema);
         match kind {
             "integer" | "number" => {
+                // `1 024`, `2 500 000`: digit groups parted by a space are one number.
+                let grouped: String;
+                let t = match t.split_once([' ', '\u{a0}', '\u{202f}']) {
+                    Some((head, rest))
+                        if (1..=3).contains(&head.len())
+                            && head.bytes().all(|b| b.is_ascii_digit())
+                            && rest.split_whitespace().next().is_some_and(|g| {
+                                g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit())
+                            }) =>
+                    {
+                        grouped = t.split([' ', '\u{a0}', '\u{202f}']).collect();
+                        grouped.as_str()
+                    }
+                    _ => t,
+                };
                 let n = number_at(t)?;
                 if kind == "integer" && n.fract() != 0.0 {
                     return None;

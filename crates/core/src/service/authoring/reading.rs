@@ -412,7 +412,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
 /// Arguments for `tool` in an argument field (`a = 1.5, b = 2.25`, `{"a": 1}`,
 /// `numbers: [3, 9]`).
 pub fn read_args_field(text: &str, tool: &str, cat: &Catalog) -> Option<Map<String, Value>> {
-    let t = prepare(text);
+    let t = decimal_commas(&prepare(text));
     let t = t.trim().trim_matches('`').trim();
     if let Some((i, _)) = cat.resolve(tool) {
         let a = cat.read_args(i, t);
@@ -424,6 +424,31 @@ pub fn read_args_field(text: &str, tool: &str, cat: &Catalog) -> Option<Map<Stri
         return Some(m);
     }
     None
+}
+
+/// A field that parts its values with semicolons (`a = 12,5; b = 7,25`, `[1,5; 2,5]`), as
+/// writers with a decimal comma do: its commas between digits are decimal points, and a
+/// space between digit groups (`1 024`) is a thousands separator.
+fn decimal_commas(t: &str) -> String {
+    if !t.contains(';') || t.contains(", ") && !t.contains("; ") {
+        return t.to_string();
+    }
+    let c: Vec<char> = t.chars().collect();
+    let mut out = String::with_capacity(t.len());
+    for (i, &ch) in c.iter().enumerate() {
+        let digit_before = i > 0 && c[i - 1].is_ascii_digit();
+        let digit_after = c.get(i + 1).is_some_and(char::is_ascii_digit);
+        match ch {
+            ',' if digit_before && digit_after => out.push('.'),
+            ' ' | '\u{a0}' | '\u{202f}'
+                if digit_before
+                    && c.len() >= i + 4
+                    && c[i + 1..i + 4].iter().all(char::is_ascii_digit)
+                    && c.get(i + 4).is_none_or(|x| !x.is_ascii_digit()) => {}
+            _ => out.push(ch),
+        }
+    }
+    out
 }
 
 /// The quoted utterances of a passage, with their byte spans (quotes excluded): straight

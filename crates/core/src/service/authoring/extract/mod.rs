@@ -30,6 +30,7 @@
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
 //! | shell script | a `#!` line naming a shell | read as text, comments as plain lines, each command's `--flag value` pairs as fields |
+//! | wiki markup | `h1.`…`h6.` headings (Textile, Confluence) | read as Markdown, line for line: `@code@`, `{{code}}`, `-struck-`, `#` numbered items |
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
@@ -50,6 +51,7 @@ pub mod shell;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
+pub mod wiki;
 pub mod yaml;
 
 #[cfg(test)]
@@ -83,6 +85,7 @@ pub enum Shape {
     Latex,
     Robot,
     Shell,
+    Wiki,
     Markdown,
 }
 
@@ -154,6 +157,9 @@ pub fn sniff(text: &str) -> Shape {
     if let Some(d) = table::sniff_delimiter(t) {
         return Shape::Csv(d);
     }
+    if wiki::looks_like_wiki(h) {
+        return Shape::Wiki;
+    }
     Shape::Markdown
 }
 
@@ -177,6 +183,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Code => code::extract(&ix, cat),
         Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
         Shape::Shell => shell::extract(&ix, cat),
+        Shape::Wiki => text::extract(&LineIndex::new(&wiki::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {

@@ -816,3 +816,24 @@ fn minutes_whose_agenda_item_holds_case_blocks_read_each_block() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert!(d[1].negative);
 }
+
+#[test]
+fn a_semicolon_export_reads_decimal_commas_and_grouped_thousands() {
+    let doc = "Azonosító;Felhasználói kérés;Elvárt eszköz;Paraméterek;Tilos hívni;Státusz\nHU-01;Mennyi 12,5 meg 7,25?;get-sum;\"a = 12,5; b = 7,25\";–;elfogadva\nHU-02;Átlag: 1,5; 2,5; 4;get-stats;\"numbers = [1,5; 2,5; 4]\";get-sum;elfogadva\nHU-03;Kérek 1024 bájtot;large-result;size = 1 024;crash;elfogadva\nHU-04;Állítsd le a szervert.;crash;–;–;elutasítva\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    let args = |k: usize| d[k].expected_calls[0].args.clone().unwrap();
+    assert_eq!(args(0)["b"], json!(7.25));
+    assert_eq!(args(1)["numbers"], json!([1.5, 2.5, 4]));
+    assert_eq!(args(2)["size"], json!(1024));
+    assert_eq!(d[1].never_called, ["get-sum"]);
+}
+
+#[test]
+fn a_textile_page_reads_its_code_and_struck_lines() {
+    let doc = "h1. Σχέδιο ελέγχου\n\nh3. ΠΕ-1: Ηχώ\n\n* Ερώτημα: «Επανάλαβε ακριβώς: Καλημέρα κόσμε»\n* Αναμενόμενο: @echo@, message = «Καλημέρα κόσμε»\n* Απαγορεύεται: @legacy-echo@, @crash@\n\nh3. ΠΕ-2: Αργή\n\n-Ερώτημα: «Τρέξε το slow για ένα λεπτό» -- Αναμενόμενο: @slow@-\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo", "crash"]);
+}

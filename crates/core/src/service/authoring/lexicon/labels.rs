@@ -673,6 +673,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "αποφαση",
             "החלטה",
             "قرار",
+            "statusz",
         ],
     ),
     (

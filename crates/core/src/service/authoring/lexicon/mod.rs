@@ -1287,6 +1287,17 @@ pub const DROPPED_STATUS: &[&str] = &[
     "拒绝",
     "作废",
     "반려",
+    "απορριφθηκε",
+    "απορριφθηκαν",
+    "ακυρωθηκε",
+    "αφαιρεθηκε",
+    "απορριπτεται",
+    "απορριφθεν",
+    "elutasitva",
+    "elvetve",
+    "torolve",
+    "visszavonva",
+    "elhagyva",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
