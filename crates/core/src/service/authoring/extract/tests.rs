@@ -819,7 +819,7 @@ fn minutes_whose_agenda_item_holds_case_blocks_read_each_block() {
 
 #[test]
 fn a_semicolon_export_reads_decimal_commas_and_grouped_thousands() {
-    let doc = "Azonosító;Felhasználói kérés;Elvárt eszköz;Paraméterek;Tilos hívni;Státusz\nHU-01;Mennyi 12,5 meg 7,25?;get-sum;\"a = 12,5; b = 7,25\";–;elfogadva\nHU-02;Átlag: 1,5; 2,5; 4;get-stats;\"numbers = [1,5; 2,5; 4]\";get-sum;elfogadva\nHU-03;Kérek 1024 bájtot;large-result;size = 1 024;crash;elfogadva\nHU-04;Állítsd le a szervert.;crash;–;–;elutasítva\n";
+    let doc = "Azonosító;Felhasználói kérés;Elvárt eszköz;Paraméterek;Tilos hívni;Státusz\nHU-01;Mennyi 12,5 meg 7,25?;get-sum;\"a = 12,5; b = 7,25\";–;elfogadva\nHU-02;\"Átlag: 1,5; 2,5; 4\";get-stats;\"numbers = [1,5; 2,5; 4]\";get-sum;elfogadva\nHU-03;Kérek 1024 bájtot;large-result;size = 1 024;crash;elfogadva\nHU-04;Állítsd le a szervert.;crash;–;–;elutasítva\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 3, "{d:#?}");
     let args = |k: usize| d[k].expected_calls[0].args.clone().unwrap();
