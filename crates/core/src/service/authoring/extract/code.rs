@@ -438,9 +438,9 @@ impl Parser<'_> {
                     }
                 }
                 match name.as_str() {
-                    "true" | "True" => self.node(Lit::Bool(true), start),
-                    "false" | "False" => self.node(Lit::Bool(false), start),
-                    "None" | "null" | "nil" | "undefined" | "nullptr" => {
+                    "true" | "True" | "TRUE" => self.node(Lit::Bool(true), start),
+                    "false" | "False" | "FALSE" => self.node(Lit::Bool(false), start),
+                    "None" | "null" | "nil" | "undefined" | "nullptr" | "NULL" => {
                         self.node(Lit::Null, start)
                     }
                     _ if self.is(0, "(") => {
@@ -825,6 +825,33 @@ fn records(
             in_table,
         });
         return;
+    }
+    // A row named by a signature of its arity: `VALUES ('c1', 'What is…', 'get-sum'), …`.
+    if let Some(fields) = n.lit.positional()
+        && fields
+            .iter()
+            .filter(|f| matches!(f.lit, Lit::Str(_)))
+            .count()
+            >= 2
+        && fields.iter().all(
+            |f| !matches!(f.lit, Lit::Seq(ref r) if r.iter().any(|x| x.lit.positional().is_some())),
+        )
+        && let Some(sig) = sigs.iter().find(|s| s.len() == fields.len())
+    {
+        let m: Map<String, Value> = sig
+            .iter()
+            .zip(fields)
+            .map(|(k, v)| (k.clone(), v.lit.json()))
+            .collect();
+        let d = record(&m, n, ix, cat);
+        // (`os.environ.get("EVAL_MODEL", "claude-sonnet-4")` fits a signature of two.)
+        if !d.prompts.is_empty() && d.prompts.iter().all(|p| utterance_like(p)) {
+            out.push(Found {
+                draft: d,
+                in_table: true,
+            });
+            return;
+        }
     }
     // A row whose values say what they are (no signature names them).
     if let Some(fields) = n.lit.positional()

@@ -30,6 +30,7 @@
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
 //! | shell script | a `#!` line naming a shell | read as text, comments as plain lines, each command's `--flag value` pairs as fields |
+//! | SQL | an `INSERT INTO` statement | a row of values, named by the statement's column list |
 //! | wiki markup | `h1.`…`h6.` headings (Textile, Confluence) | read as Markdown, line for line: `@code@`, `{{code}}`, `-struck-`, `#` numbered items |
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
@@ -48,6 +49,7 @@ pub mod org;
 pub mod retract;
 pub mod robot;
 pub mod shell;
+pub mod sql;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
@@ -85,6 +87,7 @@ pub enum Shape {
     Latex,
     Robot,
     Shell,
+    Sql,
     Wiki,
     Markdown,
 }
@@ -148,6 +151,9 @@ pub fn sniff(text: &str) -> Shape {
     if shell::looks_like_shell(h) {
         return Shape::Shell;
     }
+    if sql::looks_like_sql(h) {
+        return Shape::Sql;
+    }
     if code::looks_like_code(h) {
         return Shape::Code;
     }
@@ -183,6 +189,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Code => code::extract(&ix, cat),
         Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
         Shape::Shell => shell::extract(&ix, cat),
+        Shape::Sql => code::extract(&LineIndex::new(&sql::to_code(text)), cat),
         Shape::Wiki => text::extract(&LineIndex::new(&wiki::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),

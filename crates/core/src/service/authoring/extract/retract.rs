@@ -3,9 +3,9 @@
 //! it", "Sugiro tirar o C5". What the thread agreed is what counts, so a case named by a
 //! later line that drops it is no case.
 //!
-//! A case is named by the first reference in its own text that reads as a case's name: a
-//! case word and a number (`case 6`, `caso 3`, `Fall 2`) or a capitalised code (`C5`,
-//! `TC-06`, `QA-107`). A line drops it when it stands after the case and outside every
+//! A case is named by its key as written (`demo-sql-07`) and by the first reference in its
+//! own text that reads as a case's name: a case word and a number (`case 6`, `caso 3`,
+//! `Fall 2`) or a capitalised code (`C5`, `TC-06`, `QA-107`). A line drops it when it stands after the case and outside every
 //! case, names it, and has a dropping verb that is not negated.
 
 use super::super::draft::Draft;
@@ -147,7 +147,26 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     if drafts.len() < 2 {
         return;
     }
-    let names: Vec<Option<(String, u32)>> = drafts.iter().map(|d| case_name(ix, d)).collect();
+    // Each case's names: the reference it goes by, and its key as written (`demo-sql-07`),
+    // kept as `=key`.
+    let names: Vec<Vec<(String, u32)>> = drafts
+        .iter()
+        .map(|d| {
+            let mut n: Vec<(String, u32)> = case_name(ix, d).into_iter().collect();
+            n.extend(
+                d.key
+                    .iter()
+                    .filter(|k| k.len() >= 3)
+                    .map(|k| (format!("={}", k.to_lowercase()), 0)),
+            );
+            n
+        })
+        .collect();
+    let keys: Vec<&str> = drafts
+        .iter()
+        .filter_map(|d| d.key.as_deref())
+        .filter(|k| k.len() >= 3)
+        .collect();
     let inside = |n: usize| drafts.iter().any(|d| d.start_line <= n && n <= d.end_line);
     let first_end = drafts.iter().map(|d| d.end_line).min().unwrap_or(0);
     let mut dropped = vec![false; drafts.len()];
@@ -162,13 +181,13 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         if !drops(&fold(line)) {
             continue;
         }
-        for r in dropped_refs(line) {
+        for r in dropped_refs(line, &keys) {
             // A bare number names the one case numbered so.
             let named: Vec<usize> = (0..drafts.len())
                 .filter(|&k| {
-                    names[k]
-                        .as_ref()
-                        .is_some_and(|(w, num)| *num == r.1 && (r.0.is_empty() || *w == r.0))
+                    names[k].iter().any(|(w, num)| {
+                        *num == r.1 && (*w == r.0 || r.0.is_empty() && !w.starts_with('='))
+                    })
                 })
                 .collect();
             if let [k] = named[..]
@@ -188,8 +207,21 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
 /// The names a dropping line drops: those in a clause with a dropping verb ("T-06〜T-08
 /// added, T-06 rejected" drops T-06), or the line's one name when its verb stands apart
 /// ("-1 on case 6, … let's drop it").
-fn dropped_refs(line: &str) -> Vec<(String, u32)> {
-    let named = refs_at(line);
+fn dropped_refs(line: &str, keys: &[&str]) -> Vec<(String, u32)> {
+    let mut named = refs_at(line);
+    let lower = line.to_lowercase();
+    for key in keys {
+        let k = key.to_lowercase();
+        for (at, _) in lower.match_indices(&k) {
+            let bounded =
+                |c: Option<char>| c.is_none_or(|c| !(c.is_alphanumeric() || "-_".contains(c)));
+            if bounded(lower[..at].chars().next_back())
+                && bounded(lower[at + k.len()..].chars().next())
+            {
+                named.push(((format!("={k}"), 0), at));
+            }
+        }
+    }
     let mut out: Vec<(String, u32)> = Vec::new();
     let mut start = 0;
     for (end, _) in line

@@ -837,3 +837,18 @@ fn a_textile_page_reads_its_code_and_struck_lines() {
     assert_eq!(tools_of(&d[0]), ["echo"]);
     assert_eq!(d[0].never_called, ["legacy-echo", "crash"]);
 }
+
+#[test]
+fn a_sql_seed_reads_each_row_by_its_column_list_and_a_later_update_drops_one() {
+    let doc = "-- Seeds the eval cases (the runner reads rows WHERE status = 'active').\nINSERT INTO eval_cases (id, prompt, turns, expect_tool, expect_args, never_tools, no_tool) VALUES\n    ('c-01', 'What''s 99 plus 1?', NULL, 'get-sum', '{\"a\": 99, \"b\": 1}', '{}', false),\n    ('c-02', 'Explain a LEFT JOIN, briefly.', NULL, NULL, NULL, '{}', true),\n    ('c-03', NULL, '[{\"role\": \"user\", \"content\": \"Clean up the catalogue.\"},\n                {\"role\": \"user\", \"content\": \"The one with id sku-42.\"}]',\n        'delete-item', '{\"id\": \"sku-42\"}', '{crash,list-items}', false),\n    ('c-04', 'Please call legacy-echo with hello', NULL, 'legacy-echo', NULL, '{}', false);\n\n-- c-04 rejected in review.\nUPDATE eval_cases SET status = 'rejected' WHERE id = 'c-04';\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What's 99 plus 1?"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(99)
+    );
+    assert!(d[1].negative);
+    assert_eq!(d[2].prompts.len(), 2);
+    assert_eq!(d[2].never_called, ["crash", "list-items"]);
+}
