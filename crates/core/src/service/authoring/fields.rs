@@ -1013,18 +1013,30 @@ fn speaker(o: &Map<String, Value>) -> Option<(&'static str, &Value)> {
 pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
     match v {
         Value::String(s) => {
+            // `user: …` lines, in any language of the lexicon; the assistant's say nothing.
             let user_lines: Vec<&str> = s
                 .lines()
                 .filter_map(|l| {
-                    let t = l.trim();
-                    t.strip_prefix("User:")
-                        .or_else(|| t.strip_prefix("user:"))
-                        .or_else(|| t.strip_prefix("USER:"))
+                    let (head, rest) = l.trim().split_once([':', '：'])?;
+                    lexicon::USER_SPEAKERS
+                        .contains(&lexicon::fold(head.trim()).as_str())
+                        .then_some(rest.trim())
                 })
                 .collect();
             if user_lines.len() > 1 {
                 notes.push("several `User:` lines read as turns".into());
                 return user_lines.iter().map(|l| unquote(l)).collect();
+            }
+            // One turn of several (`turn.2 = "assistant: …"`): the speaker's label is no
+            // part of what is said, and the assistant's turn is no prompt.
+            if s.lines().count() == 1 {
+                if crate::service::authoring::unit::assistant_line(s).is_some() {
+                    return vec![];
+                }
+                if let [one] = user_lines[..] {
+                    let p = unquote(one);
+                    return if p.is_empty() { vec![] } else { vec![p] };
+                }
             }
             let p = unquote(s);
             if p.is_empty() { vec![] } else { vec![p] }

@@ -38,6 +38,9 @@ struct El {
     start: usize,
     end: usize,
     children: Vec<Node>,
+    /// A field an element names in its attributes (`<property name="prompt"
+    /// value="…"/>`, `<skipped message="withdrawn…"/>`): its label and value.
+    field: Option<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -135,7 +138,7 @@ fn parse(text: &str) -> El {
         name: String::new(),
         start: 0,
         end: text.len(),
-        children: Vec::new(),
+        ..El::default()
     }];
     loop {
         let before = reader.buffer_position() as usize;
@@ -149,7 +152,8 @@ fn parse(text: &str) -> El {
                     name: name.clone(),
                     start: before,
                     end: after,
-                    children: Vec::new(),
+                    field: named_field(&e),
+                    ..El::default()
                 };
                 if VOID.contains(&name.as_str()) {
                     push(&mut stack, Node::El(el));
@@ -165,7 +169,8 @@ fn parse(text: &str) -> El {
                         name,
                         start: before,
                         end: after,
-                        children: Vec::new(),
+                        field: named_field(&e),
+                        ..El::default()
                     }),
                 );
             }
@@ -203,6 +208,31 @@ fn parse(text: &str) -> El {
         push(&mut stack, Node::El(el));
     }
     stack.pop().unwrap_or_default()
+}
+
+/// The field an element's attributes name: `name`/`key` with `value` (the value may be
+/// the element's text instead), or a `message` (`<skipped message="…"/>`).
+fn named_field(e: &quick_xml::events::BytesStart) -> Option<(String, String)> {
+    let mut label = None;
+    let mut value = None;
+    let mut message = None;
+    for a in e.attributes().flatten() {
+        let v = a
+            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+            .ok()?
+            .into_owned();
+        match a.key.local_name().into_inner() {
+            "name" | "key" => label = Some(v),
+            "value" => value = Some(v),
+            "message" => message = Some(v),
+            _ => {}
+        }
+    }
+    match (label, value, message) {
+        (Some(l), v, _) => Some((l, v.unwrap_or_default())),
+        (None, None, Some(m)) => Some((String::new(), m)),
+        _ => None,
+    }
 }
 
 fn push(stack: &mut [El], n: Node) {
@@ -322,6 +352,25 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
 fn leaves(el: &El) -> Map<String, Value> {
     fn walk(el: &El, context: Option<&str>, out: &mut Map<String, Value>) {
         for c in el.elements() {
+            // `<property name="prompt" value="…"/>`: the attributes name the field.
+            if let Some((label, value)) = &c.field
+                && c.elements().next().is_none()
+            {
+                let value = if value.is_empty() {
+                    c.text()
+                } else {
+                    value.clone()
+                };
+                if !label.is_empty() && role_of(label) != Role::Other {
+                    out.insert(label.clone(), Value::String(value));
+                    continue;
+                }
+                // `<skipped message="withdrawn…"/>`: an element named for a dropped status.
+                if lexicon::is_dropped_status(&c.name) {
+                    out.insert("status".into(), Value::String(c.name.clone()));
+                    continue;
+                }
+            }
             // `role_of` falls back to the lexicon's multilingual labels.
             let own = (role_of(&c.name) != Role::Other).then_some(c.name.as_str());
             let label = own.or(context);

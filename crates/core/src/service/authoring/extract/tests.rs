@@ -852,3 +852,16 @@ fn a_sql_seed_reads_each_row_by_its_column_list_and_a_later_update_drops_one() {
     assert_eq!(d[2].prompts.len(), 2);
     assert_eq!(d[2].never_called, ["crash", "list-items"]);
 }
+
+#[test]
+fn a_junit_report_reads_each_testcase_by_its_named_properties() {
+    let doc = "<?xml version=\"1.0\"?>\n<testsuites>\n  <testsuite name=\"routing\">\n    <testcase name=\"sum\">\n      <properties>\n        <property name=\"prompt\" value=\"Add 1000000 and 2500000\"/>\n        <property name=\"expected.tool\" value=\"get-sum\"/>\n        <property name=\"expected.args\" value=\"{&quot;a&quot;: 1000000, &quot;b&quot;: 2500000}\"/>\n      </properties>\n    </testcase>\n    <testcase name=\"talk\">\n      <properties>\n        <property name=\"turn.1\" value=\"user: Show me how errors look.\"/>\n        <property name=\"turn.2\" value=\"assistant: Which reason?\"/>\n        <property name=\"turn.3\" value=\"user: disk full\"/>\n        <property name=\"expected.tool\" value=\"fail\"/>\n        <property name=\"never\"><![CDATA[crash]]></property>\n      </properties>\n    </testcase>\n    <testcase name=\"empty\">\n      <properties>\n        <property name=\"prompt\" value=\"Echo an empty string back\"/>\n        <property name=\"expected.tool\" value=\"echo\"/>\n      </properties>\n      <skipped message=\"withdrawn: undefined behaviour\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(2500000)
+    );
+    assert_eq!(d[1].prompts, ["Show me how errors look.", "disk full"]);
+    assert_eq!(d[1].never_called, ["crash"]);
+}
