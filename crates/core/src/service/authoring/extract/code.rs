@@ -314,7 +314,8 @@ fn percent_string(s: &str) -> Option<(String, usize)> {
 }
 
 fn unescape(s: &str) -> String {
-    let quoted = format!("\"{}\"", s.replace('"', "\\\"").replace('\n', "\\\n"));
+    // (A triple-quoted string's lines stay lines.)
+    let quoted = format!("\"{}\"", s.replace('"', "\\\"").replace('\n', "\\n"));
     string_at(&quoted, false).map_or_else(|| s.to_string(), |(v, _)| v)
 }
 
@@ -695,6 +696,11 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     for n in &forest {
         records(n, false, &sigs, ix, cat, &mut found);
     }
+    visit(&forest, &mut |n| {
+        if let Lit::Str(s) = &n.lit {
+            text_table(s, n, ix, cat, &mut found);
+        }
+    });
     // Beside a table of cases, a lone literal is an example or a default, not a case.
     if found.iter().any(|f| f.in_table) {
         found.retain(|f| f.in_table);
@@ -914,46 +920,120 @@ fn records(
 /// name in its place: no tool); an object of that tool's parameters its arguments; a list
 /// of tool names the forbidden tools.
 fn typed_row(fields: &[Node], cat: &Catalog) -> Option<Map<String, Value>> {
-    if fields.len() < 2 || cat.is_empty() {
+    let values: Vec<Value> = fields
+        .iter()
+        .map(|f| match &f.lit {
+            // `Expect::NoTool`, `None`: no tool at all.
+            Lit::Name(n)
+                if lexicon::is_none_word(&normalize_label(n.rsplit('.').next().unwrap_or(n))) =>
+            {
+                Value::Null
+            }
+            Lit::Name(_) => Value::Bool(false),
+            lit => lit.json(),
+        })
+        .collect();
+    typed_values(&values, cat)
+}
+
+/// A table written inside a string (JUnit's `@CsvSource(textBlock = \"\"\" … \"\"\")`): lines of
+/// cells parted by `|`, `;` or a tab, `#` lines commented out. Each row is read by what its
+/// cells are, and spans its own line.
+fn text_table(s: &str, n: &Node, ix: &LineIndex, cat: &Catalog, out: &mut Vec<Found>) {
+    let rows: Vec<&str> = s
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("//"))
+        .collect();
+    if rows.len() < 2 {
+        return;
+    }
+    let Some(d) = ['|', ';', '\t'].into_iter().find(|d| {
+        let c = rows[0].matches(*d).count();
+        c >= 2 && rows.iter().all(|r| r.matches(*d).count() == c)
+    }) else {
+        return;
+    };
+    let source = &ix.text()[n.start..n.end];
+    for row in rows {
+        let cells: Vec<Value> = row
+            .trim_matches(d)
+            .split(d)
+            .map(|c| Value::String(c.trim().to_string()))
+            .collect();
+        let (Some(m), Some(at)) = (typed_values(&cells, cat), source.find(row)) else {
+            continue;
+        };
+        let line = ix.line_of(n.start + at);
+        let mut draft = object_draft(&m, line, line, "code literal", cat);
+        draft.key = cells
+            .first()
+            .and_then(Value::as_str)
+            .filter(|k| !k.contains(' ') && !k.is_empty())
+            .map(str::to_string);
+        out.push(Found {
+            draft,
+            in_table: true,
+        });
+    }
+}
+
+/// [`typed_row`] over values: a table's cells as strings read the same way (`get-sum`,
+/// `NONE`, `a=17;b=25`, `delete-item,crash`).
+fn typed_values(values: &[Value], cat: &Catalog) -> Option<Map<String, Value>> {
+    if values.len() < 2 || cat.is_empty() {
         return None;
     }
-    let value = |n: &Node| n.lit.json();
+    let tools_in = |s: &str| -> Option<Vec<Value>> {
+        let names: Vec<&str> = s
+            .split([',', ';'])
+            .map(str::trim)
+            .filter(|x| !x.is_empty())
+            .collect();
+        (!names.is_empty() && names.iter().all(|n| cat.resolve(n).is_some()))
+            .then(|| names.iter().map(|n| Value::String(n.to_string())).collect())
+    };
     let is_tool = |v: &Value| v.as_str().and_then(|s| cat.resolve(s)).is_some();
-    let p = fields.iter().position(
-        |f| matches!(&f.lit, Lit::Str(s) if utterance_like(s) && cat.resolve(s).is_none()),
+    let p = values.iter().position(
+        |v| matches!(v, Value::String(s) if utterance_like(s) && cat.resolve(s).is_none()),
     )?;
     let mut m = Map::new();
-    m.insert("prompt".into(), value(&fields[p]));
-    let rest = &fields[p + 1..];
-    let tool = rest.iter().position(|f| is_tool(&value(f)));
-    let none = rest.iter().position(|f| match &f.lit {
-        Lit::Null => true,
-        Lit::Name(n) => {
-            let last = n.rsplit('.').next().unwrap_or(n);
-            crate::service::authoring::lexicon::is_none_word(&normalize_label(last))
-        }
-        Lit::Str(s) => crate::service::authoring::lexicon::is_none_word(s) && !s.is_empty(),
+    m.insert("prompt".into(), values[p].clone());
+    let rest = &values[p + 1..];
+    let tool = rest.iter().position(is_tool);
+    let none = rest.iter().position(|v| match v {
+        Value::Null => true,
+        Value::String(s) => lexicon::is_none_word(s) && !s.trim().is_empty(),
         _ => false,
     });
-    match (tool, none) {
+    let tool_at = match (tool, none) {
         (Some(t), _) => {
-            m.insert("tool".into(), value(&rest[t]));
+            m.insert("tool".into(), rest[t].clone());
+            t
         }
-        (None, Some(_)) => {
+        (None, Some(n)) => {
             m.insert("tool".into(), Value::String("none".into()));
+            n
         }
         (None, None) => return None,
-    }
-    let tool_at = tool.or(none).unwrap_or(0);
-    for f in &rest[tool_at + 1..] {
-        match value(f) {
+    };
+    for v in &rest[tool_at + 1..] {
+        match v {
             Value::Object(o) if !o.is_empty() && o.keys().all(|k| cat.is_param(k)) => {
-                m.entry("args").or_insert(Value::Object(o));
+                m.entry("args").or_insert(v.clone());
+            }
+            Value::String(s) if cat.assigns_params(s) && !m.contains_key("args") => {
+                m.insert("args".into(), v.clone());
             }
             Value::Array(a)
                 if !a.is_empty() && a.iter().all(is_tool) && !m.contains_key("forbidden") =>
             {
-                m.insert("forbidden".into(), Value::Array(a));
+                m.insert("forbidden".into(), v.clone());
+            }
+            Value::String(s) if !m.contains_key("forbidden") => {
+                if let Some(names) = tools_in(s) {
+                    m.insert("forbidden".into(), Value::Array(names));
+                }
             }
             _ => {}
         }
@@ -1123,9 +1203,23 @@ fn negated(code: &str) -> bool {
         "!includes",
         "must not",
         "should not",
+        "doesnotcontain",
+        "does_not_contain",
+        ".none(",
+        ".none {",
+        "nonematch",
+        "assertfalse",
+        "assert_false",
     ]
     .iter()
     .any(|w| c.contains(w))
+        // `assert!(!calls.iter().any(…))`: a logical not (a macro's `!` follows its name).
+        || c.contains(".any(")
+            && c.char_indices().any(|(i, ch)| {
+                ch == '!'
+                    && !c[..i].ends_with(|p: char| p.is_alphanumeric() || p == '_')
+                    && c[i + 1..].starts_with(|n: char| n.is_alphabetic() || n == '(')
+            })
 }
 
 /// Whether a line of code checks that no tool was called (`calls == []`,

@@ -865,3 +865,23 @@ fn a_junit_report_reads_each_testcase_by_its_named_properties() {
     assert_eq!(d[1].prompts, ["Show me how errors look.", "disk full"]);
     assert_eq!(d[1].never_called, ["crash"]);
 }
+
+#[test]
+fn a_table_inside_a_text_block_is_read_row_by_row() {
+    let doc = "import org.junit.jupiter.api.Test\nimport org.junit.jupiter.params.provider.CsvSource\n\nclass RoutingTest {\n    @ParameterizedTest\n    @CsvSource(\n        delimiter = '|',\n        textBlock = \"\"\"\n        # id     | prompt                                  | tool      | args       | never\n        sum-01   | Add 17 and 25                           | get-sum   | a=17;b=25  |\n        none-01  | Who wrote War and Peace?                | NONE      |            |\n        items-01 | List the catalogue with page size 2     | list-items| pageSize=2 | delete-item,crash\n        # crash-01 | Crash the server                      | crash     |            |\n        \"\"\"\n    )\n    fun routing(id: String, prompt: String, tool: String, args: String?, never: String?) {\n        val calls = agent.ask(prompt)\n    }\n\n    @Test\n    fun `multi turn delete`() {\n        val calls = agent.converse(\n            user(\"Can you remove an item from the catalogue?\"),\n            assistant(\"Which item id?\"),\n            user(\"kt-42\"),\n        )\n        assertThat(calls.map(ToolCall::name)).containsExactly(\"delete-item\")\n        assertThat(calls.map(ToolCall::name)).doesNotContain(\"crash\")\n    }\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (10, 10));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(25)
+    );
+    assert!(d[1].negative);
+    assert_eq!(d[2].never_called, ["delete-item", "crash"]);
+    assert_eq!(
+        d[3].prompts,
+        ["Can you remove an item from the catalogue?", "kt-42"]
+    );
+    assert_eq!(tools_of(&d[3]), ["delete-item"]);
+    assert_eq!(d[3].never_called, ["crash"]);
+}
