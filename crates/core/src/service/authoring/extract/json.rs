@@ -11,7 +11,7 @@ use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
 use crate::service::authoring::lines::LineIndex;
-use crate::service::authoring::unit::{UnitInfo, read_unit, segments_of};
+use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, segments_of};
 
 /// A JSON value's byte range, with children for containers.
 #[derive(Debug)]
@@ -233,7 +233,11 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let Some(root) = sc.value() else {
         return Vec::new();
     };
-    case_nodes(&root)
+    let nodes = case_nodes(&root);
+    if nodes.is_empty() {
+        return requests(&root, ix, cat);
+    }
+    nodes
         .into_iter()
         .filter_map(|n| {
             let (a, b) = n.range();
@@ -248,6 +252,165 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             Some(d)
         })
         .collect()
+}
+
+/// The requests of an API collection (Postman, Insomnia, Bruno exports): the smallest
+/// objects that hold a user message (in a JSON body, even one written as a string) and
+/// something expected of it (test-script lines naming a tool, or no tool). Folders whose
+/// name or description says they hold no cases (a parking lot of rejected ideas) are
+/// skipped.
+fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    fn walk(n: &Node, ix: &LineIndex, cat: &Catalog, out: &mut Vec<Draft>) -> bool {
+        let Node::Obj(fields, a, b) = n else {
+            if let Node::Arr(items, ..) = n {
+                let mut any = false;
+                for i in items {
+                    any |= walk(i, ix, cat, out);
+                }
+                return any;
+            }
+            return false;
+        };
+        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(&ix.text()[*a..*b]) else {
+            return false;
+        };
+        let name = o.get("name").and_then(Value::as_str).unwrap_or_default();
+        let about = o
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let first = about.split(['.', '\n']).next().unwrap_or_default();
+        if crate::service::authoring::lexicon::heading_excludes(name)
+            || crate::service::authoring::lexicon::heading_excludes(first)
+            || crate::service::authoring::unit::says_dropped(about)
+        {
+            return true;
+        }
+        let mut any = false;
+        for (_, c) in fields {
+            any |= walk(c, ix, cat, out);
+        }
+        if any {
+            return true;
+        }
+        let mut turns = Vec::new();
+        let mut lines = Vec::new();
+        gather(&Value::Object(o.clone()), &mut turns, &mut lines);
+        if turns.is_empty() || lines.is_empty() {
+            return false;
+        }
+        let mut segs: Vec<Segment> = turns
+            .into_iter()
+            .map(|t| Segment::labelled("prompt", t))
+            .collect();
+        segs.extend(segments_of(&lines.join("\n")));
+        let (s, e) = ix.span_of(*a, *b);
+        let info = UnitInfo {
+            shape: "API request",
+            start: s,
+            end: e,
+            title: (!name.is_empty()).then(|| name.to_string()),
+            key: None,
+            structured: false,
+        };
+        match read_unit(&segs, &info, cat) {
+            Some(d) if d.negative || !d.expected_calls.is_empty() || !d.never_called.is_empty() => {
+                out.push(d);
+                true
+            }
+            _ => false,
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, ix, cat, &mut out);
+    out
+}
+
+/// A request's user turns (from `{"role": "user", "content": …}` messages, in a body that
+/// may be JSON written as a string) and its script lines, identifiers split into words
+/// (`expectNever([\"crash\"])` says "never").
+fn gather(v: &Value, turns: &mut Vec<String>, lines: &mut Vec<String>) {
+    match v {
+        Value::String(s) => {
+            let t = s.trim();
+            if (t.starts_with('{') || t.starts_with('['))
+                && let Ok(inner) = serde_json::from_str::<Value>(t)
+            {
+                gather(&inner, turns, lines);
+            }
+        }
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_string) => {
+            for i in items {
+                let s = i.as_str().unwrap_or_default();
+                if s.trim_start().starts_with(['{', '[']) {
+                    gather(i, turns, lines);
+                } else {
+                    lines.push(split_identifiers(s));
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| gather(i, turns, lines)),
+        Value::Object(o) => {
+            if let (Some(role), Some(content)) = (
+                o.get("role").and_then(Value::as_str),
+                o.get("content").and_then(Value::as_str),
+            ) {
+                if crate::service::authoring::lexicon::USER_SPEAKERS.contains(&role) {
+                    turns.push(content.to_string());
+                }
+                return;
+            }
+            for (k, x) in o {
+                if !matches!(
+                    k.as_str(),
+                    "url"
+                        | "header"
+                        | "auth"
+                        | "response"
+                        | "variable"
+                        | "name"
+                        | "description"
+                        | "info"
+                ) {
+                    gather(x, turns, lines);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Identifiers outside quotes split into their words, and a call with arguments written
+/// as a field (`expectNever(["crash"])` → `expect Never: (["crash"])`), so a script line
+/// reads as what it says.
+fn split_identifiers(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    let mut called = false;
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            // (Only the callee's name: `{pageSize: 7}` keeps its keys.)
+            None if !called && c.is_uppercase() && prev.is_lowercase() => out.push(' '),
+            None if c == '('
+                && !called
+                && prev.is_alphanumeric()
+                && chars.peek().is_some_and(|n| *n != ')') =>
+            {
+                out.push(':');
+                out.push(' ');
+                called = true;
+            }
+            None => {}
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
 }
 
 /// Extracts one case per JSONL line.

@@ -885,3 +885,31 @@ fn a_table_inside_a_text_block_is_read_row_by_row() {
     assert_eq!(tools_of(&d[3]), ["delete-item"]);
     assert_eq!(d[3].never_called, ["crash"]);
 }
+
+#[test]
+fn an_api_collection_reads_each_request_with_its_test_script() {
+    let doc = r#"{
+  "info": {"name": "demo evals"},
+  "item": [
+    {"name": "Routing", "item": [
+      {"name": "sum", "event": [{"listen": "test", "script": {"exec": ["expectTool(\"get-sum\", {a: 250, b: 17});", "expectNever([\"get-stats\"]);"]}}],
+       "request": {"method": "POST", "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"What is 250 + 17?\"}]}"}}},
+      {"name": "chat", "event": [{"listen": "test", "script": {"exec": ["expectNoTools();"]}}],
+       "request": {"method": "POST", "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"Write a two-line poem\"}]}"}}}
+    ]},
+    {"name": "Parking lot", "description": "Ideas that were rejected.", "item": [
+      {"name": "crash", "event": [{"listen": "test", "script": {"exec": ["expectTool(\"crash\");"]}}],
+       "request": {"method": "POST", "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"Crash it on purpose\"}]}"}}}
+    ]}
+  ]
+}"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is 250 + 17?"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(250)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}

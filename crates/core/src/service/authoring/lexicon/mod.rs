@@ -1111,6 +1111,9 @@ pub const NOT_CASES: &[&str] = &[
     "skipped",
     "wont do",
     "won't do",
+    "parking lot",
+    "on hold",
+    "backlog ideas",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
