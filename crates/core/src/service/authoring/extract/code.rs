@@ -1018,6 +1018,27 @@ fn typed_values(values: &[Value], cat: &Catalog) -> Option<Map<String, Value>> {
         (None, None) => return None,
     };
     for v in &rest[tool_at + 1..] {
+        // Arguments written as a JSON string (`"{\"a\": 1}"`) or as alternating keys and
+        // values (`Map.of("a", 1, "b", 2)`).
+        let as_object = match v {
+            Value::String(s) if s.trim_start().starts_with('{') => serde_json::from_str(s).ok(),
+            Value::Array(kv)
+                if kv.len() >= 2
+                    && kv.len() % 2 == 0
+                    && kv
+                        .iter()
+                        .step_by(2)
+                        .all(|k| k.as_str().is_some_and(|k| cat.is_param(k))) =>
+            {
+                Some(Value::Object(
+                    kv.chunks(2)
+                        .map(|p| (p[0].as_str().unwrap_or_default().to_string(), p[1].clone()))
+                        .collect(),
+                ))
+            }
+            _ => None,
+        };
+        let v = as_object.as_ref().unwrap_or(v);
         match v {
             Value::Object(o) if !o.is_empty() && o.keys().all(|k| cat.is_param(k)) => {
                 m.entry("args").or_insert(v.clone());

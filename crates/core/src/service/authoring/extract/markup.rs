@@ -271,17 +271,23 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 .map(El::text)
                 .collect()
         };
-        let Some(h) = rows
-            .iter()
-            .position(|r| names_a_case(cells(r).iter().map(String::as_str)))
-        else {
+        // (A spreadsheet's row number is no label; a title cell spanning the row is none.)
+        let Some(h) = rows.iter().position(|r| {
+            let labels: Vec<String> = cells(r)
+                .into_iter()
+                .filter(|c| !c.chars().all(|x| x.is_ascii_digit()))
+                .collect();
+            labels.len() >= 2 && names_a_case(labels.iter().map(String::as_str))
+        }) else {
             continue;
         };
         let header = cells(rows[h]);
         for tr in &rows[h + 1..] {
             let mut m = Map::new();
             for (label, v) in header.iter().zip(cells(tr)) {
-                if !label.is_empty() && !v.is_empty() {
+                // A spreadsheet's row numbers (`<th>2</th>`) are no field.
+                let numbered = label.chars().all(|c| c.is_ascii_digit());
+                if !label.is_empty() && !v.is_empty() && !numbered {
                     m.insert(label.clone(), Value::String(v));
                 }
             }

@@ -913,3 +913,26 @@ fn an_api_collection_reads_each_request_with_its_test_script() {
     assert_eq!(d[0].never_called, ["get-stats"]);
     assert!(d[1].negative);
 }
+
+#[test]
+fn a_two_column_table_of_fields_is_one_case() {
+    let doc = "## Senaryolar\n\n### TS-01 · Toplama\n\n| Alan | Değer |\n|---|---|\n| İstem | \"156 ile 244'ü topla\" |\n| Beklenen araç | `get-sum` |\n| Parametreler | `a=156`, `b=244` |\n| Yasak | `get-stats` |\n\n### TS-02 · Liste\n\n| Alan | Değer |\n|---|---|\n| İstem | \"Katalogu göster\" |\n| Beklenen araç | `list-items` |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 10));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(244)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+}
+
+#[test]
+fn compound_labels_and_a_spreadsheets_row_numbers() {
+    // Swedish writes `Användarfråga` as one word; Google Sheets numbers its rows in <th>.
+    let doc = "<table><tr><th></th><th>A</th><th>B</th><th>C</th></tr>\n<tr><th>1</th><td colspan=\"3\">Testfall för demo-verktyg</td></tr>\n<tr><th>2</th><td>ID</td><td>Användarfråga</td><td>Förväntat verktyg</td></tr>\n<tr><th>3</th><td>SV-01</td><td>Vad blir 19 plus 23?</td><td>get-sum</td></tr>\n<tr><th>4</th><td>SV-02</td><td>Vem skrev Pippi?</td><td>inget verktyg</td></tr>\n</table>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Vad blir 19 plus 23?"]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

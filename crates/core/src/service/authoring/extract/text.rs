@@ -1067,6 +1067,7 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
         .iter()
         .any(|r| matches!(r, Some(LabelRole::Prompt | LabelRole::Steps)))
     {
+        field_table(lines, a, b, cat, out);
         return;
     }
     // A row whose first cell is empty continues the one above (a wrapped line, a merged
@@ -1093,6 +1094,52 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     }
     for (row, span) in rows {
         table_row(&header, &row, "markdown table row", span, cat, out);
+    }
+}
+
+/// A table of two columns that lists one case's fields, a label and its value a row
+/// (`| Prompt | "…" |`, `| Expected tool | get-sum |`): one unit.
+fn field_table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) {
+    let rows: Vec<(usize, Vec<String>)> = (a..b)
+        .filter(|&k| !is_separator(lines[k].text))
+        .map(|k| (k, cells(lines[k].text)))
+        .collect();
+    if rows.iter().any(|(_, r)| r.len() != 2) {
+        return;
+    }
+    let segs: Vec<Segment> = rows
+        .iter()
+        .filter_map(|(_, r)| {
+            let role = label_role(&r[0])?;
+            matches!(
+                role,
+                LabelRole::Prompt
+                    | LabelRole::Steps
+                    | LabelRole::Tool
+                    | LabelRole::Args
+                    | LabelRole::Expected
+                    | LabelRole::Contains
+                    | LabelRole::Forbidden
+                    | LabelRole::Negative
+                    | LabelRole::Notes
+                    | LabelRole::Status
+            )
+            .then(|| Segment::labelled(&r[0], r[1].clone()))
+        })
+        .collect();
+    if segs.len() < 2 || !segs.iter().any(|s| s.role == Some(LabelRole::Prompt)) {
+        return;
+    }
+    let info = UnitInfo {
+        shape: "field table",
+        start: lines[a].n,
+        end: lines[b - 1].n,
+        title: None,
+        key: None,
+        structured: false,
+    };
+    if let Some(d) = read_unit(&segs, &info, cat) {
+        out.push(d);
     }
 }
 

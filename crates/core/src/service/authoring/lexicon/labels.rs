@@ -930,5 +930,25 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
             return Some(s);
         }
     }
+    if hits.is_empty() {
+        // A compound word ends with its head noun (`Användarfråga`, `Nutzereingabe`,
+        // `Gebruikersvraag`): the last word, by a keyword of five letters or more it ends
+        // with.
+        let last = l.rsplit(' ').next().unwrap_or_default();
+        for (role, words) in LABELS {
+            if matches!(role, LabelRole::Id | LabelRole::Negative) {
+                continue;
+            }
+            if words.iter().any(|w| {
+                !w.ends_with('*')
+                    && w.len() >= 5
+                    && !w.contains(' ')
+                    && last.len() > w.len()
+                    && last.ends_with(w)
+            }) {
+                return Some(*role);
+            }
+        }
+    }
     hits.into_iter().max_by_key(|(_, at)| *at).map(|(r, _)| r)
 }

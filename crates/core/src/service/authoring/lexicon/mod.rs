@@ -1114,6 +1114,13 @@ pub const NOT_CASES: &[&str] = &[
     "parking lot",
     "on hold",
     "backlog ideas",
+    "reddedilen",
+    "reddedilenler",
+    "odrzucone propozycje",
+    "avvisade",
+    "afgewezen",
+    "rifiutati",
+    "scartati",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
