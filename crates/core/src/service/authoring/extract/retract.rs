@@ -147,6 +147,28 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     if drafts.len() < 2 {
         return;
     }
+    // Most documents drop nothing later on: find the dropping lines outside every case
+    // first, and name the cases only when there are some.
+    let mut covered = vec![false; ix.len() + 1];
+    for d in drafts.iter() {
+        for c in covered
+            .iter_mut()
+            .take(d.end_line.min(ix.len()) + 1)
+            .skip(d.start_line)
+        {
+            *c = true;
+        }
+    }
+    let first_end = drafts.iter().map(|d| d.end_line).min().unwrap_or(0);
+    let dropping: Vec<usize> = (first_end + 1..=ix.len())
+        .filter(|&n| {
+            let l = ix.line(n);
+            !covered[n] && !l.trim().is_empty() && l.len() <= 2000 && drops(&fold(l))
+        })
+        .collect();
+    if dropping.is_empty() {
+        return;
+    }
     // Each case's names: the reference it goes by, and its key as written (`demo-sql-07`),
     // kept as `=key`.
     let names: Vec<Vec<(String, u32)>> = drafts
@@ -167,20 +189,9 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         .filter_map(|d| d.key.as_deref())
         .filter(|k| k.len() >= 3)
         .collect();
-    let inside = |n: usize| drafts.iter().any(|d| d.start_line <= n && n <= d.end_line);
-    let first_end = drafts.iter().map(|d| d.end_line).min().unwrap_or(0);
     let mut dropped = vec![false; drafts.len()];
-    for n in first_end + 1..=ix.len() {
-        if inside(n) {
-            continue;
-        }
+    for n in dropping {
         let line = ix.line(n);
-        if line.len() > 2000 {
-            continue;
-        }
-        if !drops(&fold(line)) {
-            continue;
-        }
         for r in dropped_refs(line, &keys) {
             // A bare number names the one case numbered so.
             let named: Vec<usize> = (0..drafts.len())

@@ -232,10 +232,12 @@ fn mail_apart(lines: &mut [Ln]) {
         "delivered-to",
     ];
     let header = |t: &str| {
-        t.split_once(':').is_some_and(|(name, _)| {
-            let n = name.to_ascii_lowercase();
-            HEADERS.contains(&n.as_str()) || n.starts_with("x-")
-        })
+        t.starts_with(|c: char| c.is_ascii_alphabetic())
+            && t.split_once(':').is_some_and(|(name, _)| {
+                name.len() <= 25
+                    && (HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name))
+                        || name.len() > 2 && name[..2].eq_ignore_ascii_case("x-"))
+            })
     };
     let mut k = 0;
     while k < lines.len() {

@@ -924,16 +924,17 @@ pub fn is_none_word(s: &str) -> bool {
 fn is_no_tool_phrase(f: &str) -> bool {
     // (Split at spaces and punctuation only: Devanagari's vowel signs are marks inside a
     // word.)
-    let words: Vec<&str> = f
-        .split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\''))
-        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && !is_combining_mark(c)))
-        .filter(|w| !w.is_empty())
-        .collect();
-    if words.len() > 6 {
+    let words = || {
+        f.split(|c: char| c.is_whitespace() || (c.is_ascii_punctuation() && c != '\''))
+            .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && !is_combining_mark(c)))
+            .filter(|w| !w.is_empty())
+    };
+    // Most values are longer, or name no tool noun: said cheaply.
+    if words().nth(6).is_some() || !has_any(f, TOOL_NOUNS) {
         return false;
     }
     let (mut neg, mut tool) = (false, false);
-    for w in words {
+    for w in words() {
         if [NEGATION, NO_DETERMINER, NONE_WORDS]
             .iter()
             .any(|l| word_in(l, w))
@@ -1349,13 +1350,19 @@ pub fn is_dropped_status(s: &str) -> bool {
     }
     let f = fold(t);
     let t = f.trim().trim_end_matches(['.', '!', '。']).trim();
+    // The whole value, or its first words before a separator (`rejected (dup)`, `won't
+    // do - see #12`): looked up, not scanned.
     !t.is_empty()
-        && DROPPED_STATUS.iter().any(|w| {
-            t == *w
-                || (t.starts_with(w)
-                    && t[w.len()..]
-                        .starts_with([' ', '(', '-', '–', '—', '।', '.', ';', ',', '。']))
-        })
+        && (listed(DROPPED_STATUS, t)
+            || t.char_indices()
+                .filter(|(_, c)| {
+                    matches!(
+                        c,
+                        ' ' | '(' | '-' | '–' | '—' | '।' | '.' | ';' | ',' | '。'
+                    )
+                })
+                .take(4)
+                .any(|(i, _)| listed(DROPPED_STATUS, &t[..i])))
 }
 
 /// Words of asking and sending before a quoted prompt ("Send:", "user asks", "用户问").
