@@ -236,7 +236,7 @@ fn mail_apart(lines: &mut [Ln]) {
             && t.split_once(':').is_some_and(|(name, _)| {
                 name.len() <= 25
                     && (HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name))
-                        || name.len() > 2 && name[..2].eq_ignore_ascii_case("x-"))
+                        || name.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("x-")))
             })
     };
     let mut k = 0;
