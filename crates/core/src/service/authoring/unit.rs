@@ -1093,7 +1093,11 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
         let c = line[i..].chars().next()?;
         // A dash, a slash or a bar set off by spaces parts clauses too.
         let dash = matches!(c, '—' | '–' | '/' | '|') && i > 0 && b[i - 1] == b' ';
+        // After a comma, only a forbidden-tools label starts a field (`→ get-sum, vietati:
+        // get-stats`), in whatever case it is written.
+        let comma = c == ',';
         if (dash
+            || comma
             || matches!(
                 c,
                 '.' | ';' | '!' | '?' | '。' | ')' | '"' | '”' | '」' | '»'
@@ -1105,8 +1109,9 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
                 let head = after[..colon].trim();
                 if !head.is_empty()
                     && head.split_whitespace().count() <= 3
-                    && head.chars().next().is_some_and(|c| !c.is_lowercase())
+                    && (comma || head.chars().next().is_some_and(|c| !c.is_lowercase()))
                     && let Some(role) = label_role(head)
+                    && (!comma || role == LabelRole::Forbidden)
                     && matches!(
                         role,
                         LabelRole::Expected

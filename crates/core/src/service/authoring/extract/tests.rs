@@ -943,3 +943,14 @@ fn compound_labels_and_a_spreadsheets_row_numbers() {
     assert_eq!(d[0].prompts, ["Vad blir 19 plus 23?"]);
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn chat_messages_copied_without_blank_lines_are_read_one_by_one() {
+    let doc = "Giulia — 08/10/2024 09:31\nFormato: caso N: \"prompt\" → tool, vietati: X\nLuca — 08/10/2024 09:33\ncaso 1: \"Quanto fa 120 più 80?\" → get-sum (a=120, b=80), vietati: get-stats\n[09:34]\ncaso 2: \"Chi ha dipinto la Gioconda?\" → nessuno strumento\nMarta — 08/10/2024 09:36\nahah\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (4, 4));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}

@@ -804,38 +804,54 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                 while end + 1 < b && lines[end + 1].kind == Kind::Text {
                     end += 1;
                 }
-                // A chat message's name-and-time line heads it but is no part of a case.
-                if end > i && chat_header(lines[i].text) {
-                    i += 1;
-                }
-                // A paragraph with several prompt labels holds several units.
-                let starts: Vec<usize> = (i..=end)
-                    .filter(|&k| lines[k].label == Some(LabelRole::Prompt))
-                    .collect();
-                // `user: …` lines are turns of one conversation, not cases of their own.
-                let turns = starts.iter().all(|&k| user_turn(lines[k].text));
-                if starts.len() > 1 && !turns {
-                    for (k, &s) in starts.iter().enumerate() {
-                        let e = starts.get(k + 1).map(|x| x - 1).unwrap_or(end);
-                        let text = lines[s..=e]
-                            .iter()
-                            .map(|l| l.text)
-                            .collect::<Vec<_>>()
-                            .join("\n");
-                        free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
+                // Chat messages copied without blank lines between them: each
+                // name-and-time line starts a message of its own.
+                let heads: Vec<usize> = (i..=end).filter(|&k| chat_header(lines[k].text)).collect();
+                if heads.len() >= 2 {
+                    let mut from = i;
+                    for (n, &h) in heads.iter().chain([&(end + 1)]).enumerate() {
+                        if h > from && (n > 0 || !chat_header(lines[from].text)) {
+                            paragraph(lines, from, h - 1, cat, out);
+                        }
+                        from = h;
                     }
-                } else {
-                    for (s, e) in case_lines(lines, i, end) {
-                        let text = lines[s..=e]
-                            .iter()
-                            .map(|l| l.text)
-                            .collect::<Vec<_>>()
-                            .join("\n");
-                        free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
-                    }
+                    i = end + 1;
+                    continue;
                 }
+                paragraph(lines, i, end, cat, out);
                 i = end + 1;
             }
+        }
+    }
+}
+
+/// The units of a paragraph `i..=end` (a chat message's name-and-time line heads it but
+/// is no part of a case).
+fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Vec<Draft>) {
+    if end > i && chat_header(lines[i].text) {
+        i += 1;
+    }
+    let unit = |s: usize, e: usize, out: &mut Vec<Draft>| {
+        let text = lines[s..=e]
+            .iter()
+            .map(|l| l.text)
+            .collect::<Vec<_>>()
+            .join("\n");
+        free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
+    };
+    // A paragraph with several prompt labels holds several units; `user: …` lines are
+    // turns of one conversation, not cases of their own.
+    let starts: Vec<usize> = (i..=end)
+        .filter(|&k| lines[k].label == Some(LabelRole::Prompt))
+        .collect();
+    let turns = starts.iter().all(|&k| user_turn(lines[k].text));
+    if starts.len() > 1 && !turns {
+        for (k, &s) in starts.iter().enumerate() {
+            unit(s, starts.get(k + 1).map(|x| x - 1).unwrap_or(end), out);
+        }
+    } else {
+        for (s, e) in case_lines(lines, i, end) {
+            unit(s, e, out);
         }
     }
 }
