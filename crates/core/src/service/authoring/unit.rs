@@ -1110,6 +1110,9 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
                 if !head.is_empty()
                     && head.split_whitespace().count() <= 3
                     && (comma || head.chars().next().is_some_and(|c| !c.is_lowercase()))
+                    && (!comma
+                        || head.chars().next().is_some_and(char::is_alphabetic)
+                            && !head.contains(['[', ']', '/', '|', '(', ')']))
                     && let Some(role) = label_role(head)
                     && (!comma || role == LabelRole::Forbidden)
                     && matches!(
