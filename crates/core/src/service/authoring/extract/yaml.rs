@@ -13,7 +13,7 @@ use super::json::object_draft;
 use super::table::promptfoo_assert_value;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, value_text};
-use crate::service::authoring::fields::{Fields, Role, role_of};
+use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::yaml_values::scalar;
 
@@ -98,6 +98,32 @@ pub fn looks_like_yaml(t: &str) -> bool {
                 && w[1].trim_start().starts_with("- ")
                 && is_key_line(&w[1].trim_start()[2..])
         })
+    {
+        return true;
+    }
+    // A list of case maps nested deeper (a CI matrix's `include:`), in a document made of
+    // YAML lines: lists of maps, and case fields (`prompt:`) among their keys.
+    // (Nested: under a top-level key, not a Markdown list of `- User: …` lines.)
+    if yamlish * 10 >= lines.len() * 9
+        && lines
+            .iter()
+            .any(|l| !l.starts_with([' ', '-']) && is_key_line(l))
+        && lines
+            .iter()
+            .filter(|l| l.starts_with(' ') && l.trim_start().starts_with("- "))
+            .any(|l| is_key_line(&l.trim_start()[2..]))
+        && lines
+            .iter()
+            .filter(|l| {
+                let t = l.trim_start();
+                let item = t.strip_prefix("- ").unwrap_or(t);
+                is_key_line(item)
+                    && item.split(':').next().is_some_and(|k| {
+                        crate::service::authoring::fields::names_a_case([k.trim()])
+                    })
+            })
+            .count()
+            >= 2
     {
         return true;
     }
@@ -325,6 +351,26 @@ impl Parser<'_, '_> {
 }
 
 /// Extracts the cases of a YAML plan.
+/// The first list of mappings, however deep, whose keys name a case (`jobs.route.strategy
+/// .matrix.include`).
+fn nested_cases(n: &YNode) -> Option<Vec<&YNode>> {
+    match n {
+        YNode::Seq(items, ..)
+            if !items.is_empty()
+                && items.iter().all(|i| matches!(i, YNode::Map(..)))
+                && items.iter().any(|i| match i {
+                    YNode::Map(m, ..) => names_a_case(m.iter().map(|(k, _)| k.as_str())),
+                    _ => false,
+                }) =>
+        {
+            Some(items.iter().collect())
+        }
+        YNode::Seq(items, ..) => items.iter().find_map(nested_cases),
+        YNode::Map(m, ..) => m.iter().find_map(|(_, v)| nested_cases(v)),
+        YNode::Scalar(..) => None,
+    }
+}
+
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut p = Parser { ls: ylines(ix), ix };
     let mut i = 0;
@@ -372,6 +418,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 })
                 .and_then(|(_, v)| maps(v))
                 .or_else(|| m.iter().find_map(|(_, v)| maps(v)))
+                .or_else(|| nested_cases(&root))
                 .unwrap_or_default()
         }
         _ => Vec::new(),

@@ -61,9 +61,12 @@ fn base_letter(c: char) -> Option<char> {
 
 /// Whether a character belongs to a script written without spaces between words.
 pub fn is_cjk(c: char) -> bool {
+    // Japanese, Chinese, Korean, and Thai, Lao, Khmer and Myanmar (written without spaces
+    // between words too).
     matches!(c as u32,
         0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0x1100..=0x11ff
-        | 0x3130..=0x318f | 0xf900..=0xfaff | 0xff66..=0xff9f)
+        | 0x3130..=0x318f | 0xf900..=0xfaff | 0xff66..=0xff9f
+        | 0x0e00..=0x0eff | 0x1780..=0x17ff | 0x1000..=0x109f)
 }
 
 fn is_word_char(c: char) -> bool {
@@ -308,6 +311,9 @@ pub const NEGATION: &[&str] = &[
     "don't",
     "won't",
     "isn't",
+    "ไม่",
+    "ห้าม",
+    "ไม่ต้อง",
 ];
 
 /// Negation words that also negate a tool named before them ("`x` is not called",
@@ -718,6 +724,10 @@ pub const NONE_WORDS: &[&str] = &[
     "ei mitaan",
     "brak narzedzi",
     "bez narzedzi",
+    "ไม่มี",
+    "ไม่ใช้เครื่องมือ",
+    "ไม่ต้องเรียกเครื่องมือใดๆ",
+    "ไม่เรียกเครื่องมือ",
 ];
 
 /// Whether a tool cell means "no tool at all".
@@ -1309,6 +1319,9 @@ pub const DROPPED_STATUS: &[&str] = &[
     "torolve",
     "visszavonva",
     "elhagyva",
+    "ยกเลิก",
+    "ปฏิเสธ",
+    "ไม่ผ่านการพิจารณา",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
