@@ -972,3 +972,13 @@ fn a_ci_matrix_and_a_thai_plan_are_read() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(d[0].never_called, ["get-stats"]);
 }
+
+#[test]
+fn a_prompt_in_a_fenced_block_of_text_is_the_prompt() {
+    let doc = "## Przypadki\n\n#### P-01 — dodawanie\n\n```text\nIle to jest 37 plus 63?\n```\n\n- **Oczekiwane narzędzie:** `get-sum`\n- **Argumenty:** `{\"a\": 37, \"b\": 63}`\n- **Zakazane:** `get-stats`\n\n#### P-02 — rozmowa\n\n```\nużytkownik: Chcę usunąć pozycję.\nasystent: Którą?\nużytkownik: pl-404\n```\n\n- **Oczekiwane narzędzie:** `delete-item`\n\n#### P-03 — kod\n\n```python\nprint(\"hi there you\")\n```\n\n- **Oczekiwane narzędzie:** `echo`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Ile to jest 37 plus 63?"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert_eq!(d[1].prompts, ["Chcę usunąć pozycję.", "pl-404"]);
+}

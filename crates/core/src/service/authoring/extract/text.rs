@@ -514,7 +514,18 @@ fn walk(
                     })
             };
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
+            // A prompt set in a fenced block of text, the case's fields labelled around it.
+            let fenced = prompts == 0
+                && !sub_headings
+                && prose_fence(lines, i + 1, end).is_some()
+                && (i + 1..end).any(|k| {
+                    matches!(
+                        lines[k].label,
+                        Some(LabelRole::Expected | LabelRole::Tool | LabelRole::Forbidden)
+                    )
+                });
             if (prompts == 1
+                || fenced
                 || (prompts == 0 && steps == 1)
                 || conversation
                 || turn_block
@@ -532,6 +543,31 @@ fn walk(
     }
 }
 
+/// The content lines `a..b` of the first fenced block in `from..to` that holds words,
+/// not code: fenced as text (or with no language) and reading as an utterance.
+fn prose_fence(lines: &[Ln], from: usize, to: usize) -> Option<(usize, usize)> {
+    let open = (from..to).find(|&k| {
+        let t = lines[k].text.trim();
+        let info = t.trim_start_matches(['`', '~']).trim();
+        (t.starts_with("```") || t.starts_with("~~~"))
+            && matches!(
+                info,
+                "" | "text" | "txt" | "plain" | "plaintext" | "prompt" | "user" | "md" | "markdown"
+            )
+    })?;
+    let close = (open + 1..to).find(|&k| {
+        let t = lines[k].text.trim();
+        t.starts_with("```") || t.starts_with("~~~")
+    })?;
+    let said: Vec<&str> = lines[open + 1..close]
+        .iter()
+        .map(|l| l.text.trim())
+        .collect();
+    let said = said.join(" ");
+    (close > open + 1 && reading::utterance_like(&said) && !said.contains(['{', '}', ';', '=']))
+        .then_some((open + 1, close))
+}
+
 /// A whole section as one unit.
 fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) {
     // A rule (`---`) ends the case: what follows it is not part of it.
@@ -547,7 +583,8 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
     };
     // A conversation written as a table: its user rows are the turns.
     let turns = conversation_table(lines, h + 1, end);
-    let text = body
+    let fence = prose_fence(lines, h + 1, end);
+    let mut text = body
         .iter()
         .filter(|l| l.n <= last.n)
         .filter_map(|l| match &turns {
@@ -559,6 +596,16 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
         })
         .collect::<Vec<_>>()
         .join("\n");
+    if let Some((a, b)) = fence {
+        let said: Vec<&str> = lines[a..b].iter().map(|l| l.text.trim()).collect();
+        // A conversation is its turns as written; anything else, one prompt.
+        let turns = said.iter().any(|l| user_turn(l));
+        text = if turns {
+            format!("{}\n{text}", said.join("\n"))
+        } else {
+            format!("Prompt: \"{}\"\n{text}", said.join("\n"))
+        };
+    }
     let (key, title) = key_and_title(title);
     let info = UnitInfo {
         shape: "markdown section",
