@@ -849,7 +849,14 @@ fn records(
             .zip(fields)
             .map(|(k, v)| (k.clone(), v.lit.json()))
             .collect();
-        let d = record(&m, n, ix, cat);
+        // A row opened by its statement (`VALUES (…`) starts at its values.
+        let d = match &n.lit {
+            Lit::Call { .. } => {
+                let (start, end) = ix.span_of(fields[0].start, n.end);
+                object_draft(&m, start, end, "code literal", cat)
+            }
+            _ => record(&m, n, ix, cat),
+        };
         // (`os.environ.get("EVAL_MODEL", "claude-sonnet-4")` fits a signature of two.)
         if !d.prompts.is_empty() && d.prompts.iter().all(|p| utterance_like(p)) {
             out.push(Found {

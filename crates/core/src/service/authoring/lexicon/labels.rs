@@ -681,6 +681,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "قرار",
             "statusz",
             "สถานะ",
+            "状態",
         ],
     ),
     (

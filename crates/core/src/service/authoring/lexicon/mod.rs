@@ -1322,6 +1322,16 @@ pub const DROPPED_STATUS: &[&str] = &[
     "ยกเลิก",
     "ปฏิเสธ",
     "ไม่ผ่านการพิจารณา",
+    "否決",
+    "否决",
+    "驳回",
+    "駁回",
+    "拒絕",
+    "已拒絕",
+    "作廢",
+    "已取消",
+    "取消",
+    "見送り",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
