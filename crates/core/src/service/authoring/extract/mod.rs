@@ -30,6 +30,7 @@
 //! | HTML / XML | the text starts with a tag | a row of a table with a prompt, steps or tool column; else a repeated element (`<case>`) whose fields name one; else the page read as text |
 //! | TOML | `[[…]]` headers and the text parses as TOML | an array-of-tables entry whose keys name a prompt, steps or tool |
 //! | shell script | a `#!` line naming a shell | read as text, comments as plain lines, each command's `--flag value` pairs as fields |
+//! | INI | `[section]` lines over `key = value` lines | a section whose keys name a case (`args.<name>` keys its arguments) |
 //! | SQL | an `INSERT INTO` statement | a row of values, named by the statement's column list |
 //! | wiki markup | `h1.`…`h6.` headings (Textile, Confluence) | read as Markdown, line for line: `@code@`, `{{code}}`, `-struck-`, `#` numbered items |
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
@@ -41,6 +42,7 @@
 pub mod code;
 pub mod columns;
 pub mod gherkin;
+pub mod ini;
 pub mod json;
 pub mod latex;
 pub mod markup;
@@ -88,6 +90,7 @@ pub enum Shape {
     Robot,
     Shell,
     Sql,
+    Ini,
     Wiki,
     Markdown,
 }
@@ -154,6 +157,9 @@ pub fn sniff(text: &str) -> Shape {
     if sql::looks_like_sql(h) {
         return Shape::Sql;
     }
+    if ini::looks_like_ini(h) {
+        return Shape::Ini;
+    }
     if code::looks_like_code(h) {
         return Shape::Code;
     }
@@ -190,6 +196,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
         Shape::Shell => shell::extract(&ix, cat),
         Shape::Sql => code::extract(&LineIndex::new(&sql::to_code(text)), cat),
+        Shape::Ini => ini::extract(&ix, cat),
         Shape::Wiki => text::extract(&LineIndex::new(&wiki::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),

@@ -982,3 +982,18 @@ fn a_prompt_in_a_fenced_block_of_text_is_the_prompt() {
     assert_eq!(d[0].never_called, ["get-stats"]);
     assert_eq!(d[1].prompts, ["Chcę usunąć pozycję.", "pl-404"]);
 }
+
+#[test]
+fn an_ini_file_reads_one_case_per_section() {
+    let doc = "; cases: prompt, expect (\"-\" = no tool), args.<name>, never, enabled\n[DEFAULT]\nenabled = yes\n\n[server]\ncommand = node demo.js\n\n[case:sum]\nprompt = What's 1000000 plus 2500000?\nexpect = get-sum\nargs.a = 1000000\nargs.b = 2500000\nnever = get-stats\n\n[case:trivia]\nprompt = Who popularised the INI format?\nexpect = -\n\n[case:echo]\nprompt = Echo back exactly: 100%% done\nexpect = echo\nargs.message = \"100% done\"\n\n[case:multi]\nturns =\n    user: Can you list the catalogue?\n    assistant: How many per page?\n    user: Two per page.\nexpect = list-items\n\n[case:legacy]\nprompt = Shout it back: hello\nexpect = legacy-echo\nenabled = no\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(2500000)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+    assert_eq!(d[2].prompts, ["Echo back exactly: 100% done"]);
+    assert_eq!(d[3].prompts.len(), 2);
+}
