@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
+use crate::service::authoring::lexicon::LabelRole;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, segments_of};
 
@@ -237,6 +238,16 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if nodes.is_empty() {
         return requests(&root, ix, cat);
     }
+    // The whole document read as one case (a board export whose `actions` look like
+    // steps): the items inside it, when they read as cases, are the cases.
+    if let [only] = nodes[..]
+        && std::ptr::eq(only, &root)
+    {
+        let inner = requests(&root, ix, cat);
+        if inner.len() >= 2 {
+            return inner;
+        }
+    }
     nodes
         .into_iter()
         .filter_map(|n| {
@@ -296,14 +307,25 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let mut turns = Vec::new();
         let mut lines = Vec::new();
         gather(&Value::Object(o.clone()), &mut turns, &mut lines);
-        if turns.is_empty() || lines.is_empty() {
-            return false;
-        }
-        let mut segs: Vec<Segment> = turns
-            .into_iter()
-            .map(|t| Segment::labelled("prompt", t))
-            .collect();
-        segs.extend(segments_of(&lines.join("\n")));
+        // A card of a board (Trello, a tracker): its description holds the fields.
+        let described = o
+            .values()
+            .filter_map(Value::as_str)
+            .filter(|t| t.contains('\n'))
+            .map(segments_of)
+            .find(|segs| segs.iter().any(|s| s.role == Some(LabelRole::Prompt)));
+        let segs: Vec<Segment> = match described {
+            Some(segs) if turns.is_empty() => segs,
+            _ if turns.is_empty() || lines.is_empty() => return false,
+            _ => {
+                let mut segs: Vec<Segment> = turns
+                    .into_iter()
+                    .map(|t| Segment::labelled("prompt", t))
+                    .collect();
+                segs.extend(segments_of(&lines.join("\n")));
+                segs
+            }
+        };
         let (s, e) = ix.span_of(*a, *b);
         let info = UnitInfo {
             shape: "API request",
@@ -323,7 +345,42 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     }
     let mut out = Vec::new();
     walk(root, ix, cat, &mut out);
+    // A card filed under a list that says its cards were dropped (`idList` naming the
+    // `Afgewezen` list) is none.
+    let Ok(all) = serde_json::from_str::<Value>(ix.text()) else {
+        return out;
+    };
+    let mut dropped_ids = Vec::new();
+    collect_dropped(&all, &mut dropped_ids);
+    if !dropped_ids.is_empty() {
+        out.retain(|d| {
+            let own = ix.excerpt(d.start_line, d.end_line);
+            !dropped_ids
+                .iter()
+                .any(|id| own.contains(&format!("\"{id}\"")))
+        });
+    }
     out
+}
+
+/// The ids of objects named for a dropped status or a section of no cases (a board's
+/// `Rejected` list).
+fn collect_dropped(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(o) => {
+            if let (Some(Value::String(id)), Some(Value::String(name))) =
+                (o.get("id"), o.get("name"))
+                && (crate::service::authoring::lexicon::is_dropped_status(name)
+                    || crate::service::authoring::lexicon::heading_excludes(name))
+                && id.len() >= 6
+            {
+                out.push(id.clone());
+            }
+            o.values().for_each(|x| collect_dropped(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| collect_dropped(x, out)),
+        _ => {}
+    }
 }
 
 /// A request's user turns (from `{"role": "user", "content": …}` messages, in a body that

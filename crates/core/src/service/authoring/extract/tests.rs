@@ -997,3 +997,25 @@ fn an_ini_file_reads_one_case_per_section() {
     assert_eq!(d[2].prompts, ["Echo back exactly: 100% done"]);
     assert_eq!(d[3].prompts.len(), 2);
 }
+
+#[test]
+fn a_board_export_reads_each_card_and_skips_the_rejected_list() {
+    let doc = r#"{
+  "id": "b1", "name": "Testgevallen", "desc": "Eén kaart = één testgeval.",
+  "lists": [{"id": "list-ready", "name": "Klaar voor run"}, {"id": "list-rejected", "name": "Afgewezen"}],
+  "cards": [
+    {"id": "c1", "name": "Optellen", "desc": "**Prompt:** Hoeveel is 75 plus 25?\n**Verwacht:** `get-sum` met a = 75 en b = 25\n**Niet aanroepen:** get-stats", "idList": "list-ready"},
+    {"id": "c2", "name": "Kennis", "desc": "**Prompt:** Wat is de hoofdstad van Friesland?\n**Verwacht:** geen enkele tool", "idList": "list-ready"},
+    {"id": "c3", "name": "Crash", "desc": "**Prompt:** Laat de server crashen\n**Verwacht:** `crash`", "idList": "list-rejected"}
+  ],
+  "actions": [{"type": "createCard", "data": {"text": "kaart gemaakt"}}]
+}"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(25)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}
