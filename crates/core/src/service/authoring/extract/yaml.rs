@@ -423,14 +423,59 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         _ => Vec::new(),
     };
-    items
+    let maps: Vec<(usize, usize, Map<String, Value>)> = items
         .into_iter()
         .filter_map(|n| {
             let (a, b) = n.span();
-            let v = n.to_value();
-            Some(object_draft(v.as_object()?, a, b, "YAML item", cat))
+            Some((a, b, n.to_value().as_object()?.clone()))
         })
-        .collect()
+        .collect();
+    let mut drafts: Vec<Draft> = maps
+        .iter()
+        .map(|(a, b, m)| object_draft(m, *a, *b, "YAML item", cat))
+        .collect();
+    none_by_column(
+        &maps.iter().map(|(_, _, m)| m).collect::<Vec<_>>(),
+        &mut drafts,
+        cat,
+    );
+    drafts
+}
+
+/// `expect: none` in a list whose other items name a tool under the same key: that item
+/// calls no tool at all.
+pub fn none_by_column(maps: &[&Map<String, Value>], drafts: &mut [Draft], cat: &Catalog) {
+    for key in maps
+        .iter()
+        .flat_map(|m| m.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        if !matches!(role_of(key), Role::Expected | Role::Tool) {
+            continue;
+        }
+        fn value<'a>(m: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+            m.get(key).and_then(Value::as_str).map(str::trim)
+        }
+        let tools = maps
+            .iter()
+            .filter(|m| value(m, key).is_some_and(|v| cat.resolve(v).is_some()))
+            .count();
+        if tools * 2 < maps.len() {
+            continue;
+        }
+        for (m, d) in maps.iter().zip(drafts.iter_mut()) {
+            if value(m, key).is_some_and(crate::service::authoring::lexicon::is_none_word)
+                && d.expected_calls.is_empty()
+                && !d.negative
+            {
+                d.negative = true;
+                d.exact_rule = None;
+                d.notes.push(format!(
+                    "`{key}` names no tool where the other items name one: no tool at all"
+                ));
+            }
+        }
+    }
 }
 
 fn promptfoo(root: &YNode, tests: &[YNode], cat: &Catalog) -> Vec<Draft> {
