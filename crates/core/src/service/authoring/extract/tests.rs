@@ -957,14 +957,15 @@ fn chat_messages_copied_without_blank_lines_are_read_one_by_one() {
 
 #[test]
 fn a_ci_matrix_and_a_thai_plan_are_read() {
-    let yaml = "name: evals\non:\n  push:\njobs:\n  route:\n    strategy:\n      matrix:\n        include:\n          - case: sum\n            prompt: \"What is 0.25 + 0.5?\"\n            expect: get-sum\n            args: '{\"a\": 0.25, \"b\": 0.5}'\n            never: get-stats\n          - case: noop-only\n            prompt: \"Just call noop, nothing else.\"\n            expect: noop\n            never: crash,fail\n    steps:\n      - uses: actions/checkout@v4\n";
+    let yaml = "name: evals\non:\n  push:\njobs:\n  route:\n    strategy:\n      matrix:\n        include:\n          - case: sum\n            prompt: \"What is 0.25 + 0.5?\"\n            expect: get-sum\n            args: '{\"a\": 0.25, \"b\": 0.5}'\n            never: get-stats\n          - case: noop-only\n            prompt: \"Just call noop, nothing else.\"\n            expect: noop\n            never: crash,fail\n          - case: trivia\n            prompt: \"What does fail-fast do in a matrix?\"\n            expect: none\n    steps:\n      - uses: actions/checkout@v4\n";
     let d = drafts(yaml);
-    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d.len(), 3, "{d:#?}");
     assert_eq!(
         d[0].expected_calls[0].args.as_ref().unwrap()["b"],
         json!(0.5)
     );
     assert_eq!(d[1].never_called, ["crash", "fail"]);
+    assert!(d[2].negative, "`expect: none` where the others name a tool");
 
     let thai = "4. กรณีทดสอบ\n\nTC-01  บวกเลข\n   คำสั่งผู้ใช้ : \"12 บวก 88 ได้เท่าไร\"\n   เครื่องมือที่คาดหวัง : get-sum\n   อาร์กิวเมนต์ : a = 12, b = 88\n   ห้ามเรียก : get-stats\n";
     let d = drafts(thai);
