@@ -731,19 +731,7 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     {
         return None;
     }
-    if !matches!(
-        role,
-        LabelRole::Prompt
-            | LabelRole::Steps
-            | LabelRole::Tool
-            | LabelRole::Args
-            | LabelRole::Expected
-            | LabelRole::Contains
-            | LabelRole::Forbidden
-            | LabelRole::Notes
-            | LabelRole::Negative
-            | LabelRole::Status
-    ) {
+    if !role.is_field() {
         return None;
     }
     let rest = &t[colon + t[colon..].chars().next()?.len_utf8()..];

@@ -1174,23 +1174,8 @@ fn field_table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Dr
     }
     let segs: Vec<Segment> = rows
         .iter()
-        .filter_map(|(_, r)| {
-            let role = label_role(&r[0])?;
-            matches!(
-                role,
-                LabelRole::Prompt
-                    | LabelRole::Steps
-                    | LabelRole::Tool
-                    | LabelRole::Args
-                    | LabelRole::Expected
-                    | LabelRole::Contains
-                    | LabelRole::Forbidden
-                    | LabelRole::Negative
-                    | LabelRole::Notes
-                    | LabelRole::Status
-            )
-            .then(|| Segment::labelled(&r[0], r[1].clone()))
-        })
+        .filter(|(_, r)| label_role(&r[0]).is_some_and(LabelRole::is_field))
+        .map(|(_, r)| Segment::labelled(&r[0], r[1].clone()))
         .collect();
     if segs.len() < 2 || !segs.iter().any(|s| s.role == Some(LabelRole::Prompt)) {
         return;

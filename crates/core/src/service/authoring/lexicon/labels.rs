@@ -22,6 +22,26 @@ pub enum LabelRole {
     Metadata,
 }
 
+impl LabelRole {
+    /// Whether a label of this role starts one of a case's fields in text (an id, a
+    /// title, a type or metadata does not).
+    pub fn is_field(self) -> bool {
+        matches!(
+            self,
+            LabelRole::Prompt
+                | LabelRole::Steps
+                | LabelRole::Tool
+                | LabelRole::Args
+                | LabelRole::Expected
+                | LabelRole::Contains
+                | LabelRole::Forbidden
+                | LabelRole::Negative
+                | LabelRole::Notes
+                | LabelRole::Status
+        )
+    }
+}
+
 /// Keywords of each role, tried in this order (so "expected tool" is a tool label and
 /// "tool arguments" an argument label).
 const LABELS: &[(LabelRole, &[&str])] = &[
