@@ -118,15 +118,13 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     // Status, or a dropped marker.
     for s in segs {
         // (A status may give its reason after it: `Rejected. CI times out on 10 MB.`)
-        let status = s
-            .text
-            .split(['.', '।', '。', ';', '!', '\n'])
-            .next()
-            .unwrap_or_default();
-        if s.role == Some(LabelRole::Status)
-            && (lexicon::is_dropped_status(&s.text) || lexicon::is_dropped_status(status))
-        {
-            return None;
+        if s.role == Some(LabelRole::Status) {
+            let first = s.text.split(['.', '।', '。', ';', '!', '\n']).next();
+            if lexicon::is_dropped_status(&s.text)
+                || lexicon::is_dropped_status(first.unwrap_or_default())
+            {
+                return None;
+            }
         }
         // A remark that opens with a shouted status (`VERVALLEN — too risky`), or is one.
         if s.role == Some(LabelRole::Notes) {

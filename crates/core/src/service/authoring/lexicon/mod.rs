@@ -906,7 +906,12 @@ pub fn is_none_word(s: &str) -> bool {
         .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '「' | '」'))
         .trim_end_matches(['.', '!', '。'])
         .trim();
-    if listed(NONE_WORDS, t) || is_no_tool_phrase(t) {
+    if listed(NONE_WORDS, t) {
+        return true;
+    }
+    // A no-tool phrase names a tool: most values name none, and skip the phrase checks.
+    let tool_noun = has_any(t, TOOL_NOUNS);
+    if tool_noun && is_no_tool_phrase(t) {
         return true;
     }
     // `none (small talk)`, `— (general knowledge)`: a comment after the word.
@@ -921,7 +926,7 @@ pub fn is_none_word(s: &str) -> bool {
             // (`Without any tools, what is 10 × 10?` is a prompt: a phrase counts before a
             // dash or a parenthesis only.)
             let aside = [" (", "(", " – ", " — ", " - "].contains(&sep);
-            if listed(NONE_WORDS, h) || aside && is_no_tool_phrase(h) {
+            if listed(NONE_WORDS, h) || tool_noun && aside && is_no_tool_phrase(h) {
                 return true;
             }
         }
@@ -939,8 +944,8 @@ fn is_no_tool_phrase(f: &str) -> bool {
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && !is_combining_mark(c)))
             .filter(|w| !w.is_empty())
     };
-    // Most values are longer, or name no tool noun: said cheaply.
-    if words().nth(6).is_some() || !has_any(f, TOOL_NOUNS) {
+    // Most values are longer: said cheaply.
+    if words().nth(6).is_some() {
         return false;
     }
     let (mut neg, mut tool) = (false, false);
