@@ -1016,12 +1016,7 @@ pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
             // `user: …` lines, in any language of the lexicon; the assistant's say nothing.
             let user_lines: Vec<&str> = s
                 .lines()
-                .filter_map(|l| {
-                    let (head, rest) = l.trim().split_once([':', '：'])?;
-                    lexicon::USER_SPEAKERS
-                        .contains(&lexicon::fold(head.trim()).as_str())
-                        .then_some(rest.trim())
-                })
+                .filter_map(crate::service::authoring::unit::user_said)
                 .collect();
             if user_lines.len() > 1 {
                 notes.push("several `User:` lines read as turns".into());

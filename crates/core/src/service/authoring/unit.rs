@@ -999,9 +999,15 @@ fn command_flags(text: &str) -> Option<String> {
 
 /// Whether a line is said by the user (`user: …`).
 fn user_line(line: &str) -> bool {
-    line.split_once([':', '：']).is_some_and(|(head, _)| {
-        lexicon::USER_SPEAKERS.contains(&lexicon::fold(head.trim()).as_str())
-    })
+    user_said(line).is_some()
+}
+
+/// What the user says on a `user: …` line (`usuário: …`, `Người dùng: …`), trimmed.
+pub fn user_said(line: &str) -> Option<&str> {
+    let (head, rest) = line.trim().split_once([':', '：'])?;
+    lexicon::USER_SPEAKERS
+        .contains(&lexicon::fold(head.trim()).as_str())
+        .then_some(rest.trim())
 }
 
 /// A line cut into words as a shell does: quotes group, backslashes escape.
