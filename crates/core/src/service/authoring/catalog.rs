@@ -815,6 +815,16 @@ impl Catalog {
             let rest = rest.trim_start();
             // A CJK unit is its first one or two characters (`3秒で`, `3秒钟`).
             let word: String = match rest.chars().next() {
+                // Thai and its neighbours spell the unit out with no space after it.
+                Some(c) if lexicon::is_spelled_no_space(c) => {
+                    [MILLISECOND_WORDS, SECOND_WORDS, MINUTE_WORDS]
+                        .concat()
+                        .into_iter()
+                        .filter(|w| rest.starts_with(w))
+                        .max_by_key(|w| w.len())
+                        .unwrap_or_default()
+                        .to_string()
+                }
                 Some(c) if is_cjk(c) => {
                     let two: String = rest.chars().take(2).collect();
                     if SECOND_WORDS.contains(&two.as_str()) || MINUTE_WORDS.contains(&two.as_str())
@@ -1065,7 +1075,6 @@ fn number_value(n: f64) -> Value {
     }
 }
 
-/// The number a value starts with: `25.` → 25, `3,5` → 3.5, `-104.99;` → -104.99.
 /// Words for a millisecond, a second and a minute after a number (folded; a CJK unit is
 /// one character).
 const MILLISECOND_WORDS: &[&str] = &[
@@ -1083,6 +1092,8 @@ const MILLISECOND_WORDS: &[&str] = &[
     "ミリ秒",
     "毫秒",
     "밀리초",
+    "มิลลิวินาที",
+    "מילישניות",
 ];
 const SECOND_WORDS: &[&str] = &[
     "s",
@@ -1110,6 +1121,12 @@ const SECOND_WORDS: &[&str] = &[
     "초",
     "秒钟",
     "秒間",
+    "วินาที",
+    "ثانية",
+    "ثوان",
+    "ثواني",
+    "שניות",
+    "שנייה",
 ];
 const MINUTE_WORDS: &[&str] = &[
     "min",
@@ -1129,8 +1146,13 @@ const MINUTE_WORDS: &[&str] = &[
     "分",
     "分钟",
     "분",
+    "นาที",
+    "دقيقة",
+    "دقائق",
+    "דקות",
 ];
 
+/// The number a value starts with: `25.` → 25, `3,5` → 3.5, `-104.99;` → -104.99.
 pub fn number_at(s: &str) -> Option<f64> {
     let t = s.trim_start_matches(['"', '\'', '`', '“', '„', '«', '(']);
     let mut end = 0;

@@ -64,6 +64,23 @@ pub fn prepare(s: &str) -> String {
     strip_struck(&s.nfkc().collect::<String>())
 }
 
+/// The passage of `source` whose NFKC form is `value`, as `source` writes it.
+pub fn verbatim_in(source: &str, value: &str) -> Option<String> {
+    // Each source character's NFKC form, with the character's byte range.
+    let mut norm = String::with_capacity(source.len());
+    let mut from: Vec<(usize, usize, usize)> = Vec::new();
+    for (i, c) in source.char_indices() {
+        let at = norm.len();
+        norm.extend(std::iter::once(c).nfkc());
+        from.push((at, i, i + c.len_utf8()));
+    }
+    let at = norm.find(value)?;
+    let end = at + value.len();
+    let first = from.iter().rfind(|(n, _, _)| *n <= at)?;
+    let last = from.iter().rfind(|(n, _, _)| *n < end)?;
+    (first.0 == at).then(|| source[first.1..last.2].to_string())
+}
+
 /// Byte ranges of the clauses of `t`.
 pub fn clauses(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -230,6 +247,23 @@ pub fn negative_clause(f: &str) -> Option<String> {
 }
 
 /// Whether the mention at `m` (within clause `c`) is negated.
+/// Whether clause `c` holds only tool names, joined by `and`/`or` at most.
+fn only_names(t: &str, c: (usize, usize), all: &[Mention]) -> bool {
+    let mut rest = String::new();
+    let mut pos = c.0;
+    for o in all.iter().filter(|o| o.start >= c.0 && o.end <= c.1) {
+        if o.start >= pos {
+            rest.push_str(&t[pos..o.start]);
+            pos = o.end;
+        }
+    }
+    rest.push_str(&t[pos.min(c.1)..c.1]);
+    let f = fold(&rest);
+    word_list(&f)
+        .iter()
+        .all(|w| lexicon::listed(lexicon::CONJUNCTIONS, w))
+}
+
 fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     // Earlier names in the clause count as one word each ("not call a.b_c or x").
     let mut raw_before = String::new();
@@ -330,9 +364,18 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
         }
     }
     let mut positive: Vec<&Mention> = Vec::new();
+    // The clause of the last forbidden name: `禁止 X、Y`, `must not call X, Y or Z` go on
+    // forbidding in the clauses that list nothing but names.
+    let mut last_never: Option<(usize, usize)> = None;
     for m in &mentions {
         let c = clause_of(m.start).unwrap_or((0, t.len()));
-        let neg = negated(t, c, m, &mentions) || negated_clauses.contains(&c);
+        let listed_on = last_never.is_some_and(|(_, end)| {
+            end <= c.0
+                && t.get(end..c.0).is_some_and(|gap| gap.chars().count() <= 2)
+                && only_names(t, c, &mentions)
+        });
+        let neg = negated(t, c, m, &mentions) || negated_clauses.contains(&c) || listed_on;
+        last_never = neg.then_some(c);
         let name = match m.tool {
             Some(i) => cat.name(i).to_string(),
             None => m.written.clone(),

@@ -116,6 +116,20 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     let mut rules: Vec<String> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     // Status, or a dropped marker.
+    // (A block without a heading is titled by its first line when that is no field.)
+    let first_line = segs
+        .first()
+        .filter(|s| s.role.is_none())
+        .and_then(|s| s.text.lines().next())
+        .filter(|l| l.chars().count() <= 120);
+    if info
+        .title
+        .as_deref()
+        .or(first_line)
+        .is_some_and(lexicon::title_says_dropped)
+    {
+        return None;
+    }
     for s in segs {
         // (A status may give its reason after it: `Rejected. CI times out on 10 MB.`)
         if s.role == Some(LabelRole::Status) {
@@ -700,16 +714,28 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         .trim_matches(['*', '_'])
         .trim();
     let cjk = head_clean.chars().any(lexicon::is_cjk);
+    // Han, kana and hangul write a word in a character or two; Thai, Lao, Khmer and
+    // Myanmar spell theirs out, with vowel and tone marks of their own.
+    let cjk_limit = if head_clean.chars().any(lexicon::is_spelled_no_space) {
+        24
+    } else {
+        16
+    };
     if head_clean.is_empty()
         || head_clean.chars().count() > 40
         || (!cjk
             && head_clean.split_whitespace().count() > 3
             && !(head_clean.split_whitespace().count() <= 5
                 && lexicon::is_listed_label(head_clean)))
-        || (cjk && head_clean.chars().count() > 10)
+        || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
         || head_clean.contains(['"', '“', '「', '„', '«', '`', '·', '→', '➜', '|'])
     {
+        return None;
+    }
+    // `**常识问题**：…`: a bold name in a script without spaces is a label only as the
+    // lexicon lists it (else any title holding a label word, such as 问题, would be one).
+    if cjk && head.trim().starts_with("**") && !lexicon::is_listed_label(head_clean) {
         return None;
     }
     // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label.
@@ -799,7 +825,10 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
             });
             continue;
         }
-        let mut rest = match leading_label(line).filter(|_| !deeper_args) {
+        let mut rest = match leading_label(line)
+            .or_else(|| field_row(line))
+            .filter(|_| !deeper_args)
+        {
             Some((label, rest)) => {
                 if !cur.text.trim().is_empty() || cur.label.is_some() {
                     out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
@@ -869,6 +898,20 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out
+}
+
+/// A two-cell table row that is a field (`| Forbidden | `crash` |`), as label and value.
+fn field_row(line: &str) -> Option<(String, String)> {
+    let t = line.trim();
+    let inner = t.strip_prefix('|')?.strip_suffix('|')?;
+    let (label, value) = inner.split_once('|')?;
+    if value.contains('|') {
+        return None;
+    }
+    let label = label.trim().trim_matches(['*', '_']).trim();
+    label_role(label)
+        .is_some_and(LabelRole::is_field)
+        .then(|| (label.to_string(), value.trim().to_string()))
 }
 
 /// The fields written inside one long cell (a Jira or TestRail description): its own

@@ -41,6 +41,8 @@ struct El {
     /// A field an element names in its attributes (`<property name="prompt"
     /// value="…"/>`, `<skipped message="withdrawn…"/>`): its label and value.
     field: Option<(String, String)>,
+    /// The columns a table cell spans beyond its own (`colspan="3"` → 2).
+    extra_cols: usize,
 }
 
 #[derive(Debug)]
@@ -153,6 +155,7 @@ fn parse(text: &str) -> El {
                     start: before,
                     end: after,
                     field: named_field(&e),
+                    extra_cols: extra_cols(&e),
                     ..El::default()
                 };
                 if VOID.contains(&name.as_str()) {
@@ -210,6 +213,15 @@ fn parse(text: &str) -> El {
     stack.pop().unwrap_or_default()
 }
 
+/// The columns a cell spans beyond its own.
+fn extra_cols(e: &quick_xml::events::BytesStart) -> usize {
+    e.try_get_attribute("colspan")
+        .ok()
+        .flatten()
+        .and_then(|a| a.value.trim().parse::<usize>().ok())
+        .map_or(0, |n| n.clamp(1, 64) - 1)
+}
+
 /// The field an element's attributes name: `name`/`key` with `value` (the value may be
 /// the element's text instead), or a `message` (`<skipped message="…"/>`).
 fn named_field(e: &quick_xml::events::BytesStart) -> Option<(String, String)> {
@@ -265,10 +277,14 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let mut rows = Vec::new();
         table.descendants(&mut rows);
         let rows: Vec<&El> = rows.into_iter().filter(|e| e.name == "tr").collect();
+        // (A cell spanning columns fills them all, the later ones empty.)
         let cells = |tr: &El| -> Vec<String> {
             tr.elements()
                 .filter(|c| c.name == "td" || c.name == "th")
-                .map(El::text)
+                .flat_map(|c| {
+                    std::iter::once(c.text())
+                        .chain(std::iter::repeat_n(String::new(), c.extra_cols))
+                })
                 .collect()
         };
         // (A spreadsheet's row number is no label; a title cell spanning the row is none.)

@@ -61,12 +61,13 @@ pub mod yaml;
 #[cfg(test)]
 mod tests;
 
-use serde_json::Map;
+use serde_json::{Map, Value};
 
 use super::catalog::Catalog;
 use super::draft::Draft;
 use super::ground::DiscoveredTool;
 use super::lines::LineIndex;
+use super::reading;
 
 /// The version recorded as each case's `source.extractorVersion`.
 pub const EXTRACTOR_VERSION: &str = "evaldeck-extract/2.0";
@@ -213,9 +214,28 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     retract::drop_retracted(&ix, &mut drafts);
     for d in &mut drafts {
         ground_names(d, cat);
+        if !text.is_ascii() {
+            verbatim_strings(d, ix.excerpt(d.start_line, d.end_line));
+        }
         d.ensure_title();
     }
     drafts
+}
+
+/// String arguments as the source writes them: the readers work on NFKC text, where a
+/// full-width `，` or `！` has become ASCII, but `message: 「你好，MCP！」` means those
+/// characters.
+fn verbatim_strings(d: &mut Draft, source: &str) {
+    for c in &mut d.expected_calls {
+        for v in c.args.iter_mut().flat_map(|a| a.values_mut()) {
+            if let Value::String(s) = v
+                && !source.contains(s.as_str())
+                && let Some(orig) = reading::verbatim_in(source, s)
+            {
+                *s = orig;
+            }
+        }
+    }
 }
 
 /// The lines a converter wrote for `t`'s lines, one for one, as a document that ends as

@@ -679,7 +679,7 @@ fn key_and_title(t: &str) -> (Option<String>, String) {
         && !first.contains(['.', '/']);
     if looks_key {
         let rest = t[first.len()..]
-            .trim_start_matches([' ', '–', '—', '-', ':', '：'])
+            .trim_start_matches([' ', '–', '—', '-', ':', '：', '·', '|', '•', '.'])
             .trim();
         let key = first.trim_end_matches([':', '：', '.']).to_string();
         (

@@ -69,6 +69,11 @@ pub fn is_cjk(c: char) -> bool {
         | 0x0e00..=0x0eff | 0x1780..=0x17ff | 0x1000..=0x109f)
 }
 
+/// The scripts of [`is_cjk`] that spell words out in letters (Thai, Lao, Khmer, Myanmar).
+pub fn is_spelled_no_space(c: char) -> bool {
+    matches!(c as u32, 0x0e00..=0x0eff | 0x1780..=0x17ff | 0x1000..=0x109f)
+}
+
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '\''
 }
@@ -222,6 +227,62 @@ fn cached<T: Copy + 'static>(
 pub fn has_any(text: &str, words: &'static [&'static str]) -> bool {
     WordSet::of(words).any_in(text)
 }
+
+/// Words that join the names of a list ("X, Y or Z", "X、Y 和 Z"), folded.
+pub const CONJUNCTIONS: &[&str] = &[
+    "and",
+    "or",
+    "nor",
+    "und",
+    "oder",
+    "et",
+    "ou",
+    "ni",
+    "y",
+    "o",
+    "e",
+    "u",
+    "en",
+    "of",
+    "noch",
+    "i",
+    "lub",
+    "ani",
+    "и",
+    "или",
+    "ve",
+    "veya",
+    "ya",
+    "da",
+    "och",
+    "eller",
+    "dan",
+    "atau",
+    "va",
+    "hoac",
+    "和",
+    "或",
+    "或者",
+    "与",
+    "及",
+    "以及",
+    "や",
+    "と",
+    "または",
+    "및",
+    "또는",
+    "와",
+    "과",
+    "και",
+    "ή",
+    "و",
+    "أو",
+    "או",
+    "और",
+    "या",
+    "และ",
+    "หรือ",
+];
 
 /// Words that negate what follows them in the clause (or, for verb-final languages and
 /// passives, what precedes them).
@@ -894,10 +955,10 @@ pub fn is_none_word(s: &str) -> bool {
     // A none word is short, with at most a comment after a separator: a value whose first
     // stretch is long is none of them (most values, cheaply).
     let t = s.trim();
-    if t.find(['(', ':', ',', ';', '–', '—', '-'])
-        .unwrap_or(t.len())
-        > 64
-    {
+    let head = &t[..t
+        .find(['(', ':', ',', ';', '–', '—', '-'])
+        .unwrap_or(t.len())];
+    if head.len() > 64 && head.chars().count() > 64 {
         return false;
     }
     let f = fold(s);
@@ -1137,6 +1198,66 @@ pub const NOT_CASES: &[&str] = &[
     "afgewezen",
     "rifiutati",
     "scartati",
+    "判定ルール",
+    "判定基準",
+    "ルール",
+    "規約",
+    "凡例",
+    "完了基準",
+    "終了基準",
+    "変更履歴",
+    "rules",
+    "conventions",
+    "legend",
+    "regeln",
+    "konventionen",
+    "regles",
+    "reglas",
+    "convenciones",
+    "regras",
+    "convencoes",
+    "regole",
+    "convenzioni",
+    "regels",
+    "afspraken",
+    "规则",
+    "约定",
+    "判定规则",
+    "규칙",
+    "판정 기준",
+    "완료 기준",
+    "종료 기준",
+    "变更记录",
+    "变更历史",
+    "完成标准",
+    "退出标准",
+    "exit-kriterien",
+    "endekriterien",
+    "criteres de sortie",
+    "criterios de salida",
+    "criterios de saida",
+    "criteri di uscita",
+    "afsluitcriteria",
+    "변경 이력",
+    "不在范围",
+    "范围外",
+    "범위 외",
+    "범위 밖",
+    "说明",
+    "使い方",
+    "読み方",
+    "how to read",
+    "待讨论",
+    "未決事項",
+    "open questions",
+    "offene fragen",
+    "questions ouvertes",
+    "preguntas abiertas",
+    "perguntas em aberto",
+    "domande aperte",
+    "open vragen",
+    "미결 사항",
+    "검토 필요",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
@@ -1161,21 +1282,41 @@ pub const CASES_HEADING: &[&str] = &[
     "acceptance criteria",
 ];
 
-/// Whether a heading or lead-in names a part of the document that holds no case.
-pub fn heading_excludes(heading: &str) -> bool {
-    let f = fold(heading);
-    // A tag set in brackets: `3.6. [DROPPED – meeting 18/06] Crash`.
+/// Whether a case's title carries a dropped status: as a tag in brackets (`3.6. [DROPPED –
+/// meeting 18/06] Crash`, `TC-06 … [Status: cancelled]`) or after a dash (`Case 6 —
+/// Rejected`), where the status is all the part says.
+pub fn title_says_dropped(title: &str) -> bool {
+    let f = fold(title);
     let tagged = f.split(['[', '(']).skip(1).any(|t| {
         let tag = t.split([']', ')']).next().unwrap_or_default();
-        let head = tag
-            .split([':', ',', '–', '—', ';'])
-            .next()
-            .unwrap_or_default();
-        is_dropped_status(head) || is_dropped_status(head.split(" - ").next().unwrap_or_default())
+        let mut parts = tag.split([':', '：', ',', '–', '—', ';']);
+        let head = parts.next().unwrap_or_default();
+        is_dropped_status(head)
+            || is_dropped_status(head.split(" - ").next().unwrap_or_default())
+            || (label_role(head) == Some(LabelRole::Status)
+                && is_dropped_status(parts.next().unwrap_or_default()))
     });
-    if tagged {
+    tagged
+        || [" — ", " – ", " - ", " | "].iter().any(|sep| {
+            f.split(sep).skip(1).any(|part| {
+                let status = part
+                    .split(['(', ':', ',', ';', '.'])
+                    .next()
+                    .unwrap_or_default();
+                listed(
+                    DROPPED_STATUS,
+                    status.trim().trim_matches(['*', '_', '~']).trim(),
+                )
+            })
+        })
+}
+
+/// Whether a heading or lead-in names a part of the document that holds no case.
+pub fn heading_excludes(heading: &str) -> bool {
+    if title_says_dropped(heading) {
         return true;
     }
+    let f = fold(heading);
     if has_any(&f, CASES_HEADING)
         && !has_any(
             &f,
@@ -1216,6 +1357,10 @@ pub const DROPPED_STATUS: &[&str] = &[
     "odrzucone",
     "usuniete",
     "struken",
+    "avvisad",
+    "avvisat",
+    "utgar",
+    "utgatt",
     "strøget",
     "dihapus",
     "silindi",
