@@ -497,7 +497,23 @@ impl Catalog {
                     None => *v == w,
                 })
         };
-        prev_words.iter().any(|w| is_verb(w) || is_noun(w))
+        // The last of a list of names: `list-items nem crash`, `get-sum or echo`.
+        let listed_after_name = prev_words
+            .first()
+            .is_some_and(|w| lexicon::listed(lexicon::CONJUNCTIONS, w))
+            && {
+                let head = before
+                    .trim_end_matches(|c: char| c.is_alphanumeric())
+                    .trim_end_matches([' ', ',', '、']);
+                let coded = head.ends_with('`');
+                head.trim_end_matches('`')
+                    .rsplit(|c: char| c.is_whitespace() || c == '`')
+                    .next()
+                    .and_then(|w| self.resolve(w))
+                    .is_some_and(|(t, _)| coded || !self.entries[t].plain)
+            };
+        listed_after_name
+            || prev_words.iter().any(|w| is_verb(w) || is_noun(w))
             || next_words.first().is_some_and(|w| is_noun(w) || is_verb(w))
             || next_words
                 .get(1)

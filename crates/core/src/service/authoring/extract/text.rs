@@ -39,6 +39,8 @@ struct Ln<'a> {
     indent: usize,
     /// The role of the line's leading label, read once (sections ask it many times).
     label: Option<LabelRole>,
+    /// An item led by its case's name (`- Pergunta geral: "…" → …`), not by a field.
+    title_head: bool,
 }
 
 fn indent_of(s: &str) -> usize {
@@ -87,6 +89,90 @@ pub fn item_marker(t: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// A list whose items lead with names (`- Soma: …`, `- **加法**：…`): a name that only
+/// holds a label word (`Pergunta geral`, `常识问题`) names its case too, and is no field.
+fn title_heads(lines: &mut [Ln]) {
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].kind != Kind::Item {
+            i += 1;
+            continue;
+        }
+        let indent = lines[i].indent;
+        // The list's items at this depth (deeper lines and blank lines between them).
+        let mut items = vec![i];
+        let mut k = i + 1;
+        while k < lines.len() {
+            let l = &lines[k];
+            if l.kind == Kind::Item && l.indent == indent {
+                items.push(k);
+            } else if !(l.kind == Kind::Blank || l.indent > indent) {
+                break;
+            }
+            k += 1;
+        }
+        let heads: Vec<(usize, Option<String>)> = items
+            .iter()
+            .filter_map(|&k| {
+                item_head(lines[k].text).map(|(h, _)| (k, label_role(h).map(|_| h.to_string())))
+            })
+            .collect();
+        let unnamed = heads.iter().filter(|(_, r)| r.is_none()).count();
+        // Names of cases, not keys of fields: at least two of them lead to what a user
+        // says (a quote) or what is expected (an arrow).
+        let said = heads
+            .iter()
+            .filter(|(k, r)| {
+                let t = lines[*k].text;
+                r.is_none()
+                    && (!reading::quotes(t).is_empty()
+                        || ["→", "->", "=>"].iter().any(|a| t.contains(a)))
+            })
+            .count();
+        if items.len() >= 3 && unnamed * 2 >= heads.len() && said >= 2 {
+            for (k, head) in heads {
+                if head.as_deref().is_none_or(|h| !lexicon::is_listed_label(h)) {
+                    lines[k].label = None;
+                    lines[k].title_head = true;
+                }
+            }
+        }
+        i = k.max(i + 1);
+    }
+}
+
+/// The short name before an item's first colon and the text after it (`- Soma: …` →
+/// `Soma`, `…`), when there is one.
+fn item_head(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim_start();
+    let t = t[item_marker(t)?..].trim_start();
+    let t = crate::service::authoring::unit::strip_checkbox(t);
+    // (A struck item names nothing: it was dropped.)
+    if t.starts_with("~~") {
+        return None;
+    }
+    // `**多轮：删除商品**`: a bold name may hold the colon itself.
+    let bold = t
+        .strip_prefix("**")
+        .and_then(|r| r.find("**").map(|e| &r[..e]))
+        .filter(|b| b.ends_with([':', '：']) || t[b.len() + 4..].starts_with([':', '：']));
+    let (head, rest) = match bold {
+        Some(b) => (
+            b.trim_end_matches([':', '：']).trim(),
+            t[b.len() + 4..].trim_start_matches([':', '：']),
+        ),
+        None => {
+            let (h, r) = t.split_once([':', '：'])?;
+            (h.trim().trim_matches(['*', '_']).trim(), r)
+        }
+    };
+    (!head.is_empty()
+        && head.chars().count() <= 40
+        && head.split_whitespace().count() <= 5
+        && !head.contains(['"', '“', '「', '«', '`', '→']))
+    .then_some((head, rest.trim_start_matches(['*', '_']).trim_start()))
 }
 
 /// The role of each text, item and bold line's leading label (each line on its own, so a
@@ -139,9 +225,11 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             kind,
             indent,
             label: None,
+            title_head: false,
         });
     }
     label_lines(&mut out);
+    title_heads(&mut out);
     // Setext headings: a text line above `===` or `---` that stands alone (a field line,
     // or the last line of a block, above a `----` separator is not a title).
     for i in 1..out.len() {
@@ -574,9 +662,14 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
     let end = (h + 1..end)
         .find(|&k| lines[k].kind == Kind::Rule && lines[k - 1].kind == Kind::Blank)
         .unwrap_or(end);
+    // A fenced JSON object (a call's arguments under `Expected: `get-sum``) is read as one
+    // line of the field above it; other code is no part of the case.
+    let objects = json_fences(lines, h + 1, end);
     let body: Vec<&Ln> = lines[h + 1..end]
         .iter()
-        .filter(|l| !matches!(l.kind, Kind::Code | Kind::Rule))
+        .filter(|l| {
+            !matches!(l.kind, Kind::Code | Kind::Rule) || objects.iter().any(|(n, _)| *n == l.n)
+        })
         .collect();
     let Some(last) = body.iter().rev().find(|l| l.kind != Kind::Blank) else {
         return;
@@ -592,7 +685,12 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
                 .iter()
                 .find(|(n, _)| *n == l.n)
                 .map(|(_, said)| format!("User: {said}")),
-            _ => Some(l.text.to_string()),
+            _ => Some(
+                objects
+                    .iter()
+                    .find(|(n, _)| *n == l.n)
+                    .map_or_else(|| l.text.to_string(), |(_, o)| o.clone()),
+            ),
         })
         .collect::<Vec<_>>()
         .join("\n");
@@ -616,6 +714,40 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
         structured: false,
     };
     out.defer(text, info);
+}
+
+/// Each fenced block in lines `[a, b)` that holds one JSON object: the line number of its
+/// closing fence and the object on one line, indented as the fence is.
+fn json_fences(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut k = a;
+    while k < b {
+        let t = lines[k].text.trim();
+        if !(lines[k].kind == Kind::Code && (t.starts_with("```") || t.starts_with("~~~"))) {
+            k += 1;
+            continue;
+        }
+        let info = t.trim_start_matches(['`', '~']).trim();
+        let Some(close) = (k + 1..b).find(|&j| {
+            let c = lines[j].text.trim();
+            c.starts_with("```") || c.starts_with("~~~")
+        }) else {
+            break;
+        };
+        let inner: Vec<&str> = lines[k + 1..close].iter().map(|l| l.text.trim()).collect();
+        let one = inner.join(" ");
+        if matches!(info, "json" | "json5" | "jsonc" | "")
+            && one.starts_with('{')
+            && one.ends_with('}')
+        {
+            out.push((
+                lines[close].n,
+                format!("{}{one}", " ".repeat(lines[k].indent)),
+            ));
+        }
+        k = close + 1;
+    }
+    out
 }
 
 /// The user turns (line number, text) of the first table in lines `[a, b)` whose header
@@ -829,16 +961,27 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                     continue;
                 }
                 for (s, e) in case_lines(lines, i, last) {
-                    let text = lines[s..=e]
-                        .iter()
-                        .map(|l| l.text)
+                    // (An item led by its case's name: the name is the title, the rest
+                    // the case.)
+                    let named = lines[s]
+                        .title_head
+                        .then(|| item_head(lines[s].text))
+                        .flatten();
+                    let text = named
+                        .map(|(_, rest)| format!("- {rest}"))
+                        .into_iter()
+                        .chain(
+                            lines[s + usize::from(named.is_some())..=e]
+                                .iter()
+                                .map(|l| l.text.to_string()),
+                        )
                         .collect::<Vec<_>>()
                         .join("\n");
                     free_unit(
                         &text,
-                        lines[s].n,
-                        lines[e].n,
+                        (lines[s].n, lines[e].n),
                         "list item",
+                        named.map(|(h, _)| h.to_string()),
                         cases_section,
                         cat,
                         out,
@@ -884,7 +1027,15 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
             .map(|l| l.text)
             .collect::<Vec<_>>()
             .join("\n");
-        free_unit(&text, lines[s].n, lines[e].n, "paragraph", false, cat, out);
+        free_unit(
+            &text,
+            (lines[s].n, lines[e].n),
+            "paragraph",
+            None,
+            false,
+            cat,
+            out,
+        );
     };
     // A paragraph with several prompt labels holds several units; `user: …` lines are
     // turns of one conversation, not cases of their own.
@@ -989,9 +1140,9 @@ fn field_list(lines: &[Ln], a: usize, b: usize) -> Option<Vec<usize>> {
 
 fn free_unit(
     text: &str,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     shape: &str,
+    title: Option<String>,
     cases_section: bool,
     cat: &Catalog,
     out: &mut Vec<Draft>,
@@ -1001,7 +1152,7 @@ fn free_unit(
         shape,
         start,
         end,
-        title: None,
+        title,
         key: None,
         structured: false,
     };

@@ -282,6 +282,9 @@ pub const CONJUNCTIONS: &[&str] = &[
     "या",
     "และ",
     "หรือ",
+    "nem",
+    "ne",
+    "weder",
 ];
 
 /// Words that negate what follows them in the clause (or, for verb-final languages and
