@@ -786,7 +786,33 @@ impl Catalog {
             }
         }
         self.read_duration(tool, text, &mut out);
+        self.read_number_list(tool, text, &mut out);
         out
+    }
+
+    /// A list of numbers written in prose (`mit den Zahlen 8, 12, 7 und 10`) for the tool's
+    /// one parameter that takes a list of numbers, when no name of it was written.
+    fn read_number_list(&self, tool: usize, text: &str, out: &mut Map<String, Value>) {
+        let lists: Vec<&(String, Value)> = self.entries[tool]
+            .params
+            .iter()
+            .filter(|(_, s)| {
+                schema_type(s) == "array"
+                    && s.get("items")
+                        .is_some_and(|i| matches!(schema_type(i), "number" | "integer"))
+            })
+            .collect();
+        let [(param, schema)] = lists[..] else {
+            return;
+        };
+        if out.contains_key(param) {
+            return;
+        }
+        if let Some(run) = number_run(text)
+            && let Some(v) = self.typed(schema, &run.join(","), false)
+        {
+            out.insert(param.clone(), v);
+        }
     }
 
     /// A duration written with its unit (`4 seconds`, `1.5 s`, `750 ms`, `4 detik`, `3秒`)
@@ -912,6 +938,13 @@ impl Catalog {
         }
         if r.is_empty() {
             return None;
+        }
+        // `numbers: 1, 1, 2, 3 and 5`: an unbracketed list runs past the commas.
+        if schema_type(schema) == "array"
+            && let Some(run) = number_run(r)
+            && r.starts_with(run[0])
+        {
+            return self.typed(schema, &run.join(","), false);
         }
         let raw = take_value(r, schema_type(schema) == "array", explicit)?;
         if raw.quoted {
@@ -1089,6 +1122,20 @@ fn number_value(n: f64) -> Value {
             .map(Value::Number)
             .unwrap_or(Value::Null)
     }
+}
+
+/// The first run of two or more numbers in `t` joined by commas or a word for "and"
+/// (`8, 12, 7 und 10`, `3、6、9`): the numbers as written.
+pub fn number_run(t: &str) -> Option<Vec<&str>> {
+    static RUN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let num = r"-?\d+(?:\.\d+)?";
+        let sep = r"(?:\s*[,、，;；]\s*(?:(?:and|und|et|y|e|en|och|og|i|ve|и|или|or|oder|ou|o)\s+)?|\s+(?:and|und|et|y|e|en|och|og|i|ve|и|dan|và)\s+|\s*[和及与與및]\s*)";
+        regex::Regex::new(&format!(r"(?:^|[^\w.\-]){num}(?:{sep}{num})+")).unwrap()
+    });
+    static NUM: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"-?\d+(?:\.\d+)?").unwrap());
+    let m = RUN.find(t)?;
+    Some(NUM.find_iter(m.as_str()).map(|n| n.as_str()).collect())
 }
 
 /// Words for a millisecond, a second and a minute after a number (folded; a CJK unit is

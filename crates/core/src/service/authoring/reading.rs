@@ -247,21 +247,27 @@ pub fn negative_clause(f: &str) -> Option<String> {
 }
 
 /// Whether the mention at `m` (within clause `c`) is negated.
-/// Whether clause `c` holds only tool names, joined by `and`/`or` at most.
-fn only_names(t: &str, c: (usize, usize), all: &[Mention]) -> bool {
-    let mut rest = String::new();
+/// Clause `c` of `t` with each tool it names written `x`.
+fn blank_mentions(t: &str, c: (usize, usize), all: &[Mention]) -> String {
+    let mut out = String::with_capacity(c.1 - c.0);
     let mut pos = c.0;
     for o in all.iter().filter(|o| o.start >= c.0 && o.end <= c.1) {
         if o.start >= pos {
-            rest.push_str(&t[pos..o.start]);
+            out.push_str(&t[pos..o.start]);
+            out.push('x');
             pos = o.end;
         }
     }
-    rest.push_str(&t[pos.min(c.1)..c.1]);
-    let f = fold(&rest);
+    out.push_str(&t[pos.min(c.1)..c.1]);
+    out
+}
+
+/// Whether clause `c` holds only tool names, joined by `and`/`or` at most.
+fn only_names(t: &str, c: (usize, usize), all: &[Mention]) -> bool {
+    let f = fold(&blank_mentions(t, c, all));
     word_list(&f)
         .iter()
-        .all(|w| lexicon::listed(lexicon::CONJUNCTIONS, w))
+        .all(|w| *w == "x" || lexicon::listed(lexicon::CONJUNCTIONS, w))
 }
 
 fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
@@ -344,7 +350,9 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
     let mut negated_clauses: Vec<(usize, usize)> = Vec::new();
     let mut negative_other = false;
     for c in &cls {
-        let f = fold(&t[c.0..c.1]);
+        // (A tool noun inside a name is no negative: "nicht auf das Statistik-Tool
+        // ausweichen" forbids one tool.)
+        let f = fold(&blank_mentions(t, *c, &mentions));
         if let Some(w) = negative_clause(&f) {
             negated_clauses.push(*c);
             if has_any(

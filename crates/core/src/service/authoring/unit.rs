@@ -811,6 +811,12 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     };
     for line in text.lines() {
         let indent = line.len() - line.trim_start().len();
+        // A prompt that is one whole quote ends at a blank line: the paragraph after it
+        // says what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`).
+        if line.trim().is_empty() && cur.role == Some(LabelRole::Prompt) && whole_quote(&cur.text) {
+            out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+            continue;
+        }
         let deeper_args =
             matches!(cur.role, Some(LabelRole::Args | LabelRole::Steps)) && indent > cur_indent;
         // `assistant: "…"`: the other side of a conversation, kept out of the prompt.
@@ -898,6 +904,14 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out
+}
+
+/// Whether `t` is one quoted passage and nothing else.
+fn whole_quote(t: &str) -> bool {
+    let t = t.trim();
+    quotes(t)
+        .first()
+        .is_some_and(|&(a, b)| t[..a].chars().count() == 1 && t[b..].chars().count() == 1)
 }
 
 /// A two-cell table row that is a field (`| Forbidden | `crash` |`), as label and value.

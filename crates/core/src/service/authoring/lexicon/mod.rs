@@ -420,6 +420,12 @@ pub const NEGATION_AFTER: &[&str] = &[
     "말 것",
     "말고",
     "不",
+    "keinen",
+    "keinesfalls",
+    "keineswegs",
+    "niemals",
+    "jamais",
+    "nooit",
 ];
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
@@ -1261,6 +1267,17 @@ pub const NOT_CASES: &[&str] = &[
     "open vragen",
     "미결 사항",
     "검토 필요",
+    "offene punkte",
+    "open points",
+    "open issues",
+    "points ouverts",
+    "puntos abiertos",
+    "pontos em aberto",
+    "punti aperti",
+    "openstaande punten",
+    "未解決",
+    "待定",
+    "미해결",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
