@@ -787,7 +787,40 @@ impl Catalog {
         }
         self.read_duration(tool, text, &mut out);
         self.read_number_list(tool, text, &mut out);
+        self.read_sole_string(tool, text, &mut out);
         out
+    }
+
+    /// A quote right after the mention (`echo` con messaggio "…", `echo` with "…") for the
+    /// tool's one free-text parameter, when no name of it was written.
+    fn read_sole_string(&self, tool: usize, text: &str, out: &mut Map<String, Value>) {
+        let strings: Vec<&String> = self.entries[tool]
+            .params
+            .iter()
+            .filter(|(_, s)| schema_type(s) == "string" && s.get("enum").is_none())
+            .map(|(p, _)| p)
+            .collect();
+        let [param] = strings[..] else {
+            return;
+        };
+        if !out.is_empty() {
+            return;
+        }
+        // (The passage starts after the name, at its closing backtick when it has one.)
+        let text = text.strip_prefix('`').unwrap_or(text);
+        let Some(&(a, b)) = super::reading::quotes(text).first() else {
+            return;
+        };
+        // At most three words before it, and no sentence end.
+        let lead = &text[..a];
+        let lead = lead.trim_end_matches(|c: char| !c.is_alphanumeric());
+        if lead.split_whitespace().count() > 3 || lead.contains(['.', ';', '。', '→', ':']) {
+            return;
+        }
+        let v = text[a..b].trim();
+        if !v.is_empty() {
+            out.insert(param.clone(), Value::String(v.to_string()));
+        }
     }
 
     /// A list of numbers written in prose (`mit den Zahlen 8, 12, 7 und 10`) for the tool's
@@ -808,7 +841,7 @@ impl Catalog {
         if out.contains_key(param) {
             return;
         }
-        if let Some(run) = number_run(text)
+        if let Some((_, run)) = number_run(text)
             && let Some(v) = self.typed(schema, &run.join(","), false)
         {
             out.insert(param.clone(), v);
@@ -941,8 +974,7 @@ impl Catalog {
         }
         // `numbers: 1, 1, 2, 3 and 5`: an unbracketed list runs past the commas.
         if schema_type(schema) == "array"
-            && let Some(run) = number_run(r)
-            && r.starts_with(run[0])
+            && let Some((0, run)) = number_run(r)
         {
             return self.typed(schema, &run.join(","), false);
         }
@@ -988,7 +1020,11 @@ impl Catalog {
                     }
                     _ => t,
                 };
-                let n = number_at(t)?;
+                // `64 * 1024`, as code writes a size.
+                let n = match product(t) {
+                    Some(n) => n,
+                    None => number_at(t)?,
+                };
                 if kind == "integer" && n.fract() != 0.0 {
                     return None;
                 }
@@ -1124,18 +1160,54 @@ fn number_value(n: f64) -> Value {
     }
 }
 
+/// A product of whole numbers written as code writes it (`64 * 1024`, `2*1024*1024`).
+fn product(t: &str) -> Option<f64> {
+    let parts: Vec<&str> = t.split('*').map(str::trim).collect();
+    if parts.len() < 2
+        || !parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    parts
+        .iter()
+        .try_fold(1f64, |acc, p| p.parse::<f64>().ok().map(|n| acc * n))
+}
+
 /// The first run of two or more numbers in `t` joined by commas or a word for "and"
-/// (`8, 12, 7 und 10`, `3、6、9`): the numbers as written.
-pub fn number_run(t: &str) -> Option<Vec<&str>> {
-    static RUN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+/// (`8, 12, 7 und 10`, `3、6、9`): where it starts and the numbers as written; where semicolons part them (`1,5; 2,5`) a
+/// comma is a decimal point.
+pub fn number_run(t: &str) -> Option<(usize, Vec<String>)> {
+    use regex::Regex;
+    use std::sync::LazyLock;
+    const AND: &str = r"(?:and|und|et|y|e|en|och|og|i|ve|и|dan|và|or|oder|ou|o)";
+    static COMMAS: LazyLock<Regex> = LazyLock::new(|| {
         let num = r"-?\d+(?:\.\d+)?";
-        let sep = r"(?:\s*[,、，;；]\s*(?:(?:and|und|et|y|e|en|och|og|i|ve|и|или|or|oder|ou|o)\s+)?|\s+(?:and|und|et|y|e|en|och|og|i|ve|и|dan|và)\s+|\s*[和及与與및]\s*)";
-        regex::Regex::new(&format!(r"(?:^|[^\w.\-]){num}(?:{sep}{num})+")).unwrap()
+        let sep = format!(r"(?:\s*[,、，]\s*(?:{AND}\s+)?|\s+{AND}\s+|\s*[和及与與및]\s*)");
+        Regex::new(&format!(r"(?:^|[^\w.\-]){num}(?:{sep}{num})+")).unwrap()
     });
-    static NUM: std::sync::LazyLock<regex::Regex> =
-        std::sync::LazyLock::new(|| regex::Regex::new(r"-?\d+(?:\.\d+)?").unwrap());
-    let m = RUN.find(t)?;
-    Some(NUM.find_iter(m.as_str()).map(|n| n.as_str()).collect())
+    static SEMICOLONS: LazyLock<Regex> = LazyLock::new(|| {
+        let num = r"-?\d+(?:[.,]\d+)?";
+        let sep = format!(r"(?:\s*[;；、]\s*(?:{AND}\s+)?|\s+{AND}\s+)");
+        Regex::new(&format!(r"(?:^|[^\w.\-]){num}(?:{sep}{num})+")).unwrap()
+    });
+    static NUM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"-?\d+(?:[.,]\d+)?").unwrap());
+    let semi = t.contains([';', '；']);
+    let m = if semi { &SEMICOLONS } else { &COMMAS }.find(t)?;
+    let nums: Vec<String> = if semi {
+        NUM.find_iter(m.as_str())
+            .map(|n| n.as_str().replace(',', "."))
+            .collect()
+    } else {
+        m.as_str()
+            .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
+            .filter(|n| n.bytes().any(|b| b.is_ascii_digit()))
+            .map(str::to_string)
+            .collect()
+    };
+    let at = m.start() + m.as_str().find(|c: char| c.is_ascii_digit() || c == '-')?;
+    (nums.len() >= 2).then_some((at, nums))
 }
 
 /// Words for a millisecond, a second and a minute after a number (folded; a CJK unit is

@@ -369,6 +369,19 @@ pub fn is_metadata_label(label: &str) -> bool {
 
 /// The note on a case whose source has a field the extractor did not read: the claim can
 /// then not be exact.
+/// A key that turns the case off: `skip: "won't do: …"`, `disabled: true`,
+/// `enabled: false`.
+fn is_off_switch(label: &str, value: &str) -> bool {
+    let v = value.trim();
+    let set = !v.is_empty() && v != "null" && truthy(v) != Some(false);
+    match normalize_label(label).as_str() {
+        "skip" | "skipped" | "skip reason" | "disabled" | "ignore" | "ignored" | "exclude"
+        | "excluded" => set,
+        "enabled" | "active" | "run" => truthy(v) == Some(false),
+        _ => false,
+    }
+}
+
 pub fn unread_note(label: &str) -> String {
     format!("the field `{label}` was not read into the case; check what it asks")
 }
@@ -897,6 +910,7 @@ impl Fields {
                         dropped = true;
                     }
                 }
+                Role::Other if is_off_switch(label, &text) => dropped = true,
                 Role::Other => {
                     if !is_metadata_label(label) {
                         d.notes.push(unread_note(label));

@@ -563,8 +563,6 @@ pub fn quotes(t: &str) -> Vec<(usize, usize)> {
     out
 }
 
-/// Whether a quoted text reads as something a user would say (not a name, a path or a
-/// single word).
 /// The byte spans of inline code (`` `x` ``), without the backticks.
 pub fn code_spans(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
@@ -600,9 +598,23 @@ pub fn prose_like(q: &str) -> bool {
         && !q.contains("--")
 }
 
+/// Whether a quoted text reads as something a user would say (not a name, a path, a
+/// single word or a program's format string).
 pub fn utterance_like(q: &str) -> bool {
     let q = q.trim();
     if q.is_empty() || q.len() > 4000 {
+        return false;
+    }
+    // `"advertises %d tools, want 12"`: a message a test prints.
+    let b = q.as_bytes();
+    if b.windows(3).any(|w| {
+        w[0] == b'%'
+            && matches!(w[1], b'd' | b's' | b'v' | b'q' | b'f' | b'x')
+            && !w[2].is_ascii_alphanumeric()
+    }) || q.ends_with("%d")
+        || q.ends_with("%s")
+        || q.ends_with("%v")
+    {
         return false;
     }
     let cjk = q.chars().filter(|c| is_cjk(*c)).count();

@@ -287,6 +287,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     let mut notes_reading = Reading::default();
     let mut args_fields: Vec<(String, String)> = Vec::new();
     let mut interpreted = false;
+    let mut bare_none: Option<String> = None;
     for (i, s) in segs.iter().enumerate() {
         let text = s.text.trim();
         if text.is_empty() {
@@ -361,6 +362,11 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             {
                 d.negative = true;
                 rules.push(format!("`{label}` = `{text}` → isNegative"));
+            }
+            // A bare `Expected: none` asks for nothing in particular, or for no call: the
+            // latter when the case expects nothing else.
+            Some(LabelRole::Expected) if lexicon::is_none_word(text) => {
+                bare_none = Some(format!("`{label}` = `{text}` → isNegative"));
             }
             Some(LabelRole::Expected) => {
                 let r = reading::read(text, cat);
@@ -567,6 +573,14 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 "`{label}` given without a tool; the arguments were not used"
             ));
         }
+    }
+    if let Some(rule) = bare_none
+        && calls.is_empty()
+        && tool_field.is_none()
+        && d.contains.is_empty()
+    {
+        d.negative = true;
+        rules.push(rule);
     }
     if d.negative {
         if !calls.is_empty() {

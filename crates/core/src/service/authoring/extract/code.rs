@@ -406,7 +406,19 @@ impl Parser<'_> {
             }
             Tok::Num(n) => {
                 self.i += 1;
-                self.node(Lit::Num(n), start)
+                // `64 * 1024`: a size as code writes it, multiplied out.
+                let mut product: Option<u64> = n.parse().ok();
+                while self.is(0, "*")
+                    && let Some(Tok::Num(m)) = self.peek(1)
+                    && let Ok(m) = m.parse::<u64>()
+                {
+                    product = product.and_then(|p| p.checked_mul(m));
+                    self.i += 2;
+                }
+                match product {
+                    Some(p) if p.to_string() != n => self.node(Lit::Num(p.to_string()), start),
+                    _ => self.node(Lit::Num(n), start),
+                }
             }
             Tok::Punct("-") if matches!(self.peek(1), Some(Tok::Num(_))) => {
                 let Some(Tok::Num(n)) = self.peek(1).cloned() else {
@@ -452,8 +464,29 @@ impl Parser<'_> {
                             Lit::Call { args, kwargs, .. } => (args, kwargs),
                             _ => (Vec::new(), Vec::new()),
                         };
+                        // `User("…")`, `evalkit.Assistant("…")`: a chat turn by its speaker.
+                        let speaker = normalize_label(name.rsplit('.').next().unwrap_or(&name));
+                        let said_by = |list: &[&str]| speaker.split(' ').any(|w| list.contains(&w));
+                        let role = if said_by(lexicon::USER_SPEAKERS) {
+                            Some("user")
+                        } else if said_by(lexicon::ASSISTANT_SPEAKERS) {
+                            Some("assistant")
+                        } else {
+                            None
+                        };
+                        let lit = match (role, args.as_slice()) {
+                            (Some(r), [one])
+                                if kwargs.is_empty() && matches!(one.lit, Lit::Str(_)) =>
+                            {
+                                Lit::Map(vec![
+                                    ("role".into(), self.node(Lit::Str(r.into()), start)),
+                                    ("content".into(), args.into_iter().next().unwrap()),
+                                ])
+                            }
+                            _ => Lit::Call { args, kwargs },
+                        };
                         Node {
-                            lit: Lit::Call { args, kwargs },
+                            lit,
                             start,
                             end: inner.end,
                             loose: inner.loose,
@@ -1072,9 +1105,18 @@ fn typed_values(values: &[Value], cat: &Catalog) -> Option<Map<String, Value>> {
 fn record(m: &Map<String, Value>, n: &Node, ix: &LineIndex, cat: &Catalog) -> Draft {
     let (start, end) = ix.span_of(n.start, n.end);
     let mut m = m.clone();
-    // `marks=pytest.mark.skip`: kept in the file, switched off.
-    if m.get("marks")
-        .is_some_and(|v| v.to_string().to_ascii_lowercase().contains("skip"))
+    // `marks=pytest.mark.skip` or `marks=pytest.mark.skip(reason=…)`: kept in the file,
+    // switched off (`skipif` only on a condition).
+    let src = &ix.text()[n.start..n.end];
+    let skipped = src.match_indices("mark.skip").any(|(i, w)| {
+        src[i + w.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_')
+    });
+    if skipped
+        || m.get("marks")
+            .is_some_and(|v| v.to_string().to_ascii_lowercase().contains("skip"))
     {
         m.insert("skip".into(), Value::Bool(true));
     }

@@ -39,11 +39,13 @@
 //! | fixed-width table | a header over a rule of dash or equals runs | a row (rewritten as the Markdown table it is) |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
+pub mod asciidoc;
 pub mod code;
 pub mod columns;
 pub mod gherkin;
 pub mod ini;
 pub mod json;
+pub mod json5;
 pub mod latex;
 pub mod markup;
 pub mod notebook;
@@ -78,6 +80,8 @@ pub const GENERATION_MODEL: &str = "evaldeck-extract/2";
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shape {
     Json,
+    /// JSON5, or JSON with comments.
+    Json5,
     Jsonl,
     Yaml,
     Csv(u8),
@@ -93,6 +97,7 @@ pub enum Shape {
     Sql,
     Ini,
     Wiki,
+    Asciidoc,
     Markdown,
 }
 
@@ -117,6 +122,9 @@ pub fn sniff(text: &str) -> Shape {
         && serde_json::from_str::<serde_json::Value>(t).is_ok()
     {
         return Shape::Json;
+    }
+    if json5::to_json(t).is_some() {
+        return Shape::Json5;
     }
     let mut lines = t
         .lines()
@@ -167,6 +175,9 @@ pub fn sniff(text: &str) -> Shape {
     if yaml::looks_like_yaml(h) || (h.len() < t.len() && yaml::has_case_list_key(t)) {
         return Shape::Yaml;
     }
+    if asciidoc::looks_like_asciidoc(h) {
+        return Shape::Asciidoc;
+    }
     if let Some(d) = table::sniff_delimiter(t) {
         return Shape::Csv(d);
     }
@@ -187,6 +198,10 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     let ix = LineIndex::new(text);
     let mut drafts = match sniff(text) {
         Shape::Json => json::extract(&ix, cat),
+        Shape::Json5 => match json5::to_json(text) {
+            Some(j) => json::extract(&LineIndex::new(&j), cat),
+            None => Vec::new(),
+        },
         Shape::Jsonl => json::extract_lines(&ix, cat),
         Shape::Yaml => yaml::extract(&ix, cat),
         Shape::Csv(d) => table::extract(&ix, d, cat),
@@ -199,6 +214,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Sql => code::extract(&LineIndex::new(&sql::to_code(text)), cat),
         Shape::Ini => ini::extract(&ix, cat),
         Shape::Wiki => text::extract(&LineIndex::new(&wiki::to_markdown(text)), cat),
+        Shape::Asciidoc => text::extract(&LineIndex::new(&asciidoc::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {

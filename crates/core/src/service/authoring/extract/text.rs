@@ -534,8 +534,16 @@ fn walk(
             i += 1;
             continue;
         };
+        // (A bold title line's section also ends where a paragraph opens with the next
+        // bold title: `**Caso 2.5 – …** Prompt: …`.)
         let end = (i + 1..b)
-            .find(|&k| matches!(lines[k].kind, Kind::Heading(l) if l <= level))
+            .find(|&k| {
+                matches!(lines[k].kind, Kind::Heading(l) if l <= level)
+                    || (level == 7
+                        && lines[k].kind == Kind::Text
+                        && lines[k - 1].kind == Kind::Blank
+                        && lines[k].text.trim_start().starts_with("**"))
+            })
             .unwrap_or(b);
         let title = heading_text(lines[i].text);
         let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);

@@ -976,6 +976,14 @@ pub fn is_none_word(s: &str) -> bool {
         .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '「' | '」'))
         .trim_end_matches(['.', '!', '。'])
         .trim();
+    // `*(none)*`, `[keins]`: a none word set apart.
+    let t = match t
+        .strip_prefix(['(', '['])
+        .and_then(|x| x.strip_suffix([')', ']']))
+    {
+        Some(inner) if !inner.contains(['(', '[']) => inner.trim(),
+        _ => t,
+    };
     if listed(NONE_WORDS, t) {
         return true;
     }
