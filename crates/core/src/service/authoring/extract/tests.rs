@@ -1020,3 +1020,128 @@ fn a_board_export_reads_each_card_and_skips_the_rejected_list() {
     assert_eq!(d[0].never_called, ["get-stats"]);
     assert!(d[1].negative);
 }
+
+#[test]
+fn japanese_labels_as_people_write_them_read_the_fields() {
+    let doc = "# テスト計画\n\n## 3. 判定ルール\n\n- 「ツールを呼ばずに直接回答する」と書かれたケースは、どのツールも呼び出してはならない。\n\n## 4. テストケース\n\n### TC-01 足し算\n\n- プロンプト：「35と65を足すといくつ？」\n- 期待される結果：`get-sum` が呼ばれる（a=35、b=65）\n- 呼んではいけないツール：`get-stats`\n\n### TC-02 サーバー情報\n\n- プロンプト：「サーバーのプロセスIDを教えて」\n- 期待される結果：`server-info`（引数なし）\n- 呼んではいけないツール：`crash`、`noop`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["35と65を足すといくつ？"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(65)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert_eq!(d[1].never_called, ["crash", "noop"]);
+}
+
+#[test]
+fn list_items_led_by_a_cases_name_are_cases_not_fields() {
+    // `Pergunta geral` and `常识问题` hold a prompt label word, but name their case.
+    let doc = "## Casos\n\n- Soma: usuário pergunta \"quanto é 15 + 27?\" → get-sum com a=15 e b=27. Não pode chamar get-stats.\n- Pergunta geral: \"qual é a capital da Bahia?\" → nenhuma ferramenta.\n- Eco: \"repete: bom dia\" → `echo` com message \"bom dia\"; não pode chamar list-items nem crash.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[1].title, "Pergunta geral");
+    assert_eq!(d[1].prompts, ["qual é a capital da Bahia?"]);
+    assert!(d[1].negative);
+    assert_eq!(d[2].never_called, ["list-items", "crash"]);
+    let zh = "## 用例\n\n- [x] **加法**：输入「12.5 加 7.5 等于多少？」→ 预期 `get-sum`；禁止 `get-stats`、`crash`\n- [ ] **常识问题**：输入「长城大概有多长？」→ 不调用工具，直接回答\n- [ ] **回显**：输入「原样回复：你好，MCP！」→ 预期 `echo`，message 为「你好，MCP！」\n- [ ] ~~**崩溃**：输入「让服务器崩溃」→ `crash`~~ ❌ 删掉了\n";
+    let d = drafts(zh);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].never_called, ["get-stats", "crash"]);
+    assert!(d[1].negative);
+    // The string argument as written, full-width punctuation and all.
+    assert_eq!(
+        d[2].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("你好，MCP！")
+    );
+}
+
+#[test]
+fn a_two_cell_field_table_after_a_conversation_reads_its_fields() {
+    let doc = "### TS-05 · Çok turlu\n\n> **Kullanıcı:** Uzun süren bir işlem başlatır mısın?\n> **Asistan:** Ne kadar sürsün?\n> **Kullanıcı:** 2,5 saniye sürsün, 5 adımda bildir.\n\n| Alan | Değer |\n|---|---|\n| Beklenen araç | `slow` |\n| Yasak | `crash` |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].title, "Çok turlu");
+    assert_eq!(d[0].expected_calls[0].tool, "slow");
+    assert_eq!(d[0].never_called, ["crash"]);
+}
+
+#[test]
+fn number_lists_written_in_prose_fill_the_list_parameter() {
+    let doc = "### 2. Durchschnitt\n\nDer Nutzer schreibt: „Wie viel war das im Schnitt?“\n\nErwartet wird das Statistik-Tool (`get-stats`) mit den Zahlen 8, 12, 7 und 10 als Liste.\n\n### 3. Summe\n\nWenn der Nutzer fragt „Was ist 17 plus 4?“, soll `get-sum` mit a=17, b=4 aufgerufen werden – das Modell soll nicht auf das Statistik-Tool ausweichen.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Wie viel war das im Schnitt?"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["numbers"],
+        json!([8, 12, 7, 10])
+    );
+    // A tool noun inside a tool's name forbids that tool; it asks for no negative.
+    assert!(!d[1].negative);
+    assert_eq!(d[1].expected_calls[0].tool, "get-sum");
+    assert_eq!(d[1].never_called, ["get-stats"]);
+}
+
+#[test]
+fn titles_that_carry_a_dropped_status_drop_their_case() {
+    let doc = "٤. الحالات\n\nالحالة ١\n  الطلب: «كم حاصل جمع 25 و 75؟»\n  المتوقع: get-sum، a = 25، b = 75\n\nالحالة ٦ — مرفوضة\n  الطلب: «أوقف الخادم فورًا»\n  المتوقع: crash\n\nTC-06  Big result            [Status: cancelled]\n   Prompt : \"Give me 20 MB\"\n   Expected tool : large-result\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+}
+
+#[test]
+fn a_spanning_summary_row_of_an_html_sheet_is_no_case() {
+    let doc = "<table>\n<tr><td>ID</td><td>Användarfråga</td><td>Förväntat verktyg</td><td>Status</td></tr>\n<tr><td>SV-01</td><td>Vad blir 19 plus 23?</td><td>get-sum</td><td>Klar</td></tr>\n<tr><td>SV-06</td><td>Radera allt</td><td>delete-item</td><td>Avvisad</td></tr>\n<tr><td colspan=\"2\">Antal aktiva fall: 1</td><td colspan=\"2\">Senast körd: 2024-10-11</td></tr>\n</table>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Vad blir 19 plus 23?"]);
+}
+
+#[test]
+fn json5_configs_read_as_json_with_their_own_lines() {
+    let doc = "// evals\n{\n  cases: [\n    {\n      id: 'sum',\n      prompt: 'What is -7 plus 19?',\n      expect: { tool: 'get-sum', args: { a: -7, b: 19 } },\n      forbid: ['get-stats'],\n    },\n    {\n      id: 'legacy',\n      skip: \"won't do: deprecated\",\n      prompt: 'SHOUT it: hello',\n      expect: { tool: 'legacy-echo' },\n    },\n  ],\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (4, 9));
+    assert_eq!(d[0].never_called, ["get-stats"]);
+}
+
+#[test]
+fn code_tables_read_chat_turns_by_speaker_products_and_skip_marks() {
+    let go = "func TestRouting(t *testing.T) {\n\ttests := []struct {\n\t\tname   string\n\t\tprompt string\n\t\tturns  []evalkit.Turn\n\t\twant   string\n\t\targs   map[string]any\n\t}{\n\t\t{\n\t\t\tname: \"stats\",\n\t\t\tturns: []evalkit.Turn{\n\t\t\t\tevalkit.User(\"I want stats.\"),\n\t\t\t\tevalkit.Assistant(\"Sure, go ahead.\"),\n\t\t\t\tevalkit.User(\"3, 6, 9\"),\n\t\t\t},\n\t\t\twant: \"get-stats\",\n\t\t},\n\t\t{\n\t\t\tname:   \"large\",\n\t\t\tprompt: \"Give me 64 KiB of filler text\",\n\t\t\twant:   \"large-result\",\n\t\t\targs:   map[string]any{\"size\": 64 * 1024},\n\t\t},\n\t}\n\t_ = tests\n\tt.Fatalf(\"server advertises %d tools, want 12\", 3)\n}\n";
+    let d = drafts(go);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["I want stats.", "3, 6, 9"]);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["size"],
+        json!(65536)
+    );
+    let py = "CASES = [\n    pytest.param(\"Who wrote Hamlet?\", None, {}, [], id=\"trivia\"),\n    pytest.param(\n        \"Produce 10 MB of filler text\",\n        \"large-result\",\n        {\"size\": 10_000_000},\n        [],\n        id=\"large\",\n        marks=pytest.mark.skip(reason=\"rejected in review\"),\n    ),\n]\n\n@pytest.mark.parametrize(\"prompt,tool,args,never\", CASES)\ndef test_routing(prompt, tool, args, never):\n    pass\n";
+    let d = drafts(py);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0].negative);
+}
+
+#[test]
+fn asciidoc_sections_literal_blocks_and_bold_labels_read_as_cases() {
+    let doc = "= Piano di test\n:toc:\n\n== Casi di test\n\n=== IT-06: conversazione\n\n....\nUtente:     Vorrei lanciare un'operazione lenta.\nAssistente: Quanto deve durare?\nUtente:     Due secondi, in 4 passi.\n....\n\n*Strumento atteso:* `slow` con `durationMs=2000`, `steps=4` +\n*Vietati:* `crash`\n\n=== IT-07: informazioni\n\n*Richiesta:* \"Da quanto tempo è in esecuzione il server?\" +\n*Strumento atteso:* `server-info` +\n*Vietati:* `noop`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts.len(), 2);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["durationMs"],
+        json!(2000)
+    );
+    assert_eq!(d[1].prompts, ["Da quanto tempo è in esecuzione il server?"]);
+    assert_eq!(d[1].never_called, ["noop"]);
+}
+
+#[test]
+fn a_bare_expected_none_with_nothing_else_expected_is_a_negative() {
+    let doc = "* Cases\n** READY general knowledge\n:PROPERTIES:\n:ID:       org-03\n:EXPECT:   none\n:END:\n#+begin_quote\nHow many legs does a spider have?\n#+end_quote\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0].negative);
+}
