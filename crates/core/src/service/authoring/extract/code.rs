@@ -134,6 +134,40 @@ fn tokenize(src: &str) -> Vec<Token> {
             i += 1;
             continue;
         }
+        // C#'s verbatim strings, `@"C:\temp"` (`$@"…"`, `@$"…"`): no escapes but `""`.
+        if let Some(len) = ["@\"", "$@\"", "@$\""]
+            .iter()
+            .find(|p| rest.starts_with(**p))
+            .map(|p| p.len())
+        {
+            let body = &rest[len..];
+            let mut end = 0;
+            let mut text = String::new();
+            let mut closed = false;
+            let mut chars = body.char_indices().peekable();
+            while let Some((k, ch)) = chars.next() {
+                if ch == '"' {
+                    if chars.peek().is_some_and(|(_, n)| *n == '"') {
+                        chars.next();
+                        text.push('"');
+                        continue;
+                    }
+                    end = k + 1;
+                    closed = true;
+                    break;
+                }
+                text.push(ch);
+            }
+            if closed {
+                out.push(Token {
+                    tok: Tok::Str(text),
+                    start: i,
+                    end: i + len + end,
+                });
+                i += len + end;
+                continue;
+            }
+        }
         // String prefixes: r"", b'', f"", rb"", u"" (Python), r#""# (Rust).
         let prefix = rest
             .bytes()
@@ -736,7 +770,12 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     });
     // Beside a table of cases, a lone literal is an example or a default, not a case.
     if found.iter().any(|f| f.in_table) {
-        found.retain(|f| f.in_table);
+        // (`[Trait("Category", "Evals")]` is a pair of words, no row of cases.)
+        found.retain(|f| {
+            f.in_table
+                && (expects_something(&f.draft)
+                    || f.draft.prompts.iter().all(|p| utterance_like(p)))
+        });
         // A row that leaves out the tool its table's other rows name expects none.
         if found.iter().filter(|f| expects_something(&f.draft)).count() * 2 > found.len() {
             for f in &mut found {
@@ -754,7 +793,14 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if found.is_empty() {
         return test_functions(ix, &toks, &forest, cat);
     }
-    let mut out: Vec<Draft> = found.into_iter().map(|f| f.draft).collect();
+    let mut out: Vec<Draft> = found
+        .into_iter()
+        .map(|f| f.draft)
+        .filter(Draft::is_case)
+        .collect();
+    if out.is_empty() {
+        return test_functions(ix, &toks, &forest, cat);
+    }
     // Beside the table, a test written out on its own (a conversation the table's rows
     // cannot hold) is a case too.
     let own = test_functions(ix, &toks, &forest, cat)
@@ -850,6 +896,13 @@ fn records(
     cat: &Catalog,
     out: &mut Vec<Found>,
 ) {
+    // A chat turn (`{"role": …, "content": …}`, `user("…")`) is part of a case, not one.
+    if let Lit::Map(pairs) = &n.lit
+        && pairs.len() == 2
+        && pairs.iter().all(|(k, _)| k == "role" || k == "content")
+    {
+        return;
+    }
     if let Some(pairs) = case_pairs(n, cat) {
         let mut m = pairs_json(pairs);
         if let Lit::Call { args, .. } = &n.lit
@@ -904,10 +957,19 @@ fn records(
         && !sigs.iter().any(|s| s.len() == fields.len())
         && let Some(m) = typed_row(fields, cat)
     {
-        out.push(Found {
-            draft: record(&m, n, ix, cat),
-            in_table: true,
-        });
+        // (`[InlineData(…, Skip = "Rejected in review")]`: parked, no case.)
+        let parked = matches!(&n.lit, Lit::Call { kwargs, .. }
+        if kwargs.iter().any(|(k, v)| {
+            matches!(k.to_ascii_lowercase().as_str(), "skip" | "ignore" | "disabled")
+                && !matches!(v.lit, Lit::Bool(false) | Lit::Null)
+        }));
+        let d = record(&m, n, ix, cat);
+        if !parked && d.prompts.iter().all(|p| utterance_like(p)) {
+            out.push(Found {
+                draft: d,
+                in_table: true,
+            });
+        }
         return;
     }
     let mut taken = Vec::new();
@@ -1169,9 +1231,18 @@ fn test_start(line: &str) -> Option<bool> {
 /// `#[Test]`), or named one (`fn test_…`, `public function test…`).
 fn annotated_test(ix: &LineIndex, k: usize) -> bool {
     let t = ix.line(k).trim_start();
-    let declares = ["fn ", "fun ", "function ", "void ", "func ", "def "]
-        .iter()
-        .any(|d| t.contains(d))
+    let declares = [
+        "fn ",
+        "fun ",
+        "function ",
+        "void ",
+        "func ",
+        "def ",
+        "Task ",
+        "async ",
+    ]
+    .iter()
+    .any(|d| t.contains(d))
         && t.contains('(');
     if !declares {
         return false;
@@ -1186,13 +1257,18 @@ fn annotated_test(ix: &LineIndex, k: usize) -> bool {
     name.starts_with("test")
         || (1..k).rev().take(3).any(|j| {
             let a = ix.line(j).trim();
-            (a.starts_with('@') || a.starts_with("#["))
+            // (C#'s `[Fact]`, `[Test]`, `[TestMethod]` too.)
+            (a.starts_with('@') || a.starts_with("#[") || a.starts_with('['))
                 && (a
                     .trim_start_matches(['@', '#', '['])
                     .trim_end_matches(']')
                     .rsplit("::")
                     .next()
-                    .is_some_and(|n| n.eq_ignore_ascii_case("test")))
+                    .is_some_and(|n| {
+                        ["test", "fact", "testmethod"]
+                            .iter()
+                            .any(|w| n.eq_ignore_ascii_case(w))
+                    }))
         })
 }
 
@@ -1338,10 +1414,19 @@ fn read_function(
     let title = match first_str.map(|t| &t.tok) {
         Some(Tok::Str(s)) if !head.starts_with("def ") && !head.starts_with("func ") => s.clone(),
         _ => {
+            // The function's name: a `test…` word, else the word before the parameters
+            // (`public async Task Uptime_UsesServerInfo()`).
             let name = head
                 .split_whitespace()
                 .find(|w| w.starts_with("test") || w.starts_with("Test"))
-                .unwrap_or(head)
+                .unwrap_or_else(|| {
+                    head.split('(')
+                        .next()
+                        .unwrap_or(head)
+                        .split_whitespace()
+                        .next_back()
+                        .unwrap_or(head)
+                })
                 .split('(')
                 .next()
                 .unwrap_or_default();

@@ -221,10 +221,10 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             let md = org::to_markdown(text);
             text::extract(&LineIndex::new(&md), cat)
         }
-        Shape::Markdown => match columns::as_markdown(text) {
-            std::borrow::Cow::Borrowed(_) => text::extract(&ix, cat),
-            std::borrow::Cow::Owned(md) => text::extract(&LineIndex::new(&md), cat),
-        },
+        Shape::Markdown => {
+            let md = text::unescaped(&columns::as_markdown(text)).into_owned();
+            text::extract(&LineIndex::new(&md), cat)
+        }
     };
     drafts.retain(Draft::is_case);
     retract::drop_retracted(&ix, &mut drafts);

@@ -440,10 +440,48 @@ fn heading_text(t: &str) -> String {
     } else {
         t
     };
+    // (Pandoc's heading attributes, `{#tc-06 .unnumbered}`, are no part of the title.)
+    let t = match t.rfind(" {") {
+        Some(i) if t.ends_with('}') && t[i + 2..].starts_with(['#', '.']) => &t[..i],
+        _ => t,
+    };
     t.trim_matches(['*', '_', ' '])
         .trim_end_matches([':', '：'])
         .trim()
         .to_string()
+}
+
+/// The document with Markdown's backslash escapes (`\"`, `\[`, `\*`, as converters
+/// write them) resolved, outside code, line for line.
+pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
+    if !t.contains('\\') {
+        return std::borrow::Cow::Borrowed(t);
+    }
+    let mut out = String::with_capacity(t.len());
+    let mut fence = false;
+    for line in t.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+            fence = !fence;
+        }
+        if fence || !line.contains('\\') {
+            out.push_str(line);
+            continue;
+        }
+        let mut code = false;
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c == '`' {
+                code = !code;
+            }
+            if c == '\\' && !code && chars.peek().is_some_and(|n| n.is_ascii_punctuation()) {
+                out.push(chars.next().unwrap_or(c));
+                continue;
+            }
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Extracts every case of a text document.
