@@ -308,6 +308,10 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
+    // "In nessun caso deve essere chiamato X", "auf keinen Fall X".
+    if lexicon::NEVER_IDIOMS.iter().any(|w| before.contains(w)) {
+        return true;
+    }
     let aw: Vec<&str> = word_list(&after).into_iter().take(6).collect();
     if aw
         .iter()

@@ -235,7 +235,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 if in_struck(&raw, a) {
                     return None;
                 }
-                prompt = Some((raw[a..b].trim().to_string(), i, Some((a, b))));
+                prompt = Some((unwrap_lines(raw[a..b].trim()), i, Some((a, b))));
                 break 'outer;
             }
         }
@@ -642,6 +642,21 @@ fn says_dropped_unit(segs: &[Segment]) -> bool {
         && says_dropped(&all.join("\n"))
 }
 
+/// A quote wrapped over lines of prose, as one line (a script without spaces joined as
+/// it was written).
+fn unwrap_lines(q: &str) -> String {
+    let mut out = String::with_capacity(q.len());
+    for line in q.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let wide = out.chars().next_back().is_some_and(lexicon::is_cjk)
+            && line.chars().next().is_some_and(lexicon::is_cjk);
+        if !out.is_empty() && !wide {
+            out.push(' ');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
 fn in_struck(t: &str, at: usize) -> bool {
     t[..at].matches("~~").count() % 2 == 1
 }
@@ -719,6 +734,16 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         .trim_start();
     let t = strip_checkbox(t);
     let t = strip_number(t);
+    // A reStructuredText field: `:Expected tool: …`.
+    let t = match t.strip_prefix(':') {
+        Some(r)
+            if r.find(':')
+                .is_some_and(|e| e > 0 && r[e + 1..].starts_with([' ', '\t'])) =>
+        {
+            r
+        }
+        _ => t,
+    };
     let colon = t.find([':', '：'])?;
     let head = &t[..colon];
     let struck = head.trim_start().starts_with("~~");
@@ -743,7 +768,9 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
                 && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
-        || head_clean.contains(['"', '“', '「', '„', '«', '`', '·', '→', '➜', '|'])
+        || head_clean.contains([
+            '"', '“', '”', '「', '」', '„', '«', '»', '`', '·', '→', '➜', '|',
+        ])
     {
         return None;
     }

@@ -673,6 +673,21 @@ fn walk(
                 chain.pop();
             }
         }
+        // Paragraphs after a bold title's section that open with bold titles of their own
+        // (`**Caso 2.5 – …** Prompt: …`) are read as the blocks they are, up to the next
+        // heading.
+        if end < b && lines[end].kind == Kind::Text {
+            let next = (end..b)
+                .find(|&k| matches!(lines[k].kind, Kind::Heading(_)))
+                .unwrap_or(b);
+            let mut found = Vec::new();
+            blocks(lines, end, next, chain, cat, &mut found);
+            for d in found {
+                out.push(d);
+            }
+            i = next;
+            continue;
+        }
         i = end;
     }
 }

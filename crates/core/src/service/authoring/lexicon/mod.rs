@@ -228,6 +228,28 @@ pub fn has_any(text: &str, words: &'static [&'static str]) -> bool {
     WordSet::of(words).any_in(text)
 }
 
+/// "In no case", "under no circumstances" (folded): what follows in the clause is never to
+/// be done.
+pub const NEVER_IDIOMS: &[&str] = &[
+    "in no case",
+    "under no circumstances",
+    "in nessun caso",
+    "in alcun caso",
+    "in nessun modo",
+    "auf keinen fall",
+    "in keinem fall",
+    "unter keinen umstanden",
+    "en aucun cas",
+    "en ningun caso",
+    "de ninguna manera",
+    "bajo ningun concepto",
+    "em nenhum caso",
+    "de jeito nenhum",
+    "in geen geval",
+    "onder geen beding",
+    "ni en broma",
+];
+
 /// Words that join the names of a list ("X, Y or Z", "X、Y 和 Z"), folded.
 pub const CONJUNCTIONS: &[&str] = &[
     "and",
