@@ -1384,7 +1384,16 @@ fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
                     search = at + close_len;
                     continue;
                 }
-                let text = inner[..at].to_string();
+                let mut text = inner[..at].to_string();
+                // `"ping 123"` in code: the string literal's text.
+                if *o == '`'
+                    && text.len() >= 2
+                    && text.starts_with('"')
+                    && text.ends_with('"')
+                    && let Ok(Value::String(s)) = serde_json::from_str::<Value>(&text)
+                {
+                    text = s;
+                }
                 if text.starts_with('[') && array {
                     return Some(Raw {
                         text,

@@ -199,13 +199,27 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
                 _ => None,
             })
         {
-            return o;
+            // (Beside it, another list of cases: DeepEval's `conversational_goldens`.)
+            let mut all = o;
+            for (k, v) in fields {
+                if k != w
+                    && let Some(more) = objects(v)
+                {
+                    all.extend(more);
+                }
+            }
+            all.sort_by_key(|n| n.range().0);
+            return all;
         }
     }
-    for (_, v) in fields {
-        if let Some(o) = objects(v) {
-            return o;
-        }
+    // Every list of cases the object holds.
+    let all: Vec<&Node> = fields
+        .iter()
+        .filter_map(|(_, v)| objects(v))
+        .flatten()
+        .collect();
+    if !all.is_empty() {
+        return all;
     }
     for (_, v) in fields {
         if let Node::Obj(inner, ..) = v {
