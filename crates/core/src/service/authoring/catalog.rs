@@ -806,8 +806,8 @@ impl Catalog {
         if !out.is_empty() {
             return;
         }
-        // (The passage starts after the name, at its closing backtick when it has one.)
-        let text = text.strip_prefix('`').unwrap_or(text);
+        // (The passage starts after the name, at its closing backtick or quote if any.)
+        let text = text.trim_start_matches(['`', '"', '\'', '”', '»', '」', '“']);
         let Some(&(a, b)) = super::reading::quotes(text).first() else {
             return;
         };

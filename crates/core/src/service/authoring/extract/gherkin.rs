@@ -7,6 +7,7 @@
 
 use super::super::catalog::Catalog;
 use super::super::draft::Draft;
+use super::super::lexicon;
 use super::super::lines::LineIndex;
 use super::super::unit::{Segment, UnitInfo, read_unit};
 use super::text::cells;
@@ -208,6 +209,16 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             let Some(last) = steps.last().map(|(l, _)| *l) else {
                 return;
             };
+            // `@descartado @ignore`: kept in the file, not run.
+            if tags.iter().any(|t| {
+                lexicon::is_dropped_status(t)
+                    || matches!(
+                        t.to_ascii_lowercase().as_str(),
+                        "ignore" | "ignored" | "disabled"
+                    )
+            }) {
+                return;
+            }
             let mut segs = vec![Segment::plain(step_text(steps))];
             if !tags.is_empty() {
                 segs.push(Segment::labelled("tags", tags.join(" ")));
@@ -301,8 +312,21 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 examples.push((ln, cells(t)));
             } else {
                 let c = cells(t);
-                if c.len() >= 2 {
-                    steps.push((ln, format!("{} = {}", c[0], c[1..].join(", "))));
+                // A conversation's rows (`| usuario | … |`) are its turns.
+                let speaker = c.first().map(|s| lexicon::fold(s.trim()));
+                let said = c[1..].join(", ");
+                if speaker
+                    .as_deref()
+                    .is_some_and(|s| lexicon::USER_SPEAKERS.contains(&s))
+                {
+                    steps.push((ln, format!("User: \"{said}\"")));
+                } else if speaker
+                    .as_deref()
+                    .is_some_and(|s| lexicon::ASSISTANT_SPEAKERS.contains(&s))
+                {
+                    steps.push((ln, format!("Assistant: \"{said}\"")));
+                } else if c.len() >= 2 {
+                    steps.push((ln, format!("{} = {}", c[0], said)));
                 }
             }
             continue;

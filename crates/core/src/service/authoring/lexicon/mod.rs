@@ -400,6 +400,11 @@ pub const NEGATION: &[&str] = &[
     "ไม่",
     "ห้าม",
     "ไม่ต้อง",
+    "ni",
+    "nem",
+    "nor",
+    "neither",
+    "weder",
 ];
 
 /// Negation words that also negate a tool named before them ("`x` is not called",
