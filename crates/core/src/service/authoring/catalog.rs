@@ -632,8 +632,21 @@ impl Catalog {
         if lower.len() != text.len() {
             return;
         }
+        // (`l'outil d'écho`: an elided article or preposition is a word of its own.)
+        let lower = lower.replace('\'', " ");
         let mut nouns: Vec<(usize, usize)> = Vec::new();
-        for n in ["tool", "one"] {
+        // The noun for a tool in the languages of the lexicon: "the sum tool", "das
+        // Echo-Werkzeug", "l'outil d'écho", "la herramienta de suma".
+        for n in [
+            "tool",
+            "one",
+            "werkzeug",
+            "outil",
+            "herramienta",
+            "strumento",
+            "ferramenta",
+            "gereedschap",
+        ] {
             for at in lexicon::find_word(&lower, n) {
                 nouns.push((at, at + n.len()));
             }
@@ -653,19 +666,42 @@ impl Catalog {
                 .collect();
             let mut after: Vec<(usize, &str)> = Vec::new();
             let rest = &lower[e..];
-            let rest_words = words_after(rest);
-            if rest_words
-                .first()
-                .is_some_and(|(_, w)| ["that", "which", "for", "to"].contains(w))
+            let mut rest_words = words_after(rest);
+            // `l'outil d'écho`: the elided preposition is a word of its own.
+            if let Some((i, w)) = rest_words.first().copied()
+                && let Some(tail) = w.strip_prefix("d'").or_else(|| w.strip_prefix("d’"))
             {
+                let cut = w.len() - tail.len();
+                rest_words[0] = (i, "d");
+                rest_words.insert(1, (i + cut, tail));
+            }
+            let relative = rest_words
+                .first()
+                .is_some_and(|(_, w)| ["that", "which", "for", "to"].contains(w));
+            if rest_words.first().is_some_and(|(_, w)| {
+                [
+                    "that", "which", "for", "to", "de", "d", "di", "da", "do", "du", "del",
+                    "della", "dello", "des", "van", "voor", "für", "pour", "para", "per",
+                ]
+                .contains(w)
+            }) {
                 after = rest_words
                     .into_iter()
                     .skip(1)
+                    .take_while(|(_, w)| {
+                        // ("the tool that adds numbers" describes; "la herramienta de suma
+                        // con a=1" names, then gives arguments.)
+                        relative
+                            || !STOP.contains(w)
+                                && !self.is_param(w)
+                                && !["con", "avec", "mit", "com", "met", "with"].contains(w)
+                    })
                     .take(3)
                     .map(|(i, w)| (i + e, w))
                     .collect();
             }
-            let words: Vec<&str> = before.iter().chain(&after).map(|(_, w)| *w).collect();
+            let folded: Vec<String> = before.iter().chain(&after).map(|(_, w)| fold(w)).collect();
+            let words: Vec<&str> = folded.iter().map(String::as_str).collect();
             if words.is_empty() {
                 continue;
             }

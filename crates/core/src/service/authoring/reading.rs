@@ -151,7 +151,8 @@ pub fn negative_clause(f: &str) -> Option<String> {
         let after_start = at + len;
         let after = &f[after_start..];
         let next = word_list(after).into_iter().next().unwrap_or_default();
-        if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) {
+        // "não deve chamar a ferramenta `get-stats`": the noun names the tool after it.
+        if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) || next == NAME {
             continue;
         }
         let cjk = noun.chars().any(is_cjk);
@@ -247,14 +248,17 @@ pub fn negative_clause(f: &str) -> Option<String> {
 }
 
 /// Whether the mention at `m` (within clause `c`) is negated.
-/// Clause `c` of `t` with each tool it names written `x`.
+/// What [`blank_mentions`] writes for a tool's name.
+const NAME: &str = "xtoolnamex";
+
+/// Clause `c` of `t` with each tool it names written [`NAME`].
 fn blank_mentions(t: &str, c: (usize, usize), all: &[Mention]) -> String {
     let mut out = String::with_capacity(c.1 - c.0);
     let mut pos = c.0;
     for o in all.iter().filter(|o| o.start >= c.0 && o.end <= c.1) {
         if o.start >= pos {
             out.push_str(&t[pos..o.start]);
-            out.push('x');
+            out.push_str(NAME);
             pos = o.end;
         }
     }
@@ -267,7 +271,7 @@ fn only_names(t: &str, c: (usize, usize), all: &[Mention]) -> bool {
     let f = fold(&blank_mentions(t, c, all));
     word_list(&f)
         .iter()
-        .all(|w| *w == "x" || lexicon::listed(lexicon::CONJUNCTIONS, w))
+        .all(|w| *w == NAME || lexicon::listed(lexicon::CONJUNCTIONS, w))
 }
 
 fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
@@ -627,6 +631,10 @@ pub fn utterance_like(q: &str) -> bool {
     }
     let words = q.split_whitespace().count();
     if words < 2 {
+        return false;
+    }
+    // `« Cas de test : »`, `"Expected:"`: a label being named.
+    if q.ends_with([':', '：']) {
         return false;
     }
     // `<prompt>`, `{{question}}`: a placeholder, filled in elsewhere.

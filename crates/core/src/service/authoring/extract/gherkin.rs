@@ -9,7 +9,7 @@ use super::super::catalog::Catalog;
 use super::super::draft::Draft;
 use super::super::lexicon;
 use super::super::lines::LineIndex;
-use super::super::unit::{Segment, UnitInfo, read_unit};
+use super::super::unit::{Segment, UnitInfo, leading_label, read_unit, segments_of};
 use super::text::cells;
 
 const FEATURE: &[&str] = &[
@@ -199,6 +199,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut steps: Vec<(usize, String)> = Vec::new();
     let mut examples: Vec<(usize, Vec<String>)> = Vec::new();
     let mut in_examples = false;
+    let mut in_doc = false;
     let mut tags: Vec<String> = Vec::new();
     let n = ix.len();
     let flush = |block: &Block,
@@ -214,12 +215,27 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 lexicon::is_dropped_status(t)
                     || matches!(
                         t.to_ascii_lowercase().as_str(),
-                        "ignore" | "ignored" | "disabled"
+                        "ignore" | "ignored" | "disabled" | "wip"
                     )
             }) {
                 return;
             }
-            let mut segs = vec![Segment::plain(step_text(steps))];
+            // (A conversation given in a doc string or a data table: its turns are fields.)
+            let turn = |s: &str| s.starts_with("User: \"") || s.starts_with("Assistant: \"");
+            let mut segs = if steps.iter().any(|(_, s)| turn(s)) {
+                // (A break after the last turn: the next step is no part of it.)
+                let mut text = String::new();
+                for (k, (_, s)) in steps.iter().enumerate() {
+                    text.push_str(s);
+                    text.push('\n');
+                    if turn(s) && steps.get(k + 1).is_some_and(|(_, n)| !turn(n)) {
+                        text.push('\n');
+                    }
+                }
+                segments_of(&text)
+            } else {
+                vec![Segment::plain(step_text(steps))]
+            };
             if !tags.is_empty() {
                 segs.push(Segment::labelled("tags", tags.join(" ")));
             }
@@ -332,6 +348,26 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             continue;
         }
         if !in_examples && matches!(block, Block::Scenario { .. } | Block::Outline { .. }) {
+            // A doc string (`"""` … `"""`) holding a conversation: its turns, each quoted,
+            // and a break after it so the next step is no part of the last turn.
+            if t.starts_with("\"\"\"") || t.starts_with("```") {
+                in_doc = !in_doc;
+                continue;
+            }
+            if in_doc && let Some((who, said)) = leading_label(t) {
+                let who = lexicon::fold(&who);
+                let speaker = if lexicon::USER_SPEAKERS.contains(&who.as_str()) {
+                    Some("User")
+                } else if lexicon::ASSISTANT_SPEAKERS.contains(&who.as_str()) {
+                    Some("Assistant")
+                } else {
+                    None
+                };
+                if let Some(sp) = speaker {
+                    steps.push((ln, format!("{sp}: \"{said}\"")));
+                    continue;
+                }
+            }
             steps.push((ln, t.to_string()));
         }
     }

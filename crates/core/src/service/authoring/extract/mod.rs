@@ -222,7 +222,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             text::extract(&LineIndex::new(&md), cat)
         }
         Shape::Markdown => {
-            let md = text::unescaped(&columns::as_markdown(text)).into_owned();
+            let md = text::unescaped(&text::definitions(&columns::as_markdown(text))).into_owned();
             text::extract(&LineIndex::new(&md), cat)
         }
     };

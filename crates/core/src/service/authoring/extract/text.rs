@@ -484,6 +484,50 @@ pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// Definition lists (`Prompt` over `: „…“`, as Kramdown and PHP Markdown write them) as
+/// the `Label: value` lines they mean, line for line: the term's line left blank, a
+/// further definition of the same term a line of its own.
+pub fn definitions(t: &str) -> std::borrow::Cow<'_, str> {
+    fn def(l: &str) -> Option<&str> {
+        l.strip_prefix(": ")
+            .or_else(|| l.strip_prefix(":\t"))
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+    }
+    let lines: Vec<&str> = t.lines().collect();
+    if !lines.iter().any(|l| def(l).is_some()) {
+        return std::borrow::Cow::Borrowed(t);
+    }
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut in_def = false;
+    for i in 1..lines.len() {
+        let Some(rest) = def(lines[i]) else {
+            in_def = false;
+            continue;
+        };
+        let term = lines[i - 1].trim();
+        if in_def {
+            out[i] = rest.to_string();
+        } else if !term.is_empty()
+            && term.chars().count() <= 60
+            && !term.starts_with(['#', '|', '-', '*', '>', ':'])
+            && !term.ends_with([':', '.'])
+        {
+            // (A definition that is itself a field, `: Nutzer: „…“`, stays one under its
+            // term: `Verlauf:` over the turns.)
+            if leading_label(rest).is_some() {
+                out[i - 1] = format!("{term}:");
+                out[i] = rest.to_string();
+            } else {
+                out[i - 1] = String::new();
+                out[i] = format!("{term}: {rest}");
+            }
+            in_def = true;
+        }
+    }
+    std::borrow::Cow::Owned(super::rejoin(t, &out))
+}
+
 /// Extracts every case of a text document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let lines = classify(ix);
@@ -1052,7 +1096,12 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
             }
             Kind::Text => {
                 let mut end = i;
-                while end + 1 < b && lines[end + 1].kind == Kind::Text {
+                // (A conversation's turns listed inside the block, `Échange :` over `1.
+                // Utilisateur : …`, are part of it, and so are the lines after them.)
+                let turn = |l: &Ln| {
+                    l.kind == Kind::Item && (user_turn(l.text) || assistant_line(l.text).is_some())
+                };
+                while end + 1 < b && (lines[end + 1].kind == Kind::Text || turn(&lines[end + 1])) {
                     end += 1;
                 }
                 // Chat messages copied without blank lines between them: each
@@ -1103,7 +1152,10 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
     let starts: Vec<usize> = (i..=end)
         .filter(|&k| lines[k].label == Some(LabelRole::Prompt))
         .collect();
-    let turns = starts.iter().all(|&k| user_turn(lines[k].text));
+    // (`Échange :` alone on its line leads the turns in.)
+    let turns = starts.iter().all(|&k| {
+        user_turn(lines[k].text) || leading_label(lines[k].text).is_some_and(|(_, r)| r.is_empty())
+    });
     if starts.len() > 1 && !turns {
         for (k, &s) in starts.iter().enumerate() {
             unit(s, starts.get(k + 1).map(|x| x - 1).unwrap_or(end), out);
