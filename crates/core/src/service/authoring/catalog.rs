@@ -163,26 +163,41 @@ const NOT_VALUES: &[&str] = &[
 
 /// Words between a parameter and its value (`durationMinutes set to 30`, `message 是 …`).
 const CONNECTORS: &[&str] = &[
+    // Longest first: "is set to" before "is".
+    "should be set to",
+    "is set to",
+    "should be",
+    "must be",
+    "should equal",
     "set to",
     "equal to",
     "equals",
+    "igual a",
+    "doit être",
+    "debe ser",
+    "deve ser",
+    "dovrebbe essere",
+    "sollte",
+    "muss",
+    "moet",
     "is",
     "ist",
     "est",
     "es",
     "é",
     "è",
-    "is set to",
     "of",
     "auf",
     "gleich",
+    "设为",
+    "是：",
+    "就是",
+    "应为",
     "为",
     "是",
-    "设为",
     "を",
+    "は",
     "=",
-    "是：",
-    "igual a",
 ];
 
 impl Catalog {
@@ -459,13 +474,13 @@ impl Catalog {
     fn toolish_context(&self, text: &str, s: usize, e: usize) -> bool {
         let after = &text[e..];
         let a = after.trim_start_matches([' ', '*', '`']);
-        if a.starts_with(['(', ',', ':', '→', '，']) || a.is_empty() {
+        if a.starts_with(['(', ',', ':', '→', '，', ']']) || a.is_empty() {
             return true;
         }
         let before = fold(&text[..s]);
         let before = before.trim_end_matches([' ', '*', '`', '"']);
         if before.is_empty()
-            || before.ends_with(['→', '>', '➜', ':', '：', '、', ','])
+            || before.ends_with(['→', '>', '➜', ':', '：', '、', ',', '['])
             || before.ends_with("->")
         {
             return true;
@@ -504,13 +519,10 @@ impl Catalog {
             && {
                 let head = before
                     .trim_end_matches(|c: char| c.is_alphanumeric())
-                    .trim_end_matches([' ', ',', '、']);
-                let coded = head.ends_with('`');
-                head.trim_end_matches('`')
-                    .rsplit(|c: char| c.is_whitespace() || c == '`')
+                    .trim_end_matches([' ', ',', '、', '`']);
+                head.rsplit(|c: char| c.is_whitespace() || c == '`')
                     .next()
-                    .and_then(|w| self.resolve(w))
-                    .is_some_and(|(t, _)| coded || !self.entries[t].plain)
+                    .is_some_and(|w| self.resolve(w).is_some())
             };
         listed_after_name
             || prev_words.iter().any(|w| is_verb(w) || is_noun(w))
@@ -859,6 +871,15 @@ impl Catalog {
         }
     }
 
+    /// The numbers the prompt lists, for a tool whose expectation points back at them
+    /// ("get-stats with those four numbers").
+    pub fn numbers_from_prompt(&self, tool: &str, prompt: &str) -> Option<Map<String, Value>> {
+        let (i, _) = self.resolve(tool)?;
+        let mut out = Map::new();
+        self.read_number_list(i, prompt, &mut out);
+        (!out.is_empty()).then_some(out)
+    }
+
     /// A list of numbers written in prose (`mit den Zahlen 8, 12, 7 und 10`) for the tool's
     /// one parameter that takes a list of numbers, when no name of it was written.
     fn read_number_list(&self, tool: usize, text: &str, out: &mut Map<String, Value>) {
@@ -1007,6 +1028,13 @@ impl Catalog {
         }
         if r.is_empty() {
             return None;
+        }
+        // `reason (billing-sync-timeout)`: a value set in parentheses.
+        if let Some(inner) = r.strip_prefix('(')
+            && let Some(close) = inner.find(')')
+            && !inner[..close].contains(['(', ' '])
+        {
+            r = &inner[..close];
         }
         // `numbers: 1, 1, 2, 3 and 5`: an unbracketed list runs past the commas.
         if schema_type(schema) == "array"

@@ -376,7 +376,9 @@ fn is_off_switch(label: &str, value: &str) -> bool {
     let set = !v.is_empty() && v != "null" && truthy(v) != Some(false);
     match normalize_label(label).as_str() {
         "skip" | "skipped" | "skip reason" | "disabled" | "ignore" | "ignored" | "exclude"
-        | "excluded" => set,
+        | "excluded" | "omit" | "omitir" | "omitido" | "ignorar" | "saltar" | "pular"
+        | "uberspringen" | "ignorieren" | "ignorer" | "sauter" | "ignorare" | "saltare"
+        | "overslaan" | "negeren" | "スキップ" | "跳过" | "건너뛰기" => set,
         "enabled" | "active" | "run" => truthy(v) == Some(false),
         _ => false,
     }
@@ -1015,10 +1017,14 @@ fn value_calls(v: &Value) -> Option<Vec<ExpectedCall>> {
 /// A message written as `{speaker: text}`: its role (`user` for a human) and text.
 fn speaker(o: &Map<String, Value>) -> Option<(&'static str, &Value)> {
     let (k, v) = o.iter().next().filter(|_| o.len() == 1)?;
-    let role = match k.to_ascii_lowercase().as_str() {
+    // `- usuario: "…"`, `- 用户: "…"`: the speakers of every language of the lexicon.
+    let k = lexicon::fold(k);
+    let role = match k.as_str() {
         "user" | "human" | "customer" | "me" => "user",
         "assistant" | "ai" | "bot" | "model" | "agent" => "assistant",
         "system" => "system",
+        w if lexicon::USER_SPEAKERS.contains(&w) => "user",
+        w if lexicon::ASSISTANT_SPEAKERS.contains(&w) => "assistant",
         _ => return None,
     };
     Some((role, v))

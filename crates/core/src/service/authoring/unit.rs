@@ -220,7 +220,19 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 // `a « no tool » case is …`, `«Не вызывать X» = …`: a term being defined,
                 // not something said.
                 let close = b + raw[b..].chars().next().map_or(0, char::len_utf8);
-                let defined = raw[close..].trim_start().starts_with(['=', '＝']);
+                let after = raw[close..].trim_start();
+                let words = lexicon::fold(
+                    &after
+                        .trim_start_matches([',', '，', '、', ' '])
+                        .chars()
+                        .take(16)
+                        .collect::<String>(),
+                );
+                // (Or a label named in prose: `Onder "Niet aanroepen" staan …`.)
+                let defined = after.starts_with(['=', '＝'])
+                    || lexicon::DEFINES.iter().any(|w| words.starts_with(w))
+                    || (q.split_whitespace().count() <= 3
+                        && lexicon::label_role(q).is_some_and(LabelRole::is_field));
                 utterance_like(q) && !lexicon::is_none_word(q) && !defined
             });
             let coded = reading::code_spans(&raw).into_iter().find(|&(a, b)| {
@@ -589,6 +601,15 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         calls.clear();
     }
     never.retain(|n| !calls.iter().any(|c| &c.tool == n));
+    // "get-stats with those four numbers": the numbers the prompt lists.
+    let back = segs.iter().enumerate().any(|(i, s)| {
+        i != prompt_seg && lexicon::has_any(&lexicon::fold(&s.text), lexicon::POINTS_BACK)
+    });
+    if back && let Some(p) = d.prompts.last() {
+        for c in calls.iter_mut().filter(|c| c.args.is_none()) {
+            c.args = cat.numbers_from_prompt(&c.tool, p);
+        }
+    }
     d.expected_calls = calls;
     for n in never {
         if !d.never_called.contains(&n) {
@@ -852,11 +873,18 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     };
     for line in text.lines() {
         let indent = line.len() - line.trim_start().len();
-        // A prompt that is one whole quote ends at a blank line: the paragraph after it
-        // says what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`).
-        if line.trim().is_empty() && cur.role == Some(LabelRole::Prompt) && whole_quote(&cur.text) {
+        // A prompt that is one whole quote is complete: the unlabelled line after it says
+        // what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`; `User:
+        // "Three per page."`, then `After the last message the model should…`).
+        if cur.role == Some(LabelRole::Prompt)
+            && whole_quote(&cur.text)
+            && leading_label(line).is_none()
+            && assistant_line(line).is_none()
+        {
             out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
-            continue;
+            if line.trim().is_empty() {
+                continue;
+            }
         }
         let deeper_args =
             matches!(cur.role, Some(LabelRole::Args | LabelRole::Steps)) && indent > cur_indent;

@@ -461,6 +461,12 @@ impl Parser<'_> {
                 self.i += 2;
                 self.node(Lit::Num(format!("-{n}")), start)
             }
+            // Swift's and Kotlin's implicit member, `.user("…")`: the member's value.
+            Tok::Punct(".") if matches!(self.peek(1), Some(Tok::Ident(_))) => {
+                self.i += 1;
+                let inner = self.value()?;
+                return Some(Node { start, ..inner });
+            }
             Tok::Punct("[") => self.container("]", start)?,
             Tok::Punct("(") => self.container(")", start)?,
             Tok::Punct("{") => self.container("}", start)?,

@@ -222,8 +222,21 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             text::extract(&LineIndex::new(&md), cat)
         }
         Shape::Markdown => {
-            let md = text::unescaped(&text::definitions(&columns::as_markdown(text))).into_owned();
-            text::extract(&LineIndex::new(&md), cat)
+            // Cases in YAML front matter are read as YAML; the page under it as Markdown.
+            let (mut found, body) = match front_matter(text) {
+                Some((front, body)) => {
+                    let cases = yaml::extract(&LineIndex::new(&front), cat);
+                    if cases.is_empty() {
+                        (cases, std::borrow::Cow::Borrowed(text))
+                    } else {
+                        (cases, std::borrow::Cow::Owned(body))
+                    }
+                }
+                None => (Vec::new(), std::borrow::Cow::Borrowed(text)),
+            };
+            let md = text::unescaped(&text::definitions(&columns::as_markdown(&body))).into_owned();
+            found.extend(text::extract(&LineIndex::new(&md), cat));
+            found
         }
     };
     drafts.retain(Draft::is_case);
@@ -252,6 +265,36 @@ fn verbatim_strings(d: &mut Draft, source: &str) {
             }
         }
     }
+}
+
+/// A document opened by YAML front matter (`---` … `---`), as two documents of its lines:
+/// the front matter alone, and the page without it (the other's lines left blank).
+fn front_matter(t: &str) -> Option<(String, String)> {
+    let lines: Vec<&str> = t.trim_start_matches('\u{feff}').lines().collect();
+    if lines.first().map(|l| l.trim_end()) != Some("---") {
+        return None;
+    }
+    let close =
+        (1..lines.len().min(5000)).find(|&k| matches!(lines[k].trim_end(), "---" | "..."))?;
+    let front: Vec<String> = (0..lines.len())
+        .map(|k| {
+            if k > 0 && k < close {
+                lines[k].to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    let body: Vec<String> = (0..lines.len())
+        .map(|k| {
+            if k > close {
+                lines[k].to_string()
+            } else {
+                String::new()
+            }
+        })
+        .collect();
+    Some((rejoin(t, &front), rejoin(t, &body)))
 }
 
 /// The lines a converter wrote for `t`'s lines, one for one, as a document that ends as

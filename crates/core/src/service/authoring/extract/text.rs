@@ -88,6 +88,14 @@ pub fn item_marker(t: &str) -> Option<usize> {
             return Some(digits_at + digits + m.len());
         }
     }
+    // `1）`, `2、`, `3．`: full-width marks need no space after them.
+    if prefix.is_empty()
+        && let Some(m) = ['）', '、', '．']
+            .into_iter()
+            .find(|m| after.starts_with(*m))
+    {
+        return Some(digits_at + digits + m.len_utf8());
+    }
     None
 }
 
