@@ -226,7 +226,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 // (A break after the last turn: the next step is no part of it.)
                 let mut text = String::new();
                 for (k, (_, s)) in steps.iter().enumerate() {
-                    text.push_str(s);
+                    text.push_str(&if turn(s) { s.clone() } else { sentence(s) });
                     text.push('\n');
                     if turn(s) && steps.get(k + 1).is_some_and(|(_, n)| !turn(n)) {
                         text.push('\n');
@@ -375,10 +375,22 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     out
 }
 
+/// The steps as sentences: each step is a clause of its own (`Então … "delete-item"` is
+/// not negated by the `Mas não …` step under it).
 fn step_text(steps: &[(usize, String)]) -> String {
     steps
         .iter()
-        .map(|(_, s)| s.as_str())
+        .map(|(_, s)| sentence(s))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+fn sentence(s: &str) -> String {
+    let t = s.trim_end();
+    if t.is_empty() || t.ends_with(['.', '!', '?', ':', '。', '？', '！']) || t.starts_with('|')
+    {
+        t.to_string()
+    } else {
+        format!("{t}.")
+    }
 }

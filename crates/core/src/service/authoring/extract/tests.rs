@@ -1145,3 +1145,79 @@ fn a_bare_expected_none_with_nothing_else_expected_is_a_negative() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert!(d[0].negative);
 }
+
+#[test]
+fn definition_lists_read_as_labelled_fields() {
+    let doc = "# Testfälle\n\n### TF-01 Summe\n\nPrompt\n: „Rechne 19,99 plus 5,01 zusammen.“\n\nErwartung\n: `get-sum` mit a = 19.99 und b = 5.01\n\nVerboten\n: `get-stats` darf nicht aufgerufen werden.\n\n### TF-06 Rückfrage\n\nVerlauf\n: Nutzer: „Starte bitte einen langsamen Testlauf.“\n: Assistent: „Wie lange?“\n: Nutzer: „Eine halbe Sekunde.“\n\nErwartung\n: `slow` mit durationMs = 500\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Rechne 19,99 plus 5,01 zusammen."]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert_eq!(d[1].prompts.len(), 2, "{:?}", d[1].prompts);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["durationMs"],
+        json!(500)
+    );
+}
+
+#[test]
+fn tools_described_in_the_lexicons_languages_resolve() {
+    let doc = "1. «Renvoie : salut» → l'outil d'écho avec le message « salut »\n2. „Summe von 2 und 3“ → das Summen-Werkzeug mit a = 2, b = 3\n3. \"Suma 1 y 2\" → la herramienta de suma con a=1 y b=2\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("salut")
+    );
+    assert_eq!(tools_of(&d[2]), ["get-sum"]);
+    assert_eq!(d[2].expected_calls[0].args.as_ref().unwrap()["a"], json!(1));
+}
+
+#[test]
+fn yaml_front_matter_holds_the_cases_of_a_page() {
+    let doc = "---\ntitle: \"Evals\"\ncasos:\n  - id: suma\n    prompt: \"¿Cuánto es 2,5 más 7,5?\"\n    herramienta: get-sum\n    args: {a: 2.5, b: 7.5}\n  - id: borrar\n    conversacion:\n      - usuario: \"Quiero borrar un artículo\"\n      - asistente: \"¿Cuál?\"\n      - usuario: \"Es el es-1492\"\n    herramienta: delete-item\n  - id: error\n    omitir: \"pendiente: el runner no distingue isError\"\n    prompt: \"Provoca un error de prueba\"\n    herramienta: fail\n---\n\n# Evals\n\nLos casos están arriba.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[1].prompts, ["Quiero borrar un artículo", "Es el es-1492"]);
+}
+
+#[test]
+fn a_quoted_term_being_defined_is_no_prompt() {
+    let doc = "How to read this: when I say the model \"should just answer\", I mean it must not call any tool at all.\n\nCase 1\nThe user asks \"How many days are in a leap year?\". No tool needed, the model should just answer.\n\nCase 2\nThe user writes:\n\"I need the average of these readings: 4.2, 3.9, 5.1\"\nThe model should call get-stats with those numbers. It must not call noop or crash.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d[0].negative);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["numbers"],
+        json!([4.2, 3.9, 5.1])
+    );
+    assert_eq!(d[1].never_called, ["noop", "crash"]);
+}
+
+#[test]
+fn full_width_item_numbers_part_a_chats_cases() {
+    let doc = "王磊  12月3日 15:02\n（写了“不需要调用工具”的就是模型直接回答）\n\n1）“帮我算一下 36 加 64” → 调 get-sum，a=36，b=64，别调 get-stats\n2）“把这句话原样发回来：今晚上线” → echo，message 就是“今晚上线”\n3）“这几天的气温是 18、21、19 度，平均值是多少” → get-stats\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("今晚上线")
+    );
+    assert_eq!(d[2].prompts, ["这几天的气温是 18、21、19 度，平均值是多少"]);
+}
+
+#[test]
+fn swift_implicit_members_and_a_conversation_in_a_gherkin_doc_string() {
+    let swift = "import Testing\n\nstruct RoutingCase {\n    let name: String\n    let turns: [Turn]\n}\n\nextension RoutingCase {\n    static let all: [RoutingCase] = [\n        RoutingCase(\n            name: \"sum\",\n            turns: [.user(\"What is -40 plus -2?\")],\n            expected: \"get-sum\",\n            args: [\"a\": -40, \"b\": -2],\n            forbidden: [\"get-stats\"]\n        ),\n        RoutingCase(\n            name: \"no tool\",\n            turns: [.user(\"How many centimetres are in an inch?\")],\n            expected: nil,\n            args: [:],\n            forbidden: []\n        ),\n        RoutingCase(\n            name: \"pid\",\n            turns: [.user(\"Which process ID is the server?\")],\n            expected: \"server-info\",\n            args: [:],\n            forbidden: []\n        ),\n    ]\n}\n";
+    let d = drafts(swift);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is -40 plus -2?"]);
+    assert!(d[1].negative);
+    let feature = "# language: pt\nFuncionalidade: x\n  Cenário: Exclusão\n    Dado o histórico de conversa:\n      \"\"\"\n      usuário: quero excluir um item\n      assistente: Qual é o id?\n      usuário: pt-808\n      \"\"\"\n    Então o assistente deve chamar a ferramenta \"delete-item\" com o id \"pt-808\"\n    Mas não deve chamar a ferramenta \"list-items\"\n\n  @wip\n  Cenário: Erro\n    Quando o usuário pede \"gera um erro com o motivo x\"\n    Então o assistente deve chamar a ferramenta \"fail\"\n";
+    let d = drafts(feature);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["quero excluir um item", "pt-808"]);
+    assert!(!d[0].negative);
+    assert_eq!(d[0].never_called, ["list-items"]);
+}
