@@ -646,10 +646,9 @@ impl Catalog {
         }
         // (`l'outil d'écho`: an elided article or preposition is a word of its own.)
         let lower = lower.replace('\'', " ");
-        let mut nouns: Vec<(usize, usize)> = Vec::new();
         // The noun for a tool in the languages of the lexicon: "the sum tool", "das
         // Echo-Werkzeug", "l'outil d'écho", "la herramienta de suma".
-        for n in [
+        const NOUNS: &[&str] = &[
             "tool",
             "one",
             "werkzeug",
@@ -658,11 +657,13 @@ impl Catalog {
             "strumento",
             "ferramenta",
             "gereedschap",
-        ] {
-            for at in lexicon::find_word(&lower, n) {
-                nouns.push((at, at + n.len()));
-            }
-        }
+        ];
+        let mut nouns: Vec<(usize, usize)> = lexicon::WordSet::of(NOUNS)
+            .find(&lower)
+            .into_iter()
+            .map(|(at, len, _)| (at, at + len))
+            .collect();
+        nouns.sort_unstable();
         for (s, e) in nouns {
             if out.iter().any(|m| m.start <= s && s < m.end + 2) {
                 continue;

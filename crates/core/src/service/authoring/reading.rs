@@ -313,7 +313,7 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
         return true;
     }
     // "In nessun caso deve essere chiamato X", "auf keinen Fall X".
-    if lexicon::NEVER_IDIOMS.iter().any(|w| before.contains(w)) {
+    if has_any(&before, lexicon::NEVER_IDIOMS) {
         return true;
     }
     let aw: Vec<&str> = word_list(&after).into_iter().take(6).collect();

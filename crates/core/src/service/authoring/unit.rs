@@ -368,17 +368,17 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     args_fields.push((label.to_string(), text.to_string()));
                 }
             }
-            Some(LabelRole::Expected)
-                if lexicon::is_none_word(text)
-                    && lexicon::has_any(&lexicon::fold(text), lexicon::TOOL_NOUNS) =>
-            {
-                d.negative = true;
-                rules.push(format!("`{label}` = `{text}` → isNegative"));
-            }
-            // A bare `Expected: none` asks for nothing in particular, or for no call: the
-            // latter when the case expects nothing else.
+            // `Expected: no tool call` makes the case negative; a bare `Expected: none`
+            // asks for nothing in particular, or for no call: the latter when the case
+            // expects nothing else.
             Some(LabelRole::Expected) if lexicon::is_none_word(text) => {
-                bare_none = Some(format!("`{label}` = `{text}` → isNegative"));
+                let rule = format!("`{label}` = `{text}` → isNegative");
+                if lexicon::has_any(&lexicon::fold(text), lexicon::TOOL_NOUNS) {
+                    d.negative = true;
+                    rules.push(rule);
+                } else {
+                    bare_none = Some(rule);
+                }
             }
             Some(LabelRole::Expected) => {
                 let r = reading::read(text, cat);
@@ -602,10 +602,12 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     }
     never.retain(|n| !calls.iter().any(|c| &c.tool == n));
     // "get-stats with those four numbers": the numbers the prompt lists.
-    let back = segs.iter().enumerate().any(|(i, s)| {
-        i != prompt_seg && lexicon::has_any(&lexicon::fold(&s.text), lexicon::POINTS_BACK)
-    });
-    if back && let Some(p) = d.prompts.last() {
+    if calls.iter().any(|c| c.args.is_none())
+        && let Some(p) = d.prompts.last()
+        && segs.iter().enumerate().any(|(i, s)| {
+            i != prompt_seg && lexicon::has_any(&lexicon::fold(&s.text), lexicon::POINTS_BACK)
+        })
+    {
         for c in calls.iter_mut().filter(|c| c.args.is_none()) {
             c.args = cat.numbers_from_prompt(&c.tool, p);
         }

@@ -63,6 +63,8 @@ pub mod yaml;
 #[cfg(test)]
 mod tests;
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::catalog::Catalog;
@@ -227,23 +229,40 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 Some((front, body)) => {
                     let cases = yaml::extract(&LineIndex::new(&front), cat);
                     if cases.is_empty() {
-                        (cases, std::borrow::Cow::Borrowed(text))
+                        (cases, Cow::Borrowed(text))
                     } else {
-                        (cases, std::borrow::Cow::Owned(body))
+                        (cases, Cow::Owned(body))
                     }
                 }
-                None => (Vec::new(), std::borrow::Cow::Borrowed(text)),
+                None => (Vec::new(), Cow::Borrowed(text)),
             };
-            let md = text::unescaped(&text::definitions(&columns::as_markdown(&body))).into_owned();
-            found.extend(text::extract(&LineIndex::new(&md), cat));
+            let columns = columns::as_markdown(&body);
+            let defined = text::definitions(&columns);
+            let md = text::unescaped(&defined);
+            // (A page that needed no rewriting is read through the index already built.)
+            let unchanged = matches!(
+                (&body, &columns, &defined, &md),
+                (
+                    Cow::Borrowed(_),
+                    Cow::Borrowed(_),
+                    Cow::Borrowed(_),
+                    Cow::Borrowed(_)
+                )
+            );
+            if unchanged {
+                found.extend(text::extract(&ix, cat));
+            } else {
+                found.extend(text::extract(&LineIndex::new(&md), cat));
+            }
             found
         }
     };
     drafts.retain(Draft::is_case);
     retract::drop_retracted(&ix, &mut drafts);
+    let ascii = text.is_ascii();
     for d in &mut drafts {
         ground_names(d, cat);
-        if !text.is_ascii() {
+        if !ascii {
             verbatim_strings(d, ix.excerpt(d.start_line, d.end_line));
         }
         d.ensure_title();

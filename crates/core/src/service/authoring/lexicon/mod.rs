@@ -1088,7 +1088,14 @@ pub fn is_none_word(s: &str) -> bool {
     if tool_noun && is_no_tool_phrase(t) {
         return true;
     }
-    // `none (small talk)`, `— (general knowledge)`: a comment after the word.
+    // `none (small talk)`, `— (general knowledge)`: a comment after the word, which is
+    // short (most values have no separator, or a long stretch before it).
+    let Some(first) = t.find(['(', '–', '—', '-', ':', ',', ';']) else {
+        return false;
+    };
+    if t[..first].chars().count() > 40 {
+        return false;
+    }
     for sep in [" (", "(", " – ", " — ", " - ", ":", ",", ";"] {
         if let Some((head, _)) = t.split_once(sep)
             && !head.trim().is_empty()
@@ -1420,6 +1427,10 @@ pub const CASES_HEADING: &[&str] = &[
 /// meeting 18/06] Crash`, `TC-06 … [Status: cancelled]`) or after a dash (`Case 6 —
 /// Rejected`), where the status is all the part says.
 pub fn title_says_dropped(title: &str) -> bool {
+    // (Most titles have neither a tag nor a dash: they are passed over cheaply.)
+    if !title.contains(['[', '(', '—', '–', '-', '|']) {
+        return false;
+    }
     let f = fold(title);
     let tagged = f.split(['[', '(']).skip(1).any(|t| {
         let tag = t.split([']', ')']).next().unwrap_or_default();
