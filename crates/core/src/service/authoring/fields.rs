@@ -1030,8 +1030,38 @@ fn speaker(o: &Map<String, Value>) -> Option<(&'static str, &Value)> {
     Some((role, v))
 }
 
+/// A conversation written on one line (`Utente: … Assistente: … Utente: …`, as a table
+/// cell holds it), a turn a line.
+pub fn turns_on_one_line(s: &str) -> Option<String> {
+    if s.contains('\n') {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut turns = 0;
+    for (i, w) in s.split_inclusive(' ').enumerate() {
+        let word = w.trim_end();
+        let speaker = word.strip_suffix([':', '：']).is_some_and(|name| {
+            let f = lexicon::fold(name);
+            lexicon::USER_SPEAKERS.contains(&f.as_str())
+                || lexicon::ASSISTANT_SPEAKERS.contains(&f.as_str())
+        });
+        if speaker {
+            turns += 1;
+            if i > 0 {
+                out.push('\n');
+            }
+        }
+        out.push_str(w);
+    }
+    (turns >= 2).then_some(out)
+}
+
 pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
     match v {
+        Value::String(s) if turns_on_one_line(s).is_some() => prompts_of(
+            &Value::String(turns_on_one_line(s).unwrap_or_default()),
+            notes,
+        ),
         Value::String(s) => {
             // `user: …` lines, in any language of the lexicon; the assistant's say nothing.
             let user_lines: Vec<&str> = s

@@ -210,7 +210,19 @@ pub fn negative_clause(f: &str) -> Option<String> {
                 &near.iter().rev().copied().collect::<Vec<_>>().join(" "),
                 &["n't"],
             ) || near.iter().any(|w| w.ends_with("n't"));
-        if neg {
+        // "fallaría por tiempo, no por la herramienta": a negated cause, not a call.
+        let cause = near
+            .iter()
+            .take_while(|w| {
+                !(matches_word(w, lexicon::NEGATION) || matches_word(w, lexicon::NO_DETERMINER))
+            })
+            .any(|w| {
+                [
+                    "por", "because", "wegen", "cause", "due", "pela", "pelo", "door", "per",
+                ]
+                .contains(w)
+            });
+        if neg && !cause {
             let phrase: Vec<&str> = words.iter().rev().take(4).rev().copied().collect();
             return Some(format!(
                 "{} {}",

@@ -236,19 +236,14 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 }
                 None => (Vec::new(), Cow::Borrowed(text)),
             };
-            let columns = columns::as_markdown(&body);
+            let replied = text::inline_reply(&body);
+            let columns = columns::as_markdown(&replied);
             let defined = text::definitions(&columns);
             let md = text::unescaped(&defined);
             // (A page that needed no rewriting is read through the index already built.)
-            let unchanged = matches!(
-                (&body, &columns, &defined, &md),
-                (
-                    Cow::Borrowed(_),
-                    Cow::Borrowed(_),
-                    Cow::Borrowed(_),
-                    Cow::Borrowed(_)
-                )
-            );
+            let unchanged = [&body, &replied, &columns, &defined, &md]
+                .iter()
+                .all(|c| matches!(c, Cow::Borrowed(_)));
             if unchanged {
                 found.extend(text::extract(&ix, cat));
             } else {
@@ -259,6 +254,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     };
     drafts.retain(Draft::is_case);
     retract::drop_retracted(&ix, &mut drafts);
+    retract::replace_amended(&ix, &mut drafts);
     let ascii = text.is_ascii();
     for d in &mut drafts {
         ground_names(d, cat);

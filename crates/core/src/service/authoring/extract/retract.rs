@@ -192,6 +192,16 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     let mut dropped = vec![false; drafts.len()];
     for n in dropping {
         let line = ix.line(n);
+        // "Este lo quitamos.", "This one we drop": the case just above, with nothing but
+        // blank lines between.
+        if points_back(&fold(line))
+            && let Some(k) = drafts.iter().rposition(|d| {
+                d.end_line < n && (d.end_line + 1..n).all(|j| ix.line(j).trim().is_empty())
+            })
+        {
+            dropped[k] = true;
+            continue;
+        }
         for r in dropped_refs(line, &keys) {
             // A bare number names the one case numbered so.
             let named: Vec<usize> = (0..drafts.len())
@@ -213,6 +223,84 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         k += 1;
         !dropped[k - 1]
     });
+}
+
+/// A case written right under another as its amendment ("Este lo cambiaría: … Mejor
+/// «…» → slow …", "I'd change this one: …") replaces it, and spans both.
+pub fn replace_amended(ix: &LineIndex, drafts: &mut Vec<Draft>) {
+    const CHANGE: &[&str] = &[
+        "cambiaria",
+        "cambiamos",
+        "change",
+        "changed",
+        "replace",
+        "instead",
+        "andern",
+        "anderen",
+        "ersetzen",
+        "changerais",
+        "changeons",
+        "remplacer",
+        "cambierei",
+        "cambiamo",
+        "mudaria",
+        "mudamos",
+        "veranderen",
+        "vervangen",
+        "変更",
+        "改成",
+        "改为",
+        "바꾸",
+    ];
+    let mut k = 1;
+    while k < drafts.len() {
+        let (prev, cur) = (&drafts[k - 1], &drafts[k]);
+        let first = fold(ix.line(cur.start_line));
+        let adjacent = prev.end_line < cur.start_line
+            && (prev.end_line + 1..cur.start_line).all(|j| ix.line(j).trim().is_empty());
+        if adjacent && points_back(&first) && lexicon::has_any(&first, CHANGE) {
+            let start = prev.start_line;
+            drafts.remove(k - 1);
+            drafts[k - 1].start_line = start;
+            drafts[k - 1].excerpt_range = None;
+            continue;
+        }
+        k += 1;
+    }
+}
+
+/// Whether a line opens by pointing at what stands above it ("Este lo quitamos", "This
+/// one we drop", "Den streichen wir"), folded.
+fn points_back(f: &str) -> bool {
+    const THIS: &[&str] = &[
+        "este ",
+        "esta ",
+        "este caso",
+        "this one",
+        "this case",
+        "that one",
+        "den ",
+        "diesen ",
+        "dieser ",
+        "celui-ci",
+        "celui-la",
+        "ce cas",
+        "questo ",
+        "quello ",
+        "deze ",
+        "die ",
+        "esse ",
+        "essa ",
+        "este, ",
+        "이건",
+        "이 케이스",
+        "这个",
+        "这条",
+        "これは",
+        "このケース",
+    ];
+    let t = f.trim_start_matches(|c: char| !c.is_alphanumeric());
+    THIS.iter().any(|w| t.starts_with(w))
 }
 
 /// The names a dropping line drops: those in a clause with a dropping verb ("T-06〜T-08

@@ -9,6 +9,8 @@
 //! its text) are units. Sections whose heading says they hold no case (set-up,
 //! environment, exit criteria, dropped ideas, action items, change history…) are skipped.
 
+use std::borrow::Cow;
+
 use super::super::catalog::Catalog;
 use super::super::draft::Draft;
 use super::super::fields::{Role, role_of};
@@ -490,6 +492,46 @@ pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// A reply written between the lines of the message it quotes (`> 4. «…» → slow …`, then
+/// the replier's `Este lo cambiaría …`): the quoted message is what is discussed, so its
+/// lines are read without their `>` marks, line for line. A quoted copy under a reply
+/// (nothing written between its lines) is left to be skipped.
+pub fn inline_reply(t: &str) -> Cow<'_, str> {
+    if !t.contains("\n>") {
+        return Cow::Borrowed(t);
+    }
+    let lines: Vec<&str> = t.lines().collect();
+    let quoted = |l: &str| l.starts_with('>');
+    // Quoted runs parted by a few lines of the replier's own (a copy quoted under each
+    // message of a thread has a whole message between).
+    let mut interleaved = false;
+    let mut seen_quote = false;
+    let mut gap: Option<usize> = None;
+    for l in &lines {
+        if quoted(l) {
+            if gap.is_some_and(|g| (1..=6).contains(&g)) {
+                interleaved = true;
+                break;
+            }
+            seen_quote = true;
+            gap = Some(0);
+        } else if seen_quote && !l.trim().is_empty() {
+            gap = gap.map(|g| g + 1);
+        }
+    }
+    if !interleaved {
+        return Cow::Borrowed(t);
+    }
+    let out: Vec<String> = lines
+        .iter()
+        .map(|l| match l.strip_prefix('>') {
+            Some(r) => r.strip_prefix(' ').unwrap_or(r).to_string(),
+            None => l.to_string(),
+        })
+        .collect();
+    Cow::Owned(super::rejoin(t, &out))
 }
 
 /// Definition lists (`Prompt` over `: „…“`, as Kramdown and PHP Markdown write them) as
@@ -1372,6 +1414,12 @@ pub fn cells(row: &str) -> Vec<String> {
         }
     }
     out.push(cur.trim().to_string());
+    // (A sheet converted by pandas writes an empty cell `NaN`.)
+    for c in &mut out {
+        if blank_cell(c) {
+            c.clear();
+        }
+    }
     out
 }
 
@@ -1398,15 +1446,42 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     let Some(a) = (a..b).find(|&k| !is_separator(lines[k].text)) else {
         return;
     };
+    let names_prompt = |k: usize| {
+        cells(lines[k].text)
+            .iter()
+            .any(|h| matches!(label_role(h), Some(LabelRole::Prompt | LabelRole::Steps)))
+    };
+    // The header may stand below a title row and empty rows (a sheet converted to
+    // Markdown: `| Piano di test … | Unnamed: 1 |`, `| NaN | NaN |`, then the header).
+    let a = if names_prompt(a) {
+        a
+    } else {
+        match (a + 1..b.min(a + 6))
+            .filter(|&k| !is_separator(lines[k].text))
+            .find(|&k| names_prompt(k))
+        {
+            // (Above it only a title and empty rows: one filled cell a row at most, a
+            // converter's `Unnamed: 1` not counted.)
+            Some(h)
+                if cells(lines[h].text).len() >= 3
+                    && (a..h).all(|k| {
+                        is_separator(lines[k].text)
+                            || cells(lines[k].text)
+                                .iter()
+                                .filter(|c| !blank_cell(c) && !c.starts_with("Unnamed:"))
+                                .count()
+                                <= 1
+                    }) =>
+            {
+                h
+            }
+            _ => {
+                field_table(lines, a, b, cat, out);
+                return;
+            }
+        }
+    };
     let header = cells(lines[a].text);
-    let roles: Vec<Option<LabelRole>> = header.iter().map(|h| label_role(h)).collect();
-    if !roles
-        .iter()
-        .any(|r| matches!(r, Some(LabelRole::Prompt | LabelRole::Steps)))
-    {
-        field_table(lines, a, b, cat, out);
-        return;
-    }
     // A row whose first cell is empty continues the one above (a wrapped line, a merged
     // cell): its cells join the row's, and the row's span grows.
     let mut rows: Vec<(Vec<String>, (usize, usize))> = Vec::new();
@@ -1432,6 +1507,12 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     for (row, span) in rows {
         table_row(&header, &row, "markdown table row", span, cat, out);
     }
+}
+
+/// A cell with nothing in it, as spreadsheets and their converters write one (`NaN`).
+fn blank_cell(c: &str) -> bool {
+    let t = c.trim();
+    t.is_empty() || matches!(t, "NaN" | "nan" | "None" | "null" | "#N/A")
 }
 
 /// A table of two columns that lists one case's fields, a label and its value a row
@@ -1560,6 +1641,13 @@ fn table_row(
     let mut title = None;
     for (h, v) in header.iter().zip(row.iter()) {
         let mut s = Segment::labelled(h, v.clone());
+        // (A conversation in one cell, `Utente: … Assistente: … Utente: …`: its turns.)
+        if s.role == Some(LabelRole::Prompt)
+            && let Some(turns) = super::super::fields::turns_on_one_line(v)
+        {
+            segs.extend(segments_of(&turns));
+            continue;
+        }
         // A column whose heading is no known label (`Arguemnts`) but whose cells assign the
         // live tools' parameters holds the arguments.
         if s.role.is_none() && cat.assigns_params(v) {

@@ -291,6 +291,13 @@ pub const DEFINES: &[&str] = &[
     "quero dizer",
     "intendo",
     "bedoel ik",
+    "es que",
+    "vale para",
+    "significa que",
+    "applies to",
+    "gilt fur",
+    "s applique",
+    "vale per",
 ];
 
 /// Words that point back at numbers the prompt gave ("those four numbers"), folded.
