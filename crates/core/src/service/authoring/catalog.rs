@@ -449,6 +449,27 @@ impl Catalog {
         self.described_mentions(text, &mut out);
         out.sort_by_key(|m| m.start);
         out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
+        // "Das veraltete Echo-Tool, das … (`legacy-echo`)": a description named right after
+        // in parentheses describes that name.
+        let named_after = |k: usize| {
+            let m = &out[k];
+            out.get(k + 1).is_some_and(|n| {
+                m.via == Via::Description
+                    && n.via == Via::Exact
+                    && n.start >= m.end
+                    && n.start - m.end <= 80
+                    && text[m.end..n.start]
+                        .trim_end_matches(['`', ' '])
+                        .ends_with('(')
+                    && !text[m.end..n.start].contains(['.', ';', '\n'])
+            })
+        };
+        let keep: Vec<bool> = (0..out.len()).map(|k| !named_after(k)).collect();
+        let mut k = 0;
+        out.retain(|_| {
+            k += 1;
+            keep[k - 1]
+        });
         out
     }
 

@@ -260,6 +260,45 @@ pub fn negative_clause(f: &str) -> Option<String> {
 }
 
 /// Whether the mention at `m` (within clause `c`) is negated.
+/// Whether the sentence has the tool as its subject and a negated modal as its verb, with
+/// no tool named after it: "The deprecated legacy-echo, which upper-cases its input, must
+/// not be used", "Das veraltete Echo-Tool (`legacy-echo`) darf nicht zum Einsatz kommen".
+fn subject_forbidden(t: &str, m: &Mention, all: &[Mention]) -> bool {
+    const MODALS: &[&str] = &[
+        "must", "should", "may", "can", "darf", "durfen", "soll", "sollte", "doit", "doivent",
+        "debe", "deben", "deve", "devem", "pode", "mag", "mogen", "moet", "kan", "puo", "puede",
+    ];
+    const NOT: &[&str] = &[
+        "not", "nicht", "pas", "no", "nao", "non", "niet", "never", "nie",
+    ];
+    let end = t[m.end..]
+        .find(['.', '!', '?', '。', '\n', ';'])
+        .map_or(t.len(), |i| m.end + i);
+    // (Another tool named after it is the object of the verb: "…, must not call X".)
+    if all.iter().any(|o| o.start >= m.end && o.start < end) {
+        return false;
+    }
+    let sentence_start = t[..m.start]
+        .rfind(['.', '!', '?', '。', '\n', ';'])
+        .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
+    let before = fold(&t[sentence_start..m.start]);
+    if word_list(&before)
+        .iter()
+        .any(|w| matches_word(w, lexicon::CALL_VERBS))
+    {
+        return false;
+    }
+    let after = fold(&t[m.end..end]);
+    let words = word_list(&after);
+    const NEGATED_MODALS: &[&str] = &["mustn't", "shouldn't", "can't", "cannot", "mayn't"];
+    words.iter().enumerate().any(|(i, w)| {
+        NEGATED_MODALS.contains(w)
+            || matches_word(w, MODALS)
+                && (words[i + 1..].iter().take(3).any(|x| NOT.contains(x))
+                    || i > 0 && NOT.contains(&words[i - 1]))
+    })
+}
+
 /// What [`blank_mentions`] writes for a tool's name.
 const NAME: &str = "xtoolnamex";
 
@@ -402,7 +441,10 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
                 && t.get(end..c.0).is_some_and(|gap| gap.chars().count() <= 2)
                 && only_names(t, c, &mentions)
         });
-        let neg = negated(t, c, m, &mentions) || negated_clauses.contains(&c) || listed_on;
+        let neg = negated(t, c, m, &mentions)
+            || negated_clauses.contains(&c)
+            || listed_on
+            || subject_forbidden(t, m, &mentions);
         last_never = neg.then_some(c);
         let name = match m.tool {
             Some(i) => cat.name(i).to_string(),

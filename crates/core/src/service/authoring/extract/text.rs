@@ -984,6 +984,9 @@ fn key_and_title(t: &str) -> (Option<String>, String) {
 
 /// Tables, list items and paragraphs of lines `[a, b)`.
 fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out: &mut Vec<Draft>) {
+    let no_tool = chain
+        .last()
+        .is_some_and(|h| reading::negative_clause(&lexicon::fold(h)).is_some());
     let cases_section = chain.last().is_some_and(|h| {
         lexicon::has_any(&lexicon::fold(h), lexicon::CASES_HEADING)
             || lexicon::has_any(
@@ -1137,7 +1140,10 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         (lines[s].n, lines[e].n),
                         "list item",
                         named.map(|(h, _)| h.to_string()),
-                        cases_section,
+                        SectionSays {
+                            cases: cases_section,
+                            no_tool,
+                        },
                         cat,
                         out,
                     );
@@ -1192,7 +1198,7 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
             (lines[s].n, lines[e].n),
             "paragraph",
             None,
-            false,
+            SectionSays::default(),
             cat,
             out,
         );
@@ -1301,16 +1307,26 @@ fn field_list(lines: &[Ln], a: usize, b: usize) -> Option<Vec<usize>> {
     (items.len() >= 2 && prompts >= 2 && prompts < items.len()).then_some(items)
 }
 
+/// What the section a unit stands in says of its cases: that it holds cases, and that
+/// none of them calls a tool ("### No tool expected", "Scénarios où aucun outil ne doit
+/// être utilisé").
+#[derive(Clone, Copy, Default)]
+struct SectionSays {
+    cases: bool,
+    no_tool: bool,
+}
+
 fn free_unit(
     text: &str,
     (start, end): (usize, usize),
     shape: &str,
     title: Option<String>,
-    cases_section: bool,
+    section: SectionSays,
     cat: &Catalog,
     out: &mut Vec<Draft>,
 ) {
-    let segs = segments_of(text);
+    let cases_section = section.cases;
+    let mut segs = segments_of(text);
     let info = UnitInfo {
         shape,
         start,
@@ -1321,6 +1337,16 @@ fn free_unit(
     };
     if let Some(d) = read_unit(&segs, &info, cat) {
         out.push(d);
+        return;
+    }
+    // A quoted prompt alone, in a section of cases that call no tool: a negative case.
+    if section.no_tool {
+        segs.push(Segment::labelled("expected tool", "none"));
+        if let Some(mut d) = read_unit(&segs, &info, cat) {
+            d.notes.push("no tool at all, as its section says".into());
+            d.exact_rule = None;
+            out.push(d);
+        }
         return;
     }
     // Under a heading about cases, an item written as an instruction and its expectation
