@@ -596,7 +596,49 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         cat,
         &mut out,
     );
-    out.finish(cat)
+    let mut drafts = out.finish(cat);
+    expectations_below(&lines, &mut drafts, cat);
+    drafts
+}
+
+/// A conversation set apart from what it expects (`> User: …` turns, then "After the
+/// last message the assistant should call list-items …" as a paragraph of its own): the
+/// paragraph right under turns that expect nothing is theirs.
+fn expectations_below(lines: &[Ln], drafts: &mut [Draft], cat: &Catalog) {
+    for d in drafts.iter_mut() {
+        let expects = d.negative
+            || !d.expected_calls.is_empty()
+            || !d.never_called.is_empty()
+            || !d.contains.is_empty();
+        if expects || d.prompts.len() < 2 {
+            continue;
+        }
+        // Lines are numbered from 1, indexed from 0.
+        let Some(from) = (d.end_line..lines.len()).find(|&k| lines[k].kind != Kind::Blank) else {
+            continue;
+        };
+        let to = (from..lines.len())
+            .find(|&k| lines[k].kind != Kind::Text)
+            .unwrap_or(lines.len());
+        let text: Vec<&str> = lines[from..to].iter().map(|l| l.text).collect();
+        let text = text.join("\n");
+        if from == to
+            || reading::quotes(&text)
+                .iter()
+                .any(|&(a, b)| reading::utterance_like(&text[a..b]))
+        {
+            continue;
+        }
+        let r = reading::read(&text, cat);
+        if r.calls.is_empty() && r.never.is_empty() && r.negative.is_none() {
+            continue;
+        }
+        super::super::fields::apply_reading(d, r);
+        d.end_line = lines[to - 1].n;
+        d.exact_rule = None;
+        d.notes
+            .push("expectations read from the paragraph under the conversation".into());
+    }
 }
 
 /// What the walk found, in document order: drafts already read, and sections still to
@@ -733,9 +775,22 @@ fn walk(
                     })
                     .collect();
                 let (first, last) = (ks[0], ks[ks.len() - 1]);
+                // (Paragraphs quoting what users say outside the block are cases of their
+                // own: the section holds several, one of them a conversation.)
+                let others = (i + 1..end)
+                    .filter(|&k| k < first || k > last)
+                    .filter(|&k| lines[k].kind != Kind::Blank && lines[k - 1].kind == Kind::Blank)
+                    .filter(|&k| {
+                        !reading::quotes(lines[k].text).is_empty()
+                            || lines
+                                .get(k + 1)
+                                .is_some_and(|n| !reading::quotes(n.text).is_empty())
+                    })
+                    .count();
                 // Between them, the assistant's turns or a narration of them
                 // (`2. The assistant asks which item.`), but no other field.
-                ks.iter().all(|&k| user_turn(lines[k].text))
+                others < 2
+                    && ks.iter().all(|&k| user_turn(lines[k].text))
                     && (first..=last).all(|k| {
                         matches!(lines[k].kind, Kind::Blank | Kind::Item | Kind::Text)
                             && matches!(lines[k].label, None | Some(LabelRole::Prompt))

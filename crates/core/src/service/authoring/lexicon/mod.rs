@@ -1406,6 +1406,21 @@ pub const NOT_CASES: &[&str] = &[
     "overzicht",
     "개요",
     "概述",
+    "how the cases",
+    "how cases are",
+    "notation",
+    "reading guide",
+    "how to read this",
+    "comment lire",
+    "wie die falle",
+    "como leer",
+    "como ler",
+    "come leggere",
+    "leeswijzer",
+    "表記",
+    "读法",
+    "작성 규칙",
+    "읽는 법",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
