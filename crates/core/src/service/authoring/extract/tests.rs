@@ -1221,3 +1221,58 @@ fn swift_implicit_members_and_a_conversation_in_a_gherkin_doc_string() {
     assert!(!d[0].negative);
     assert_eq!(d[0].never_called, ["list-items"]);
 }
+
+#[test]
+fn a_section_of_cases_that_call_no_tool_makes_its_prompts_negative() {
+    let doc = "# Demo\n\n### Cases\n\n- `add 2 and 3` → `get-sum` a=2 b=3. never get-stats\n\n### No tool expected\n\nModel should answer on its own, zero tool calls.\n\n- `what does MCP stand for?`\n- `convert 5 miles to km`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert!(!d[0].negative);
+    assert!(d[1].negative && d[2].negative);
+    assert_eq!(d[2].prompts, ["convert 5 miles to km"]);
+}
+
+#[test]
+fn a_tool_that_is_the_subject_of_a_negated_modal_is_forbidden() {
+    let doc = "**[7]** The user says \"Repeat after me: the quick brown fox\". The assistant\nshould call echo with message = \"the quick brown fox\". The deprecated\nlegacy-echo, which upper-cases its input, must not be used.\n\n**[8]** The user asks \"What is 2 plus 3?\". The assistant should call get-sum; it must not call get-stats.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+    assert_eq!(d[1].never_called, ["get-stats"]);
+}
+
+#[test]
+fn a_reply_between_the_quoted_lines_amends_and_drops_cases() {
+    let doc = "El lun, 10 feb 2025, Martín <m@ejemplo.es> escribió:\n> 1. «¿Cuánto es 1500 más 320?» → get-sum con a=1500 y b=320.\n>\n> 4. «Haz una tarea lenta de 5 segundos» → slow con durationMs=5000. No debe llamar a crash.\n\nEste lo cambiaría: mejor «Haz una tarea lenta de 2 segundos» → slow con durationMs=2000.\n\n> 8. «Genérame 10 MB de texto» → large-result con size=10000000.\n\nEste lo quitamos, se come el contexto.\n\n> Un saludo,\n> Martín\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[1].prompts, ["Haz una tarea lenta de 2 segundos"]);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["durationMs"],
+        json!(2000)
+    );
+    assert_eq!(d[1].start_line, 4);
+}
+
+#[test]
+fn a_sheet_converted_to_markdown_keeps_its_header_under_the_title_row() {
+    let doc = "## Casi\n| Piano di test | Unnamed: 1 | Unnamed: 2 | Unnamed: 3 |\n| --- | --- | --- | --- |\n| NaN | NaN | NaN | NaN |\n| ID | Richiesta dell'utente | Strumento atteso | Argomenti |\n| IT-01 | Quanto fa 45 + 55? | get-sum | a=45; b=55 |\n| IT-05 | Utente: Puoi simulare un errore? Assistente: Con quale motivo? Utente: prova | fail | reason=\"prova\" |\n| NaN | NaN | NaN | NaN |\n| Totale casi: 2 | NaN | NaN | NaN |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].prompts, ["Puoi simulare un errore?", "prova"]);
+}
+
+#[test]
+fn a_conversation_takes_the_expectations_written_under_it() {
+    let doc = "### 5.2 Catalogue\n\n**[4]** The user asks \"Show me the first ten products.\" The assistant should call list-items with pageSize = 10.\n\n**[5]** The second case is a short conversation:\n\n> User: \"Show me what's in the catalogue.\"\n> Assistant: \"Here are 5 items; the next cursor is pg-2.\"\n> User: \"Next page, same size please.\"\n\nAfter the last message the assistant should call list-items with cursor =\n\"pg-2\" and pageSize = 5.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[1].prompts.len(), 2);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["cursor"],
+        json!("pg-2")
+    );
+}
