@@ -1276,3 +1276,14 @@ fn a_conversation_takes_the_expectations_written_under_it() {
         json!("pg-2")
     );
 }
+
+#[test]
+fn a_rule_stated_once_for_a_section_holds_for_each_of_its_cases() {
+    let doc = "## 5.2 Catalogue\n\nNo case in this section may call the crash tool, and, apart from case [6],\ndelete-item must not be used either.\n\n**[4]** The user asks \"Show me the first ten products.\" The assistant should call list-items with pageSize = 10.\n\n**[6]** The user writes \"Please remove item SKU-0042.\" The assistant should call delete-item with id = \"SKU-0042\".\n\n## 2. 카탈로그 도구\n\n**공통 금지: `delete-item`**\n\n| 번호 | 사용자 입력 | 기대 동작 | 추가 금지 |\n|---|---|---|---|\n| 2-1 | \"카탈로그 첫 페이지 보여줘\" | list-items 호출 (pageSize=7) | - |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].never_called, ["delete-item", "crash"]);
+    // The rule's exception is the case that calls the tool itself.
+    assert_eq!(d[1].never_called, ["crash"]);
+    assert_eq!(d[2].never_called, ["delete-item"]);
+}

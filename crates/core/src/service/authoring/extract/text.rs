@@ -224,7 +224,13 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Code
         } else if item_marker(t).is_some() {
             Kind::Item
-        } else if bold_line(t) {
+        } else if bold_line(t)
+            // (`**공통 금지: `crash`**` states a rule, it heads nothing.)
+            && !leading_label(t).is_some_and(|(l, r)| {
+                !r.trim_matches(['*', ' ']).is_empty()
+                    && label_role(&l) == Some(LabelRole::Forbidden)
+            })
+        {
             Kind::Heading(7)
         } else {
             Kind::Text
@@ -601,6 +607,49 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     drafts
 }
 
+/// A rule a section states once for all its cases, before them ("No case in this section
+/// may call the crash tool", `**공통 금지: `crash`**`): each case of the section forbids
+/// those tools too, but for one it calls itself (the rule's exception, "apart from case
+/// [6]", is that case's own call).
+fn section_rule(lines: &[Ln], a: usize, b: usize, cat: &Catalog, found: &mut [Draft]) {
+    let Some(first) = found.iter().map(|d| d.start_line).min() else {
+        return;
+    };
+    let text: Vec<&str> = lines[a..b]
+        .iter()
+        .filter(|l| l.n < first && l.kind != Kind::Blank && l.kind != Kind::Code)
+        .map(|l| l.text)
+        .collect();
+    if text.is_empty() {
+        return;
+    }
+    let text = text.join("\n");
+    if !lexicon::has_any(&lexicon::fold(&text), lexicon::SECTION_WIDE) {
+        return;
+    }
+    let r = reading::read(&text, cat);
+    // ("No case in this section may call the crash tool": what it names, it forbids.)
+    let mut never = r.never.clone();
+    if lexicon::has_any(&lexicon::fold(&text), lexicon::NO_CASE)
+        || leading_role(&text) == Some(LabelRole::Forbidden)
+    {
+        never.extend(r.calls.iter().map(|c| c.tool.clone()));
+    } else if !r.calls.is_empty() {
+        return;
+    }
+    if never.is_empty() || r.negative.is_some() {
+        return;
+    }
+    for d in found.iter_mut().filter(|d| !d.negative) {
+        for n in &never {
+            if !d.never_called.contains(n) && !d.expected_calls.iter().any(|c| &c.tool == n) {
+                d.never_called.push(n.clone());
+                d.exact_rule = None;
+            }
+        }
+    }
+}
+
 /// A conversation set apart from what it expects (`> User: …` turns, then "After the
 /// last message the assistant should call list-items …" as a paragraph of its own): the
 /// paragraph right under turns that expect nothing is theirs.
@@ -699,6 +748,7 @@ fn walk(
     let body_end = first_sub.unwrap_or(b);
     let mut found = Vec::new();
     blocks(lines, i, body_end, chain, cat, &mut found);
+    section_rule(lines, i, body_end, cat, &mut found);
     for d in found {
         out.push(d);
     }

@@ -326,6 +326,64 @@ pub const POINTS_BACK: &[&str] = &[
     "그 숫자",
 ];
 
+/// Words that make a rule hold for every case of a section (folded): "no case in this
+/// section", "common forbidden", "공통 금지".
+pub const SECTION_WIDE: &[&str] = &[
+    "in this section",
+    "every case",
+    "all cases",
+    "no case",
+    "each case",
+    "common",
+    "in diesem abschnitt",
+    "alle falle",
+    "kein fall",
+    "jeder fall",
+    "gemeinsam",
+    "dans cette section",
+    "tous les cas",
+    "aucun cas",
+    "commun",
+    "en esta seccion",
+    "todos los casos",
+    "ningun caso",
+    "comun",
+    "nesta secao",
+    "todos os casos",
+    "nenhum caso",
+    "in questa sezione",
+    "tutti i casi",
+    "nessun caso",
+    "comune",
+    "in deze sectie",
+    "alle gevallen",
+    "gemeenschappelijk",
+    "공통",
+    "共通",
+    "すべてのケース",
+    "全ケース",
+    "通用",
+    "所有用例",
+    "本节",
+];
+
+/// "No case may …" in the languages of the lexicon (folded): a rule that forbids what it
+/// names.
+pub const NO_CASE: &[&str] = &[
+    "no case",
+    "none of the cases",
+    "kein fall",
+    "keiner der falle",
+    "aucun cas",
+    "ningun caso",
+    "nenhum caso",
+    "nessun caso",
+    "geen geval",
+    "どのケースも",
+    "任何用例",
+    "어떤 케이스도",
+];
+
 /// Words that join the names of a list ("X, Y or Z", "X、Y 和 Z"), folded.
 pub const CONJUNCTIONS: &[&str] = &[
     "and",
