@@ -231,8 +231,11 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 // (Or a label named in prose: `Onder "Niet aanroepen" staan …`.)
                 let defined = after.starts_with(['=', '＝'])
                     || lexicon::DEFINES.iter().any(|w| words.starts_with(w))
-                    || (q.split_whitespace().count() <= 3
-                        && lexicon::label_role(q).is_some_and(LabelRole::is_field));
+                    || (if q.chars().any(lexicon::is_cjk) {
+                        q.chars().count() <= 8
+                    } else {
+                        q.split_whitespace().count() <= 3
+                    } && lexicon::label_role(q).is_some_and(LabelRole::is_field));
                 utterance_like(q) && !lexicon::is_none_word(q) && !defined
             });
             let coded = reading::code_spans(&raw).into_iter().find(|&(a, b)| {

@@ -1044,6 +1044,24 @@ fn typed_row(fields: &[Node], cat: &Catalog) -> Option<Map<String, Value>> {
     typed_values(&values, cat)
 }
 
+/// A cell of a template-literal table (Jest's `it.each` table: `${'What is 2 + 3?'}`,
+/// `${{ a: 2 }}`, `${null}`): the value of the code inside; any other cell, its text.
+fn template_value(cell: &str) -> Value {
+    let Some(inner) = cell.strip_prefix("${").and_then(|c| c.strip_suffix('}')) else {
+        return Value::String(cell.to_string());
+    };
+    let toks = tokenize(inner);
+    let mut p = Parser {
+        t: &toks,
+        i: 0,
+        depth: 0,
+    };
+    match p.value() {
+        Some(n) if p.i == toks.len() => n.lit.json(),
+        _ => Value::String(cell.to_string()),
+    }
+}
+
 /// A table written inside a string (JUnit's `@CsvSource(textBlock = \"\"\" … \"\"\")`): lines of
 /// cells parted by `|`, `;` or a tab, `#` lines commented out. Each row is read by what its
 /// cells are, and spans its own line.
@@ -1067,7 +1085,7 @@ fn text_table(s: &str, n: &Node, ix: &LineIndex, cat: &Catalog, out: &mut Vec<Fo
         let cells: Vec<Value> = row
             .trim_matches(d)
             .split(d)
-            .map(|c| Value::String(c.trim().to_string()))
+            .map(|c| template_value(c.trim()))
             .collect();
         let (Some(m), Some(at)) = (typed_values(&cells, cat), source.find(row)) else {
             continue;
@@ -1343,6 +1361,8 @@ fn negated(code: &str) -> bool {
         ".not.",
         "assert not",
         "assert_not",
+        "assertnotin",
+        "assert_not_in",
         "notcontains",
         "not_called",
         "notcalled",

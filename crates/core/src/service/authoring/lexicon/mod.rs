@@ -1479,6 +1479,11 @@ pub const NOT_CASES: &[&str] = &[
     "读法",
     "작성 규칙",
     "읽는 법",
+    "暂不纳入",
+    "不纳入",
+    "暂不考虑",
+    "今回は対象外",
+    "보류",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
