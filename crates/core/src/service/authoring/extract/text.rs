@@ -655,10 +655,8 @@ fn section_rule(lines: &[Ln], a: usize, b: usize, cat: &Catalog, found: &mut [Dr
 /// paragraph right under turns that expect nothing is theirs.
 fn expectations_below(lines: &[Ln], drafts: &mut [Draft], cat: &Catalog) {
     for d in drafts.iter_mut() {
-        let expects = d.negative
-            || !d.expected_calls.is_empty()
-            || !d.never_called.is_empty()
-            || !d.contains.is_empty();
+        // (Tools its section forbids are no expectation of its own.)
+        let expects = d.negative || !d.expected_calls.is_empty() || !d.contains.is_empty();
         if expects || d.prompts.len() < 2 {
             continue;
         }

@@ -1552,6 +1552,7 @@ pub fn heading_excludes(heading: &str) -> bool {
             &f,
             &[
                 "not", "nao", "niet", "nicht", "pas", "no", "아님", "不是", "dropped", "fora",
+                "how", "wie", "comment", "como", "come", "notation", "written",
             ],
         )
     {
