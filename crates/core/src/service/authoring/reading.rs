@@ -338,7 +338,16 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     }
     raw_before.push_str(&t[pos..m.start.max(pos)]);
     let before = fold(&raw_before);
-    let after = fold(&t[m.end.min(c.1)..c.1]);
+    // (A name in parentheses, `古いほう（legacy-echo）は呼ばない`, is negated by what
+    // follows the parenthesis, up to the sentence's end.)
+    let after_end = if t[c.1..].starts_with(')') {
+        t[c.1..]
+            .find(['.', '。', ';', '\n', ',', '，', '、', '—', '–'])
+            .map_or(t.len(), |i| c.1 + i)
+    } else {
+        c.1
+    };
+    let after = fold(&t[m.end.min(after_end)..after_end]);
     let bw = word_list(&before);
     let near: Vec<&str> = bw.iter().rev().take(5).copied().collect();
     let neg_words = |w: &&str| {
@@ -517,6 +526,17 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
             tool: name,
             args: (!args.is_empty()).then_some(args),
         });
+    }
+    // A tool both named and forbidden ("get-sum を何度も呼んで…のは NG なので、get-sum は
+    // 呼ばない") beside another one that is only named: forbidden.
+    let conflicted: Vec<String> = r
+        .calls
+        .iter()
+        .filter(|c| r.never.contains(&c.tool))
+        .map(|c| c.tool.clone())
+        .collect();
+    if !conflicted.is_empty() && r.calls.len() > conflicted.len() {
+        r.calls.retain(|c| !conflicted.contains(&c.tool));
     }
     r.never.retain(|n| !r.calls.iter().any(|c| &c.tool == n));
     r
