@@ -666,7 +666,11 @@ impl Catalog {
             return;
         }
         // (`l'outil d'écho`: an elided article or preposition is a word of its own.)
-        let lower = lower.replace('\'', " ");
+        let lower = if lower.contains('\'') {
+            lower.replace('\'', " ")
+        } else {
+            lower
+        };
         // The noun for a tool in the languages of the lexicon: "the sum tool", "das
         // Echo-Werkzeug", "l'outil d'écho", "la herramienta de suma".
         const NOUNS: &[&str] = &[

@@ -372,10 +372,7 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
-    // "In nessun caso deve essere chiamato X", "auf keinen Fall X".
-    if has_any(&before, lexicon::NEVER_IDIOMS) {
-        return true;
-    }
+
     let aw: Vec<&str> = word_list(&after).into_iter().take(6).collect();
     if aw
         .iter()
@@ -416,11 +413,22 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
     let mentions = cat.mentions(t);
     let clause_of = |pos: usize| cls.iter().copied().find(|(a, b)| *a <= pos && pos < *b);
     let mut negated_clauses: Vec<(usize, usize)> = Vec::new();
+    let mut never_clauses: Vec<(usize, usize)> = Vec::new();
     let mut negative_other = false;
     for c in &cls {
         // (A tool noun inside a name is no negative: "nicht auf das Statistik-Tool
         // ausweichen" forbids one tool.)
-        let f = fold(&blank_mentions(t, *c, &mentions));
+        let names = mentions.iter().any(|m| m.start >= c.0 && m.end <= c.1);
+        let f = if names {
+            fold(&blank_mentions(t, *c, &mentions))
+        } else {
+            fold(&t[c.0..c.1])
+        };
+        // "In nessun caso deve essere chiamato X", "auf keinen Fall X": what the clause
+        // names is never to be called.
+        if names && has_any(&f, lexicon::NEVER_IDIOMS) {
+            never_clauses.push(*c);
+        }
         if let Some(w) = negative_clause(&f) {
             negated_clauses.push(*c);
             if has_any(
@@ -453,6 +461,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
         let neg = negated(t, c, m, &mentions)
             || negated_clauses.contains(&c)
             || listed_on
+            || never_clauses.contains(&c)
             || subject_forbidden(t, m, &mentions);
         last_never = neg.then_some(c);
         let name = match m.tool {

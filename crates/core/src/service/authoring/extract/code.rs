@@ -28,8 +28,16 @@ pub fn looks_like_code(t: &str) -> bool {
     let mut code = 0usize;
     let mut prose = 0usize;
     let mut keyword = false;
+    // (A docstring or heredoc, `"""` … `"""`, is prose inside code: not counted.)
+    let mut doc = false;
     for l in t.lines().map(str::trim) {
-        if l.is_empty() || l.starts_with('#') || l.starts_with("//") || l.starts_with('*') {
+        if l.matches("\"\"\"").count() % 2 == 1 {
+            doc = !doc;
+            if !doc {
+                continue;
+            }
+        }
+        if doc || l.is_empty() || l.starts_with('#') || l.starts_with("//") || l.starts_with('*') {
             continue;
         }
         let first = l.split([' ', '(', '<', '{']).next().unwrap_or("");
@@ -62,6 +70,8 @@ pub fn looks_like_code(t: &str) -> bool {
                 | "final"
                 | "abstract"
                 | "declare"
+                | "defmodule"
+                | "setup_all"
         ) || l.starts_with('@') && l[1..].starts_with(|c: char| c.is_ascii_alphabetic())
         {
             keyword = true;
@@ -185,8 +195,8 @@ fn tokenize(src: &str) -> Vec<Token> {
                 continue;
             }
         }
-        // Ruby's `%q{…}`, `%Q(…)`, `%(…)`.
-        if c == b'%'
+        // Ruby's `%q{…}`, `%Q(…)`, `%(…)`; Elixir's `~s(…)`.
+        if (c == b'%' || rest.starts_with("~s") || rest.starts_with("~S"))
             && let Some((s, len)) = percent_string(rest)
         {
             out.push(Token {
@@ -319,9 +329,18 @@ fn string_at(s: &str, raw: bool) -> Option<(String, usize)> {
 
 /// Ruby's percent literal at the start of `s`: its value and its length in bytes.
 fn percent_string(s: &str) -> Option<(String, usize)> {
+    // (Elixir's map, `%{"a" => 1}`, `%{}`, is no string.)
+    if let Some(r) = s.strip_prefix("%{")
+        && r.trim_start().starts_with(['"', '}', ':'])
+    {
+        return None;
+    }
+    // Elixir's sigils, `~s(…)`, `~S[…]`: a string.
     let body = s
         .strip_prefix("%q")
         .or_else(|| s.strip_prefix("%Q"))
+        .or_else(|| s.strip_prefix("~s"))
+        .or_else(|| s.strip_prefix("~S"))
         .or_else(|| s.strip_prefix('%'))?;
     let open = body.chars().next()?;
     let close = match open {
@@ -514,6 +533,53 @@ impl Parser<'_> {
                         } else {
                             None
                         };
+                        // `converse(user: "…", assistant: "…", user: "…")`: a keyword
+                        // list of turns.
+                        let speakers = !kwargs.is_empty()
+                            && args.is_empty()
+                            && kwargs.iter().all(|(k, v)| {
+                                let k = lexicon::fold(k);
+                                matches!(v.lit, Lit::Str(_))
+                                    && (lexicon::USER_SPEAKERS.contains(&k.as_str())
+                                        || lexicon::ASSISTANT_SPEAKERS.contains(&k.as_str()))
+                            })
+                            && kwargs.iter().any(|(k, _)| {
+                                lexicon::USER_SPEAKERS.contains(&lexicon::fold(k).as_str())
+                            });
+                        if speakers {
+                            let turns = kwargs
+                                .into_iter()
+                                .map(|(k, v)| {
+                                    let user = lexicon::USER_SPEAKERS
+                                        .contains(&lexicon::fold(&k).as_str());
+                                    let role = if user { "user" } else { "assistant" };
+                                    let at = v.start;
+                                    Node {
+                                        lit: Lit::Map(vec![
+                                            ("role".into(), self.node(Lit::Str(role.into()), at)),
+                                            ("content".into(), v),
+                                        ]),
+                                        start: at,
+                                        end: at,
+                                        loose: Vec::new(),
+                                    }
+                                })
+                                .collect();
+                            return Some(Node {
+                                lit: Lit::Call {
+                                    args: vec![Node {
+                                        lit: Lit::Seq(turns),
+                                        start,
+                                        end: inner.end,
+                                        loose: Vec::new(),
+                                    }],
+                                    kwargs: Vec::new(),
+                                },
+                                start,
+                                end: inner.end,
+                                loose: inner.loose,
+                            });
+                        }
                         let lit = match (role, args.as_slice()) {
                             (Some(r), [one])
                                 if kwargs.is_empty() && matches!(one.lit, Lit::Str(_)) =>
@@ -1215,6 +1281,8 @@ fn test_start(line: &str) -> Option<bool> {
     let t = t.strip_prefix("async ").unwrap_or(t).trim_start();
     const ON: &[&str] = &[
         "def test",
+        // Elixir's ExUnit (`test "adds two integers" do`).
+        "test \"",
         "func Test",
         "it(",
         "it (",
@@ -1402,6 +1470,10 @@ fn checks_no_calls(code: &str) -> bool {
         && [
             "==[]",
             "==0",
+            "no_tool",
+            "notool",
+            "no_calls",
+            "nocalls",
             "tohavelength(0)",
             "toequal([])",
             "tobeempty",

@@ -1513,7 +1513,7 @@ pub const CASES_HEADING: &[&str] = &[
 /// Rejected`), where the status is all the part says.
 pub fn title_says_dropped(title: &str) -> bool {
     // (Most titles have neither a tag nor a dash: they are passed over cheaply.)
-    if !title.contains(['[', '(', '—', '–', '-', '|']) {
+    if !title.contains(['[', '(', '—', '–', '|']) && !title.contains(" - ") {
         return false;
     }
     let f = fold(title);
