@@ -407,7 +407,9 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
         let digits = &line[chars[k].0..chars.get(m).map_or(line.len(), |c| c.0)];
         let after = chars.get(m).map(|c| c.1);
         // The number ends the token (`C5`, not `U01PRIYA` or `3.6`).
-        let decimal = after == Some('.') && chars.get(m + 1).is_some_and(|c| c.1.is_ascii_digit());
+        // (Nor a date or a time: `4/20`, `11.06`, `9:30`.)
+        let decimal = matches!(after, Some('.' | '/' | ':'))
+            && chars.get(m + 1).is_some_and(|c| c.1.is_ascii_digit());
         let counted = after.is_some_and(|c| "번号番".contains(c));
         let ends = after.is_none_or(|c| !c.is_alphanumeric() || counted) && !decimal;
         // One separator at most between the word and the number.

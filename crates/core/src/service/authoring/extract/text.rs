@@ -783,8 +783,12 @@ fn walk(
                         && lines[k].label == Some(LabelRole::Prompt)
                 })
                 .count();
-            let sub_headings =
-                (i + 1..end).any(|k| matches!(lines[k].kind, Kind::Heading(l) if l < 8));
+            // (Headings that are a case's field labels, `### 入力` over its prompt and
+            // `### Expected output` over what it expects, head no case of their own.)
+            let sub_headings = (i + 1..end).any(|k| {
+                matches!(lines[k].kind, Kind::Heading(l) if l < 8)
+                    && !lexicon::is_listed_label(&heading_text(lines[k].text))
+            });
             let steps = (i + 1..end)
                 .filter(|&k| {
                     !matches!(lines[k].kind, Kind::Heading(_) | Kind::Table | Kind::Code)
@@ -846,14 +850,22 @@ fn walk(
             };
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
             // A prompt set in a fenced block of text, the case's fields labelled around it.
+            // (Or, without a label, words that expect something: `- ツール呼び出しなし`.)
             let fenced = prompts == 0
                 && !sub_headings
                 && prose_fence(lines, i + 1, end).is_some()
-                && (i + 1..end).any(|k| {
+                && ((i + 1..end).any(|k| {
                     matches!(
                         lines[k].label,
                         Some(LabelRole::Expected | LabelRole::Tool | LabelRole::Forbidden)
                     )
+                }) || {
+                    let rest: Vec<&str> = (i + 1..end)
+                        .filter(|&k| matches!(lines[k].kind, Kind::Text | Kind::Item))
+                        .map(|k| lines[k].text)
+                        .collect();
+                    let r = reading::read(&rest.join("\n"), cat);
+                    r.negative.is_some() || !r.calls.is_empty()
                 });
             if (prompts == 1
                 || fenced
@@ -957,7 +969,17 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
         // A conversation is its turns as written; anything else, one prompt.
         let turns = said.iter().any(|l| user_turn(l));
         text = if turns {
-            format!("{}\n{text}", said.join("\n"))
+            // Each turn quoted, so what follows the block is no part of the last one.
+            let quoted: Vec<String> = said
+                .iter()
+                .map(|l| match leading_label(l) {
+                    Some((who, what)) if !what.starts_with(['"', '“', '「']) => {
+                        format!("{who}: \"{what}\"")
+                    }
+                    _ => l.to_string(),
+                })
+                .collect();
+            format!("{}\n\n{text}", quoted.join("\n"))
         } else {
             format!("Prompt: \"{}\"\n{text}", said.join("\n"))
         };

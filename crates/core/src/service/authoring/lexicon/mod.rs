@@ -1484,6 +1484,18 @@ pub const NOT_CASES: &[&str] = &[
     "暂不考虑",
     "今回は対象外",
     "보류",
+    "はじめに",
+    "序文",
+    "前言",
+    "引言",
+    "소개",
+    "introduction",
+    "einleitung",
+    "einfuhrung",
+    "introduccion",
+    "introducao",
+    "introduzione",
+    "inleiding",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
@@ -1513,7 +1525,7 @@ pub const CASES_HEADING: &[&str] = &[
 /// Rejected`), where the status is all the part says.
 pub fn title_says_dropped(title: &str) -> bool {
     // (Most titles have neither a tag nor a dash: they are passed over cheaply.)
-    if !title.contains(['[', '(', '—', '–', '|']) && !title.contains(" - ") {
+    if !title.contains(['[', '(', '（', '【', '—', '–', '|']) && !title.contains(" - ") {
         return false;
     }
     let f = fold(title);
@@ -1713,6 +1725,14 @@ pub const DROPPED_STATUS: &[&str] = &[
     "已取消",
     "取消",
     "見送り",
+    "削除済み",
+    "削除済",
+    "廃止済み",
+    "実行しない",
+    "不执行",
+    "已删除",
+    "삭제됨",
+    "실행하지 않음",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
@@ -1762,7 +1782,7 @@ pub fn is_dropped_status(s: &str) -> bool {
                 .filter(|(_, c)| {
                     matches!(
                         c,
-                        ' ' | '(' | '-' | '–' | '—' | '।' | '.' | ';' | ',' | '。'
+                        ' ' | '(' | '-' | '–' | '—' | '।' | '.' | ';' | ',' | '。' | '・'
                     )
                 })
                 .take(4)
