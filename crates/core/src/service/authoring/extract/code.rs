@@ -840,6 +840,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             text_table(s, n, ix, cat, &mut found);
         }
     });
+    where_tables(ix, cat, &mut found);
     // Beside a table of cases, a lone literal is an example or a default, not a case.
     if found.iter().any(|f| f.in_table) {
         // (`[Trait("Category", "Evals")]` is a pair of words, no row of cases.)
@@ -1123,6 +1124,13 @@ fn template_value(cell: &str) -> Value {
         depth: 0,
     };
     match p.value() {
+        // (`NO_TOOL`, `None`: a name for no tool at all.)
+        Some(Node {
+            lit: Lit::Name(name),
+            ..
+        }) if lexicon::is_none_word(&normalize_label(name.rsplit('.').next().unwrap_or(&name))) => {
+            Value::Null
+        }
         Some(n) if p.i == toks.len() => n.lit.json(),
         _ => Value::String(cell.to_string()),
     }
@@ -1167,6 +1175,51 @@ fn text_table(s: &str, n: &Node, ix: &LineIndex, cat: &Catalog, out: &mut Vec<Fo
             draft,
             in_table: true,
         });
+    }
+}
+
+/// Spock's data tables (`where:` over `prompt | tool | args || forbidden` rows): each row
+/// a case, its cells code literals named by the header.
+fn where_tables(ix: &LineIndex, cat: &Catalog, out: &mut Vec<Found>) {
+    let split = |l: &str| -> Vec<String> {
+        l.split('|')
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut k = 1;
+    while k <= ix.len() {
+        if ix.line(k).trim() != "where:" {
+            k += 1;
+            continue;
+        }
+        let rows: Vec<usize> = (k + 1..=ix.len())
+            .take_while(|&j| ix.line(j).contains('|'))
+            .collect();
+        k += 1 + rows.len();
+        let Some((&head, body)) = rows.split_first() else {
+            continue;
+        };
+        let header = split(ix.line(head));
+        for &r in body {
+            let cells = split(ix.line(r));
+            if cells.len() != header.len() {
+                continue;
+            }
+            let m: Map<String, Value> = header
+                .iter()
+                .zip(&cells)
+                .map(|(h, c)| (h.clone(), template_value(&format!("${{{c}}}"))))
+                .collect();
+            let draft = object_draft(&m, r, r, "code literal", cat);
+            if draft.is_case() {
+                out.push(Found {
+                    draft,
+                    in_table: true,
+                });
+            }
+        }
     }
 }
 
@@ -1281,8 +1334,9 @@ fn test_start(line: &str) -> Option<bool> {
     let t = t.strip_prefix("async ").unwrap_or(t).trim_start();
     const ON: &[&str] = &[
         "def test",
-        // Elixir's ExUnit (`test "adds two integers" do`).
+        // Elixir's ExUnit (`test "adds two integers" do`), Spock's feature methods.
         "test \"",
+        "def \"",
         "func Test",
         "it(",
         "it (",
@@ -1405,11 +1459,11 @@ fn test_functions(ix: &LineIndex, toks: &[Token], forest: &[Node], cat: &Catalog
             let t = ix.line(j).trim();
             t.starts_with('@') || t.starts_with("#[")
         });
-        let skipped = !on
-            || decorated_off
-                .into_iter()
-                .any(|j| ix.line(j).to_ascii_lowercase().contains("skip"))
-            || (k..=end).any(|j| {
+        let skipped =
+            !on || decorated_off.into_iter().any(|j| {
+                let a = ix.line(j).to_ascii_lowercase();
+                a.contains("skip") || a.contains("@ignore") || a.contains("@disabled")
+            }) || (k..=end).any(|j| {
                 let t = ix.line(j).trim_start();
                 t.starts_with("t.Skip") || t.starts_with("pytest.skip(") || t.starts_with("skip(")
             });
@@ -1437,6 +1491,9 @@ fn negated(code: &str) -> bool {
         "never",
         "!contains",
         "refute",
+        "!run.called",
+        "!result.called",
+        "!called(",
         "to_not",
         "not_to",
         "notinclude",
@@ -1510,7 +1567,12 @@ fn read_function(
         .take_while(|t| t.start < a + ix.line(start).len())
         .find(|t| matches!(t.tok, Tok::Str(_)));
     let title = match first_str.map(|t| &t.tok) {
-        Some(Tok::Str(s)) if !head.starts_with("def ") && !head.starts_with("func ") => s.clone(),
+        Some(Tok::Str(s))
+            if head.starts_with("def \"")
+                || !head.starts_with("def ") && !head.starts_with("func ") =>
+        {
+            s.clone()
+        }
         _ => {
             // The function's name: a `test…` word, else the word before the parameters
             // (`public async Task Uptime_UsesServerInfo()`).
