@@ -366,9 +366,11 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
-    if ["不要", "不能", "不应", "不得", "别", "勿", "禁止", "不"]
-        .iter()
-        .any(|w| before.contains(w))
+    if [
+        "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지",
+    ]
+    .iter()
+    .any(|w| before.contains(w))
     {
         return true;
     }

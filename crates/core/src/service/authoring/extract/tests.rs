@@ -1287,3 +1287,35 @@ fn a_rule_stated_once_for_a_section_holds_for_each_of_its_cases() {
     assert_eq!(d[1].never_called, ["crash"]);
     assert_eq!(d[2].never_called, ["delete-item"]);
 }
+
+#[test]
+fn a_heading_that_names_a_tool_is_what_its_cases_expect() {
+    let doc = "# 체크리스트\n\n## get-sum\n\n- [x] \"1500 더하기 2700은 얼마야?\"\n  - 인자: a=1500, b=2700\n  - 금지: get-stats\n\n## echo\n\n- [ ] \"hello back please\"\n  - 금지: legacy-echo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(2700)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn elixir_and_spock_tests_read_as_cases() {
+    let exs = "defmodule DemoEvals.RoutingTest do\n  @moduledoc \"\"\"\n  Every test is one case; tests tagged :skip are not run.\n  \"\"\"\n  use ExUnit.Case\n\n  describe \"routing\" do\n    test \"adds\" do\n      result = ask(\"Add 77 and 23 for me, please.\")\n      assert_called result, \"get-sum\", %{\"a\" => 77, \"b\" => 23}\n      refute_called result, \"get-stats\"\n    end\n\n    test \"art question\" do\n      result = ask(\"Who painted The Starry Night?\")\n      assert_no_tool_calls result\n    end\n\n    test \"delete\" do\n      result = converse(user: \"Remove something.\", assistant: \"Which id?\", user: \"ex-4410\")\n      assert_called result, \"delete-item\", %{\"id\" => \"ex-4410\"}\n    end\n  end\nend\n";
+    let d = drafts(exs);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+    assert_eq!(d[2].prompts, ["Remove something.", "ex-4410"]);
+    let spock = "import spock.lang.Specification\n\nclass RoutingSpec extends Specification {\n    static final String NO_TOOL = null\n\n    def \"routes a prompt\"() {\n        when:\n        def run = client.ask(prompt)\n\n        then:\n        run.called(tool, args)\n\n        where:\n        prompt                      | tool      | args              || forbidden\n        'What is 13.5 plus 6.5?'    | 'get-sum' | [a: 13.5, b: 6.5] || ['get-stats']\n        'How many minutes in a day?' | NO_TOOL  | [:]               || []\n        'Echo back: alive'          | 'echo'    | [message: 'alive'] || ['legacy-echo']\n    }\n}\n";
+    let d = drafts(spock);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(13.5)
+    );
+    assert!(d[1].negative);
+}

@@ -1112,6 +1112,11 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
     let no_tool = chain
         .last()
         .is_some_and(|h| reading::negative_clause(&lexicon::fold(h)).is_some());
+    let section_tool = chain
+        .last()
+        .and_then(|h| cat.resolve(h.trim().trim_matches('`')))
+        .filter(|(_, via)| *via == crate::service::authoring::catalog::Via::Exact)
+        .map(|(i, _)| cat.name(i).to_string());
     let cases_section = chain.last().is_some_and(|h| {
         lexicon::has_any(&lexicon::fold(h), lexicon::CASES_HEADING)
             || lexicon::has_any(
@@ -1268,6 +1273,7 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         SectionSays {
                             cases: cases_section,
                             no_tool,
+                            tool: section_tool.as_deref(),
                         },
                         cat,
                         out,
@@ -1436,9 +1442,11 @@ fn field_list(lines: &[Ln], a: usize, b: usize) -> Option<Vec<usize>> {
 /// none of them calls a tool ("### No tool expected", "Scénarios où aucun outil ne doit
 /// être utilisé").
 #[derive(Clone, Copy, Default)]
-struct SectionSays {
+struct SectionSays<'a> {
     cases: bool,
     no_tool: bool,
+    /// The tool the section is named for (`## get-sum` over the prompts that call it).
+    tool: Option<&'a str>,
 }
 
 fn free_unit(
@@ -1452,6 +1460,18 @@ fn free_unit(
 ) {
     let cases_section = section.cases;
     let mut segs = segments_of(text);
+    // Under a heading that names a tool, a case that names none expects that one.
+    if let Some(tool) = section.tool
+        && !segs
+            .iter()
+            .any(|s| matches!(s.role, Some(LabelRole::Tool | LabelRole::Expected)))
+        && segs
+            .iter()
+            .filter(|s| s.role.is_none())
+            .all(|s| reading::read(&s.text, cat).calls.is_empty())
+    {
+        segs.push(Segment::labelled("expected tool", tool));
+    }
     let info = UnitInfo {
         shape,
         start,

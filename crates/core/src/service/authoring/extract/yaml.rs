@@ -77,6 +77,19 @@ pub fn looks_like_yaml(t: &str) -> bool {
     if has_case_list_key(t) {
         return true;
     }
+    // Markdown that happens to hold `key: value` lines: task-list items or section
+    // headings (`## get-sum`) are no YAML.
+    let markdown = t.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with("- [ ]") || l.starts_with("- [x]") || l.starts_with("- [X]")
+    }) || t
+        .lines()
+        .filter(|l| l.starts_with("## ") && l.len() > 3)
+        .count()
+        >= 2;
+    if markdown {
+        return false;
+    }
     let lines: Vec<&str> = t
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && l.trim() != "---")
