@@ -142,8 +142,13 @@ fn title_heads(lines: &mut [Ln]) {
             })
             .count();
         if items.len() >= 3 && unnamed * 2 >= heads.len() && said >= 2 {
+            // (Only a name that reads as a label needs taking apart; a speaker's name or
+            // a plain one leaves the item as it is.)
             for (k, head) in heads {
-                if head.as_deref().is_none_or(|h| !lexicon::is_listed_label(h)) {
+                if head
+                    .as_deref()
+                    .is_some_and(|h| !lexicon::is_listed_label(h))
+                {
                     lines[k].label = None;
                     lines[k].title_head = true;
                 }
@@ -490,7 +495,13 @@ pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
             if c == '`' {
                 code = !code;
             }
-            if c == '\\' && !code && chars.peek().is_some_and(|n| n.is_ascii_punctuation()) {
+            // (`\|` stays: a table's cells are parted where it is not.)
+            if c == '\\'
+                && !code
+                && chars
+                    .peek()
+                    .is_some_and(|n| n.is_ascii_punctuation() && *n != '|')
+            {
                 out.push(chars.next().unwrap_or(c));
                 continue;
             }
