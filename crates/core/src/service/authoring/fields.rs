@@ -375,12 +375,9 @@ fn is_off_switch(label: &str, value: &str) -> bool {
     let v = value.trim();
     let set = !v.is_empty() && v != "null" && truthy(v) != Some(false);
     match normalize_label(label).as_str() {
-        "skip" | "skipped" | "skip reason" | "disabled" | "ignore" | "ignored" | "exclude"
-        | "excluded" | "omit" | "omitir" | "omitido" | "ignorar" | "saltar" | "pular"
-        | "uberspringen" | "ignorieren" | "ignorer" | "sauter" | "ignorare" | "saltare"
-        | "overslaan" | "negeren" | "スキップ" | "跳过" | "건너뛰기" => set,
         "enabled" | "active" | "run" => truthy(v) == Some(false),
-        _ => false,
+        // (`wip: true` is a status of its own; as a key it switches nothing off.)
+        l => l != "wip" && lexicon::listed(lexicon::OFF_SWITCHES, l) && set,
     }
 }
 
@@ -1058,11 +1055,11 @@ pub fn turns_on_one_line(s: &str) -> Option<String> {
 
 pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
     match v {
-        Value::String(s) if turns_on_one_line(s).is_some() => prompts_of(
-            &Value::String(turns_on_one_line(s).unwrap_or_default()),
-            notes,
-        ),
         Value::String(s) => {
+            // (A conversation on one line, `Utente: … Assistente: …`: its turns.)
+            if let Some(turns) = turns_on_one_line(s) {
+                return prompts_of(&Value::String(turns), notes);
+            }
             // `user: …` lines, in any language of the lexicon; the assistant's say nothing.
             let user_lines: Vec<&str> = s
                 .lines()

@@ -1033,7 +1033,7 @@ fn records(
         // (`[InlineData(…, Skip = "Rejected in review")]`: parked, no case.)
         let parked = matches!(&n.lit, Lit::Call { kwargs, .. }
         if kwargs.iter().any(|(k, v)| {
-            matches!(k.to_ascii_lowercase().as_str(), "skip" | "ignore" | "disabled")
+            lexicon::listed(lexicon::OFF_SWITCHES, &lexicon::fold(k))
                 && !matches!(v.lit, Lit::Bool(false) | Lit::Null)
         }));
         let d = record(&m, n, ix, cat);
@@ -1491,9 +1491,6 @@ fn negated(code: &str) -> bool {
         "never",
         "!contains",
         "refute",
-        "!run.called",
-        "!result.called",
-        "!called(",
         "to_not",
         "not_to",
         "notinclude",
@@ -1510,6 +1507,15 @@ fn negated(code: &str) -> bool {
     ]
     .iter()
     .any(|w| c.contains(w))
+        // `!run.called(it)`, `!result.called("crash")`: a call check negated, whatever
+        // the variable is named.
+        || c.match_indices('!').any(|(i, _)| {
+            let rest = &c[i + 1..];
+            let name_end = rest
+                .find(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '.'))
+                .unwrap_or(rest.len());
+            rest[..name_end].ends_with("called") && rest[name_end..].starts_with('(')
+        })
         // `assert!(!calls.iter().any(…))`: a logical not (a macro's `!` follows its name).
         || c.contains(".any(")
             && c.char_indices().any(|(i, ch)| {

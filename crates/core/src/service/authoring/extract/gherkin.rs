@@ -213,10 +213,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             // `@descartado @ignore`: kept in the file, not run.
             if tags.iter().any(|t| {
                 lexicon::is_dropped_status(t)
-                    || matches!(
-                        t.to_ascii_lowercase().as_str(),
-                        "ignore" | "ignored" | "disabled" | "wip"
-                    )
+                    || lexicon::listed(lexicon::OFF_SWITCHES, &lexicon::fold(t))
             }) {
                 return;
             }

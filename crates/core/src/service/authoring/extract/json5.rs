@@ -14,22 +14,13 @@ pub fn to_json(t: &str) -> Option<String> {
     let mut out = String::with_capacity(t.len() + t.len() / 8);
     let mut i = 0;
     while i < c.len() {
+        if let Some(end) = comment_end(&c, i) {
+            // (A block comment's line breaks are kept: the lines stay the document's.)
+            out.extend(c[i..end].iter().filter(|&&x| x == '\n'));
+            i = end;
+            continue;
+        }
         match c[i] {
-            '/' if c.get(i + 1) == Some(&'/') => {
-                while i < c.len() && c[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if c.get(i + 1) == Some(&'*') => {
-                i += 2;
-                while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
-                    if c[i] == '\n' {
-                        out.push('\n');
-                    }
-                    i += 1;
-                }
-                i += 2;
-            }
             q @ ('"' | '\'') => {
                 out.push('"');
                 i += 1;
@@ -87,24 +78,32 @@ pub fn to_json(t: &str) -> Option<String> {
 /// The next character after `i` that is neither blank nor in a comment.
 fn next_significant(c: &[char], mut i: usize) -> Option<char> {
     while i < c.len() {
-        match c[i] {
-            x if x.is_whitespace() => i += 1,
-            '/' if c.get(i + 1) == Some(&'/') => {
-                while i < c.len() && c[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if c.get(i + 1) == Some(&'*') => {
-                i += 2;
-                while i < c.len() && !(c[i] == '*' && c.get(i + 1) == Some(&'/')) {
-                    i += 1;
-                }
-                i += 2;
-            }
-            x => return Some(x),
+        if let Some(end) = comment_end(c, i) {
+            i = end;
+        } else if c[i].is_whitespace() {
+            i += 1;
+        } else {
+            return Some(c[i]);
         }
     }
     None
+}
+
+/// Where a comment opening at `i` ends (a line comment before its line break), when one
+/// opens there.
+fn comment_end(c: &[char], i: usize) -> Option<usize> {
+    if c.get(i) != Some(&'/') {
+        return None;
+    }
+    match c.get(i + 1) {
+        Some('/') => Some((i..c.len()).find(|&k| c[k] == '\n').unwrap_or(c.len())),
+        Some('*') => Some(
+            (i + 2..c.len())
+                .find(|&k| c[k] == '*' && c.get(k + 1) == Some(&'/'))
+                .map_or(c.len(), |k| k + 2),
+        ),
+        _ => None,
+    }
 }
 
 /// Whether what was written so far leaves a key next: after `{` or `,`.

@@ -1319,3 +1319,12 @@ fn elixir_and_spock_tests_read_as_cases() {
     );
     assert!(d[1].negative);
 }
+
+#[test]
+fn a_negated_call_check_in_code_forbids_whatever_the_variable_is_named() {
+    let spock = "import spock.lang.Specification\n\nclass RoutingSpec extends Specification {\n    def \"asks how long before running a slow job\"() {\n        when:\n        def outcome = client.converse(user('Start a slow job'), assistant('How long?'), user('Two seconds'))\n\n        then:\n        outcome.called('slow', [durationMs: 2000])\n        !outcome.called('crash')\n    }\n}\n";
+    let d = drafts(spock);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["slow"]);
+    assert_eq!(d[0].never_called, ["crash"]);
+}

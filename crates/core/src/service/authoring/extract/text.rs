@@ -561,10 +561,11 @@ pub fn definitions(t: &str) -> std::borrow::Cow<'_, str> {
             .map(str::trim)
             .filter(|r| !r.is_empty())
     }
-    let lines: Vec<&str> = t.lines().collect();
-    if !lines.iter().any(|l| def(l).is_some()) {
+    // (Most documents have none: one search decides.)
+    if !t.contains("\n: ") && !t.contains("\n:\t") {
         return std::borrow::Cow::Borrowed(t);
     }
+    let lines: Vec<&str> = t.lines().collect();
     let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     let mut in_def = false;
     for i in 1..lines.len() {

@@ -65,8 +65,8 @@ pub fn is_cjk(c: char) -> bool {
     // between words too).
     matches!(c as u32,
         0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0x1100..=0x11ff
-        | 0x3130..=0x318f | 0xf900..=0xfaff | 0xff66..=0xff9f
-        | 0x0e00..=0x0eff | 0x1780..=0x17ff | 0x1000..=0x109f)
+        | 0x3130..=0x318f | 0xf900..=0xfaff | 0xff66..=0xff9f)
+        || is_spelled_no_space(c)
 }
 
 /// The scripts of [`is_cjk`] that spell words out in letters (Thai, Lao, Khmer, Myanmar).
@@ -365,6 +365,12 @@ pub const SECTION_WIDE: &[&str] = &[
     "通用",
     "所有用例",
     "本节",
+    "in deze paragraaf",
+    "in diesem kapitel",
+    "dans ce chapitre",
+    "en este apartado",
+    "neste capitulo",
+    "in questo capitolo",
 ];
 
 /// "No case may …" in the languages of the lexicon (folded): a rule that forbids what it
@@ -382,6 +388,47 @@ pub const NO_CASE: &[&str] = &[
     "どのケースも",
     "任何用例",
     "어떤 케이스도",
+    "geen enkel geval",
+    "kein einziger fall",
+    "in keinem fall",
+    "aucun des cas",
+    "ninguno de los casos",
+    "nenhum dos casos",
+    "nessuno dei casi",
+    "どのケースでも",
+    "没有任何用例",
+    "어느 케이스도",
+];
+
+/// Keys, tags and marks that switch a case off while keeping it in the file (`skip:`,
+/// `@ignore`, `Skip = "…"`, `omitir:`), folded.
+pub const OFF_SWITCHES: &[&str] = &[
+    "skip",
+    "skipped",
+    "skip reason",
+    "disabled",
+    "ignore",
+    "ignored",
+    "exclude",
+    "excluded",
+    "omit",
+    "omitir",
+    "omitido",
+    "ignorar",
+    "saltar",
+    "pular",
+    "uberspringen",
+    "ignorieren",
+    "ignorer",
+    "sauter",
+    "ignorare",
+    "saltare",
+    "overslaan",
+    "negeren",
+    "wip",
+    "スキップ",
+    "跳过",
+    "건너뛰기",
 ];
 
 /// Words that join the names of a list ("X, Y or Z", "X、Y 和 Z"), folded.
