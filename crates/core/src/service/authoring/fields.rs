@@ -1145,37 +1145,12 @@ fn message_text(v: &Value) -> String {
     }
 }
 
-static ASK_STEP: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"(?i)^(?:\d+[.)]\s*)?(?:ask|say|send|type|enter|prompt|user(?:\s+says)?|then\s+ask|follow[- ]up)\b[^"“'«:]*:?\s*(?:"([^"]+)"|“([^”]+)”|«([^»]+)»|'([^']+)'|(.+))$"#).unwrap()
-});
-static QUOTED_ONLY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r#"^(?:"([^"]+)"|“([^”]+)”|«([^»]+)»)\s*$"#).unwrap());
-
-/// Prompts in a QA plan's "Steps" list: items that ask, say or send something, or a
-/// quoted message.
+/// Prompts in a QA plan's "Steps" list, by what each step has the tester say.
 fn step_prompts(v: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    for item in strings_of(v) {
-        for line in item.lines() {
-            let t = line.trim();
-            if let Some(c) = ASK_STEP.captures(t).or_else(|| QUOTED_ONLY.captures(t)) {
-                let m = (1..=5).find_map(|i| c.get(i)).map(|m| m.as_str().trim());
-                if let Some(p) = m.filter(|p| !p.is_empty()) {
-                    out.push(unquote(p));
-                }
-            } else {
-                let t = reading::prepare(t);
-                if let Some(q) = reading::quotes(&t)
-                    .into_iter()
-                    .map(|(a, b)| t[a..b].trim().to_string())
-                    .find(|q| reading::utterance_like(q))
-                {
-                    out.push(q);
-                }
-            }
-        }
-    }
-    out
+    strings_of(v)
+        .iter()
+        .flat_map(|item| crate::service::authoring::unit::said_in_steps(item))
+        .collect()
 }
 
 /// Applies what wording says to a draft.

@@ -68,14 +68,51 @@ pub fn unquote_prompt(s: &str) -> String {
     super::draft::unquote(t)
 }
 
-/// The prompt inside a steps field: its first quoted utterance, or the whole field when it
-/// reads as a message.
-fn prompt_in_steps(s: &str) -> Option<String> {
-    let t = reading::strip_struck(s);
-    quotes(&t)
-        .into_iter()
-        .map(|(a, b)| t[a..b].trim().to_string())
-        .find(|q| utterance_like(q))
+/// What the steps of a manual script have the tester say, in order: a step that types,
+/// asks or sends (`Type: …`, `Ask "…"`, `Saisir : …`, `Escribe «…»`), or else a quoted
+/// message. A step about the assistant's side (`The assistant should ask …`) says nothing.
+pub fn said_in_steps(text: &str) -> Vec<String> {
+    let t = reading::strip_struck(text);
+    t.lines().filter_map(said_in_step).collect()
+}
+
+fn said_in_step(line: &str) -> Option<String> {
+    let mut t = strip_number(line.trim().trim_start_matches(['-', '*', '•', ' ']));
+    // (`Step 2: Type: …`: the step's own label first.)
+    if let Some((l, rest, _)) = label_parts(t)
+        && label_role(l) == Some(LabelRole::Steps)
+    {
+        t = rest.trim_start();
+    }
+    if assistant_line(t).is_some() || lexicon::speaks_for_assistant(t) {
+        return None;
+    }
+    let quoted = || {
+        quotes(t)
+            .into_iter()
+            .map(|(a, b)| t[a..b].trim().to_string())
+            .find(|q| utterance_like(q))
+    };
+    let f = lexicon::fold(t);
+    let verb = f
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .next()
+        .unwrap_or_default();
+    let cjk_verb = lexicon::SAY_VERBS
+        .iter()
+        .any(|v| v.chars().any(lexicon::is_cjk) && f.starts_with(v));
+    if !(lexicon::listed(lexicon::SAY_VERBS, verb) || cjk_verb) {
+        return quoted();
+    }
+    // `Type: what is 2 + 2?`, `Type in the chat: …`: the rest of the line after the colon,
+    // or the quote the verb leads to.
+    if let Some(q) = quoted() {
+        return Some(q);
+    }
+    let colon = t.find([':', '：'])?;
+    let lead = &t[..colon];
+    let rest = t[colon..].trim_start_matches([':', '：']).trim();
+    (lead.split_whitespace().count() <= 5 && !rest.is_empty()).then(|| unquote_prompt(rest))
 }
 
 /// Whether a unit's own words say it was dropped ("Dropped.", "Vervallen: …", "→ 항목 삭제").
@@ -94,7 +131,7 @@ pub fn says_dropped(text: &str) -> bool {
     t.lines().any(|l| {
         let l = l
             .trim()
-            .trim_start_matches(['-', '*', ' ', '(', '[', '/', '#']);
+            .trim_start_matches(['-', '*', ' ', '(', '[', '/', '#', '→', '➜', '>', '=']);
         l.split_once([':', '：']).is_some_and(|(head, _)| {
             // `Dropped: …`, or a shouted status before its reason (`DROPPED (review 11/6): …`).
             let first = head.split_whitespace().next().unwrap_or_default();
@@ -183,10 +220,10 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     if prompt.is_none() {
         for (i, s) in segs.iter().enumerate() {
             if s.role == Some(LabelRole::Steps)
-                && let Some(p) = prompt_in_steps(&s.text)
+                && let Some(p) = said_in_steps(&s.text).into_iter().next()
             {
                 notes.push(format!(
-                    "the prompt was read from the quoted message in `{}`",
+                    "the prompt was read from what `{}` has the tester say",
                     s.label.as_deref().unwrap_or("steps")
                 ));
                 prompt = Some((p, i, None));
@@ -236,7 +273,9 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     } else {
                         q.split_whitespace().count() <= 3
                     } && lexicon::label_role(q).is_some_and(LabelRole::is_field));
-                utterance_like(q) && !lexicon::is_none_word(q) && !defined
+                // (`R3 (was "…") now reads: "…"`: the old wording is no prompt.)
+                let former = lexicon::says_formerly(&raw[..a]);
+                utterance_like(q) && !lexicon::is_none_word(q) && !defined && !former
             });
             let coded = reading::code_spans(&raw).into_iter().find(|&(a, b)| {
                 let q = raw[a..b].trim();
@@ -269,16 +308,12 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             }
             let _ = i;
         }
+        // Every step after the first that has the tester say something: a further turn.
         if segs[prompt_seg].role == Some(LabelRole::Steps) {
-            let t = reading::strip_struck(&segs[prompt_seg].text);
-            let all: Vec<String> = t
-                .lines()
-                .filter_map(|l| {
-                    quotes(l)
-                        .into_iter()
-                        .map(|(a, b)| l[a..b].trim().to_string())
-                        .find(|q| utterance_like(q))
-                })
+            let all: Vec<String> = segs[prompt_seg..]
+                .iter()
+                .filter(|s| s.role == Some(LabelRole::Steps))
+                .flat_map(|s| said_in_steps(&s.text))
                 .collect();
             if all.len() > 1 {
                 d.prompts = all;
@@ -385,9 +420,12 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             }
             Some(LabelRole::Expected) => {
                 let r = reading::read(text, cat);
+                let note = format!("expectations read from the wording of `{label}`");
                 if !r.is_empty() {
                     interpreted = true;
-                    notes.push(format!("expectations read from the wording of `{label}`"));
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
                 }
                 for n in reading::needles(text) {
                     interpreted = true;
@@ -471,7 +509,9 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 }
             }
             Some(LabelRole::Steps) => {
-                let r = reading::read(text, cat);
+                // (What a step has the tester say is a turn, not an expectation.)
+                let done: Vec<&str> = text.lines().filter(|l| said_in_step(l).is_none()).collect();
+                let r = reading::read(&done.join("\n"), cat);
                 if !r.is_empty() {
                     interpreted = true;
                 }
@@ -657,11 +697,15 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     Some(d)
 }
 
+/// Whether a unit's unlabelled text or notes say it was dropped, or a line a field runs on
+/// to (`Expected: crash` over `→ Refused: …`).
 fn says_dropped_unit(segs: &[Segment]) -> bool {
     let all: Vec<&str> = segs
         .iter()
-        .filter(|s| s.role.is_none() || s.role == Some(LabelRole::Notes))
-        .map(|s| s.text.as_str())
+        .flat_map(|s| {
+            let whole = s.role.is_none() || s.role == Some(LabelRole::Notes);
+            s.text.lines().skip(usize::from(!whole))
+        })
         .collect();
     !all.is_empty()
         && segs.iter().all(|s| s.role != Some(LabelRole::Status))
@@ -1217,7 +1261,8 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
         // A dash, a slash or a bar set off by spaces parts clauses too.
         let dash = matches!(c, '—' | '–' | '/' | '|') && i > 0 && b[i - 1] == b' ';
         // After a comma, only a forbidden-tools label starts a field (`→ get-sum, vietati:
-        // get-stats`), in whatever case it is written.
+        // get-stats`); a forbidden-tools label does in whatever case it is written (`→
+        // noop. never: server-info`), any other only capitalised.
         let comma = c == ',';
         if (dash
             || comma
@@ -1230,14 +1275,17 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
             let after = line[i + c.len_utf8()..].trim_start();
             if let Some(colon) = after.find([':', '：']) {
                 let head = after[..colon].trim();
+                // (`a=1, b=2. never: x`: a head holding a value or a sentence end is
+                // none; the label is after the last of them.)
                 if !head.is_empty()
+                    && !head.contains(['=', '.', '。'])
                     && head.split_whitespace().count() <= 3
-                    && (comma || head.chars().next().is_some_and(|c| !c.is_lowercase()))
                     && (!comma
                         || head.chars().next().is_some_and(char::is_alphabetic)
                             && !head.contains(['[', ']', '/', '|', '(', ')']))
                     && let Some(role) = label_role(head)
-                    && (!comma || role == LabelRole::Forbidden)
+                    && (role == LabelRole::Forbidden
+                        || !comma && head.chars().next().is_some_and(|c| !c.is_lowercase()))
                     && matches!(
                         role,
                         LabelRole::Expected

@@ -255,6 +255,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     drafts.retain(Draft::is_case);
     retract::drop_retracted(&ix, &mut drafts);
     retract::replace_amended(&ix, &mut drafts);
+    retract::apply_changes(&ix, &mut drafts, cat);
     let ascii = text.is_ascii();
     for d in &mut drafts {
         ground_names(d, cat);

@@ -8,9 +8,11 @@
 //! `Fall 2`) or a capitalised code (`C5`, `TC-06`, `QA-107`). A line drops it when it stands after the case and outside every
 //! case, names it, and has a dropping verb that is not negated.
 
+use super::super::catalog::Catalog;
 use super::super::draft::Draft;
 use super::super::lexicon::{self, fold};
 use super::super::lines::LineIndex;
+use super::super::reading;
 
 /// Words that name a case before its number.
 const CASE_WORDS: &[&str] = &[
@@ -225,33 +227,35 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     });
 }
 
+/// Words that change what was written (folded).
+const CHANGE: &[&str] = &[
+    "cambiaria",
+    "cambiamos",
+    "change",
+    "changed",
+    "replace",
+    "instead",
+    "andern",
+    "anderen",
+    "ersetzen",
+    "changerais",
+    "changeons",
+    "remplacer",
+    "cambierei",
+    "cambiamo",
+    "mudaria",
+    "mudamos",
+    "veranderen",
+    "vervangen",
+    "変更",
+    "改成",
+    "改为",
+    "바꾸",
+];
+
 /// A case written right under another as its amendment ("Este lo cambiaría: … Mejor
 /// «…» → slow …", "I'd change this one: …") replaces it, and spans both.
 pub fn replace_amended(ix: &LineIndex, drafts: &mut Vec<Draft>) {
-    const CHANGE: &[&str] = &[
-        "cambiaria",
-        "cambiamos",
-        "change",
-        "changed",
-        "replace",
-        "instead",
-        "andern",
-        "anderen",
-        "ersetzen",
-        "changerais",
-        "changeons",
-        "remplacer",
-        "cambierei",
-        "cambiamo",
-        "mudaria",
-        "mudamos",
-        "veranderen",
-        "vervangen",
-        "変更",
-        "改成",
-        "改为",
-        "바꾸",
-    ];
     let mut k = 1;
     while k < drafts.len() {
         let (prev, cur) = (&drafts[k - 1], &drafts[k]);
@@ -445,6 +449,87 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
         k = m;
     }
     out
+}
+
+/// A note further down that names a case by its key and changes it (`ZH-07 的用户输入改为
+/// “…”，参数改为 durationMs=1000`, `TC-3: prompt changed to "…"`) amends that case: the
+/// note's prompt, tool, arguments and forbidden tools replace or join the case's, and the
+/// case spans the note when nothing stands between them.
+pub fn apply_changes(ix: &LineIndex, drafts: &mut Vec<Draft>, cat: &Catalog) {
+    let mut k = 1;
+    while k < drafts.len() {
+        let note = &drafts[k];
+        let text = ix.excerpt(note.start_line, note.end_line);
+        let f = fold(text);
+        if note.key.is_some() || !lexicon::has_any(&f, CHANGE) {
+            k += 1;
+            continue;
+        }
+        let named: Vec<usize> = (0..k)
+            .filter(|&j| {
+                drafts[j].end_line < note.start_line
+                    && drafts[j].key.as_deref().is_some_and(|key| {
+                        key.len() >= 3 && !lexicon::find_word(&f, &fold(key)).is_empty()
+                    })
+            })
+            .collect();
+        let [j] = named[..] else {
+            k += 1;
+            continue;
+        };
+        let note = drafts.remove(k);
+        let next_start = drafts
+            .iter()
+            .filter(|d| d.start_line > drafts[j].end_line)
+            .map(|d| d.start_line)
+            .min();
+        let case = &mut drafts[j];
+        if !note.prompts.is_empty() {
+            // (A title that was the old prompt follows it.)
+            let old = std::mem::replace(&mut case.prompts, note.prompts.clone());
+            if old
+                .first()
+                .is_some_and(|p| case.title.starts_with(p.trim_end_matches('…')))
+            {
+                case.title.clear();
+            }
+        }
+        if note.negative {
+            case.negative = true;
+            case.expected_calls.clear();
+        } else if !note.expected_calls.is_empty() {
+            case.expected_calls = note.expected_calls.clone();
+        } else if let [call] = &mut case.expected_calls[..]
+            && let Some((i, _)) = cat.resolve(&call.tool)
+        {
+            // Arguments changed without naming the tool again: read for the case's tool,
+            // outside the quoted prompt.
+            let mut plain = text.to_string();
+            for (a, b) in reading::quotes(text).into_iter().rev() {
+                plain.replace_range(a..b, "");
+            }
+            let changed = cat.read_args(i, &plain);
+            if !changed.is_empty() {
+                call.args
+                    .get_or_insert_with(Default::default)
+                    .extend(changed);
+            }
+        }
+        for n in note.never_called {
+            if !case.never_called.contains(&n) {
+                case.never_called.push(n);
+            }
+        }
+        let expected: Vec<String> = case.expected_calls.iter().map(|c| c.tool.clone()).collect();
+        case.never_called.retain(|n| !expected.contains(n));
+        if next_start.is_none_or(|s| s > note.end_line) {
+            case.end_line = note.end_line;
+        }
+        case.excerpt_range = None;
+        case.exact_rule = None;
+        case.notes
+            .push(format!("amended by the note on line {}", note.start_line));
+    }
 }
 
 #[cfg(test)]

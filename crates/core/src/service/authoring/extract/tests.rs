@@ -1328,3 +1328,68 @@ fn a_negated_call_check_in_code_forbids_whatever_the_variable_is_named() {
     assert_eq!(tools_of(&d[0]), ["slow"]);
     assert_eq!(d[0].never_called, ["crash"]);
 }
+
+#[test]
+fn a_manual_script_reads_what_each_step_has_the_tester_type() {
+    // Set-up and legend blocks use the same step lines and are no cases; a removed
+    // script is none either.
+    let doc = "PREPARATION (not a test)\nSchritt 1: Server starten.\nSchritt 2: Im Chat \"hallo\" senden.\nPrüfen: the tools list shows echo and get-sum\n\nCHECK 1 - Addition\nSchritt 1: Neuen Chat öffnen.\nSchritt 2: Eingeben: Was ergibt 40 plus 2?\nPrüfen: get-sum is called with a=40, b=2.\nPrüfen: get-stats is NOT called.\n\nCHECK 2 - Which item\nStep 1: Enter: Remove one product, please.\nStep 2: The assistant asks which product.\nStep 3: Enter: The one called ab-77.\nVerify: calls delete-item with id=\"ab-77\".\n\nCHECK 3 - Crash (REMOVED, kills the transport)\nStep 1: Type: Crash the server now.\nVerify: calls crash.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Was ergibt 40 plus 2?"]);
+    assert_eq!(d[0].title, "CHECK 1 - Addition");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(2));
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    // The assistant's side is no turn of the user's.
+    assert_eq!(
+        d[1].prompts,
+        ["Remove one product, please.", "The one called ab-77."]
+    );
+    assert_eq!(tools_of(&d[1]), ["delete-item"]);
+}
+
+#[test]
+fn a_lowercase_forbidden_label_after_a_sentence_and_a_case_key_with_a_note() {
+    let doc = "### Kept\n\n- K1 \"What is 3 plus 4?\" → `get-sum` with a=3, b=4. never: get-stats\n- K2 (multi-turn):\n  - user: \"Show the catalogue\"\n  - assistant: \"How many per page?\"\n  - user: \"Five.\"\n  → `list-items` with pageSize 5. never: delete-item\n- K3 (previously \"stats please\") is now: \"Mean and max of 2, 4, 9\" → `get-stats`. never: get-sum\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(4));
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert_eq!(d[1].prompts.len(), 2);
+    assert_eq!(d[1].never_called, ["delete-item"]);
+    // The earlier wording is not the prompt.
+    assert_eq!(d[2].prompts, ["Mean and max of 2, 4, 9"]);
+    assert_eq!(d[2].never_called, ["get-sum"]);
+}
+
+#[test]
+fn a_sign_up_legend_and_a_refused_scenario_are_no_cases() {
+    let doc = "Para cada caso, indique:\n  Mensaje: lo que escribe el usuario\n  Esperado: la herramienta, o «ninguna herramienta»\n\nTURNO 10:00\n  Mensaje: «Rompe el servidor»\n  Esperado: crash\n  → Rechazada (Ana): corta la conexión de todos.\n  Mensaje: «Suma 5 y 6, por favor»\n  Esperado: get-sum, a = 5, b = 6\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Suma 5 y 6, por favor"]);
+}
+
+#[test]
+fn a_note_that_changes_a_case_by_its_key_amends_it() {
+    let doc = "| ID | Prompt | Tool | Args |\n|---|---|---|---|\n| QA-01 | Add 1 and 2 | get-sum | a=1, b=2 |\n| QA-02 | Run a slow job for 9 seconds | slow | durationMs=9000 |\n\n> Review: QA-02 changed to \"Run a slow job for 3 seconds\", durationMs=3000, and it must not call crash.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[1].prompts, ["Run a slow job for 3 seconds"]);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["durationMs"],
+        json!(3000)
+    );
+    assert_eq!(d[1].never_called, ["crash"]);
+    assert_eq!((d[1].start_line, d[1].end_line), (4, 6));
+}
+
+#[test]
+fn han_numbered_outline_sections_and_their_items() {
+    let doc = "一、目的\n\n验证工具选择。\n\n二、用例\n\n（一）计算\n\n1. 用户输入“把 3 和 4 加起来”，应调用 get-sum，参数 a=3、b=4。\n2. 多轮对话：\n   用户：“看看商品”\n   助手：“每页几条？”\n   用户：“5 条”\n   应调用 list-items，pageSize=5。\n\n三、暂不纳入\n\n1. 慢任务用例：用户输入“跑 60 秒的慢任务”，先不加。\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].prompts.len(), 2);
+    assert_eq!(tools_of(&d[1]), ["list-items"]);
+}

@@ -282,6 +282,18 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             }
         }
     }
+    // Chinese outline numbering (`一、测试目的`, `（二）多轮对话`), once a document has two.
+    let han: Vec<(usize, u8)> = out
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.kind == Kind::Text && l.indent == 0)
+        .filter_map(|(i, l)| han_outline_level(l.text).map(|n| (i, n)))
+        .collect();
+    if han.len() >= 2 {
+        for (i, n) in han {
+            out[i].kind = Kind::Heading(n);
+        }
+    }
     // Lead-in lines: a short line ending with a colon right above a list.
     for i in 0..out.len() {
         if out[i].kind != Kind::Text {
@@ -409,6 +421,24 @@ fn outline_level(t: &str) -> Option<u8> {
         || title.chars().count() > 80
         || title.split_whitespace().count() > 12;
     (ok && !title.is_empty() && !sentence).then_some(parts.len() as u8)
+}
+
+/// The level of a title numbered in Han numerals: `四、暂不纳入` is 1, `（一）加法` is 2.
+fn han_outline_level(t: &str) -> Option<u8> {
+    const NUMERALS: &str = "一二三四五六七八九十";
+    let t = t.trim();
+    let (level, rest) = if let Some(r) = t.strip_prefix(['（', '(']) {
+        let n = r.find(|c: char| !NUMERALS.contains(c))?;
+        (2, r[n..].strip_prefix(['）', ')'])?)
+    } else {
+        let n = t.find(|c: char| !NUMERALS.contains(c))?;
+        (1, t[n..].strip_prefix('、').filter(|_| n > 0)?)
+    };
+    let title = rest.trim();
+    (!title.is_empty()
+        && title.chars().count() <= 30
+        && !title.ends_with(['。', '：', ':', '？', '！', '.']))
+    .then_some(level)
 }
 
 fn atx_level(t: &str) -> Option<u8> {
@@ -860,6 +890,18 @@ fn walk(
                             && matches!(lines[k].label, None | Some(LabelRole::Prompt))
                     })
             };
+            // Items beside the one prompt field that state cases of their own (`3. 用户输入
+            // “…”，应调用 echo` above `4. 多轮对话：`): the section is a list of cases.
+            let listed_cases = prompts == 1
+                && (i + 1..end).any(|k| {
+                    lines[k].kind == Kind::Item
+                        && lines[k].indent <= top
+                        && lines[k].label.is_none()
+                        && reading::quotes(lines[k].text)
+                            .iter()
+                            .any(|&(a, b)| reading::utterance_like(&lines[k].text[a..b]))
+                        && !reading::read(lines[k].text, cat).is_empty()
+                });
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
             // A prompt set in a fenced block of text, the case's fields labelled around it.
             // (Or, without a label, words that expect something: `- ツール呼び出しなし`.)
@@ -879,7 +921,7 @@ fn walk(
                     let r = reading::read(&rest.join("\n"), cat);
                     r.negative.is_some() || !r.calls.is_empty()
                 });
-            if (prompts == 1
+            if (prompts == 1 && !listed_cases
                 || fenced
                 || (prompts == 0 && steps == 1)
                 || conversation
@@ -1330,6 +1372,12 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
     if end > i && chat_header(lines[i].text) {
         i += 1;
     }
+    // A plain-text block's title line (`SCRIPT 4 - Delete an item`, `SETUP (not a test)`)
+    // above its fields: a block it says holds no case is passed over.
+    let title = block_title(lines, i, end);
+    if title.is_some_and(lexicon::heading_excludes) || legend(lines, i, end) {
+        return;
+    }
     let unit = |s: usize, e: usize, out: &mut Vec<Draft>| {
         let text = lines[s..=e]
             .iter()
@@ -1340,7 +1388,7 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
             &text,
             (lines[s].n, lines[e].n),
             "paragraph",
-            None,
+            title.filter(|_| s == i).map(str::to_string),
             SectionSays::default(),
             cat,
             out,
@@ -1364,6 +1412,31 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
             unit(s, e, out);
         }
     }
+}
+
+/// The first line of block `a..=b` when it titles the fields under it: short, unlabelled,
+/// no sentence and no quote, with a labelled line right after it.
+fn block_title<'a>(lines: &[Ln<'a>], a: usize, b: usize) -> Option<&'a str> {
+    let t = lines[a].text.trim();
+    (b > a
+        && lines[a].kind == Kind::Text
+        && lines[a].label.is_none()
+        && lines[a + 1].label.is_some()
+        && t.chars().count() <= 80
+        && !t.ends_with(['.', '?', '!', ':', '。', '？', '！', '：', ','])
+        && reading::quotes(t).is_empty())
+    .then_some(t)
+}
+
+/// Whether block `a..=b` explains the fields every case has: a lead-in that says so
+/// (`For each case, give:`, `Pour chaque scénario, indiquez :`) over labelled lines.
+fn legend(lines: &[Ln], a: usize, b: usize) -> bool {
+    let t = lines[a].text.trim();
+    b > a
+        && lines[a].label.is_none()
+        && lines[a + 1].label.is_some()
+        && t.ends_with([':', '：'])
+        && lexicon::has_any(&lexicon::fold(t), lexicon::EACH_WORDS)
 }
 
 /// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`).

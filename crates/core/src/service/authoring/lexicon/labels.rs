@@ -367,6 +367,14 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "步骤",
             "단계",
             "actions",
+            "ステップ",
+            "schritt",
+            "etape",
+            "paso",
+            "passo",
+            "stap",
+            "krok",
+            "adim",
         ],
     ),
     (
@@ -504,6 +512,25 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "预期输出",
             "기대 출력",
             "기대 결과",
+            "verify",
+            "assert",
+            "verifier",
+            "prufen",
+            "uberprufen",
+            "prufung",
+            "verificar",
+            "verificacion",
+            "verifica",
+            "verificare",
+            "controleer",
+            "controleren",
+            "controlla",
+            "controllare",
+            "conferir",
+            "验证",
+            "检查",
+            "检验",
+            "검증",
         ],
     ),
     (
@@ -1030,8 +1057,12 @@ fn label_role_uncached(label: &str) -> Option<LabelRole> {
     if role.is_some() {
         return role;
     }
-    // Jira's `Custom field (Expected Tool)`: a generic wrapper round the real label.
-    let inner = label.split_once(['(', '（'])?.1;
+    // Jira's `Custom field (Expected Tool)`: a generic wrapper round the real label (not
+    // a case's key before a note on it, `R8 (multi-turn)`).
+    let (outer, inner) = label.split_once(['(', '（'])?;
+    if outer.chars().any(|c| c.is_ascii_digit()) {
+        return None;
+    }
     let inner = inner.split_once([')', '）']).map_or(inner, |(i, _)| i);
     role_of_normalized(inner)
 }

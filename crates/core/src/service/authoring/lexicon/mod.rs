@@ -1113,6 +1113,172 @@ pub const ASSISTANT_SPEAKERS: &[&str] = &[
     "copilot",
 ];
 
+/// Words that give a text's earlier version (`(was "…")`, `vorher: „…“`, `変更前「…」`).
+const FORMERLY: &[&str] = &[
+    "was",
+    "previously",
+    "formerly",
+    "old",
+    "before",
+    "originally",
+    "vorher",
+    "fruher",
+    "alt",
+    "bisher",
+    "avant",
+    "anciennement",
+    "ancien",
+    "antes",
+    "anteriormente",
+    "antiguo",
+    "antigo",
+    "prima",
+    "precedente",
+    "voorheen",
+    "eerst",
+    "oud",
+    "이전",
+    "기존",
+];
+
+/// The same, in scripts that write them without spaces.
+const FORMERLY_CJK: &[&str] = &["旧", "以前", "変更前", "修改前", "原来", "原文", "변경 전"];
+
+/// Whether the text before a quote (its opening mark included) introduces an earlier
+/// version of what is quoted: a word of it in brackets or as a label (`(was "…")`,
+/// `Vorher: „…“`), or a word that says nothing else (`変更前「…」`).
+pub fn says_formerly(before: &str) -> bool {
+    let f = fold(before);
+    let t = f
+        .trim_end()
+        .trim_end_matches(|c: char| !c.is_alphanumeric() && !matches!(c, ':' | '：'))
+        .trim_end();
+    if FORMERLY_CJK.iter().any(|w| t.ends_with(w)) {
+        return true;
+    }
+    let labelled = t.ends_with([':', '：']);
+    let t = t.trim_end_matches([':', '：']).trim_end();
+    let word_at = t
+        .rfind(|c: char| !c.is_alphanumeric())
+        .map_or(0, |i| i + t[i..].chars().next().map_or(1, char::len_utf8));
+    let bracketed = t[..word_at].trim_end().ends_with(['(', '[', '（']);
+    listed(FORMERLY, &t[word_at..]) && (labelled || bracketed)
+}
+
+/// Words for "each" and "every" (`For each case, give:`), folded.
+pub const EACH_WORDS: &[&str] = &[
+    "each", "every", "chaque", "jeden", "jede", "jedes", "cada", "ogni", "elk", "elke", "ieder",
+    "iedere", "各", "每", "각",
+];
+
+/// Articles before a speaker who is the subject of a line (`The assistant asks …`).
+const SUBJECT_ARTICLES: &[&str] = &[
+    "the", "der", "die", "das", "le", "la", "l", "el", "o", "a", "il", "lo", "de", "het",
+];
+
+/// Whether a line is about what the assistant says or does (`The assistant should ask
+/// which item`, `Der Assistent fragt nach`, `助手反问…`), not something the user says.
+pub fn speaks_for_assistant(line: &str) -> bool {
+    let f = fold(line.trim());
+    if ASSISTANT_SPEAKERS
+        .iter()
+        .any(|s| s.chars().any(is_cjk) && f.starts_with(s))
+    {
+        return true;
+    }
+    let mut words = f
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty());
+    let first = words.next().unwrap_or_default();
+    let subject = if listed(SUBJECT_ARTICLES, first) {
+        words.next().unwrap_or_default()
+    } else {
+        first
+    };
+    listed(ASSISTANT_SPEAKERS, subject)
+}
+
+/// Verbs a manual script uses for what the tester says (`Type: …`, `Saisir : …`): the
+/// first word of a step, folded.
+pub const SAY_VERBS: &[&str] = &[
+    "type",
+    "enter",
+    "ask",
+    "say",
+    "send",
+    "write",
+    "input",
+    "paste",
+    "submit",
+    "prompt",
+    "tippe",
+    "tippen",
+    "tippt",
+    "gib",
+    "geben",
+    "eingeben",
+    "schreibe",
+    "schreiben",
+    "frage",
+    "fragen",
+    "sende",
+    "senden",
+    "tapez",
+    "tape",
+    "taper",
+    "saisir",
+    "saisissez",
+    "saisis",
+    "ecrivez",
+    "ecris",
+    "ecrire",
+    "demandez",
+    "demander",
+    "envoyez",
+    "envoyer",
+    "escribe",
+    "escriba",
+    "escribir",
+    "pregunta",
+    "pregunte",
+    "preguntar",
+    "envia",
+    "envie",
+    "enviar",
+    "introduce",
+    "introduzca",
+    "teclea",
+    "digite",
+    "digita",
+    "digitar",
+    "escreva",
+    "pergunte",
+    "insira",
+    "scrivi",
+    "scrivere",
+    "digitare",
+    "chiedi",
+    "chiedere",
+    "invia",
+    "inviare",
+    "inserisci",
+    "typ",
+    "typt",
+    "vraag",
+    "stuur",
+    "schrijf",
+    "voer",
+    "入力",
+    "送信",
+    "質問",
+    "输入",
+    "发送",
+    "提问",
+    "입력",
+    "전송",
+    "질문",
+];
+
 /// Words meaning "every tool" in a forbidden-tools field (`Must not call: any`).
 pub const ALL_WORDS: &[&str] = &[
     "any",
@@ -1543,6 +1709,24 @@ pub const NOT_CASES: &[&str] = &[
     "introducao",
     "introduzione",
     "inleiding",
+    "activity",
+    "activity feed",
+    "aktivitat",
+    "activite",
+    "actividad",
+    "atividade",
+    "attivita",
+    "activiteit",
+    "アクティビティ",
+    "动态",
+    "활동",
+    "comments",
+    "kommentare",
+    "commentaires",
+    "commenti",
+    "コメント",
+    "评论",
+    "댓글",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
@@ -1780,6 +1964,30 @@ pub const DROPPED_STATUS: &[&str] = &[
     "已删除",
     "삭제됨",
     "실행하지 않음",
+    "refused",
+    "refuse",
+    "refusee",
+    "refusado",
+    "refusada",
+    "recusado",
+    "recusada",
+    "rechazada",
+    "cancelada",
+    "eliminada",
+    "rifiutata",
+    "scartata",
+    "annullata",
+    "eliminata",
+    "geweigerd",
+    "afgekeurd",
+    "拒否",
+    "거부",
+    "거절",
+    "abgesagt",
+    "annulee",
+    "supprimee",
+    "ecartee",
+    "rejetee",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
@@ -1836,7 +2044,7 @@ pub fn is_dropped_status(s: &str) -> bool {
                 .any(|(i, _)| listed(DROPPED_STATUS, &t[..i])))
 }
 
-/// Words of asking and sending before a quoted prompt ("Send:", "user asks", "用户问").
+/// Verbs of calling a tool ("calls", "ruft … auf", "调用"), and arrows that mean it.
 pub const CALL_VERBS: &[&str] = &[
     "call",
     "calls",
