@@ -57,6 +57,9 @@ pub struct Catalog {
     entries: Vec<Entry>,
     servers: Vec<String>,
     params: std::collections::HashSet<String>,
+    /// Whether the document writes a decimal comma and dots between thousands (`7,5`,
+    /// `1.250`), as most of Europe and South America do.
+    comma_decimals: bool,
 }
 
 fn squash(s: &str) -> String {
@@ -260,7 +263,14 @@ impl Catalog {
             entries,
             servers,
             params,
+            comma_decimals: false,
         }
+    }
+
+    /// The catalog for a document that writes numbers with a decimal comma.
+    pub fn with_comma_decimals(mut self, yes: bool) -> Self {
+        self.comma_decimals = yes;
+        self
     }
 
     pub fn is_empty(&self) -> bool {
@@ -1110,6 +1120,13 @@ impl Catalog {
                     }
                     _ => t,
                 };
+                let european: String;
+                let t = if self.comma_decimals {
+                    european = dot_grouped(t);
+                    european.as_str()
+                } else {
+                    t
+                };
                 // `64 * 1024`, as code writes a size.
                 let n = match product(t) {
                     Some(n) => n,
@@ -1135,8 +1152,14 @@ impl Catalog {
                         .collect();
                     return v.map(Value::Array);
                 }
+                // (`[1,5; 2,25; 4]`: where semicolons part the items, commas are decimal.)
+                let seps: &[char] = if inner.contains([';', '；']) {
+                    &[';', '；']
+                } else {
+                    &[',', '、', ';']
+                };
                 let parts: Vec<&str> = inner
-                    .split([',', '、', ';'])
+                    .split(seps)
                     .map(|x| x.trim().trim_matches(['"', '\'', '`', '“', '”']))
                     .filter(|x| !x.is_empty())
                     .collect();
@@ -1298,6 +1321,65 @@ pub fn number_run(t: &str) -> Option<(usize, Vec<String>)> {
     };
     let at = m.start() + m.as_str().find(|c: char| c.is_ascii_digit() || c == '-')?;
     (nums.len() >= 2).then_some((at, nums))
+}
+
+/// A number as a decimal-comma writer writes it, as Rust reads it: `1.250` → `1250`,
+/// `7,5` → `7.5`, `1.250,75` → `1250.75`.
+fn dot_grouped(t: &str) -> String {
+    let b = t.as_bytes();
+    let mut out = String::with_capacity(t.len());
+    for (i, ch) in t.char_indices() {
+        let digit_before = i > 0 && b[i - 1].is_ascii_digit();
+        match ch {
+            '.' if digit_before
+                && b.len() >= i + 4
+                && b[i + 1..i + 4].iter().all(u8::is_ascii_digit)
+                && b.get(i + 4).is_none_or(|x| !x.is_ascii_digit()) => {}
+            ',' if digit_before && b.get(i + 1).is_some_and(u8::is_ascii_digit) => out.push('.'),
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+/// Whether a document writes decimal commas (`7,5`, `2,25`) and dots between thousands
+/// (`1.250`) more often than decimal points (`2.5`) and commas between thousands
+/// (`1,024`).
+pub fn comma_decimals(text: &str) -> bool {
+    let b = text.as_bytes();
+    let (mut comma, mut dot) = (0usize, 0usize);
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        // A run of digits with its separators: `1.250`, `7,5`, `1,2,3`, `2024.9.2`.
+        let start = i;
+        while i < b.len()
+            && (b[i].is_ascii_digit()
+                || matches!(b[i], b'.' | b',') && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            i += 1;
+        }
+        let run = &text[start..i];
+        let after_letter =
+            start > 0 && (b[start - 1].is_ascii_alphabetic() || b[start - 1] == b'.');
+        let seps = run.bytes().filter(|c| matches!(c, b'.' | b',')).count();
+        if seps != 1 || after_letter {
+            continue;
+        }
+        let (head, tail) = run.split_at(run.find(['.', ',']).unwrap_or(0));
+        let (sep, tail) = (tail.as_bytes()[0], &tail[1..]);
+        match (sep, tail.len()) {
+            (b',', 1 | 2) => comma += 1,
+            (b'.', 3) if head.len() <= 3 => comma += 1,
+            (b'.', 1 | 2) => dot += 1,
+            (b',', 3) if head.len() <= 3 => dot += 1,
+            _ => {}
+        }
+    }
+    comma > dot
 }
 
 /// Words for a millisecond, a second and a minute after a number (folded; a CJK unit is

@@ -57,6 +57,16 @@ pub struct UnitInfo<'a> {
 /// Strips the outer quotes of a prompt field.
 pub fn unquote_prompt(s: &str) -> String {
     let t = s.trim();
+    // (`输入：用户：“…”`: the speaker named again inside the field.)
+    let t = match t.split_once([':', '：']) {
+        Some((who, said))
+            if lexicon::USER_SPEAKERS.contains(&lexicon::fold(who.trim()).as_str())
+                && !said.trim().is_empty() =>
+        {
+            said.trim()
+        }
+        _ => t,
+    };
     let qs = quotes(t);
     if let Some(&(a, b)) = qs.first() {
         let open = t[..a].trim();
@@ -814,6 +824,18 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         }
         _ => t,
     };
+    // `【输入】…`, `［期待］…`: a label in lenticular or full-width brackets.
+    if let Some(r) = t.strip_prefix(['【', '［', '〔'])
+        && let Some(close) = r.find(['】', '］', '〕'])
+    {
+        let head = r[..close].trim();
+        let rest = r[close + '】'.len_utf8()..]
+            .trim_start_matches([':', '：'])
+            .trim();
+        return label_role(head)
+            .filter(|role| role.is_field())
+            .map(|_| (head, rest, false));
+    }
     let colon = t.find([':', '：'])?;
     let head = &t[..colon];
     let struck = head.trim_start().starts_with("~~");

@@ -58,6 +58,7 @@ pub mod table;
 pub mod text;
 pub mod toml_tables;
 pub mod wiki;
+pub mod wikitext;
 pub mod yaml;
 
 #[cfg(test)]
@@ -99,6 +100,8 @@ pub enum Shape {
     Sql,
     Ini,
     Wiki,
+    /// MediaWiki or DokuWiki page source.
+    Wikitext(wikitext::Dialect),
     Asciidoc,
     Markdown,
 }
@@ -177,6 +180,9 @@ pub fn sniff(text: &str) -> Shape {
     if yaml::looks_like_yaml(h) || (h.len() < t.len() && yaml::has_case_list_key(t)) {
         return Shape::Yaml;
     }
+    if let Some(d) = wikitext::dialect(h) {
+        return Shape::Wikitext(d);
+    }
     if asciidoc::looks_like_asciidoc(h) {
         return Shape::Asciidoc;
     }
@@ -191,7 +197,7 @@ pub fn sniff(text: &str) -> Shape {
 
 /// Extracts every case of a document, read against the discovered tools.
 pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
-    let cat = Catalog::new(tools);
+    let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
     extract_with(text, &cat)
 }
 
@@ -216,6 +222,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Sql => code::extract(&LineIndex::new(&sql::to_code(text)), cat),
         Shape::Ini => ini::extract(&ix, cat),
         Shape::Wiki => text::extract(&LineIndex::new(&wiki::to_markdown(text)), cat),
+        Shape::Wikitext(d) => text::extract(&LineIndex::new(&wikitext::to_markdown(text, d)), cat),
         Shape::Asciidoc => text::extract(&LineIndex::new(&asciidoc::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),

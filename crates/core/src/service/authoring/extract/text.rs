@@ -229,7 +229,8 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Code
         } else if item_marker(t).is_some() {
             Kind::Item
-        } else if bold_line(t)
+        } else if bracket_title(t)
+            || bold_line(t)
             // (`**공통 금지: `crash`**` states a rule, it heads nothing.)
             && !leading_label(t).is_some_and(|(l, r)| {
                 !r.trim_matches(['*', ' ']).is_empty()
@@ -461,13 +462,37 @@ fn atx_level(t: &str) -> Option<u8> {
     None
 }
 
+/// A line that is only a title in lenticular brackets (`【说明】`, `【评审意见】`), not the
+/// label of a case's field over its value (`【输入】`).
+fn bracket_title(t: &str) -> bool {
+    t.strip_prefix('【')
+        .and_then(|r| r.strip_suffix('】'))
+        .is_some_and(|inner| {
+            !inner.contains(['【', '】'])
+                && !matches!(
+                    label_role(inner),
+                    Some(
+                        LabelRole::Prompt
+                            | LabelRole::Expected
+                            | LabelRole::Tool
+                            | LabelRole::Args
+                            | LabelRole::Forbidden
+                            | LabelRole::Steps
+                            | LabelRole::Contains
+                    )
+                )
+        })
+}
+
+/// A line of one rule character (`---`, `***`, `━━━`, `═══`), spaces allowed.
 fn is_rule(t: &str) -> bool {
-    t.len() >= 3
-        && (t.chars().all(|c| c == '-' || c == ' ')
-            || t.chars().all(|c| c == '=' || c == ' ')
-            || t.chars().all(|c| c == '*' || c == ' ')
-            || t.chars().all(|c| c == '_' || c == ' '))
-        && t.chars().filter(|c| !c.is_whitespace()).count() >= 3
+    let mut marks = t.chars().filter(|c| *c != ' ');
+    let Some(first) = marks.next() else {
+        return false;
+    };
+    "-=*_━─═—".contains(first)
+        && t.chars().filter(|c| *c == first).count() >= 3
+        && marks.all(|c| c == first)
 }
 
 fn bold_line(t: &str) -> bool {
@@ -496,7 +521,7 @@ fn heading_text(t: &str) -> String {
         Some(i) if t.ends_with('}') && t[i + 2..].starts_with(['#', '.']) => &t[..i],
         _ => t,
     };
-    t.trim_matches(['*', '_', ' '])
+    t.trim_matches(['*', '_', ' ', '【', '】'])
         .trim_end_matches([':', '：'])
         .trim()
         .to_string()
@@ -799,14 +824,15 @@ fn walk(
             continue;
         };
         // (A bold title line's section also ends where a paragraph opens with the next
-        // bold title: `**Caso 2.5 – …** Prompt: …`.)
+        // bold title, `**Caso 2.5 – …** Prompt: …`, and at a rule.)
         let end = (i + 1..b)
             .find(|&k| {
                 matches!(lines[k].kind, Kind::Heading(l) if l <= level)
                     || (level == 7
-                        && lines[k].kind == Kind::Text
-                        && lines[k - 1].kind == Kind::Blank
-                        && lines[k].text.trim_start().starts_with("**"))
+                        && (lines[k].kind == Kind::Rule
+                            || lines[k].kind == Kind::Text
+                                && lines[k - 1].kind == Kind::Blank
+                                && lines[k].text.trim_start().starts_with("**")))
             })
             .unwrap_or(b);
         let title = heading_text(lines[i].text);
@@ -827,9 +853,12 @@ fn walk(
                 .count();
             // (Headings that are a case's field labels, `### 入力` over its prompt and
             // `### Expected output` over what it expects, head no case of their own.)
-            let sub_headings = (i + 1..end).any(|k| {
-                matches!(lines[k].kind, Kind::Heading(l) if l < 8)
-                    && !lexicon::is_listed_label(&heading_text(lines[k].text))
+            // (Nor does a lead-in, unless it heads what is no case: `Notatie per eis:` over
+            // the fields explained.)
+            let sub_headings = (i + 1..end).any(|k| match lines[k].kind {
+                Kind::Heading(8) => lexicon::heading_excludes(&heading_text(lines[k].text)),
+                Kind::Heading(_) => !lexicon::is_listed_label(&heading_text(lines[k].text)),
+                _ => false,
             });
             let steps = (i + 1..end)
                 .filter(|&k| {
@@ -939,7 +968,7 @@ fn walk(
         // Paragraphs after a bold title's section that open with bold titles of their own
         // (`**Caso 2.5 – …** Prompt: …`) are read as the blocks they are, up to the next
         // heading.
-        if end < b && lines[end].kind == Kind::Text {
+        if end < b && matches!(lines[end].kind, Kind::Text | Kind::Rule) {
             let next = (end..b)
                 .find(|&k| matches!(lines[k].kind, Kind::Heading(_)))
                 .unwrap_or(b);
@@ -1739,7 +1768,8 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     };
     let header = cells(lines[a].text);
     // A row whose first cell is empty continues the one above (a wrapped line, a merged
-    // cell): its cells join the row's, and the row's span grows.
+    // cell, a wiki row's cell written on a line of its own): its cells join the row's, and
+    // the row's span grows.
     let mut rows: Vec<(Vec<String>, (usize, usize))> = Vec::new();
     for l in &lines[a + 1..b] {
         if is_separator(l.text) {
@@ -1748,9 +1778,7 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
         let row = cells(l.text);
         match rows.last_mut() {
             Some((prev, span))
-                if header.len() > 2
-                    && row.first().is_some_and(|c| c.trim().is_empty())
-                    && row.iter().any(|c| !c.trim().is_empty()) =>
+                if header.len() > 2 && row.first().is_none_or(|c| c.trim().is_empty()) =>
             {
                 for (p, c) in prev.iter_mut().zip(&row) {
                     join_wrapped(p, c.trim());
