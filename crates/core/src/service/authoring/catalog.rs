@@ -203,6 +203,13 @@ const CONNECTORS: &[&str] = &[
     "=",
 ];
 
+/// Prepositions that open a phrase describing the noun before them (`l'outil de somme`,
+/// `la herramienta para borrar`).
+const PREPOSITIONS: &[&str] = &[
+    "de", "d", "du", "des", "di", "da", "do", "del", "della", "van", "voor", "fur", "für", "pour",
+    "para", "per", "for", "to", "zum", "zur", "om",
+];
+
 impl Catalog {
     pub fn new(tools: &[DiscoveredTool]) -> Self {
         let mut entries = Vec::with_capacity(tools.len());
@@ -457,6 +464,7 @@ impl Catalog {
         }
         self.spaced_mentions(text, &mut out);
         self.described_mentions(text, &mut out);
+        self.described_in_other_words(text, &mut out);
         out.sort_by_key(|m| m.start);
         out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
         // "Das veraltete Echo-Tool, das … (`legacy-echo`)": a description named right after
@@ -753,45 +761,7 @@ impl Catalog {
             if words.is_empty() {
                 continue;
             }
-            let mut best: Option<(usize, usize, usize)> = None;
-            let mut tie = false;
-            for (t, en) in self.entries.iter().enumerate() {
-                let name_hits = words
-                    .iter()
-                    .filter(|w| {
-                        en.words
-                            .iter()
-                            .any(|n| !STOP.contains(&n.as_str()) && stem_eq(w, n))
-                    })
-                    .count();
-                let desc_hits = words
-                    .iter()
-                    .filter(|w| en.desc.iter().any(|d| stem_eq(w, d)))
-                    .count();
-                if name_hits == 0 && desc_hits < 2 {
-                    continue;
-                }
-                let coverage = en
-                    .words
-                    .iter()
-                    .filter(|n| !STOP.contains(&n.as_str()))
-                    .filter(|n| words.iter().any(|w| stem_eq(w, n)))
-                    .count()
-                    * 10
-                    / en.words.len().max(1);
-                let score = (name_hits * 2 + desc_hits, coverage, t);
-                match best {
-                    Some((s0, c0, _)) if (score.0, score.1) == (s0, c0) => tie = true,
-                    Some((s0, c0, _)) if (score.0, score.1) < (s0, c0) => {}
-                    _ => {
-                        best = Some(score);
-                        tie = false;
-                    }
-                }
-            }
-            if let Some((_, _, t)) = best
-                && !tie
-            {
+            if let Some((t, _)) = self.best_described(&words) {
                 let start = before.last().map(|(i, _)| *i).unwrap_or(s);
                 let end = after.last().map(|(i, w)| i + w.len()).unwrap_or(e);
                 if end > text.len() || !text.is_char_boundary(start) || !text.is_char_boundary(end)
@@ -804,6 +774,151 @@ impl Catalog {
                     end,
                     via: Via::Description,
                     written: text[start..end].to_string(),
+                });
+            }
+        }
+    }
+
+    /// The one tool whose name or description the words say best (a name word, or two
+    /// words of its description), with how many of the words it matched; `None` when none
+    /// does or two do equally well.
+    fn best_described(&self, words: &[&str]) -> Option<(usize, usize)> {
+        let mut best: Option<(usize, usize, usize, usize)> = None;
+        let mut tie = false;
+        for (t, en) in self.entries.iter().enumerate() {
+            let name_hits = words
+                .iter()
+                .filter(|w| {
+                    en.words
+                        .iter()
+                        .any(|n| !STOP.contains(&n.as_str()) && stem_eq(w, n))
+                })
+                .count();
+            let desc_hits = words
+                .iter()
+                .filter(|w| en.desc.iter().any(|d| stem_eq(w, d)))
+                .count();
+            if name_hits == 0 && desc_hits < 2 {
+                continue;
+            }
+            let coverage = en
+                .words
+                .iter()
+                .filter(|n| !STOP.contains(&n.as_str()))
+                .filter(|n| words.iter().any(|w| stem_eq(w, n)))
+                .count()
+                * 10
+                / en.words.len().max(1);
+            let score = (
+                name_hits * 2 + desc_hits,
+                coverage,
+                t,
+                name_hits.max(desc_hits),
+            );
+            match best {
+                Some((s0, c0, _, _)) if (score.0, score.1) == (s0, c0) => tie = true,
+                Some((s0, c0, _, _)) if (score.0, score.1) < (s0, c0) => {}
+                _ => {
+                    best = Some(score);
+                    tie = false;
+                }
+            }
+        }
+        best.filter(|_| !tie).map(|(_, _, t, hits)| (t, hits))
+    }
+
+    /// A tool described in the words of another language (`두 수를 더해 합을 돌려주는
+    /// 도구`, `l'outil qui supprime un article`, `エラーを返すツール`): the clause before
+    /// a tool noun and the one after it, read as English description words.
+    fn described_in_other_words(&self, text: &str, out: &mut Vec<Mention>) {
+        let lower = text.to_lowercase();
+        if lower.len() != text.len() {
+            return;
+        }
+        const BOUNDS: &[char] = &[
+            '\n', '.', ';', ':', '：', '(', '（', ')', '）', ',', '，', '、', '。', '"', '“', '”',
+            '「', '」', '`', '→', '|',
+        ];
+        for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(&lower) {
+            let e = s + len;
+            // Before the noun, the words of its clause that can describe it: a Korean
+            // relative clause runs to eight words, a Latin-script modifier to three, a
+            // script without spaces to twenty characters.
+            let clause_start = lower[..s].rfind(BOUNDS).map_or(0, |i| {
+                i + lower[i..].chars().next().map_or(1, char::len_utf8)
+            });
+            let before = &lower[clause_start..s];
+            let hangul = before
+                .chars()
+                .any(|c| ('\u{ac00}'..='\u{d7a3}').contains(&c));
+            let limit = if hangul { 8 } else { 3 };
+            let from = if before.trim().contains(' ') || !before.chars().any(lexicon::is_cjk) {
+                let starts: Vec<usize> = before
+                    .char_indices()
+                    .filter(|&(i, c)| {
+                        !c.is_whitespace() && (i == 0 || before[..i].ends_with(char::is_whitespace))
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                clause_start + starts.len().checked_sub(limit).map_or(0, |k| starts[k])
+            } else {
+                let n = before.chars().count();
+                clause_start
+                    + before
+                        .char_indices()
+                        .nth(n.saturating_sub(20))
+                        .map_or(0, |(i, _)| i)
+            };
+            // After it, a relative clause or a prepositional one (`l'outil qui supprime`,
+            // `das Werkzeug, das …`, `the tool for sums`), to its end.
+            let after = lower[e..].trim_start();
+            let after = after.strip_prefix(',').map_or(after, str::trim_start);
+            let opens = after
+                .split(|c: char| !c.is_alphanumeric())
+                .next()
+                .is_some_and(|w| {
+                    lexicon::listed(lexicon::RELATIVES, w) || lexicon::listed(PREPOSITIONS, w)
+                });
+            let to = if opens {
+                let off = lower.len() - after.len();
+                off + after.find(BOUNDS).unwrap_or(after.len())
+            } else {
+                e
+            };
+            if out.iter().any(|m| m.start < to && from < m.end) {
+                continue;
+            }
+            let clause = fold(&lower[from..to]);
+            let mut words: Vec<&str> = lexicon::concepts::english_words(&clause);
+            if words.is_empty() {
+                continue;
+            }
+            // (English words set in a CJK clause count too: `(DEPRECATED) 대문자 에코 도구`.)
+            let raw: Vec<String> = if clause.chars().any(lexicon::is_cjk) {
+                name_words(&clause)
+                    .into_iter()
+                    .filter(|w| w.len() >= 3 && w.is_ascii() && !STOP.contains(&w.as_str()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            words.extend(raw.iter().map(String::as_str));
+            // (One word alone describes only right beside the noun: `에코 도구`, not `liste
+            // les outils que …`.)
+            let span_words = lower[from..to].split_whitespace().count();
+            if let Some((t, hits)) = self.best_described(&words)
+                && (hits >= 2 || span_words <= 2)
+                && text.is_char_boundary(from)
+                && text.is_char_boundary(to)
+            {
+                let written = text[from..to].trim();
+                let start = from + (text[from..to].len() - text[from..to].trim_start().len());
+                out.push(Mention {
+                    tool: Some(t),
+                    start,
+                    end: start + written.len(),
+                    via: Via::Description,
+                    written: written.to_string(),
                 });
             }
         }

@@ -42,6 +42,7 @@
 pub mod asciidoc;
 pub mod code;
 pub mod columns;
+pub mod doctest;
 pub mod gherkin;
 pub mod ini;
 pub mod json;
@@ -246,7 +247,12 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             let replied = text::inline_reply(&body);
             let columns = columns::as_markdown(&replied);
             let defined = text::definitions(&columns);
-            let md = text::unescaped(&defined);
+            let unescaped = text::unescaped(&defined);
+            let md: Cow<str> = if doctest::has_examples(&unescaped) {
+                Cow::Owned(doctest::as_fields(&unescaped))
+            } else {
+                unescaped
+            };
             // (A page that needed no rewriting is read through the index already built.)
             let unchanged = [&body, &replied, &columns, &defined, &md]
                 .iter()

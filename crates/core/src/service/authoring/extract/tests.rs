@@ -1393,3 +1393,59 @@ fn han_numbered_outline_sections_and_their_items() {
     assert_eq!(d[1].prompts.len(), 2);
     assert_eq!(tools_of(&d[1]), ["list-items"]);
 }
+
+#[test]
+fn numbers_written_with_a_decimal_comma_read_as_the_writer_means_them() {
+    let doc = "## Fälle\n\n- Nutzer: „Was ist 2.400 plus 600?“\n  Erwartet: `get-sum`, a = 2.400, b = 600\n- Nutzer: „Mittelwert von 1,5; 2,5 und 9“\n  Erwartet: `get-stats`, numbers = [1,5; 2,5; 9]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(2400)
+    );
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["numbers"],
+        json!([1.5, 2.5, 9])
+    );
+    // A document with decimal points keeps them.
+    let d = drafts("- \"Add 1.250 and 2\" → get-sum with a = 1.250, b = 2\n- \"Add 2.5 and 3.75\" → get-sum with a = 2.5, b = 3.75\n");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(1.25)
+    );
+}
+
+#[test]
+fn tools_described_in_the_writers_language_resolve_by_what_they_do() {
+    let doc = "○ (항목 1) 덧셈\n  - 사용자 입력: “7 더하기 8은?”\n  - 기대 동작: 두 수를 더해 합을 돌려주는 도구 호출 (a = 7, b = 8)\n  - 호출 금지: 숫자 목록의 평균·최솟값·최댓값을 구하는 도구\n○ (항목 2) 그대로\n  - 사용자 입력: “그대로 말해줘: 안녕”\n  - 기대 동작: 메시지를 바꾸지 않고 그대로 돌려주는 도구 호출\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    // A word that only happens to mean a tool's name, in a sentence about tools, is none.
+    let d = drafts("Ce document liste les outils que le modèle ne doit pas appeler.\n");
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+#[test]
+fn slides_pasted_without_blank_lines_are_one_case_each() {
+    let doc = "ツール選択の評価（定例）\n作成：田中\n\nスライド 1\tケースの見方\n\t入力：ユーザーの発話\n\t期待：呼ぶツール\nスライド 2\tケース1：足し算\n\t入力：「2と3を足して」\n\t期待：get-sum（a = 2、b = 3）\nスライド 3\tケース2：雑談\n\t入力：「今日は何曜日？」\n\t期待：ツール呼び出しなし\n【ノート】雑談のケース。\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (7, 9));
+    assert!(d[1].negative);
+    assert_eq!((d[1].start_line, d[1].end_line), (10, 13));
+}
+
+#[test]
+fn doctest_examples_in_a_page_read_as_cases() {
+    let doc = "Sums\n----\n\n    >>> r = ask(\"Add 3 and 4\")\n    >>> r.tools\n    ['get-sum']\n    >>> r.args('get-sum')\n    {'a': 3, 'b': 4}\n    >>> 'get-stats' in r.tools\n    False\n\nSkipped\n-------\n\n    >>> r = ask(\"Crash it\")  # doctest: +SKIP\n    >>> r.tools  # doctest: +SKIP\n    ['crash']\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(4)
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+}

@@ -58,7 +58,10 @@ pub fn item_marker(t: &str) -> Option<usize> {
     if b.is_empty() {
         return None;
     }
-    for m in ["- ", "* ", "+ ", "• ", "▪ ", "◦ ", "‣ "] {
+    // (`○`, `●`, `◆`: the bullets of Korean and Japanese office documents.)
+    for m in [
+        "- ", "* ", "+ ", "• ", "▪ ", "◦ ", "‣ ", "○ ", "● ", "◯ ", "◆ ", "◇ ", "▶ ", "► ", "※ ",
+    ] {
         if t.starts_with(m) {
             return Some(m.len());
         }
@@ -217,6 +220,9 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Blank
         } else if let Some(level) = atx_level(t) {
             Kind::Heading(level)
+        } else if t.starts_with(['□', '■']) && t[3..].starts_with(' ') && indent == 0 {
+            // `□ 검증 항목`: an office document's section mark.
+            Kind::Heading(2)
         } else if t.starts_with("<details") || t.starts_with("</details") {
             // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
             // section of its own: its summary the heading, its close the end.
@@ -506,7 +512,7 @@ fn bold_line(t: &str) -> bool {
 fn heading_text(t: &str) -> String {
     let owned = super::markup::blank_tags(t);
     let t = owned.trim();
-    let t = t.trim_start_matches('#').trim();
+    let t = t.trim_start_matches(['#', '□', '■']).trim();
     let t = if atx_level(t).is_none()
         && t.len() > 3
         && t.as_bytes()[0] == b'h'
@@ -1401,12 +1407,6 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
     if end > i && chat_header(lines[i].text) {
         i += 1;
     }
-    // A plain-text block's title line (`SCRIPT 4 - Delete an item`, `SETUP (not a test)`)
-    // above its fields: a block it says holds no case is passed over.
-    let title = block_title(lines, i, end);
-    if title.is_some_and(lexicon::heading_excludes) || legend(lines, i, end) {
-        return;
-    }
     let unit = |s: usize, e: usize, out: &mut Vec<Draft>| {
         let text = lines[s..=e]
             .iter()
@@ -1417,7 +1417,7 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
             &text,
             (lines[s].n, lines[e].n),
             "paragraph",
-            title.filter(|_| s == i).map(str::to_string),
+            block_title(lines, s, e).map(str::to_string),
             SectionSays::default(),
             cat,
             out,
@@ -1432,7 +1432,37 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
     let turns = starts.iter().all(|&k| {
         user_turn(lines[k].text) || leading_label(lines[k].text).is_some_and(|(_, r)| r.is_empty())
     });
-    if starts.len() > 1 && !turns {
+    // Slides or blocks pasted with no blank line between them (`スライド 5<TAB>ケース1`
+    // over its tab-indented body): each title line over an indented body opens a block.
+    let heads: Vec<usize> = (i..end)
+        .filter(|&k| {
+            lines[k].indent == 0
+                && lines[k].label.is_none()
+                && lines[k].kind == Kind::Text
+                && lines[k + 1].indent > 0
+        })
+        .collect();
+    // A plain-text block's title line (`SCRIPT 4 - Delete an item`, `SETUP (not a test)`)
+    // above its fields: a block it says holds no case is passed over.
+    let several = heads.len() >= 2 && starts.len() > 1;
+    if !several
+        && (block_title(lines, i, end).is_some_and(lexicon::heading_excludes)
+            || legend(lines, i, end))
+    {
+        return;
+    }
+    if several {
+        if heads[0] > i {
+            unit(i, heads[0] - 1, out);
+        }
+        for (k, &h) in heads.iter().enumerate() {
+            let e = heads.get(k + 1).map_or(end, |x| x - 1);
+            let title = lines[h].text.trim();
+            if !lexicon::heading_excludes(title) {
+                unit(h, e, out);
+            }
+        }
+    } else if starts.len() > 1 && !turns {
         for (k, &s) in starts.iter().enumerate() {
             unit(s, starts.get(k + 1).map(|x| x - 1).unwrap_or(end), out);
         }

@@ -10,6 +10,7 @@
 use unicode_normalization::UnicodeNormalization;
 use unicode_normalization::char::is_combining_mark;
 
+pub mod concepts;
 mod labels;
 pub use labels::*;
 
@@ -1181,6 +1182,30 @@ pub const EACH_WORDS: &[&str] = &[
     "iedere", "各", "每", "각",
 ];
 
+/// Relative pronouns that open a clause describing the noun before them (`das Werkzeug,
+/// das …`, `l'outil qui …`, `the tool that …`).
+pub const RELATIVES: &[&str] = &[
+    "that",
+    "which",
+    "der",
+    "die",
+    "das",
+    "welches",
+    "welche",
+    "qui",
+    "que",
+    "che",
+    "il quale",
+    "la quale",
+    "dat",
+    "die",
+    "welke",
+    "который",
+    "которая",
+    "ktory",
+    "ktore",
+];
+
 /// Articles before a speaker who is the subject of a line (`The assistant asks …`).
 const SUBJECT_ARTICLES: &[&str] = &[
     "the", "der", "die", "das", "le", "la", "l", "el", "o", "a", "il", "lo", "de", "het",
@@ -1755,6 +1780,18 @@ pub const NOT_CASES: &[&str] = &[
     "검토 의견",
     "reviewopmerkingen",
     "anmerkungen aus dem review",
+    "見方",
+    "ケースの見方",
+    "宿題",
+    "次回までの宿題",
+    "작성 방법",
+    "작성법",
+    "書き方",
+    "記入方法",
+    "填写说明",
+    "编写说明",
+    "how to write",
+    "how to fill in",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
@@ -1784,7 +1821,8 @@ pub const CASES_HEADING: &[&str] = &[
 /// Rejected`), where the status is all the part says.
 pub fn title_says_dropped(title: &str) -> bool {
     // (Most titles have neither a tag nor a dash: they are passed over cheaply.)
-    if !title.contains(['[', '(', '（', '【', '—', '–', '|']) && !title.contains(" - ") {
+    if !title.contains(['[', '(', '（', '【', '—', '–', '―', '|']) && !title.contains(" - ")
+    {
         return false;
     }
     let f = fold(title);
@@ -1798,7 +1836,7 @@ pub fn title_says_dropped(title: &str) -> bool {
                 && is_dropped_status(parts.next().unwrap_or_default()))
     });
     tagged
-        || [" — ", " – ", " - ", " | "].iter().any(|sep| {
+        || [" — ", " – ", " ― ", " - ", " | "].iter().any(|sep| {
             f.split(sep).skip(1).any(|part| {
                 let status = part
                     .split(['(', ':', ',', ';', '.'])
@@ -2036,6 +2074,21 @@ pub const DROPPED_STATUS: &[&str] = &[
     "연기",
     "postponed",
     "deferred",
+    "do not run",
+    "not run",
+    "don't run",
+    "nicht ausfuhren",
+    "ne pas executer",
+    "no ejecutar",
+    "nao executar",
+    "non eseguire",
+    "niet uitvoeren",
+    "今回は実行しない",
+    "暂不执行",
+    "실행 안 함",
+    "보류",
+    "保留",
+    "暂缓执行",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).

@@ -1,0 +1,66 @@
+//! Words for what tools do, in the languages people write plans in, mapped onto the English
+//! words of tool descriptions: a plan that says `두 수를 더해 합을 돌려주는 도구` or
+//! `l'outil qui supprime un article` names the tool whose description says "add … sum" or
+//! "deletes an item". The table is `concepts.txt`: one English word a line, then what other
+//! languages write for it, folded (`*` ends a stem; CJK words match inside a run of text).
+
+use std::sync::LazyLock;
+
+use super::WordSet;
+
+struct Concepts {
+    words: WordSet,
+    /// Per pattern of `words`: the English word it stands for.
+    english: Vec<&'static str>,
+}
+
+static CONCEPTS: LazyLock<Concepts> = LazyLock::new(|| {
+    let mut patterns: Vec<&'static str> = Vec::new();
+    let mut english = Vec::new();
+    for line in include_str!("concepts.txt").lines() {
+        let Some((key, values)) = line.split_once(": ") else {
+            continue;
+        };
+        for v in values.split(", ").map(str::trim).filter(|v| !v.is_empty()) {
+            patterns.push(v);
+            english.push(key);
+        }
+    }
+    Concepts {
+        words: WordSet::new(&patterns),
+        english,
+    }
+});
+
+/// The English words of tool descriptions that folded `text` says in other words, once
+/// each, in order of first appearance.
+pub fn english_words(folded: &str) -> Vec<&'static str> {
+    let c = &*CONCEPTS;
+    let mut out: Vec<&'static str> = Vec::new();
+    for (_, _, i) in c.words.find(folded) {
+        let w = c.english[i];
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptions_in_other_languages_map_onto_english_words() {
+        let ko = english_words("두 수를 더해 합을 돌려주는");
+        assert!(
+            ko.contains(&"add") && ko.contains(&"sum") && ko.contains(&"return"),
+            "{ko:?}"
+        );
+        let fr = english_words(&crate::service::authoring::lexicon::fold(
+            "qui supprime un article",
+        ));
+        assert!(fr.contains(&"delete"), "{fr:?}");
+        assert!(english_words("the tool that adds").is_empty());
+    }
+}
