@@ -127,6 +127,14 @@ fn said_in_step(line: &str) -> Option<String> {
 
 /// Whether a unit's own words say it was dropped ("Dropped.", "Vervallen: …", "→ 항목 삭제").
 pub fn says_dropped(text: &str) -> bool {
+    // `❌ 5) "…" → crash`: a checklist's cross, against the ticks of the cases kept.
+    if text
+        .trim_start()
+        .trim_start_matches(['-', '*', '•', ' '])
+        .starts_with(['❌', '✗', '✘', '🚫', '⛔'])
+    {
+        return true;
+    }
     let t = prepare(text);
     let trimmed = t.trim_end();
     // The last clause of the unit.
@@ -1281,7 +1289,7 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
     while i < line.len() {
         let c = line[i..].chars().next()?;
         // A dash, a slash or a bar set off by spaces parts clauses too.
-        let dash = matches!(c, '—' | '–' | '/' | '|') && i > 0 && b[i - 1] == b' ';
+        let dash = matches!(c, '—' | '–' | '/' | '|' | '·' | '•') && i > 0 && b[i - 1] == b' ';
         // After a comma, only a forbidden-tools label starts a field (`→ get-sum, vietati:
         // get-stats`); a forbidden-tools label does in whatever case it is written (`→
         // noop. never: server-info`), any other only capitalised.

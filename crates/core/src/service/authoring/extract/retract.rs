@@ -142,6 +142,8 @@ const DROPPING: &[&str] = &[
     "삭제",
     "제외",
     "빼",
+    "❌",
+    "🚫",
 ];
 
 /// Removes the drafts a later line drops.

@@ -1408,7 +1408,9 @@ fn numbers_written_with_a_decimal_comma_read_as_the_writer_means_them() {
         json!([1.5, 2.5, 9])
     );
     // A document with decimal points keeps them.
-    let d = drafts("- \"Add 1.250 and 2\" → get-sum with a = 1.250, b = 2\n- \"Add 2.5 and 3.75\" → get-sum with a = 2.5, b = 3.75\n");
+    let d = drafts(
+        "- \"Add 1.250 and 2\" → get-sum with a = 1.250, b = 2\n- \"Add 2.5 and 3.75\" → get-sum with a = 2.5, b = 3.75\n",
+    );
     assert_eq!(
         d[0].expected_calls[0].args.as_ref().unwrap()["a"],
         json!(1.25)
@@ -1443,9 +1445,6 @@ fn doctest_examples_in_a_page_read_as_cases() {
     let doc = "Sums\n----\n\n    >>> r = ask(\"Add 3 and 4\")\n    >>> r.tools\n    ['get-sum']\n    >>> r.args('get-sum')\n    {'a': 3, 'b': 4}\n    >>> 'get-stats' in r.tools\n    False\n\nSkipped\n-------\n\n    >>> r = ask(\"Crash it\")  # doctest: +SKIP\n    >>> r.tools  # doctest: +SKIP\n    ['crash']\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 1, "{d:#?}");
-    assert_eq!(
-        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
-        json!(4)
-    );
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(4));
     assert_eq!(d[0].never_called, ["get-stats"]);
 }

@@ -10,6 +10,9 @@
 //! environment, exit criteria, dropped ideas, action items, change history…) are skipped.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::super::catalog::Catalog;
 use super::super::draft::Draft;
@@ -535,6 +538,31 @@ fn heading_text(t: &str) -> String {
 
 /// The document with Markdown's backslash escapes (`\"`, `\[`, `\*`, as converters
 /// write them) resolved, outside code, line for line.
+/// Pandoc's tracked changes and comments (`--track-changes=all`) as the text they leave:
+/// `[15]{.insertion author=…}` is `15`, a deletion and a comment are nothing.
+pub fn accepted_changes(t: &str) -> Cow<'_, str> {
+    static SPAN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\[([^\[\]\n]*)\]\{\.(insertion|deletion|comment-start|comment-end|paragraph-insertion|paragraph-deletion|mark)\b[^}\n]*\}")
+            .unwrap()
+    });
+    if !t.contains("]{.") {
+        return Cow::Borrowed(t);
+    }
+    // (Innermost first: a comment inside a deletion.)
+    let mut out = Cow::Borrowed(t);
+    for _ in 0..3 {
+        let next = SPAN.replace_all(&out, |c: &regex::Captures| match &c[2] {
+            "insertion" | "paragraph-insertion" | "mark" => c[1].to_string(),
+            _ => String::new(),
+        });
+        match next {
+            Cow::Borrowed(_) => break,
+            Cow::Owned(n) => out = Cow::Owned(n),
+        }
+    }
+    out
+}
+
 pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
     if !t.contains('\\') {
         return std::borrow::Cow::Borrowed(t);
