@@ -827,6 +827,23 @@ impl Catalog {
         best.filter(|_| !tie).map(|(_, _, t, hits)| (t, hits))
     }
 
+    /// The tool a short phrase describes in any language (`el eco viejo` → `legacy-echo`,
+    /// `la que borra` → `delete-item`), by the English words it says.
+    pub fn described_by(&self, phrase: &str) -> Option<usize> {
+        let f = fold(phrase);
+        let mut words: Vec<&str> = lexicon::concepts::english_words(&f);
+        let raw = name_words(&f);
+        words.extend(
+            raw.iter()
+                .filter(|w| w.len() >= 3 && !STOP.contains(&w.as_str()))
+                .map(String::as_str),
+        );
+        if words.is_empty() {
+            return None;
+        }
+        self.best_described(&words).map(|(t, _)| t)
+    }
+
     /// A tool described in the words of another language (`두 수를 더해 합을 돌려주는
     /// 도구`, `l'outil qui supprime un article`, `エラーを返すツール`): the clause before
     /// a tool noun and the one after it, read as English description words.
@@ -841,6 +858,10 @@ impl Catalog {
         ];
         for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(&lower) {
             let e = s + len;
+            // (English descriptions are read by their own words, above.)
+            if lower[s..e].starts_with("tool") || lower[s..e].starts_with("function") {
+                continue;
+            }
             // Before the noun, the words of its clause that can describe it: a Korean
             // relative clause runs to eight words, a Latin-script modifier to three, a
             // script without spaces to twenty characters.

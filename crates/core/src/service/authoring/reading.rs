@@ -366,8 +366,9 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
+    // (`→ get-sum × get-stats`: a cross before a name strikes it.)
     if [
-        "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지",
+        "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지", "×", "✗", "✘",
     ]
     .iter()
     .any(|w| before.contains(w))

@@ -125,6 +125,25 @@ fn said_in_step(line: &str) -> Option<String> {
     (lead.split_whitespace().count() <= 5 && !rest.is_empty()).then(|| unquote_prompt(rest))
 }
 
+/// A tool field that names no tool but says what it does (`el eco viejo`, `la que borra`,
+/// `le paginateur, avec pageSize = 12`): the tool its words describe, with the arguments
+/// after them.
+fn described_call(text: &str, cat: &Catalog) -> Option<ExpectedCall> {
+    let t = prepare(text);
+    let t = t.trim();
+    let cut = t.find([',', '(', '（', ';', '，']).unwrap_or(t.len());
+    let (head, rest) = t.split_at(cut);
+    if head.split_whitespace().count() > 5 || lexicon::is_none_word(head) {
+        return None;
+    }
+    let i = cat.described_by(head)?;
+    let args = cat.read_args(i, rest);
+    Some(ExpectedCall {
+        tool: cat.name(i).to_string(),
+        args: (!args.is_empty()).then_some(args),
+    })
+}
+
 /// Whether a unit's own words say it was dropped ("Dropped.", "Vervallen: …", "→ 항목 삭제").
 pub fn says_dropped(text: &str) -> bool {
     // `❌ 5) "…" → crash`: a checklist's cross, against the ticks of the cases kept.
@@ -437,7 +456,12 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 }
             }
             Some(LabelRole::Expected) => {
-                let r = reading::read(text, cat);
+                let mut r = reading::read(text, cat);
+                if r.is_empty()
+                    && let Some(call) = described_call(text, cat)
+                {
+                    r.calls.push(call);
+                }
                 let note = format!("expectations read from the wording of `{label}`");
                 if !r.is_empty() {
                     interpreted = true;
@@ -472,6 +496,9 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 let r = reading::read(text, cat);
                 let mut names = r.never;
                 names.extend(r.calls.into_iter().map(|c| c.tool));
+                if names.is_empty() && r.negative.is_none() {
+                    names.extend(described_call(text, cat).map(|c| c.tool));
+                }
                 for n in names {
                     if !d.never_called.contains(&n) {
                         d.never_called.push(n);

@@ -1507,6 +1507,7 @@ fn negated(code: &str) -> bool {
     ]
     .iter()
     .any(|w| c.contains(w))
+        || negating_name(code)
         // `!run.called(it)`, `!result.called("crash")`: a call check negated, whatever
         // the variable is named.
         || c.match_indices('!').any(|(i, _)| {
@@ -1523,6 +1524,35 @@ fn negated(code: &str) -> bool {
                     && !c[..i].ends_with(|p: char| p.is_alphanumeric() || p == '_')
                     && c[i + 1..].starts_with(|n: char| n.is_alphabetic() || n == '(')
             })
+}
+
+/// Whether the line calls a helper whose name says "not" in the writer's language before
+/// what it checks (`nao_chamou`, `nichtAufgerufen`, `non_chiamato`, `niet_aangeroepen`).
+fn negating_name(code: &str) -> bool {
+    const NOT: &[&str] = &[
+        "not", "nao", "nicht", "non", "niet", "pas", "nie", "sem", "sin", "senza", "ohne", "never",
+        "nunca", "jamais", "mai", "nooit", "niemals",
+    ];
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|id| id.len() > 4)
+        .any(|id| {
+            // The name's words: `nao_chamou` → nao, chamou; `nichtAufgerufen` → nicht, …
+            let mut words: Vec<String> = Vec::new();
+            for part in id.split('_').filter(|p| !p.is_empty()) {
+                let mut w = String::new();
+                for ch in part.chars() {
+                    if ch.is_uppercase() && !w.is_empty() {
+                        words.push(std::mem::take(&mut w));
+                    }
+                    w.extend(ch.to_lowercase());
+                }
+                words.push(w);
+            }
+            words.len() >= 2
+                && words[..words.len() - 1]
+                    .iter()
+                    .any(|w| lexicon::listed(NOT, &lexicon::fold(w)))
+        })
 }
 
 /// Whether a line of code checks that no tool was called (`calls == []`,

@@ -461,9 +461,13 @@ pub fn apply_changes(ix: &LineIndex, drafts: &mut Vec<Draft>, cat: &Catalog) {
     let mut k = 1;
     while k < drafts.len() {
         let note = &drafts[k];
+        if note.key.is_some() {
+            k += 1;
+            continue;
+        }
         let text = ix.excerpt(note.start_line, note.end_line);
         let f = fold(text);
-        if note.key.is_some() || !lexicon::has_any(&f, CHANGE) {
+        if !lexicon::has_any(&f, CHANGE) {
             k += 1;
             continue;
         }

@@ -14,6 +14,7 @@ use super::table::promptfoo_assert_value;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, value_text};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
+use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::yaml_values::scalar;
 
@@ -399,6 +400,37 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 .any(|t| t.get("vars").is_some() || t.get("assert").is_some()))
     {
         return promptfoo(&root, tests, cat);
+    }
+    // Cases grouped under the tool they expect (`get-sum:` over its list of cases, and a
+    // `no_tool:` list over the cases that call none).
+    if let YNode::Map(m, ..) = &root {
+        let groups: Vec<(Option<usize>, &YNode)> = m
+            .iter()
+            .filter(|(_, v)| matches!(v, YNode::Seq(..)))
+            .filter_map(|(k, v)| match cat.resolve(k) {
+                Some((t, _)) => Some((Some(t), v)),
+                None if lexicon::is_none_word(&k.replace(['_', '-'], " ")) => Some((None, v)),
+                None => None,
+            })
+            .collect();
+        if groups.iter().filter(|(t, _)| t.is_some()).count() >= 2 {
+            let mut drafts = Vec::new();
+            for (tool, list) in groups {
+                let YNode::Seq(items, ..) = list else {
+                    continue;
+                };
+                for n in items {
+                    let (a, b) = n.span();
+                    let Some(mut map) = n.to_value().as_object().cloned() else {
+                        continue;
+                    };
+                    let name = tool.map_or(Value::Null, |t| Value::String(cat.name(t).into()));
+                    map.entry("expected_tool").or_insert(name);
+                    drafts.push(object_draft(&map, a, b, "YAML item", cat));
+                }
+            }
+            return drafts;
+        }
     }
     let items: Vec<&YNode> = match &root {
         YNode::Seq(items, ..) => items.iter().collect(),
