@@ -457,7 +457,9 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             }
             Some(LabelRole::Expected) => {
                 let mut r = reading::read(text, cat);
+                // (Beside a tool field, this one says what the answer is, not the tool.)
                 if r.is_empty()
+                    && !segs.iter().any(|s| s.role == Some(LabelRole::Tool))
                     && let Some(call) = described_call(text, cat)
                 {
                     r.calls.push(call);
