@@ -185,6 +185,17 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
     let Node::Obj(fields, ..) = root else {
         return Vec::new();
     };
+    // Cases keyed by their ids (`"sum-decimals": {"say": …}`); a key written with a
+    // leading underscore is switched off, as JSON files mark comments and disabled entries.
+    let keyed: Vec<&Node> = fields
+        .iter()
+        .filter(|(_, v)| matches!(v, Node::Obj(o, ..) if looks_like_case(o)))
+        .filter(|(k, _)| !k.starts_with('_'))
+        .map(|(_, v)| v)
+        .collect();
+    if keyed.len() >= 2 {
+        return keyed;
+    }
     if looks_like_case(fields)
         && !fields
             .iter()

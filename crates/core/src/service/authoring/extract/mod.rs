@@ -244,7 +244,8 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 }
                 None => (Vec::new(), Cow::Borrowed(text)),
             };
-            let accepted = text::accepted_changes(&body);
+            let boxed = text::box_drawn(&body);
+            let accepted = text::accepted_changes(&boxed);
             let replied = text::inline_reply(&accepted);
             let columns = columns::as_markdown(&replied);
             let defined = text::definitions(&columns);
@@ -255,7 +256,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 unescaped
             };
             // (A page that needed no rewriting is read through the index already built.)
-            let unchanged = [&body, &accepted, &replied, &columns, &defined, &md]
+            let unchanged = [&body, &boxed, &accepted, &replied, &columns, &defined, &md]
                 .iter()
                 .all(|c| matches!(c, Cow::Borrowed(_)));
             if unchanged {

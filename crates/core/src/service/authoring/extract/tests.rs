@@ -1448,3 +1448,38 @@ fn doctest_examples_in_a_page_read_as_cases() {
     assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(4));
     assert_eq!(d[0].never_called, ["get-stats"]);
 }
+
+#[test]
+fn a_table_drawn_with_box_characters_reads_row_by_row() {
+    let doc = "┌────┬──────────────────┬─────────┐\n│ ID │ Prompt           │ Tool    │\n├────┼──────────────────┼─────────┤\n│ B1 │ \"Add 4 and 5,    │ get-sum │\n│    │ please\"          │         │\n├────┼──────────────────┼─────────┤\n│ B2 │ \"Hello there\"    │ none    │\n└────┴──────────────────┴─────────┘\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (4, 5));
+    assert_eq!(d[0].prompts, ["Add 4 and 5, please"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn cases_grouped_by_tool_or_keyed_by_id_in_hand_written_files() {
+    let yaml = "serveur: demo\nget-sum:\n  - dit: \"Combien font 2 et 3 ?\"\n    args: {a: 2, b: 3}\necho:\n  - dit: \"Répète : bonjour\"\n    interdits: [legacy-echo]\naucun_outil:\n  - dit: \"Quelle heure est-il à Lima ?\"\n";
+    let d = drafts(yaml);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+    assert!(d[2].negative);
+    let json = "{\n  \"_readme\": \"one entry per case; a leading underscore switches a case off\",\n  \"sum\": {\"say\": \"add 1 and 2\", \"call\": \"get-sum\", \"not\": [\"get-stats\"]},\n  \"_crash\": {\"say\": \"crash now\", \"call\": \"crash\"},\n  \"chat\": {\"say\": \"how are you?\", \"call\": null}\n}\n";
+    let d = drafts(json);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_tool_field_may_describe_the_tool_instead_of_naming_it() {
+    let doc = "> **Usuario:** «Repíteme: hola»\n> **Espera:** el eco normal, con message = «hola».\n> **Prohibido:** el eco viejo.\n\n> **Usuario:** «Borra el artículo a-1»\n> **Espera:** la que borra, con id = «a-1».\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+    assert_eq!(tools_of(&d[1]), ["delete-item"]);
+}

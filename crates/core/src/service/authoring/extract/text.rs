@@ -538,6 +538,25 @@ fn heading_text(t: &str) -> String {
 
 /// The document with Markdown's backslash escapes (`\"`, `\[`, `\*`, as converters
 /// write them) resolved, outside code, line for line.
+/// A table drawn with box characters (`┌──┬──┐`, `│ a │ b │`, as terminals and Korean
+/// and Japanese boards print them) as the pipe table it is, line for line.
+pub fn box_drawn(t: &str) -> Cow<'_, str> {
+    if !t.contains(['│', '┃', '║']) {
+        return Cow::Borrowed(t);
+    }
+    Cow::Owned(
+        t.chars()
+            .map(|c| match c {
+                '│' | '┃' | '║' | '├' | '┼' | '┤' | '┌' | '┬' | '┐' | '└' | '┴' | '┘' | '╞'
+                | '╪' | '╡' | '╔' | '╦' | '╗' | '╠' | '╬' | '╣' | '╚' | '╩' | '╝' | '┣' | '╋'
+                | '┫' | '┏' | '┳' | '┓' | '┗' | '┻' | '┛' => '|',
+                '─' | '━' | '═' => '-',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
 /// Pandoc's tracked changes and comments (`--track-changes=all`) as the text they leave:
 /// `[15]{.insertion author=…}` is `15`, a deletion and a comment are nothing.
 pub fn accepted_changes(t: &str) -> Cow<'_, str> {
@@ -1894,8 +1913,9 @@ fn join_wrapped(cell: &mut String, more: &str) {
     if more.is_empty() {
         return;
     }
+    // (Han and kana run on without a space; hangul is written with spaces.)
     let wide = |c: char| {
-        lexicon::is_cjk(c)
+        lexicon::is_cjk(c) && !('\u{ac00}'..='\u{d7a3}').contains(&c)
             || ('\u{3000}'..='\u{303f}').contains(&c)
             || ('\u{ff00}'..='\u{ffef}').contains(&c)
     };

@@ -2,7 +2,8 @@
 //! words of tool descriptions: a plan that says `두 수를 더해 합을 돌려주는 도구` or
 //! `l'outil qui supprime un article` names the tool whose description says "add … sum" or
 //! "deletes an item". The table is `concepts.txt`: one English word a line, then what other
-//! languages write for it, folded (`*` ends a stem; CJK words match inside a run of text).
+//! languages write for it, folded (`*` ends a stem; CJK words match inside a run of text;
+//! `=old` takes in every word of another line).
 
 use std::sync::LazyLock;
 
@@ -15,15 +16,35 @@ struct Concepts {
 }
 
 static CONCEPTS: LazyLock<Concepts> = LazyLock::new(|| {
+    let table: Vec<(&'static str, Vec<&'static str>)> = include_str!("concepts.txt")
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .map(|(k, v)| {
+            (
+                k,
+                v.split(", ")
+                    .map(str::trim)
+                    .filter(|v| !v.is_empty())
+                    .collect(),
+            )
+        })
+        .collect();
     let mut patterns: Vec<&'static str> = Vec::new();
     let mut english = Vec::new();
-    for line in include_str!("concepts.txt").lines() {
-        let Some((key, values)) = line.split_once(": ") else {
-            continue;
-        };
-        for v in values.split(", ").map(str::trim).filter(|v| !v.is_empty()) {
-            patterns.push(v);
-            english.push(key);
+    for (key, values) in &table {
+        for v in values {
+            // `=old`: every word written for "old" says this one too.
+            let words = match v.strip_prefix('=') {
+                Some(other) => table
+                    .iter()
+                    .find(|(k, _)| *k == other)
+                    .map_or(&[][..], |(_, w)| &w[..]),
+                None => std::slice::from_ref(v),
+            };
+            for w in words.iter().filter(|w| !w.starts_with('=')) {
+                patterns.push(w);
+                english.push(*key);
+            }
         }
     }
     Concepts {

@@ -369,6 +369,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "elvart eszkoz",
             "เครื่องมือที่คาดหวัง",
             "툴",
+            "call",
+            "expected call",
+            "expect call",
         ],
     ),
     (
