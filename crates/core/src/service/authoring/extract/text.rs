@@ -979,9 +979,12 @@ fn walk(
                     lines[k].kind == Kind::Item
                         && lines[k].indent <= top
                         && lines[k].label.is_none()
-                        && reading::quotes(lines[k].text)
+                        && (reading::quotes(lines[k].text)
                             .iter()
                             .any(|&(a, b)| reading::utterance_like(&lines[k].text[a..b]))
+                            || reading::code_spans(lines[k].text)
+                                .iter()
+                                .any(|&(a, b)| reading::prose_like(&lines[k].text[a..b])))
                         && !reading::read(lines[k].text, cat).is_empty()
                 });
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();

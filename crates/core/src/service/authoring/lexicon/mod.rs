@@ -1587,7 +1587,6 @@ pub const NOT_CASES: &[&str] = &[
     "도구 목록",
     "common problems",
     "results log",
-    "results",
     "todo",
     "next steps",
     "verworfen",
