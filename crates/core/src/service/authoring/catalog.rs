@@ -535,12 +535,13 @@ impl Catalog {
             .filter(|w| !w.is_empty())
             .take(3)
             .collect();
+        // (A run of CJK is one "word": `不能调用` ends with the verb.)
         let is_verb = |w: &str| {
             lexicon::CALL_VERBS
                 .iter()
                 .any(|v| match v.strip_suffix('*') {
                     Some(p) => w.starts_with(p),
-                    None => *v == w,
+                    None => *v == w || v.chars().any(is_cjk) && w.ends_with(v),
                 })
         };
         let is_noun = |w: &str| {

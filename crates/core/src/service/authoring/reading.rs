@@ -451,6 +451,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
         }
     }
     let mut positive: Vec<&Mention> = Vec::new();
+    let mut last_negated: Vec<(String, usize)> = Vec::new();
     // The clause of the last forbidden name: `禁止 X、Y`, `must not call X, Y or Z` go on
     // forbidding in the clauses that list nothing but names.
     let mut last_never: Option<(usize, usize)> = None;
@@ -472,6 +473,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
             None => m.written.clone(),
         };
         if neg {
+            last_negated.push((name.clone(), m.start));
             if !r.never.contains(&name) {
                 r.never.push(name);
             }
@@ -547,8 +549,22 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
         .filter(|c| r.never.contains(&c.tool))
         .map(|c| c.tool.clone())
         .collect();
+    // So is one whose last word is that it is forbidden ("… went to get-stats; this case
+    // must not call get-stats").
+    let said_last = |tool: &str| {
+        let neg = last_negated.iter().filter(|(n, _)| n == tool).map(|(_, at)| *at).max();
+        let pos = positive
+            .iter()
+            .filter(|m| m.tool.map(|i| cat.name(i)) == Some(tool))
+            .map(|m| m.start)
+            .max();
+        neg > pos
+    };
     if !conflicted.is_empty() && r.calls.len() > conflicted.len() {
         r.calls.retain(|c| !conflicted.contains(&c.tool));
+    } else {
+        r.calls
+            .retain(|c| !(conflicted.contains(&c.tool) && said_last(&c.tool)));
     }
     r.never.retain(|n| !r.calls.iter().any(|c| &c.tool == n));
     r

@@ -2134,6 +2134,10 @@ pub const DROPPED_STATUS: &[&str] = &[
     "보류",
     "保留",
     "暂缓执行",
+    "不通过",
+    "已驳回",
+    "却下済み",
+    "기각",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
