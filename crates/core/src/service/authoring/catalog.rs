@@ -799,7 +799,20 @@ impl Catalog {
                 .iter()
                 .filter(|w| en.desc.iter().any(|d| stem_eq(w, d)))
                 .count();
-            if name_hits == 0 && desc_hits < 2 {
+            // (One word of a description names a tool when no other tool's says it:
+            // "the uptime tool", "the wait tool".)
+            let distinctive = || {
+                words.iter().any(|w| {
+                    en.desc.iter().any(|d| stem_eq(w, d))
+                        && self
+                            .entries
+                            .iter()
+                            .filter(|o| o.desc.iter().any(|d| stem_eq(w, d)))
+                            .count()
+                            == 1
+                })
+            };
+            if name_hits == 0 && desc_hits < 2 && !(desc_hits == 1 && distinctive()) {
                 continue;
             }
             let coverage = en

@@ -455,6 +455,10 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     bare_none = Some(rule);
                 }
             }
+            // A run's verdict (`PASS`, `FAIL`) beside the tool field: no expectation.
+            Some(LabelRole::Expected)
+                if lexicon::listed(lexicon::RUN_RESULTS, lexicon::fold(text).trim())
+                    && segs.iter().any(|s| s.role == Some(LabelRole::Tool)) => {}
             Some(LabelRole::Expected) => {
                 let mut r = reading::read(text, cat);
                 // (Beside a tool field, this one says what the answer is, not the tool.)
