@@ -361,12 +361,49 @@ fn mail_apart(lines: &mut [Ln]) {
         "x-mailer",
         "importance",
         "delivered-to",
+        // Outlook's, in the languages it writes them.
+        "sent",
+        "von",
+        "gesendet",
+        "an",
+        "betreff",
+        "datum",
+        "de",
+        "envoyé",
+        "envoye",
+        "à",
+        "objet",
+        "enviado",
+        "enviada em",
+        "para",
+        "asunto",
+        "assunto",
+        "da",
+        "inviato",
+        "a",
+        "oggetto",
+        "van",
+        "verzonden",
+        "aan",
+        "onderwerp",
+        "差出人",
+        "送信日時",
+        "宛先",
+        "件名",
+        "发件人",
+        "发送时间",
+        "收件人",
+        "主题",
+        "보낸 사람",
+        "받는 사람",
+        "날짜",
+        "제목",
     ];
     let header = |t: &str| {
-        t.starts_with(|c: char| c.is_ascii_alphabetic())
-            && t.split_once(':').is_some_and(|(name, _)| {
+        t.starts_with(char::is_alphabetic)
+            && t.split_once([':', '：']).is_some_and(|(name, _)| {
                 name.len() <= 25
-                    && (HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name))
+                    && (HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name) || name.to_lowercase() == *h)
                         || name.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("x-")))
             })
     };
@@ -890,6 +927,17 @@ fn walk(
             .unwrap_or(b);
         let title = heading_text(lines[i].text);
         let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);
+        // (A lead-in that heads no cases, `Kurz zur Schreibweise:`, leaves out the list
+        // under it, not what follows the list.)
+        let end = if excluded && level == 8 {
+            (i + 2..end)
+                .find(|&k| {
+                    lines[k].indent == 0 && !matches!(lines[k].kind, Kind::Item | Kind::Blank)
+                })
+                .unwrap_or(end)
+        } else {
+            end
+        };
         if !excluded {
             // Fields at the top of the section (a numbered step under `Steps:` is not one).
             let top = (i + 1..end)
