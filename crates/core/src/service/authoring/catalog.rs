@@ -1274,6 +1274,10 @@ impl Catalog {
                 let t = if self.comma_decimals {
                     european = dot_grouped(t);
                     european.as_str()
+                } else if comma_grouped(t) {
+                    // `1,024`, `2,500,000`: commas between thousands.
+                    european = t.replace(',', "");
+                    european.as_str()
                 } else {
                     t
                 };
@@ -1490,6 +1494,16 @@ fn dot_grouped(t: &str) -> String {
         }
     }
     out
+}
+
+/// Whether a number is written with commas between groups of three digits (`1,024`).
+fn comma_grouped(t: &str) -> bool {
+    let mut groups = t.split(',');
+    let head = groups.next().unwrap_or_default();
+    t.contains(',')
+        && (1..=3).contains(&head.len())
+        && head.bytes().all(|b| b.is_ascii_digit())
+        && groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Whether a document writes decimal commas (`7,5`, `2,25`) and dots between thousands
@@ -1735,7 +1749,12 @@ fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
         " dann ", " danach ",
     ];
     for d in delims {
-        if let Some(i) = r.find(d)
+        // (A comma between digits, `1.250,5` or `1,024`, is part of the number.)
+        let digit = |i: usize| r.as_bytes().get(i).is_some_and(u8::is_ascii_digit);
+        if let Some(i) = r
+            .match_indices(d)
+            .map(|(i, _)| i)
+            .find(|&i| !(*d == "," && i > 0 && digit(i - 1) && digit(i + 1)))
             && i < end
         {
             end = i;

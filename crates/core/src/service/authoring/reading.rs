@@ -552,7 +552,11 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
     // So is one whose last word is that it is forbidden ("… went to get-stats; this case
     // must not call get-stats").
     let said_last = |tool: &str| {
-        let neg = last_negated.iter().filter(|(n, _)| n == tool).map(|(_, at)| *at).max();
+        let neg = last_negated
+            .iter()
+            .filter(|(n, _)| n == tool)
+            .map(|(_, at)| *at)
+            .max();
         let pos = positive
             .iter()
             .filter(|m| m.tool.map(|i| cat.name(i)) == Some(tool))

@@ -1562,8 +1562,19 @@ fn checks_no_calls(code: &str) -> bool {
     // (`chamadas`, `llamadas`, `appels`, `aufrufe`, `chiamate`, `aanroepen`: calls in the
     // writer's language.)
     [
-        "tool", "call", "chamad", "llamad", "appel", "aufruf", "chiamat", "aanroep", "werkzeug",
-        "outil", "herramient", "ferrament", "strument",
+        "tool",
+        "call",
+        "chamad",
+        "llamad",
+        "appel",
+        "aufruf",
+        "chiamat",
+        "aanroep",
+        "werkzeug",
+        "outil",
+        "herramient",
+        "ferrament",
+        "strument",
     ]
     .iter()
     .any(|w| c.contains(w))

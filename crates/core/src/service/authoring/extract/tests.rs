@@ -1483,3 +1483,21 @@ fn a_tool_field_may_describe_the_tool_instead_of_naming_it() {
     assert_eq!(d[0].never_called, ["legacy-echo"]);
     assert_eq!(tools_of(&d[1]), ["delete-item"]);
 }
+
+#[test]
+fn an_outlook_thread_reads_the_plan_under_its_headers() {
+    let doc = "Von:\tAnna <a@example.de>\nGesendet:\tMittwoch, 6. November 2024 11:32\nAn:\tBen <b@example.de>\nBetreff:\tAW: Testfälle\n\nHallo Ben,\n\nkurz zur Schreibweise:\n- „Nutzer:“ ist die Nachricht.\n- „Erwartet:“ ist das Tool.\n\nFall 1 – Addition\nNutzer: „Was ergibt 1.250,5 plus 249,5?“\nErwartet: get-sum mit a = 1.250,5 und b = 249,5.\n\nFall 2 – Wissen\nNutzer: „Wie lang ist der Rhein?“\nErwartet: kein Tool.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(1250.5)
+    );
+    assert!(d[1].negative);
+    // Commas between thousands in a document with decimal points.
+    let d = drafts("- \"What is 1,024 plus 2.5?\" → get-sum with a = 1,024, b = 2.5\n");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(1024)
+    );
+}

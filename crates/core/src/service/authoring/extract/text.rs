@@ -403,7 +403,9 @@ fn mail_apart(lines: &mut [Ln]) {
         t.starts_with(char::is_alphabetic)
             && t.split_once([':', '：']).is_some_and(|(name, _)| {
                 name.len() <= 25
-                    && (HEADERS.iter().any(|h| h.eq_ignore_ascii_case(name) || name.to_lowercase() == *h)
+                    && (HEADERS
+                        .iter()
+                        .any(|h| h.eq_ignore_ascii_case(name) || name.to_lowercase() == *h)
                         || name.get(..2).is_some_and(|p| p.eq_ignore_ascii_case("x-")))
             })
     };

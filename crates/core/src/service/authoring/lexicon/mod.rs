@@ -1233,10 +1233,34 @@ pub const RELATIVES: &[&str] = &[
 
 /// A test run's verdicts, as a results column writes them.
 pub const RUN_RESULTS: &[&str] = &[
-    "pass", "passed", "fail", "failed", "ok", "ng", "blocked", "flaky", "green", "red",
-    "erfolgreich", "fehlgeschlagen", "reussi", "echec", "aprobado", "fallido", "aprovado",
-    "falhou", "superato", "fallito", "geslaagd", "gefaald", "合格", "不合格", "通过", "失败",
-    "성공", "실패",
+    "pass",
+    "passed",
+    "fail",
+    "failed",
+    "ok",
+    "ng",
+    "blocked",
+    "flaky",
+    "green",
+    "red",
+    "erfolgreich",
+    "fehlgeschlagen",
+    "reussi",
+    "echec",
+    "aprobado",
+    "fallido",
+    "aprovado",
+    "falhou",
+    "superato",
+    "fallito",
+    "geslaagd",
+    "gefaald",
+    "合格",
+    "不合格",
+    "通过",
+    "失败",
+    "성공",
+    "실패",
 ];
 
 /// Articles before a speaker who is the subject of a line (`The assistant asks …`).
