@@ -1284,7 +1284,7 @@ impl Catalog {
                 // `64 * 1024`, as code writes a size.
                 let n = match product(t) {
                     Some(n) => n,
-                    None => number_at(t)?,
+                    None => number_at(t).or_else(|| lexicon::numbers::spelled(t))?,
                 };
                 if kind == "integer" && n.fract() != 0.0 {
                     return None;

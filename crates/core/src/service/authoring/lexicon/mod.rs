@@ -12,6 +12,7 @@ use unicode_normalization::char::is_combining_mark;
 
 pub mod concepts;
 mod labels;
+pub mod numbers;
 pub use labels::*;
 
 /// NFKC, lowercase, accents stripped: the form every lexicon lookup works on.
