@@ -463,8 +463,13 @@ impl Catalog {
             }
         }
         self.spaced_mentions(text, &mut out);
-        self.described_mentions(text, &mut out);
-        self.described_in_other_words(text, &mut out);
+        // (Both description readers work on the lower-cased text, the same length as the
+        // original so its positions hold; one that changes length describes nothing.)
+        let lower = text.to_lowercase();
+        if lower.len() == text.len() {
+            self.described_mentions(text, &lower, &mut out);
+            self.described_in_other_words(text, &lower, &mut out);
+        }
         out.sort_by_key(|m| m.start);
         out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
         // "Das veraltete Echo-Tool, das … (`legacy-echo`)": a description named right after
@@ -679,17 +684,9 @@ impl Catalog {
 
     /// "the sum tool", "the tool that adds numbers", "the statistics tool": a tool noun
     /// with words of one tool's name or description around it.
-    fn described_mentions(&self, text: &str, out: &mut Vec<Mention>) {
-        let lower = text.to_lowercase();
-        if lower.len() != text.len() {
-            return;
-        }
+    fn described_mentions(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
         // (`l'outil d'écho`: an elided article or preposition is a word of its own.)
-        let lower = if lower.contains('\'') {
-            lower.replace('\'', " ")
-        } else {
-            lower
-        };
+        let lower = lower.replace('\'', " ");
         // The noun for a tool in the languages of the lexicon: "the sum tool", "das
         // Echo-Werkzeug", "l'outil d'écho", "la herramienta de suma".
         const NOUNS: &[&str] = &[
@@ -736,11 +733,7 @@ impl Catalog {
                 .first()
                 .is_some_and(|(_, w)| ["that", "which", "for", "to"].contains(w));
             if rest_words.first().is_some_and(|(_, w)| {
-                [
-                    "that", "which", "for", "to", "de", "d", "di", "da", "do", "du", "del",
-                    "della", "dello", "des", "van", "voor", "für", "pour", "para", "per",
-                ]
-                .contains(w)
+                ["that", "which", "dello"].contains(w) || lexicon::listed(PREPOSITIONS, w)
             }) {
                 after = rest_words
                     .into_iter()
@@ -861,16 +854,12 @@ impl Catalog {
     /// A tool described in the words of another language (`두 수를 더해 합을 돌려주는
     /// 도구`, `l'outil qui supprime un article`, `エラーを返すツール`): the clause before
     /// a tool noun and the one after it, read as English description words.
-    fn described_in_other_words(&self, text: &str, out: &mut Vec<Mention>) {
-        let lower = text.to_lowercase();
-        if lower.len() != text.len() {
-            return;
-        }
+    fn described_in_other_words(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
         const BOUNDS: &[char] = &[
             '\n', '.', ';', ':', '：', '(', '（', ')', '）', ',', '，', '、', '。', '"', '“', '”',
             '「', '」', '`', '→', '|',
         ];
-        for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(&lower) {
+        for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(lower) {
             let e = s + len;
             // (English descriptions are read by their own words, above.)
             if lower[s..e].starts_with("tool") || lower[s..e].starts_with("function") {

@@ -88,17 +88,43 @@ fn names(list: &str) -> Vec<&str> {
         .collect()
 }
 
-/// A printed Python literal as JSON, where it can be (single-quoted strings, `True`).
+/// A printed Python literal as JSON, where it can be: single-quoted strings in double
+/// quotes, and `True`, `False` and `None` outside strings as JSON's words.
 fn python_to_json(d: &str) -> String {
-    let quoted = if d.contains('"') {
-        d.to_string()
-    } else {
-        d.replace('\'', "\"")
+    let mut out = String::with_capacity(d.len());
+    let mut quote: Option<char> = None;
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        out.push_str(match word.as_str() {
+            "True" => "true",
+            "False" => "false",
+            "None" => "null",
+            w => w,
+        });
+        word.clear();
     };
-    quoted
-        .replace("True", "true")
-        .replace("False", "false")
-        .replace("None", "null")
+    for c in d.chars() {
+        match quote {
+            Some(q) if c == q => {
+                quote = None;
+                out.push('"');
+            }
+            Some('\'') if c == '"' => out.push_str("\\\""),
+            Some(_) => out.push(c),
+            None if c == '\'' || c == '"' => {
+                flush(&mut word, &mut out);
+                quote = Some(c);
+                out.push('"');
+            }
+            None if c.is_alphanumeric() || c == '_' => word.push(c),
+            None => {
+                flush(&mut word, &mut out);
+                out.push(c);
+            }
+        }
+    }
+    flush(&mut word, &mut out);
+    out
 }
 
 #[cfg(test)]
@@ -116,5 +142,10 @@ mod tests {
         assert_eq!(l[6], "    Must not call: get-stats");
         assert_eq!(l[7], "    ask(\"Hi\")");
         assert_eq!(l[8], "    Expected tool: none");
+        // Words inside a string stay as written.
+        assert_eq!(
+            python_to_json("{'message': 'True story', 'loud': True, 'x': None}"),
+            "{\"message\": \"True story\", \"loud\": true, \"x\": null}"
+        );
     }
 }

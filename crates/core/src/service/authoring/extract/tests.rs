@@ -1501,3 +1501,13 @@ fn an_outlook_thread_reads_the_plan_under_its_headers() {
         json!(1024)
     );
 }
+
+#[test]
+fn a_mediawiki_row_written_one_cell_a_line_spans_its_lines() {
+    let doc = "== Cases ==\n{| class=\"wikitable\"\n! ID !! Prompt !! Tool\n|-\n| W1\n| \"Add 2 and 9\"\n| get-sum\n|-\n| W2 || \"Tell me a joke\" || none\n|}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (4, 7));
+    assert_eq!((d[1].start_line, d[1].end_line), (8, 9));
+    assert!(d[1].negative);
+}

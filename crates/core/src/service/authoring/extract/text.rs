@@ -1850,7 +1850,8 @@ fn grid_border(t: &str) -> bool {
 
 fn is_separator(row: &str) -> bool {
     let t = row.trim().trim_matches('|');
-    !t.is_empty()
+    // (A row of empty cells, `| | |`, is a row: it has no rule in it.)
+    t.contains(['-', '='])
         && t.chars()
             .all(|c| matches!(c, '-' | ':' | '|' | ' ' | '+' | '='))
 }
