@@ -375,7 +375,7 @@ fn is_off_switch(label: &str, value: &str) -> bool {
     let v = value.trim();
     let set = !v.is_empty() && v != "null" && truthy(v) != Some(false);
     match normalize_label(label).as_str() {
-        "enabled" | "active" | "run" => truthy(v) == Some(false),
+        l if lexicon::listed(lexicon::ON_SWITCHES, l) => truthy(v) == Some(false),
         // (`wip: true` is a status of its own; as a key it switches nothing off.)
         l => l != "wip" && lexicon::listed(lexicon::OFF_SWITCHES, l) && set,
     }
@@ -942,6 +942,29 @@ impl Fields {
                         d.expected_calls[0].args = Some(a);
                         rules.push(format!("`{args_label}` → toolCalledWith.args"));
                     }
+                }
+                // Arguments keyed by the tool they belong to (`{get-item: {…}, get-time:
+                // {…}}`): each call its own.
+                _ if a.values().all(Value::is_object)
+                    && a.keys().all(|k| {
+                        let live = cat.resolve(k).map(|(i, _)| cat.name(i));
+                        d.expected_calls
+                            .iter()
+                            .any(|c| c.tool == *k || Some(c.tool.as_str()) == live)
+                    }) =>
+                {
+                    for (k, v) in a {
+                        let live = cat.resolve(&k).map(|(i, _)| cat.name(i).to_string());
+                        if let Some(c) = d
+                            .expected_calls
+                            .iter_mut()
+                            .find(|c| c.tool == k || Some(&c.tool) == live.as_ref())
+                            && c.args.is_none()
+                        {
+                            c.args = v.as_object().cloned();
+                        }
+                    }
+                    rules.push(format!("`{args_label}` → toolCalledWith.args, per tool"));
                 }
                 _ => {
                     if d.expected_calls[0].args.is_none() {

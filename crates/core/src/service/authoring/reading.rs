@@ -14,6 +14,8 @@
 //!
 //! A negative case never carries an expected tool.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
@@ -577,7 +579,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
 /// Arguments for `tool` in an argument field (`a = 1.5, b = 2.25`, `{"a": 1}`,
 /// `numbers: [3, 9]`).
 pub fn read_args_field(text: &str, tool: &str, cat: &Catalog) -> Option<Map<String, Value>> {
-    let t = decimal_commas(&prepare(text));
+    let t = decimal_commas(&without_negated_asides(&prepare(text)));
     let t = t.trim().trim_matches('`').trim();
     if let Some((i, _)) = cat.resolve(tool) {
         let a = cat.read_args(i, t);
@@ -589,6 +591,23 @@ pub fn read_args_field(text: &str, tool: &str, cat: &Catalog) -> Option<Map<Stri
         return Some(m);
     }
     None
+}
+
+/// An arguments field without its negated asides: `pageSize = 10 (no cursor shall be
+/// supplied)` states no cursor.
+fn without_negated_asides(t: &str) -> Cow<'_, str> {
+    let Some(open) = t.find('(') else {
+        return Cow::Borrowed(t);
+    };
+    let Some(len) = t[open..].find(')') else {
+        return Cow::Borrowed(t);
+    };
+    let aside = &t[open + 1..open + len];
+    let f = lexicon::fold(aside);
+    if aside.contains(['=', ':', '"']) || !lexicon::has_any(&f, lexicon::NEGATION) {
+        return Cow::Borrowed(t);
+    }
+    Cow::Owned(format!("{}{}", &t[..open], &t[open + len + 1..]))
 }
 
 /// A field that parts its values with semicolons (`a = 12,5; b = 7,25`, `[1,5; 2,5]`), as

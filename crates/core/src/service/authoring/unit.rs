@@ -893,12 +893,15 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     } else {
         16
     };
+    // (A parenthetical glosses a label, `Test Input (User Prompt)`: its words don't count.)
+    let words = head_clean
+        .split_once(['(', '（'])
+        .map_or(head_clean, |(h, _)| h)
+        .split_whitespace()
+        .count();
     if head_clean.is_empty()
         || head_clean.chars().count() > 40
-        || (!cjk
-            && head_clean.split_whitespace().count() > 3
-            && !(head_clean.split_whitespace().count() <= 5
-                && lexicon::is_listed_label(head_clean)))
+        || (!cjk && words > 3 && !(words <= 5 && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
         || head_clean.contains([
@@ -912,12 +915,14 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     if cjk && head.trim().starts_with("**") && !lexicon::is_listed_label(head_clean) {
         return None;
     }
-    // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label.
+    // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label (but
+    // "Prohibited tool invocations:", "Nie wywoływać:" label what is forbidden).
     let first = head_clean.split_whitespace().next().unwrap_or_default();
     let first = lexicon::fold(first);
     if (lexicon::listed(lexicon::NO_DETERMINER, &first)
         || lexicon::listed(lexicon::NEGATION, &first))
         && !lexicon::is_listed_label(head_clean)
+        && label_role(head_clean) != Some(LabelRole::Forbidden)
     {
         return None;
     }

@@ -1511,3 +1511,35 @@ fn a_mediawiki_row_written_one_cell_a_line_spans_its_lines() {
     assert_eq!((d[1].start_line, d[1].end_line), (8, 9));
     assert!(d[1].negative);
 }
+
+#[test]
+fn keys_written_as_clauses_anchors_and_arguments_per_tool() {
+    // A home-made harness: German keys that say what to do, a template anchored for reuse.
+    let doc = "basis: &basis\n  eingabe: \"Platzhalter\"\nfaelle:\n  - id: A1\n    eingabe: \"Wie viel ist 3 plus 4, und sag hallo\"\n    muss_aufrufen: [get-sum, echo]\n    argumente:\n      get-sum: {a: 3, b: 4}\n      echo: {message: hallo}\n    nicht_aufrufen: [get-stats]\n  - id: A2\n    eingabe: \"Erzähl mir einen Witz\"\n    ohne_tools: true\n  - id: A3\n    aktiv: false\n    eingabe: \"Lösche alles\"\n    muss_aufrufen: [delete-item]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum", "echo"]);
+    assert_eq!(
+        d[0].expected_calls[0].args,
+        Some(json!({"a": 3, "b": 4}).as_object().unwrap().clone())
+    );
+    assert_eq!(
+        d[0].expected_calls[1].args,
+        Some(json!({"message": "hallo"}).as_object().unwrap().clone())
+    );
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_formal_spec_with_glossed_labels_and_a_template_section() {
+    let doc = "# Routing spec\n\n## Template\n- **Input (what the user types):** \"<utterance>\"\n- **Expected Tool Invocation:** <tool>\n\n## Cases\n\n### C-1 List\n- **Input (what the user types):** \"List the first 5 items\"\n- **Expected Tool Invocation:** `list-items`\n- **Expected Arguments:** pageSize = 5 (a cursor is not given)\n- **Prohibited Tool Invocations:** `delete-item`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["List the first 5 items"]);
+    assert_eq!(
+        d[0].expected_calls[0].args,
+        Some(json!({"pageSize": 5}).as_object().unwrap().clone())
+    );
+    assert_eq!(d[0].never_called, ["delete-item"]);
+}

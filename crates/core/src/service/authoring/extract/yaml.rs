@@ -196,10 +196,27 @@ fn ylines(ix: &LineIndex) -> Vec<YLine> {
             Some(YLine {
                 no,
                 indent,
-                text: strip_comment(raw.trim()).to_string(),
+                text: without_anchor(strip_comment(raw.trim())),
             })
         })
         .collect()
+}
+
+/// A line without its node anchor (`base: &base` → `base:`): a document that reuses a
+/// mapping names it, and the name is no value.
+fn without_anchor(s: &str) -> String {
+    let (head, value) = match s.find(": &") {
+        Some(i) => (&s[..i + 1], &s[i + 2..]),
+        None if s.starts_with("- &") => ("-", &s[2..]),
+        None => return s.to_string(),
+    };
+    let name_end = value.find(' ').unwrap_or(value.len());
+    let rest = value[name_end..].trim();
+    if rest.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head} {rest}")
+    }
 }
 
 fn split_key(s: &str) -> Option<(String, String)> {

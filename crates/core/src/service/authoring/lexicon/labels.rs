@@ -1169,6 +1169,31 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
             }
         }
     }
+    // A label written as a clause (`debe_llamar`, `nicht aufrufen`, `sin_herramientas`):
+    // a call verb heads what to call, negated what is forbidden; a tool word after
+    // "without" means no tool at all.
+    let negated = NEGATION.iter().any(|w| !find_word(&l, w).is_empty());
+    // (A verb's stem ends a word or takes an ending, not another word: `Användarfråga` is
+    // no call; scripts without spaces are left out, as 사용 also starts 사용자, user.)
+    let calls = CALL_VERBS
+        .iter()
+        .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '*'))
+        .filter(|w| !matches!(**w, "expect*" | "run" | "runs"))
+        .any(|w| {
+            let (stem, open) = w.strip_suffix('*').map_or((*w, false), |s| (s, true));
+            l.split(' ').any(|word| {
+                word == stem || open && word.starts_with(stem) && word.len() <= stem.len() + 3
+            })
+        });
+    // (Only where no other keyword names the field: `Vraag van gebruiker` asks.)
+    if hits.iter().all(|(r, _)| *r == LabelRole::Tool) {
+        match (calls, negated) {
+            (true, true) => return Some(LabelRole::Forbidden),
+            (true, false) => return Some(LabelRole::Tool),
+            (false, true) if !hits.is_empty() => return Some(LabelRole::Negative),
+            _ => {}
+        }
+    }
     let strong = [
         LabelRole::Forbidden,
         LabelRole::Contains,

@@ -433,6 +433,32 @@ pub const OFF_SWITCHES: &[&str] = &[
     "건너뛰기",
 ];
 
+/// Keys whose `false` turns a case off (`enabled: false`, `activo: false`), folded.
+pub const ON_SWITCHES: &[&str] = &[
+    "enabled",
+    "active",
+    "run",
+    "activo",
+    "activa",
+    "habilitado",
+    "ativo",
+    "habilitado",
+    "aktiv",
+    "aktiviert",
+    "actif",
+    "active",
+    "attivo",
+    "abilitato",
+    "actief",
+    "ingeschakeld",
+    "aktywny",
+    "aktiverad",
+    "启用",
+    "啟用",
+    "有効",
+    "활성",
+];
+
 /// Words that join the names of a list ("X, Y or Z", "X、Y 和 Z"), folded.
 pub const CONJUNCTIONS: &[&str] = &[
     "and",
@@ -1546,6 +1572,24 @@ pub fn truthy(s: &str) -> Option<bool> {
 
 /// Markers of a unit or a section that holds no case: ideas dropped or rejected, set-up,
 /// environment, exit criteria, action items, change logs, sign-offs.
+/// A template of a case, shown for authors to copy (its fields are placeholders), folded.
+pub const TEMPLATE_WORDS: &[&str] = &[
+    "template",
+    "templates",
+    "vorlage",
+    "plantilla",
+    "gabarit",
+    "sjabloon",
+    "szablon",
+    "modelo de caso",
+    "テンプレート",
+    "ひな形",
+    "雛形",
+    "模板",
+    "範本",
+    "템플릿",
+];
+
 pub const NOT_CASES: &[&str] = &[
     "окружение",
     "среда",
@@ -1940,8 +1984,12 @@ pub fn heading_excludes(heading: &str) -> bool {
                 "how", "wie", "comment", "como", "come", "notation", "written",
             ],
         )
+        && !has_any(&f, TEMPLATE_WORDS)
     {
         return false;
+    }
+    if has_any(&f, TEMPLATE_WORDS) {
+        return true;
     }
     // `Non deprecated tool`, `not rejected`: a status word negated right before it is none.
     WordSet::of(NOT_CASES)
@@ -2280,6 +2328,7 @@ pub const CALL_VERBS: &[&str] = &[
     "pouzit",
     "vyvola",
     "wywola*",
+    "wywolyw*",
     "uzyj*",
     "uzywa",
     "вызов*",
