@@ -328,6 +328,13 @@ fn only_names(t: &str, c: (usize, usize), all: &[Mention]) -> bool {
 }
 
 fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
+    // (`=> get-sum  !get-stats`: a bang right before a name, as filters write "not".)
+    let lead = t[..m.start].trim_end_matches('`');
+    if let Some(rest) = lead.strip_suffix('!')
+        && (rest.is_empty() || rest.ends_with(char::is_whitespace))
+    {
+        return true;
+    }
     // Earlier names in the clause count as one word each ("not call a.b_c or x").
     let mut raw_before = String::new();
     let mut pos = c.0;
@@ -451,6 +458,16 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
                 r.negative = Some(w.trim().to_string());
             }
         }
+    }
+    // `"…" => none`, `→ keins`: an arrow to nothing.
+    if r.negative.is_none()
+        && let Some(none) = lexicon::ARROWS.iter().find_map(|a| {
+            let at = t.find(a)?;
+            let head = t[at + a.len()..].split([',', ';', '(', '\n', '!']).next()?;
+            lexicon::is_none_word(head).then(|| head.trim().to_string())
+        })
+    {
+        r.negative = Some(none);
     }
     let mut positive: Vec<&Mention> = Vec::new();
     let mut last_negated: Vec<(String, usize)> = Vec::new();
@@ -762,8 +779,11 @@ pub fn utterance_like(q: &str) -> bool {
     if q.ends_with([':', '：']) {
         return false;
     }
-    // `<prompt>`, `{{question}}`: a placeholder, filled in elsewhere.
-    !(q.starts_with('<') && q.ends_with('>')) && q.chars().any(char::is_alphabetic)
+    // `<prompt>`, `{{question}}`: a placeholder, filled in elsewhere. (`"17.5 + 4.5?"`
+    // asks in figures alone.)
+    !(q.starts_with('<') && q.ends_with('>'))
+        && (q.chars().any(char::is_alphabetic)
+            || q.ends_with('?') && q.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// Quoted texts an expectation says the reply contains ("contains \"5\"", "enthält „42“").

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::catalog::Catalog;
 use super::draft::{Draft, ExpectedCall, Needle};
-use super::lexicon::{self, LabelRole, label_role};
+use super::lexicon::{self, ARROWS, LabelRole, label_role};
 use super::reading::{self, Reading, prepare, quotes, utterance_like};
 
 /// A piece of a unit: its label (with the label's role) and its text.
@@ -303,7 +303,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                         .collect::<String>(),
                 );
                 // (Or a label named in prose: `Onder "Niet aanroepen" staan …`.)
-                let defined = after.starts_with(['=', '＝'])
+                let defined = after.starts_with(['=', '＝']) && !after.starts_with("=>")
                     || lexicon::DEFINES.iter().any(|w| words.starts_with(w))
                     || (if q.chars().any(lexicon::is_cjk) {
                         q.chars().count() <= 8
@@ -1300,9 +1300,6 @@ pub fn assistant_line(line: &str) -> Option<String> {
         .contains(&head.as_str())
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
-
-/// Arrows that lead from what is said to what is expected.
-const ARROWS: [&str; 5] = ["→", "->", "=>", "➜", "⇒"];
 
 /// `"…" -> what is expected`: the quote (quotes kept) and the text after the arrow.
 fn quote_then_arrow(t: &str) -> Option<(String, String)> {

@@ -55,6 +55,7 @@ pub mod retract;
 pub mod robot;
 pub mod shell;
 pub mod sql;
+pub mod stacked;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
@@ -248,7 +249,8 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             let accepted = text::accepted_changes(&boxed);
             let replied = text::inline_reply(&accepted);
             let columns = columns::as_markdown(&replied);
-            let defined = text::definitions(&columns);
+            let stacked = stacked::as_markdown(&columns);
+            let defined = text::definitions(&stacked);
             let unescaped = text::unescaped(&defined);
             let md: Cow<str> = if doctest::has_examples(&unescaped) {
                 Cow::Owned(doctest::as_fields(&unescaped))
@@ -256,9 +258,11 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 unescaped
             };
             // (A page that needed no rewriting is read through the index already built.)
-            let unchanged = [&body, &boxed, &accepted, &replied, &columns, &defined, &md]
-                .iter()
-                .all(|c| matches!(c, Cow::Borrowed(_)));
+            let unchanged = [
+                &body, &boxed, &accepted, &replied, &columns, &stacked, &defined, &md,
+            ]
+            .iter()
+            .all(|c| matches!(c, Cow::Borrowed(_)));
             if unchanged {
                 found.extend(text::extract(&ix, cat));
             } else {

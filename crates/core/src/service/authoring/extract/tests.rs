@@ -1543,3 +1543,27 @@ fn a_formal_spec_with_glossed_labels_and_a_template_section() {
     );
     assert_eq!(d[0].never_called, ["delete-item"]);
 }
+
+#[test]
+fn one_line_cases_with_fat_arrows_and_bangs() {
+    let doc = "layout: id \"prompt\" => tool(args) !forbidden\n\nadd    \"12 + 30?\"             => get-sum(a=12, b=30)  !get-stats\nchat   \"how are you\"          => none\nconv   u:\"remove one\"  a:\"which?\"  u:\"itm-9\"\n       => delete-item(id=\"itm-9\")  !list-items\n\ndropped for now:\nboom   \"crash it\"             => crash()\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].prompts, ["12 + 30?"]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+    assert_eq!((d[2].start_line, d[2].end_line), (5, 6));
+    assert_eq!(tools_of(&d[2]), ["delete-item"]);
+    assert_eq!(d[2].never_called, ["list-items"]);
+}
+
+#[test]
+fn a_page_pasted_as_plain_text_with_a_table_one_cell_a_line() {
+    let doc = "Cases\nID\nUser prompt\nExpected tool\nDo not call\nStatus\nC-1\nAdd 4 and 5\nget-sum\nget-stats\nReady\nC-2\nWipe item 7\ndelete-item\n—\nRejected\n\nRejected ideas\nC-3 was rejected in review: \"Crash the server now\" is too risky.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (7, 11));
+    assert_eq!(d[0].prompts, ["Add 4 and 5"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+}

@@ -931,15 +931,21 @@ fn walk(
         let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);
         // (A lead-in that heads no cases, `Kurz zur Schreibweise:`, leaves out the list
         // under it, not what follows the list.)
-        let end = if excluded && level == 8 {
-            (i + 2..end)
-                .find(|&k| {
-                    lines[k].indent == 0 && !matches!(lines[k].kind, Kind::Item | Kind::Blank)
-                })
-                .unwrap_or(end)
-        } else {
-            end
-        };
+        let end =
+            if excluded && level == 8 && lines.get(i + 1).is_some_and(|l| l.kind == Kind::Text) {
+                // (Or the paragraph right under it: `cut (not in set):` over its lines.)
+                (i + 1..end)
+                    .find(|&k| lines[k].kind == Kind::Blank)
+                    .unwrap_or(end)
+            } else if excluded && level == 8 {
+                (i + 2..end)
+                    .find(|&k| {
+                        lines[k].indent == 0 && !matches!(lines[k].kind, Kind::Item | Kind::Blank)
+                    })
+                    .unwrap_or(end)
+            } else {
+                end
+            };
         if !excluded {
             // Fields at the top of the section (a numbered step under `Steps:` is not one).
             let top = (i + 1..end)
@@ -1542,11 +1548,11 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
                 && lines[k + 1].indent > 0
         })
         .collect();
-    // A plain-text block's title line (`SCRIPT 4 - Delete an item`, `SETUP (not a test)`)
-    // above its fields: a block it says holds no case is passed over.
+    // A plain-text block's title line (`SCRIPT 4 - Delete an item`, `SETUP (not a test)`,
+    // `Rejected and undecided` over notes): a block it says holds no case is passed over.
     let several = heads.len() >= 2 && starts.len() > 1;
     if !several
-        && (block_title(lines, i, end).is_some_and(lexicon::heading_excludes)
+        && (bare_title(lines, i, end).is_some_and(lexicon::heading_excludes)
             || legend(lines, i, end))
     {
         return;
@@ -1576,11 +1582,16 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
 /// The first line of block `a..=b` when it titles the fields under it: short, unlabelled,
 /// no sentence and no quote, with a labelled line right after it.
 fn block_title<'a>(lines: &[Ln<'a>], a: usize, b: usize) -> Option<&'a str> {
+    bare_title(lines, a, b).filter(|_| lines[a + 1].label.is_some())
+}
+
+/// The first line of block `a..=b` when it reads as a title over the rest (a heading of a
+/// page pasted as plain text): short, unlabelled, no sentence and no quote.
+fn bare_title<'a>(lines: &[Ln<'a>], a: usize, b: usize) -> Option<&'a str> {
     let t = lines[a].text.trim();
     (b > a
         && lines[a].kind == Kind::Text
         && lines[a].label.is_none()
-        && lines[a + 1].label.is_some()
         && t.chars().count() <= 80
         && !t.ends_with(['.', '?', '!', ':', '。', '？', '！', '：', ','])
         && reading::quotes(t).is_empty())
@@ -1592,10 +1603,13 @@ fn block_title<'a>(lines: &[Ln<'a>], a: usize, b: usize) -> Option<&'a str> {
 fn legend(lines: &[Ln], a: usize, b: usize) -> bool {
     let t = lines[a].text.trim();
     b > a
-        && lines[a].label.is_none()
-        && lines[a + 1].label.is_some()
         && t.ends_with([':', '：'])
-        && lexicon::has_any(&lexicon::fold(t), lexicon::EACH_WORDS)
+        && (lines[a].label.is_none()
+            && lines[a + 1].label.is_some()
+            && lexicon::has_any(&lexicon::fold(t), lexicon::EACH_WORDS)
+            // (`cut (not in set):`, `Abgelehnt:` over the lines it sets apart.)
+            || t.chars().count() <= 40
+                && lexicon::heading_excludes(t.trim_end_matches([':', '：'])))
 }
 
 /// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`).
@@ -1627,7 +1641,19 @@ fn chat_header(t: &str) -> bool {
 /// one conversation (`user: "…" -> tool`) stay together; so does a block with fewer than
 /// two such lines.
 fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
-    let starts: Vec<usize> = (a..=b).filter(|&k| states_a_case(lines[k].text)).collect();
+    // (A case's line may wrap its expectation onto an indented line of its own.)
+    let starts: Vec<usize> = (a..=b)
+        .filter(|&k| {
+            states_a_case(lines[k].text)
+                || k < b
+                    && lines[k + 1].indent > lines[k].indent
+                    && lexicon::ARROWS
+                        .iter()
+                        .any(|a| lines[k + 1].text.trim_start().starts_with(a))
+                    && !reading::quotes(lines[k].text).is_empty()
+                    && !states_a_case(lines[k + 1].text)
+        })
+        .collect();
     if starts.len() < 2 {
         return vec![(a, b)];
     }
@@ -1657,9 +1683,7 @@ fn states_a_case(line: &str) -> bool {
         return false;
     };
     let after = &line[b..];
-    ["→", "->", "=>", "➜", "⇒"]
-        .iter()
-        .any(|a| after.contains(a))
+    lexicon::ARROWS.iter().any(|a| after.contains(a))
 }
 
 /// A list whose items are one-line fields (`- Prompt: "…"`, `- Expected: …`) with at

@@ -433,6 +433,9 @@ pub const OFF_SWITCHES: &[&str] = &[
     "건너뛰기",
 ];
 
+/// Arrows that lead from what is said to what is expected.
+pub const ARROWS: [&str; 5] = ["→", "->", "=>", "➜", "⇒"];
+
 /// Keys whose `false` turns a case off (`enabled: false`, `activo: false`), folded.
 pub const ON_SWITCHES: &[&str] = &[
     "enabled",
@@ -1612,6 +1615,8 @@ pub const NOT_CASES: &[&str] = &[
     "removed",
     "out of scope",
     "not in scope",
+    "not in set",
+    "not in the set",
     "not a case",
     "not cases",
     "not test cases",
@@ -1824,6 +1829,9 @@ pub const NOT_CASES: &[&str] = &[
     "como ler",
     "come leggere",
     "leeswijzer",
+    "jak czytac",
+    "som man laser",
+    "hur man laser",
     "表記",
     "读法",
     "작성 규칙",
@@ -2008,6 +2016,7 @@ pub fn heading_excludes(heading: &str) -> bool {
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
     "void",
+    "cut",
     "voided",
     "مرفوضة",
     "مرفوض",
