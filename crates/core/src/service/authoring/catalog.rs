@@ -60,6 +60,8 @@ pub struct Catalog {
     /// Whether the document writes a decimal comma and dots between thousands (`7,5`,
     /// `1.250`), as most of Europe and South America do.
     comma_decimals: bool,
+    /// Nicknames the document defines for tools ([`super::glossary`]), lower-cased.
+    aliases: Vec<(String, usize)>,
 }
 
 fn squash(s: &str) -> String {
@@ -271,7 +273,20 @@ impl Catalog {
             servers,
             params,
             comma_decimals: false,
+            aliases: Vec::new(),
         }
+    }
+
+    /// The catalog for a document that gives tools nicknames of its own (longest first,
+    /// so `old parrot` is found before `parrot`).
+    pub fn with_aliases(mut self, aliases: Vec<(String, usize)>) -> Self {
+        self.aliases = aliases
+            .into_iter()
+            .map(|(t, i)| (t.to_lowercase(), i))
+            .collect();
+        self.aliases
+            .sort_by_key(|(t, _)| std::cmp::Reverse(t.len()));
+        self
     }
 
     /// The catalog for a document that writes numbers with a decimal comma.
@@ -384,7 +399,42 @@ impl Catalog {
                 return Some((i, Via::Spelling));
             }
         }
-        None
+        let lower = w.to_lowercase();
+        self.aliases
+            .iter()
+            .find(|(a, _)| *a == lower)
+            .map(|&(_, i)| (i, Via::Spelling))
+    }
+
+    /// The nicknames the document defined, where `text` writes them: at the start of a
+    /// word (and, in a script with spaces, at its end, but for a Korean particle).
+    fn alias_mentions(&self, text: &str, out: &mut Vec<Mention>) {
+        let lower = text.to_lowercase();
+        if lower.len() != text.len() {
+            return;
+        }
+        for (alias, tool) in &self.aliases {
+            for (at, _) in lower.match_indices(alias.as_str()) {
+                let end = at + alias.len();
+                let first = alias.chars().next().unwrap_or(' ');
+                let unspaced = lexicon::is_cjk(first) && !is_hangul(first);
+                let before = text[..at].chars().next_back();
+                let after = text[end..].chars().next();
+                let starts = unspaced || before.is_none_or(|c| !c.is_alphanumeric());
+                let ends =
+                    unspaced || is_hangul(first) || after.is_none_or(|c| !c.is_alphanumeric());
+                if !starts || !ends || out.iter().any(|m| m.start < end && at < m.end) {
+                    continue;
+                }
+                out.push(Mention {
+                    tool: Some(*tool),
+                    start: at,
+                    end,
+                    via: Via::Spelling,
+                    written: text[at..end].to_string(),
+                });
+            }
+        }
     }
 
     /// Every tool named in `text`, in order.
@@ -463,6 +513,9 @@ impl Catalog {
             }
         }
         self.spaced_mentions(text, &mut out);
+        if !self.aliases.is_empty() {
+            self.alias_mentions(text, &mut out);
+        }
         // (Both description readers work on the lower-cased text, the same length as the
         // original so its positions hold; one that changes length describes nothing.)
         let lower = text.to_lowercase();
@@ -1831,4 +1884,8 @@ pub fn demo_tools() -> Vec<DiscoveredTool> {
             tool,
         })
         .collect()
+}
+
+fn is_hangul(c: char) -> bool {
+    ('\u{ac00}'..='\u{d7a3}').contains(&c)
 }

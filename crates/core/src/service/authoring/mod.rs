@@ -62,6 +62,7 @@ pub mod dedupe;
 pub mod draft;
 pub mod extract;
 pub mod fields;
+pub mod glossary;
 pub mod ground;
 pub mod lexicon;
 pub mod lines;

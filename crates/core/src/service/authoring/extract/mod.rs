@@ -200,7 +200,8 @@ pub fn sniff(text: &str) -> Shape {
 /// Extracts every case of a document, read against the discovered tools.
 pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
     let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
-    extract_with(text, &cat)
+    let aliases = super::glossary::aliases(text, &cat);
+    extract_with(text, &cat.with_aliases(aliases))
 }
 
 /// [`extract`] with a catalog built once.

@@ -1,0 +1,112 @@
+//! Names a document gives the live tools: a glossary of nicknames (`| the parrot | echo |`,
+//! `Rechner = get-sum`), read before the cases so a case that writes a nickname names the
+//! tool it stands for.
+//!
+//! A definition puts the nickname first and the live name after it, alone in its cell or
+//! after `=`, `→`, `:` or a dash. One definition alone counts only with its nickname
+//! quoted: a line such as `Addition → get-sum` is more often a case than a glossary.
+
+use super::catalog::Catalog;
+use super::lexicon::{self, label_role};
+
+/// The nicknames `text` defines, each with the catalog index of its tool.
+pub fn aliases(text: &str, cat: &Catalog) -> Vec<(String, usize)> {
+    if cat.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<(String, usize, bool)> = Vec::new();
+    for line in text.lines() {
+        if let Some(def) = definition(line.trim(), cat) {
+            found.push(def);
+        }
+    }
+    // A nickname given to two tools names neither.
+    let mut out: Vec<(String, usize)> = Vec::new();
+    let quoted = found.iter().any(|(_, _, q)| *q);
+    if found.len() < 2 && !quoted {
+        return out;
+    }
+    for (term, tool, _) in &found {
+        let key = lexicon::fold(term);
+        if found
+            .iter()
+            .any(|(t, other, _)| lexicon::fold(t) == key && other != tool)
+        {
+            continue;
+        }
+        if !out.iter().any(|(t, _)| lexicon::fold(t) == key) {
+            out.push((term.clone(), *tool));
+        }
+    }
+    out
+}
+
+/// `(nickname, tool, quoted)` when the line defines one.
+fn definition(line: &str, cat: &Catalog) -> Option<(String, usize, bool)> {
+    let (term, rest) = if let Some(row) = line.strip_prefix('|') {
+        let mut cells = row.split('|').map(str::trim);
+        (cells.next()?, cells.next()?)
+    } else {
+        let t = line.trim_start_matches(['-', '*', '•', ' ']);
+        let seps = [" = ", " → ", " -> ", " => ", ": ", "：", " — ", " – ", "\t"];
+        let (at, sep) = seps
+            .iter()
+            .filter_map(|s| t.find(s).map(|i| (i, *s)))
+            .min_by_key(|(i, _)| *i)?;
+        (&t[..at], &t[at + sep.len()..])
+    };
+    // The live name, alone or before a remark (`get-sum (adds two numbers)`).
+    let name = rest
+        .split([' ', '(', ',', ';', '（'])
+        .next()?
+        .trim_matches(['`', '*', '"', '\'']);
+    let (tool, _) = cat.resolve(name)?;
+    let bare = term.trim().trim_matches(['*', '_', '`']).trim();
+    let unquoted = bare.trim_matches(['"', '“', '”', '„', '«', '»', '「', '」', '\'']);
+    let quoted = unquoted.len() < bare.len();
+    let term = unquoted.trim();
+    let letters = term.chars().filter(|c| c.is_alphabetic()).count();
+    let cjk = term.chars().any(lexicon::is_cjk);
+    let sound = letters >= 2
+        && term.chars().count() <= 40
+        && term.split_whitespace().count() <= 4
+        && !term.chars().any(|c| c.is_ascii_digit())
+        && !term.contains(['"', '“', '「', '(', ')', '[', '=', ':'])
+        && (cjk || term.chars().count() >= 3)
+        && cat.resolve(term).is_none()
+        && !cat.is_param(term)
+        && label_role(term).is_none()
+        && !lexicon::is_none_word(term);
+    sound.then(|| (term.to_string(), tool, quoted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::authoring::catalog::demo_tools;
+
+    #[test]
+    fn a_glossary_table_and_defining_lines_name_tools() {
+        let cat = Catalog::new(&demo_tools());
+        let doc = "| Nickname | Tool |\n|---|---|\n| the adder | get-sum |\n| parrot | `echo` |\n| old parrot | legacy-echo (uppercase) |\n";
+        let a = aliases(doc, &cat);
+        let names: Vec<(&str, &str)> = a.iter().map(|(t, i)| (t.as_str(), cat.name(*i))).collect();
+        assert_eq!(
+            names,
+            [
+                ("the adder", "get-sum"),
+                ("parrot", "echo"),
+                ("old parrot", "legacy-echo")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_single_unquoted_line_is_no_glossary_and_labels_are_no_nicknames() {
+        let cat = Catalog::new(&demo_tools());
+        assert!(aliases("Addition → get-sum\nExpected tool: echo\n", &cat).is_empty());
+        let a = aliases("\"the shouter\" = legacy-echo\n", &cat);
+        assert_eq!(a.len(), 1);
+        assert_eq!(cat.name(a[0].1), "legacy-echo");
+    }
+}
