@@ -1270,9 +1270,13 @@ impl Catalog {
         {
             return self.typed(schema, &run.join(","), false);
         }
-        let raw = take_value(r, schema_type(schema) == "array", explicit)?;
+        let mut raw = take_value(r, schema_type(schema) == "array", explicit)?;
         if raw.quoted {
             return self.typed(schema, &raw.text, true);
+        }
+        // `owner=acme repo=widgets`: pairs parted by spaces, each value up to the next key.
+        if let Some(cut) = next_pair(&raw.text) {
+            raw.text.truncate(cut);
         }
         if !explicit {
             let first = raw.text.split_whitespace().next().unwrap_or_default();
@@ -1888,4 +1892,20 @@ pub fn demo_tools() -> Vec<DiscoveredTool> {
 
 fn is_hangul(c: char) -> bool {
     ('\u{ac00}'..='\u{d7a3}').contains(&c)
+}
+
+/// Where `text` goes on to the next `key=value` pair (`acme repo=widgets` → 4).
+fn next_pair(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    (1..b.len())
+        .find(|&i| {
+            b[i - 1] == b' ' && {
+                let key = text[i..].split('=').next().unwrap_or_default();
+                key.len() < text.len() - i
+                    && !key.is_empty()
+                    && key.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+                    && key.as_bytes()[0].is_ascii_alphabetic()
+            }
+        })
+        .map(|i| text[..i].trim_end().len())
 }

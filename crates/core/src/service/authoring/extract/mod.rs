@@ -42,6 +42,7 @@
 pub mod asciidoc;
 pub mod code;
 pub mod columns;
+pub mod diff;
 pub mod doctest;
 pub mod gherkin;
 pub mod ini;
@@ -246,7 +247,8 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 }
                 None => (Vec::new(), Cow::Borrowed(text)),
             };
-            let boxed = text::box_drawn(&body);
+            let added = diff::as_added(&body);
+            let boxed = text::box_drawn(&added);
             let accepted = text::accepted_changes(&boxed);
             let replied = text::inline_reply(&accepted);
             let columns = columns::as_markdown(&replied);
@@ -260,7 +262,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             };
             // (A page that needed no rewriting is read through the index already built.)
             let unchanged = [
-                &body, &boxed, &accepted, &replied, &columns, &stacked, &defined, &md,
+                &body, &added, &boxed, &accepted, &replied, &columns, &stacked, &defined, &md,
             ]
             .iter()
             .all(|c| matches!(c, Cow::Borrowed(_)));

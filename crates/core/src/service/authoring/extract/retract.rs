@@ -167,7 +167,10 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     let dropping: Vec<usize> = (first_end + 1..=ix.len())
         .filter(|&n| {
             let l = ix.line(n);
-            !covered[n] && !l.trim().is_empty() && l.len() <= 2000 && drops(&fold(l))
+            !covered[n] && !l.trim().is_empty() && l.len() <= 2000 && {
+                let f = fold(l);
+                drops(&f) || lexicon::has_any(&f, DECLINES)
+            }
         })
         .collect();
     if dropping.is_empty() {
@@ -196,6 +199,21 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     let mut dropped = vec![false; drafts.len()];
     for n in dropping {
         let line = ix.line(n);
+        // The reply right under a proposal that puts it off or turns it down ("will do in
+        // next PR", "already covered in round 1"): with nothing between but blank lines
+        // and the reply's own header (`mkaran 1 day ago`).
+        let prose =
+            !line.trim_start().starts_with(['#', '=', '|']) && line.split_whitespace().count() >= 3;
+        if prose && lexicon::has_any(&fold(line), DECLINES) {
+            if let Some(k) = drafts.iter().rposition(|d| d.end_line < n)
+                && reply_to(ix, drafts[k].end_line, n)
+            {
+                dropped[k] = true;
+            }
+            if !drops(&fold(line)) {
+                continue;
+            }
+        }
         // "Este lo quitamos.", "This one we drop": the case just above, with nothing but
         // blank lines between.
         if points_back(&fold(line))
@@ -227,6 +245,79 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         k += 1;
         !dropped[k - 1]
     });
+}
+
+/// What a reply says of a proposal it puts off or turns down (folded).
+const DECLINES: &[&str] = &[
+    "next pr",
+    "next sprint",
+    "next round",
+    "follow-up pr",
+    "followup pr",
+    "follow up pr",
+    "not in this pr",
+    "postpone*",
+    "defer*",
+    "already covered",
+    "not duplicating",
+    "nachsten pr",
+    "nicht in diesem pr",
+    "spater",
+    "plus tard",
+    "prochaine pr",
+    "prochain sprint",
+    "mas adelante",
+    "proximo pr",
+    "proximo sprint",
+    "fica pra depois",
+    "piu avanti",
+    "prossima pr",
+    "prossimo sprint",
+    "volgende pr",
+    "nasta pr",
+    "次のpr",
+    "次回",
+    "後回し",
+    "下个pr",
+    "以后再",
+    "下一个pr",
+    "다음 pr",
+    "나중에",
+];
+
+/// Whether line `n` opens the reply to what ends at line `end`: only blank lines and at
+/// most one header line (a name with a time: `mkaran 1 day ago`, `Ana  10:42`) between.
+fn reply_to(ix: &LineIndex, end: usize, n: usize) -> bool {
+    let between: Vec<&str> = (end + 1..n)
+        .map(|j| ix.line(j).trim())
+        .filter(|l| !l.is_empty())
+        .collect();
+    match between[..] {
+        [] => true,
+        [h] => reply_header(h),
+        _ => false,
+    }
+}
+
+/// A reply's header: short, unquoted, with a time (`3 days ago`, `10:42`, `2024-10-08`).
+fn reply_header(l: &str) -> bool {
+    let f = fold(l);
+    let b = l.as_bytes();
+    let clock = (1..b.len().saturating_sub(2))
+        .any(|k| b[k] == b':' && b[k - 1].is_ascii_digit() && b[k + 1].is_ascii_digit());
+    let date = l.chars().filter(char::is_ascii_digit).count() >= 4 && l.contains(['-', '/', '.']);
+    l.chars().count() <= 60
+        && reading::quotes(l).is_empty()
+        && (clock
+            || date
+            || lexicon::has_any(
+                &f,
+                &[
+                    "ago", "vor", "il y a", "hace", "ha", "fa", "geleden", "sedan",
+                ],
+            )
+            || f.contains("前")
+            || f.contains("전"))
 }
 
 /// Words that change what was written (folded).

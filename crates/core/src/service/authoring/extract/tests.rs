@@ -1567,3 +1567,17 @@ fn a_page_pasted_as_plain_text_with_a_table_one_cell_a_line() {
     assert_eq!(d[0].prompts, ["Add 4 and 5"]);
     assert_eq!(d[0].never_called, ["get-stats"]);
 }
+
+#[test]
+fn a_pull_request_thread_reads_its_hunk_and_the_replies_that_put_proposals_off() {
+    let doc = "Add evals #12\n\n@@ -0,0 +1,6 @@\n+## S-1 sum\n+prompt: \"What is 4 plus 9?\"\n+expect: get-sum a=4 b=9\n+\n+## S-2 chat\n+prompt: \"Tell me a joke\"\n+expect: no tool\n\nana reviewed 2 days ago\n  +prompt: \"What is 4 plus 9?\"\n\nana 2 days ago\nCould we add \"Show me the stats of 1, 2 and 3\" -> get-stats too?\n\nbo 1 day ago\nwill do in next PR, this one is big enough\n\nana 1 day ago\nAnd \"Echo back: done\" -> echo please\n\nbo 1 day ago\nadded\n";
+    let d = drafts(doc);
+    let spans: Vec<(usize, usize)> = d.iter().map(|d| (d.start_line, d.end_line)).collect();
+    assert_eq!(spans, [(4, 6), (8, 10), (21, 22)], "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args,
+        Some(json!({"a": 4, "b": 9}).as_object().unwrap().clone())
+    );
+    assert!(d[1].negative);
+    assert_eq!(tools_of(&d[2]), ["echo"]);
+}

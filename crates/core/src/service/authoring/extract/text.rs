@@ -1125,7 +1125,9 @@ fn prose_fence(lines: &[Ln], from: usize, to: usize) -> Option<(usize, usize)> {
 fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) {
     // A rule (`---`) ends the case: what follows it is not part of it.
     let end = (h + 1..end)
-        .find(|&k| lines[k].kind == Kind::Rule && lines[k - 1].kind == Kind::Blank)
+        .find(|&k| {
+            lines[k].kind == Kind::Rule && matches!(lines[k - 1].kind, Kind::Blank | Kind::Code)
+        })
         .unwrap_or(end);
     // A fenced JSON object (a call's arguments under `Expected: `get-sum``) is read as one
     // line of the field above it; other code is no part of the case.
