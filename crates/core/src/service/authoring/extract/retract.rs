@@ -163,7 +163,18 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
             *c = true;
         }
     }
-    let first_end = drafts.iter().map(|d| d.end_line).min().unwrap_or(0);
+    // In a thread with the newest message on top (Outlook's), a reply stands above the
+    // message it answers: lines are compared by message, newest first.
+    let message = top_posted_messages(ix);
+    let later = |n: usize, case_end: usize| match &message {
+        Some(m) => m[n] < m[case_end] || m[n] == m[case_end] && case_end < n,
+        None => case_end < n,
+    };
+    let first_end = if message.is_some() {
+        0
+    } else {
+        drafts.iter().map(|d| d.end_line).min().unwrap_or(0)
+    };
     let dropping: Vec<usize> = (first_end + 1..=ix.len())
         .filter(|&n| {
             let l = ix.line(n);
@@ -234,7 +245,7 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
                 })
                 .collect();
             if let [k] = named[..]
-                && drafts[k].end_line < n
+                && later(n, drafts[k].end_line)
             {
                 dropped[k] = true;
             }
@@ -245,6 +256,27 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         k += 1;
         !dropped[k - 1]
     });
+}
+
+/// Each line's message (0 the first) when `ix` is a mail thread quoted without `>`, each
+/// older message under a separator (`________________________________`, `-----Original
+/// Message-----`): the newest stands on top.
+fn top_posted_messages(ix: &LineIndex) -> Option<Vec<usize>> {
+    let separator = |l: &str| {
+        let t = l.trim();
+        t.len() >= 10 && t.bytes().all(|b| b == b'_')
+            || t.starts_with("-----") && t.ends_with("-----") && t.chars().any(char::is_alphabetic)
+    };
+    let mut out = Vec::with_capacity(ix.len() + 1);
+    out.push(0);
+    let mut m = 0;
+    for n in 1..=ix.len() {
+        if separator(ix.line(n)) {
+            m += 1;
+        }
+        out.push(m);
+    }
+    (m > 0).then_some(out)
 }
 
 /// What a reply says of a proposal it puts off or turns down (folded).

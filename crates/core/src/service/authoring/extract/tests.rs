@@ -1581,3 +1581,17 @@ fn a_pull_request_thread_reads_its_hunk_and_the_replies_that_put_proposals_off()
     assert!(d[1].negative);
     assert_eq!(tools_of(&d[2]), ["echo"]);
 }
+
+#[test]
+fn mail_threads_newest_on_top_and_a_quoted_draft_below_a_blank_line() {
+    // Outlook: the reply above drops case 2 of the message quoted under the separator.
+    let doc = "Hi,\n\nCase 2 (the crash one) we drop, too risky.\n\nBest\n\n________________________________\nFrom: Ana <ana@example.com>\nSent: Monday 10:02\nTo: Bo <bo@example.com>\nSubject: cases\n\nCase 1: \"What is 5 plus 6?\" → get-sum\nCase 2: \"Crash the server\" → crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    // Gmail: the new list replaces the draft quoted under its attribution.
+    let doc = "Here is the final list:\n\n1. \"Echo back: ok\" → echo\n\nOn Mon, 2 Jun 2025 at 18:12, Bo <bo@example.com> wrote:\n\n> 1. \"Echo back: ok\" → legacy-echo\n> 2. \"Crash it\" → crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+}

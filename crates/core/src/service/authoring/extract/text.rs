@@ -433,12 +433,15 @@ fn mail_apart(lines: &mut [Ln]) {
         // An attribution, then the quoted message.
         let attribution = t.trim_end().ends_with([':', '：'])
             && (t.contains('@') || t.to_ascii_lowercase().contains("wrote"));
-        if attribution && lines.get(k + 1).is_some_and(|l| l.text.starts_with('>')) {
+        // (Gmail leaves a blank line between the two.)
+        let quote = (k + 1..lines.len()).find(|&j| !lines[j].text.trim().is_empty());
+        if attribution && quote.is_some_and(|j| lines[j].text.starts_with('>')) {
             let mut e = k + 1;
             while e < lines.len()
                 && (lines[e].text.starts_with('>')
                     || lines[e].text.trim().is_empty()
-                        && lines.get(e + 1).is_some_and(|l| l.text.starts_with('>')))
+                        && (e < quote.unwrap_or(0)
+                            || lines.get(e + 1).is_some_and(|l| l.text.starts_with('>'))))
             {
                 e += 1;
             }
