@@ -224,7 +224,13 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 && first.chars().count() > 2
                 || first.starts_with("**")
                     && lexicon::is_dropped_status(first.trim_matches(['*', '_']));
-            if lexicon::is_dropped_status(t)
+            // (A long remark after the status is looked up by its first word.)
+            let status = if t.chars().count() > 80 {
+                first.trim_matches(['*', '_', ':', ','])
+            } else {
+                t
+            };
+            if lexicon::is_dropped_status(status)
                 && (shouted
                     || lexicon::is_dropped_status(t.trim_end_matches(['.', '!']))
                         && !t.contains(' '))

@@ -92,6 +92,39 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
     None
 }
 
+/// A sheet whose merged cells came out blank, as its own note says ("a blank cell means
+/// the same as the one above"): a blank tool or forbidden-tool cell repeats the one above.
+fn fill_down(text: &str, header: &[String], groups: &mut [(usize, usize, Vec<Vec<String>>)]) {
+    if !lexicon::has_any(&lexicon::fold(text), lexicon::SAME_AS_ABOVE) {
+        return;
+    }
+    let columns: Vec<usize> = (0..header.len())
+        .filter(|&c| {
+            matches!(
+                lexicon::label_role(&header[c]),
+                Some(LabelRole::Tool | LabelRole::Forbidden)
+            )
+        })
+        .collect();
+    let mut above: Vec<Option<String>> = vec![None; header.len()];
+    for (_, _, rows) in groups.iter_mut() {
+        let row = &mut rows[0];
+        for &c in &columns {
+            match row.get(c) {
+                Some(v) if !v.trim().is_empty() => above[c] = Some(v.clone()),
+                _ => {
+                    if let Some(v) = &above[c] {
+                        if row.len() <= c {
+                            row.resize(c + 1, String::new());
+                        }
+                        row[c] = v.clone();
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Extracts one case per record (a record continued on rows with an empty first cell,
 /// as step-by-step exports write it, is one case).
 pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
@@ -170,6 +203,7 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             groups.push((*pos, end, vec![cells]));
         }
     }
+    fill_down(text, &header, &mut groups);
     let mut out = Vec::new();
     for (pos, end, rows) in groups {
         let (start_line, end_line) = ix.span_of(pos, end);

@@ -1595,3 +1595,13 @@ fn mail_threads_newest_on_top_and_a_quoted_draft_below_a_blank_line() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["echo"]);
 }
+
+#[test]
+fn a_sheet_whose_blank_cells_mean_the_same_as_above() {
+    let doc = "Note: merged cells were exported blank; a blank cell means the same as above.\t\t\t\nID\tPrompt\tExpected tool\tForbidden\tRemark\nA1\tAdd 1 and 2\tget-sum\tget-stats\t\nA2\tAdd 3 and 4\t\t\t\nA3\tHow are you?\tnone\t\t\nA4\tAnd today?\t\t\t\nA5\tAdd 5 and 6\tget-sum\t\tDROPPED: we ran out of time to wire the sandbox for this one, maybe in the next release\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+    assert_eq!(d[1].never_called, ["get-stats"]);
+    assert!(d[3].negative);
+}

@@ -436,6 +436,41 @@ pub const OFF_SWITCHES: &[&str] = &[
 /// Arrows that lead from what is said to what is expected.
 pub const ARROWS: [&str; 5] = ["→", "->", "=>", "➜", "⇒"];
 
+/// What a sheet's note says of its blank cells when merged cells came out blank, folded.
+pub const SAME_AS_ABOVE: &[&str] = &[
+    "same as above",
+    "same as the cell above",
+    "same as the row above",
+    "ditto",
+    "wie oben",
+    "wie daruber",
+    "wie in der zeile daruber",
+    "comme ci-dessus",
+    "comme au-dessus",
+    "comme la ligne du dessus",
+    "igual que arriba",
+    "lo mismo que arriba",
+    "igual que la celda de arriba",
+    "igual ao de cima",
+    "o mesmo que acima",
+    "mesmo valor da linha de cima",
+    "come sopra",
+    "uguale a sopra",
+    "come la riga sopra",
+    "hetzelfde als de cel erboven",
+    "hetzelfde als erboven",
+    "zelfde als hierboven",
+    "jak wyzej",
+    "tak samo jak wyzej",
+    "samma som ovan",
+    "同上",
+    "上と同じ",
+    "上のセルと同じ",
+    "与上相同",
+    "위와 같음",
+    "위와 동일",
+];
+
 /// Keys whose `false` turns a case off (`enabled: false`, `activo: false`), folded.
 pub const ON_SWITCHES: &[&str] = &[
     "enabled",
