@@ -62,6 +62,9 @@ pub struct Catalog {
     comma_decimals: bool,
     /// Nicknames the document defines for tools ([`super::glossary`]), lower-cased.
     aliases: Vec<(String, usize)>,
+    /// Every entry's squashed name and short name: most words of a text are none of them,
+    /// and a word without a separator is then no tool (found without comparing entries).
+    squashed: std::collections::HashSet<Vec<u8>>,
 }
 
 fn squash(s: &str) -> String {
@@ -268,12 +271,19 @@ impl Catalog {
                 e.short = None;
             }
         }
+        let squashed = entries
+            .iter()
+            .flat_map(|e| [Some(&e.key), e.short.as_ref()])
+            .flatten()
+            .map(|k| k.as_bytes().to_vec())
+            .collect();
         Catalog {
             entries,
             servers,
             params,
             comma_decimals: false,
             aliases: Vec::new(),
+            squashed,
         }
     }
 
@@ -347,6 +357,15 @@ impl Catalog {
         if w.is_empty() {
             return None;
         }
+        let mut buf = [0u8; 128];
+        if self.aliases.is_empty()
+            && !w.contains(['.', '/', ':'])
+            && !w.contains("__")
+            && let Some(k) = squash_ascii(w, &mut buf)
+            && !self.squashed.contains(k)
+        {
+            return None;
+        }
         if let Some(i) = self.entries.iter().position(|e| e.name == w) {
             return Some((i, Via::Exact));
         }
@@ -368,7 +387,6 @@ impl Catalog {
                 n += 1;
             }
         }
-        let mut buf = [0u8; 128];
         for c in &candidates[..n] {
             // Most words are ASCII: squashed in place, without allocating.
             let owned;

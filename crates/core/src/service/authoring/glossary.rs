@@ -48,14 +48,10 @@ fn definition(line: &str, cat: &Catalog) -> Option<(String, usize, bool)> {
         (cells.next()?, cells.next()?)
     } else {
         let t = line.trim_start_matches(['-', '*', '•', ' ']);
-        let seps = [" = ", " → ", " -> ", " => ", ": ", "：", " — ", " – ", "\t"];
-        let (at, sep) = seps
-            .iter()
-            .filter_map(|s| t.find(s).map(|i| (i, *s)))
-            .min_by_key(|(i, _)| *i)?;
-        (&t[..at], &t[at + sep.len()..])
+        split_at_separator(t)?
     };
-    // The live name, alone or before a remark (`get-sum (adds two numbers)`).
+    // The live name, alone or before a remark (`get-sum (adds two numbers)`): most lines
+    // name none, and are passed over first.
     let name = rest
         .split([' ', '(', ',', ';', '（'])
         .next()?
@@ -65,19 +61,35 @@ fn definition(line: &str, cat: &Catalog) -> Option<(String, usize, bool)> {
     let unquoted = bare.trim_matches(['"', '“', '”', '„', '«', '»', '「', '」', '\'']);
     let quoted = unquoted.len() < bare.len();
     let term = unquoted.trim();
+    let chars = term.chars().count();
     let letters = term.chars().filter(|c| c.is_alphabetic()).count();
     let cjk = term.chars().any(lexicon::is_cjk);
     let sound = letters >= 2
-        && term.chars().count() <= 40
+        && chars <= 40
+        && (cjk || chars >= 3)
         && term.split_whitespace().count() <= 4
         && !term.chars().any(|c| c.is_ascii_digit())
-        && !term.contains(['"', '“', '「', '(', ')', '[', '=', ':'])
-        && (cjk || term.chars().count() >= 3)
+        && !term.contains(['"', '“', '「', '(', ')', '[', '=', ':', '#'])
+        && label_role(term).is_none()
         && cat.resolve(term).is_none()
         && !cat.is_param(term)
-        && label_role(term).is_none()
         && !lexicon::is_none_word(term);
     sound.then(|| (term.to_string(), tool, quoted))
+}
+
+/// A line parted at its first `=`, arrow, colon, dash or tab: `(before, after)`.
+fn split_at_separator(t: &str) -> Option<(&str, &str)> {
+    const SEPARATORS: [&str; 9] = [" = ", " → ", " -> ", " => ", ": ", "：", " — ", " – ", "\t"];
+    // (Each separator opens with a space, a colon, a tab or a full-width colon's first byte.)
+    t.bytes()
+        .enumerate()
+        .filter(|(_, b)| matches!(b, b' ' | b':' | b'\t' | 0xEF))
+        .find_map(|(i, _)| {
+            let sep = SEPARATORS
+                .iter()
+                .find(|s| t.as_bytes()[i..].starts_with(s.as_bytes()))?;
+            Some((&t[..i], &t[i + sep.len()..]))
+        })
 }
 
 #[cfg(test)]

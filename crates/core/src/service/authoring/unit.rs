@@ -883,7 +883,12 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
             .filter(|role| role.is_field())
             .map(|_| (head, rest, false));
     }
-    let colon = t.find([':', '：'])?;
+    // (A label is short: only the start of a long line is searched.)
+    let mut limit = t.len().min(200);
+    while !t.is_char_boundary(limit) {
+        limit -= 1;
+    }
+    let colon = t[..limit].find([':', '：'])?;
     let head = &t[..colon];
     let struck = head.trim_start().starts_with("~~");
     let head_clean = head

@@ -17,6 +17,7 @@ const MAX_COLUMNS: usize = 12;
 fn could_be_label(l: &str) -> bool {
     let t = l.trim();
     !t.is_empty()
+        && t.len() <= 160
         && t.chars().count() <= 40
         && !t.starts_with(['#', '-', '*', '|', '>', '+', '`'])
         && !t.contains([':', '：', '"', '“', '「', '«', '„'])

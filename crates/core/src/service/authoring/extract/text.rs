@@ -583,7 +583,8 @@ fn heading_text(t: &str) -> String {
 /// A table drawn with box characters (`┌──┬──┐`, `│ a │ b │`, as terminals and Korean
 /// and Japanese boards print them) as the pipe table it is, line for line.
 pub fn box_drawn(t: &str) -> Cow<'_, str> {
-    if !t.contains(['│', '┃', '║']) {
+    // (Three substring searches run far faster than one for a set of characters.)
+    if !t.contains('│') && !t.contains('┃') && !t.contains('║') {
         return Cow::Borrowed(t);
     }
     Cow::Owned(
