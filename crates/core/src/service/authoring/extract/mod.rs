@@ -248,7 +248,8 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
                 None => (Vec::new(), Cow::Borrowed(text)),
             };
             let added = diff::as_added(&body);
-            let boxed = text::box_drawn(&added);
+            let marked = text::failed_marks(&added);
+            let boxed = text::box_drawn(&marked);
             let accepted = text::accepted_changes(&boxed);
             let replied = text::inline_reply(&accepted);
             let columns = columns::as_markdown(&replied);
@@ -262,7 +263,8 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             };
             // (A page that needed no rewriting is read through the index already built.)
             let unchanged = [
-                &body, &added, &boxed, &accepted, &replied, &columns, &stacked, &defined, &md,
+                &body, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked, &defined,
+                &md,
             ]
             .iter()
             .all(|c| matches!(c, Cow::Borrowed(_)));
@@ -275,7 +277,8 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         }
     };
     drafts.retain(Draft::is_case);
-    retract::drop_retracted(&ix, &mut drafts);
+    let crosses_drop = matches!(text::failed_marks(text), Cow::Borrowed(_));
+    retract::drop_retracted(&ix, &mut drafts, crosses_drop);
     retract::replace_amended(&ix, &mut drafts);
     retract::apply_changes(&ix, &mut drafts, cat);
     let ascii = text.is_ascii();

@@ -147,7 +147,9 @@ const DROPPING: &[&str] = &[
 ];
 
 /// Removes the drafts a later line drops.
-pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
+/// `crosses_drop`: whether a cross (`❌`) drops what it marks (not where the document's
+/// legend makes it a failed run).
+pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: bool) {
     if drafts.len() < 2 {
         return;
     }
@@ -178,8 +180,17 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     let dropping: Vec<usize> = (first_end + 1..=ix.len())
         .filter(|&n| {
             let l = ix.line(n);
-            !covered[n] && !l.trim().is_empty() && l.len() <= 2000 && {
-                let f = fold(l);
+            // (A heading names a part of the document, `## 2. Add and delete`, not a case.)
+            let heading = l.trim_start().starts_with('#')
+                || l.trim_start().starts_with(|c: char| c.is_ascii_digit())
+                    && l.split_whitespace().count() <= 4
+                    && !l.trim_end().ends_with(['.', '!', '?', '。']);
+            !covered[n] && !heading && !l.trim().is_empty() && l.len() <= 2000 && {
+                let f = if crosses_drop {
+                    fold(l)
+                } else {
+                    fold(&l.replace(['❌', '✗', '✘'], " "))
+                };
                 drops(&f) || lexicon::has_any(&f, DECLINES)
             }
         })

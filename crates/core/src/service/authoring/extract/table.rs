@@ -190,6 +190,18 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             after_blank = true;
             continue;
         }
+        // A section row (`,LECTURE,,,,`): one short cell, shouted, in a wide sheet. It ends
+        // the record above and is no case.
+        let filled: Vec<&String> = cells.iter().filter(|c| !c.trim().is_empty()).collect();
+        if header.len() >= 3
+            && let [only] = filled[..]
+            && only.split_whitespace().count() <= 3
+            && only.chars().any(char::is_alphabetic)
+            && !only.chars().any(char::is_lowercase)
+        {
+            after_blank = true;
+            continue;
+        }
         let end = rows.get(k + 1).map(|(p, _)| *p).unwrap_or(text.len());
         let continues = first_is_key
             && !std::mem::take(&mut after_blank)

@@ -1605,3 +1605,18 @@ fn a_sheet_whose_blank_cells_mean_the_same_as_above() {
     assert_eq!(d[1].never_called, ["get-stats"]);
     assert!(d[3].negative);
 }
+
+#[test]
+fn a_sheets_section_rows_and_a_checklist_whose_cross_is_a_failed_run() {
+    let doc = "ID,Prompt,Expected tool,Owner\n,MATHS,,\nM-1,Add 2 and 2,get-sum,ana\nM-2,Who painted the Mona Lisa?,no tool,bo\n,ECHO,,\nE-1,Echo back: hi,echo,ana\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert!(d[1].negative);
+    assert_eq!((d[1].start_line, d[1].end_line), (4, 4));
+    // The legend makes a cross a failed run: the case stays, and a heading that says
+    // "delete" drops nothing.
+    let doc = "# Checklist\n\nLegend: ✅ pass · ❌ fail · 🚫 excluded\n\n## 1. Sums\n\n✅ **C-1** \"Add 2 and 3\"\n   → `get-sum`\n\n❌ **C-2** \"Add 5 and 8\"\n   → `get-sum`\n\n## 2. Create and delete\n\n✅ **C-3** \"Echo back: hi\"\n   → `echo`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[1].prompts, ["Add 5 and 8"]);
+}
