@@ -71,7 +71,11 @@ pub fn unquote_prompt(s: &str) -> String {
     if let Some(&(a, b)) = qs.first() {
         let open = t[..a].trim();
         let close = t[b..].chars().skip(1).collect::<String>();
-        if open.chars().count() <= 1 && close.trim().is_empty() {
+        // (Or a remark after it, set off: `"…" – just explain, no tools`, `"…" (short)`.)
+        let remark = close
+            .trim_start()
+            .starts_with(['–', '—', '-', '→', '(', ';', ',', '·']);
+        if open.chars().count() <= 1 && (close.trim().is_empty() || remark) {
             return t[a..b].trim().to_string();
         }
     }
@@ -559,8 +563,9 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 }
             }
             Some(LabelRole::Prompt) | Some(LabelRole::Steps) if i == prompt_seg => {
-                // Words around a prompt read from a quote inside a field ("Send: "…"").
-                if prompt_span.is_none() && !has_expect_label && s.role == Some(LabelRole::Steps) {
+                // Words around a prompt read from a quote inside a field ("Send: "…"",
+                // `Prompt: "…" – just explain, no tools`).
+                if prompt_span.is_none() && !has_expect_label {
                     let r = reading::read(&without_prompt(&s.text, &d.prompts[0]), cat);
                     merge(&mut expected_reading, r);
                 }
@@ -701,6 +706,26 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         calls.clear();
     }
     never.retain(|n| !calls.iter().any(|c| &c.tool == n));
+    // A tool named in its own field, its arguments in the expectation (`Tool: get-sum`,
+    // `Expected: a 4, b 9`): an expectation that is nothing but the tool's parameters,
+    // each before its value.
+    for c in calls.iter_mut().filter(|c| c.args.is_none()) {
+        if let Some((i, _)) = cat.resolve(&c.tool)
+            && let Some(a) = segs
+                .iter()
+                .filter(|s| s.role == Some(LabelRole::Expected))
+                .filter(|s| {
+                    s.text.split([',', ';', '\n']).all(|part| {
+                        let word = part.split([' ', '=', ':']).find(|w| !w.is_empty());
+                        word.is_some_and(|w| cat.has_param(i, w.trim_matches('`')))
+                    })
+                })
+                .map(|s| cat.read_args(i, &s.text))
+                .find(|a| !a.is_empty())
+        {
+            c.args = Some(a);
+        }
+    }
     // "get-stats with those four numbers": the numbers the prompt lists.
     if calls.iter().any(|c| c.args.is_none())
         && let Some(p) = d.prompts.last()

@@ -55,12 +55,16 @@ pub fn to_markdown(t: &str) -> String {
     let mut in_quote = false;
     let mut in_drawer = false;
     let mut prompted = false;
+    // (A body indented under its heading, as `org-adapt-indentation` writes it, is read
+    // without that indentation: `** Title` indents by three.)
+    let mut body_indent = 0;
     for l in t.lines() {
         let s = l.trim();
         let lower = s.to_ascii_lowercase();
         let line = if let Some((level, text)) = star_heading(l) {
             prompted = false;
             in_drawer = false;
+            body_indent = level + 1;
             heading(level, text, &keywords)
         } else if lower.starts_with("#+begin_quote") {
             in_quote = true;
@@ -114,8 +118,19 @@ pub fn to_markdown(t: &str) -> String {
             format!("{}: {text}", term.trim())
         } else if s.starts_with('|') && s.contains("-+-") {
             l.replace('+', "|")
+        } else if let Some(rest) = ["→", "->", "=>", "⇒"]
+            .iter()
+            .find_map(|a| s.strip_prefix(a))
+        {
+            // `→ path …`: what the entry expects.
+            format!("Expected: {}", rest.trim())
+        } else if !prompted && s.starts_with(['"', '“', '«', '„', '「']) {
+            // An entry's body opening with a quote: what the user says.
+            prompted = true;
+            format!("Prompt: {s}")
         } else {
-            l.to_string()
+            let spaces = l.len() - l.trim_start_matches(' ').len();
+            l[spaces.min(body_indent)..].to_string()
         };
         out.push(line);
     }

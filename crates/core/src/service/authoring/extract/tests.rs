@@ -1620,3 +1620,17 @@ fn a_sheets_section_rows_and_a_checklist_whose_cross_is_a_failed_run() {
     assert_eq!(d.len(), 3, "{d:#?}");
     assert_eq!(d[1].prompts, ["Add 5 and 8"]);
 }
+
+#[test]
+fn org_entries_indented_under_their_headings_with_quoted_prompts() {
+    let doc = "#+TITLE: Cases\n#+TODO: TODO | DONE CANCELLED\n\n* Cases\n** DONE Sum\n   :PROPERTIES:\n   :TOOL:     get-sum\n   :END:\n   \"Add 4 and 9\"\n   → a 4, b 9\n** TODO Chat\n   \"What is a monad?\" – just explain, no tools at all.\n** CANCELLED Crash\n   \"Crash it\"\n   → crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 10));
+    assert_eq!(
+        d[0].expected_calls[0].args,
+        Some(json!({"a": 4, "b": 9}).as_object().unwrap().clone())
+    );
+    assert_eq!(d[1].prompts, ["What is a monad?"]);
+    assert!(d[1].negative);
+}
