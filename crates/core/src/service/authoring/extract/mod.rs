@@ -281,6 +281,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     retract::drop_retracted(&ix, &mut drafts, crosses_drop);
     retract::replace_amended(&ix, &mut drafts);
     retract::apply_changes(&ix, &mut drafts, cat);
+    drop_repeated(&mut drafts);
     let ascii = text.is_ascii();
     for d in &mut drafts {
         ground_names(d, cat);
@@ -290,6 +291,25 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         d.ensure_title();
     }
     drafts
+}
+
+/// A case proposed again further down (a comment quoting a list item it asks for, "add
+/// one like "…" → …"): the same user turns as an earlier case, so the earlier one stands.
+fn drop_repeated(drafts: &mut Vec<Draft>) {
+    let mut seen: Vec<&[String]> = Vec::new();
+    let keep: Vec<bool> = drafts
+        .iter()
+        .map(|d| {
+            let repeated = !d.prompts.is_empty() && seen.contains(&d.prompts.as_slice());
+            seen.push(&d.prompts);
+            !repeated
+        })
+        .collect();
+    let mut k = 0;
+    drafts.retain(|_| {
+        k += 1;
+        keep[k - 1]
+    });
 }
 
 /// String arguments as the source writes them: the readers work on NFKC text, where a

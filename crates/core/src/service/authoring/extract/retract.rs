@@ -223,7 +223,7 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
         let line = ix.line(n);
         // The reply right under a proposal that puts it off or turns it down ("will do in
         // next PR", "already covered in round 1"): with nothing between but blank lines
-        // and the reply's own header (`mkaran 1 day ago`).
+        // and the reply's header (`mkaran 1 day ago`).
         let prose =
             !line.trim_start().starts_with(['#', '=', '|']) && line.split_whitespace().count() >= 3;
         if prose && lexicon::has_any(&fold(line), DECLINES) {
@@ -292,6 +292,26 @@ fn top_posted_messages(ix: &LineIndex) -> Option<Vec<usize>> {
 
 /// What a reply says of a proposal it puts off or turns down (folded).
 const DECLINES: &[&str] = &[
+    "leave it out",
+    "leave this one out",
+    "not this one",
+    "lassen wir weg",
+    "lassen wir raus",
+    "on laisse tomber",
+    "on le laisse de cote",
+    "lo dejamos fuera",
+    "queda fuera",
+    "fica de fora",
+    "deixa de fora",
+    "esse nao",
+    "lasciamo fuori",
+    "lasciamolo fuori",
+    "laten we weg",
+    "laten we eruit",
+    "見送り",
+    "这个不要",
+    "这条不要",
+    "이건 빼",
     "next pr",
     "next sprint",
     "next round",
@@ -328,18 +348,14 @@ const DECLINES: &[&str] = &[
     "나중에",
 ];
 
-/// Whether line `n` opens the reply to what ends at line `end`: only blank lines and at
-/// most one header line (a name with a time: `mkaran 1 day ago`, `Ana  10:42`) between.
+/// Whether line `n` opens the reply to what ends at line `end`: only blank lines and the
+/// reply's header line (a name with a time: `mkaran 1 day ago`, `Ana  10:42`) between.
 fn reply_to(ix: &LineIndex, end: usize, n: usize) -> bool {
     let between: Vec<&str> = (end + 1..n)
         .map(|j| ix.line(j).trim())
         .filter(|l| !l.is_empty())
         .collect();
-    match between[..] {
-        [] => true,
-        [h] => reply_header(h),
-        _ => false,
-    }
+    matches!(between[..], [h] if reply_header(h))
 }
 
 /// A reply's header: short, unquoted, with a time (`3 days ago`, `10:42`, `2024-10-08`).

@@ -1634,3 +1634,15 @@ fn org_entries_indented_under_their_headings_with_quoted_prompts() {
     assert_eq!(d[1].prompts, ["What is a monad?"]);
     assert!(d[1].negative);
 }
+
+#[test]
+fn a_repeated_proposal_a_set_aside_section_and_a_reply_that_rejects() {
+    let doc = "## Cases\n\n- [ ] \"Add 2 and 9\" → get-sum\n- [ ] \"Echo back: hi\" → echo\n\n**ana** commented\n\nCould we have \"Add 2 and 9\" → get-sum? It keeps guessing.\n\n## Casos descartados\n\n- \"Crash it now\" → crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (3, 3));
+    let doc = "Ana  09:20\ncase 1: \"Add 2 and 9\" → get-sum\n\nBo  09:25\ncase 2: \"Delete every item\" → delete-item\n\nAna  09:31\nnot this one, too destructive even in the sandbox\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

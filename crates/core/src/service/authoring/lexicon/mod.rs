@@ -2042,6 +2042,8 @@ pub fn heading_excludes(heading: &str) -> bool {
             ],
         )
         && !has_any(&f, TEMPLATE_WORDS)
+        // (`Casos descartados`, `Rejected cases`: cases, but set aside.)
+        && !has_any(&f, DROPPED_STATUS)
     {
         return false;
     }
@@ -2125,6 +2127,8 @@ pub const DROPPED_STATUS: &[&str] = &[
     "supprime",
     "annule",
     "descartado",
+    "descartados",
+    "descartadas",
     "descartada",
     "rechazado",
     "eliminado",
@@ -2210,6 +2214,8 @@ pub const DROPPED_STATUS: &[&str] = &[
     "ไม่ผ่านการพิจารณา",
     "否決",
     "否决",
+    "已否决",
+    "否決",
     "驳回",
     "駁回",
     "拒絕",
