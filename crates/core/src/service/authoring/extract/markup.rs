@@ -260,6 +260,9 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut all = Vec::new();
     root.descendants(&mut all);
     let mut records: Vec<(usize, usize, Map<String, Value>, &str)> = Vec::new();
+    // The tables read as cases or set aside (their lines are left out when the rest of
+    // the page is read as text).
+    let mut read_tables: Vec<(usize, usize)> = Vec::new();
     // Table rows under a header that names a prompt, steps or tool column.
     let headings: Vec<&&El> = all
         .iter()
@@ -272,6 +275,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             .rfind(|h| h.end <= table.start)
             .is_some_and(|h| lexicon::heading_excludes(&h.text()))
         {
+            read_tables.push((table.start, table.end));
             continue;
         }
         let mut rows = Vec::new();
@@ -311,6 +315,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 records.push((tr.start, tr.end, m, "table row"));
             }
         }
+        read_tables.push((table.start, table.end));
     }
     // Repeated elements whose leaves name a case: of the tags that qualify, the one with
     // the most such elements (`<case>` over the `<section>`s that hold them).
@@ -360,13 +365,39 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if records.is_empty() {
         return text::extract(&LineIndex::new(&blank_tags(text)), cat);
     }
-    records
+    let tabled = records.iter().any(|r| r.3 == "table row");
+    let mut drafts: Vec<Draft> = records
         .into_iter()
         .map(|(a, b, m, shape)| {
             let (s, e) = ix.span_of(a, b);
             object_draft(&m, s, e, shape, cat)
         })
-        .collect()
+        .collect();
+    // Cases written around the tables (a `<details>` of cases added later, in prose):
+    // the page without the tables, read as text.
+    if tabled {
+        let spans: Vec<(usize, usize)> =
+            read_tables.iter().map(|&(a, b)| ix.span_of(a, b)).collect();
+        let page = blank_tags(text);
+        let lines: Vec<String> = page
+            .lines()
+            .enumerate()
+            .map(|(k, l)| {
+                let n = k + 1;
+                if spans.iter().any(|&(s, e)| s <= n && n <= e) {
+                    String::new()
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect();
+        drafts.extend(text::extract(
+            &LineIndex::new(&super::rejoin(text, &lines)),
+            cat,
+        ));
+        drafts.sort_by_key(|d| d.start_line);
+    }
+    drafts
 }
 
 /// The record of an element: each leaf's text under its label (the tag, or the nearest
@@ -440,9 +471,10 @@ fn entity(name: &str) -> Option<&'static str> {
     })
 }
 
-/// The text with every tag replaced by a space (a list item's by `- `, so it stays an
-/// item), line breaks kept and entities decoded, so a page of prose is read as text with
-/// its lines where they were.
+/// The text with every tag replaced by a space, line breaks kept and entities decoded, so
+/// a page of prose is read as text with its lines where they were: a list item, and a
+/// paragraph opening a line, by `- ` (each a unit); a heading or a `<summary>` opening a
+/// line by `#`s; `<q>` by quotes and a strike by `~~`.
 pub fn blank_tags(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -452,13 +484,37 @@ pub fn blank_tags(text: &str) -> String {
         {
             let tag = &rest[..=close];
             let name = tag[1..].trim_start().to_ascii_lowercase();
-            out.push_str(
-                if name.starts_with("li") && !name[2..].starts_with(|c: char| c.is_alphanumeric()) {
-                    "- "
-                } else {
-                    " "
-                },
-            );
+            let is = |t: &str| {
+                name.starts_with(t) && !name[t.len()..].starts_with(|c: char| c.is_alphanumeric())
+            };
+            let line_start = out.rsplit('\n').next().is_some_and(|l| l.trim().is_empty());
+            let level = name
+                .strip_prefix('h')
+                .and_then(|r| r.chars().next())
+                .and_then(|d| d.to_digit(10))
+                .filter(|d| (1..=6).contains(d) && is(&name[..2]));
+            out.push_str(if is("li") || is("p") && line_start {
+                // (A paragraph opening a line is a unit of its own, as an item is.)
+                "- "
+            } else if let Some(l) = level.filter(|_| line_start) {
+                ["# ", "## ", "### ", "#### ", "##### ", "###### "][l as usize - 1]
+            } else if is("summary") && line_start {
+                "#### "
+            } else if is("q") {
+                "“"
+            } else if is("/q") {
+                "”"
+            } else if is("del")
+                || is("/del")
+                || is("s")
+                || is("/s")
+                || is("strike")
+                || is("/strike")
+            {
+                "~~"
+            } else {
+                " "
+            });
             out.extend(tag.chars().filter(|&c| c == '\n'));
             rest = &rest[close + 1..];
             continue;

@@ -1646,3 +1646,16 @@ fn a_repeated_proposal_a_set_aside_section_and_a_reply_that_rejects() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_wiki_page_with_a_table_of_cases_and_more_cases_in_prose_below() {
+    let doc = "<html><body>\n<h2>Cases</h2>\n<table>\n<tr><th>ID</th><th>Prompt</th><th>Expected tool</th></tr>\n<tr><td>C-1</td><td>Add 2 and 5</td><td>get-sum</td></tr>\n</table>\n<details open>\n<summary>Added after the retro</summary>\n<p><strong>C-2.</strong> The user says: <q>Echo back: ready</q>. Expected: <code>echo</code>.</p>\n<p><strong>C-3.</strong> The user says: <q>Tell me a joke</q>. Expected: no tool at all.</p>\n</details>\n<details>\n<summary>Rejected cases</summary>\n<p>C-X: <q>Crash the server</q> → crash</p>\n</details>\n</body></html>\n";
+    assert_eq!(
+        outline(doc),
+        [
+            (5, 5, false, vec!["get-sum".to_string()]),
+            (9, 9, false, vec!["echo".to_string()]),
+            (10, 10, true, vec![])
+        ]
+    );
+}
