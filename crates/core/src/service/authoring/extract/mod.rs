@@ -281,6 +281,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     retract::drop_retracted(&ix, &mut drafts, crosses_drop);
     retract::replace_amended(&ix, &mut drafts);
     retract::apply_changes(&ix, &mut drafts, cat);
+    retract::replace_named(&ix, &mut drafts);
     drop_repeated(&mut drafts);
     let ascii = text.is_ascii();
     for d in &mut drafts {

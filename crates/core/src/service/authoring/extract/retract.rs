@@ -63,6 +63,8 @@ const CASE_WORDS: &[&str] = &[
 /// what a tool does (`remove`, `delete`, `eliminar`) are left out: a note about a case that
 /// removes an item does not drop it.
 const DROPPING: &[&str] = &[
+    "deleted",
+    "removed",
     "drop",
     "drops",
     "dropped",
@@ -144,6 +146,10 @@ const DROPPING: &[&str] = &[
     "빼",
     "❌",
     "🚫",
+    "刪除",
+    "刪掉",
+    "移除",
+    "拿掉",
 ];
 
 /// Removes the drafts a later line drops.
@@ -403,6 +409,16 @@ const CHANGE: &[&str] = &[
     "改成",
     "改为",
     "바꾸",
+    "改為",
+    "改掉",
+    "修改為",
+    "修改为",
+    "diventa",
+    "becomes",
+    "wird zu",
+    "devient",
+    "pasa a ser",
+    "passa a ser",
 ];
 
 /// A case written right under another as its amendment ("Este lo cambiaría: … Mejor
@@ -423,6 +439,48 @@ pub fn replace_amended(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         }
         k += 1;
     }
+}
+
+/// A case written under a line that replaces an earlier case by name ("2. 案例 3 整個改掉，
+/// 改為：" over the new prompt and expectation, "Replace case 3 with:"): the earlier case
+/// is gone, and the new one stands.
+pub fn replace_named(ix: &LineIndex, drafts: &mut Vec<Draft>) {
+    let mut gone = vec![false; drafts.len()];
+    for k in 0..drafts.len() {
+        // The case's own first line (`2. Case 3 is replaced by:` heading its item), or the
+        // line above it, outside every case.
+        let first = drafts[k].start_line;
+        let above = (1..first)
+            .rev()
+            .find(|&n| !ix.line(n).trim().is_empty())
+            .filter(|&n| !drafts.iter().any(|d| d.start_line <= n && n <= d.end_line));
+        for n in std::iter::once(first).chain(above) {
+            let line = ix.line(n);
+            if !lexicon::has_any(&fold(line), CHANGE) {
+                continue;
+            }
+            // (A list's own number, `2.`, names no case: a case word or code does.)
+            let named_refs: Vec<(String, u32)> = refs(line)
+                .into_iter()
+                .filter(|(w, _)| !w.is_empty())
+                .collect();
+            let [r] = &named_refs[..] else {
+                continue;
+            };
+            let named: Vec<usize> = (0..k)
+                .filter(|&j| case_name(ix, &drafts[j]).is_some_and(|c| c == *r))
+                .collect();
+            if let [j] = named[..] {
+                gone[j] = true;
+                break;
+            }
+        }
+    }
+    let mut k = 0;
+    drafts.retain(|_| {
+        k += 1;
+        !gone[k - 1]
+    });
 }
 
 /// Whether a line opens by pointing at what stands above it ("Este lo quitamos", "This

@@ -1659,3 +1659,11 @@ fn a_wiki_page_with_a_table_of_cases_and_more_cases_in_prose_below() {
         ]
     );
 }
+
+#[test]
+fn an_amendment_log_that_deletes_and_replaces_cases_by_their_number() {
+    let doc = "## Cases\n\n### Case 1 sum\nPrompt: \"Add 2 and 3\"\nExpected: get-sum\n\n### Case 2 stats\nPrompt: \"Stats of 1, 2, 3\"\nExpected: get-stats\n\n### Case 3 echo\nPrompt: \"Echo back: hi\"\nExpected: echo\n\n## Changes\n\n1. Case 2 deleted, the sandbox cannot run it.\n2. Replace case 3 with:\n   Prompt: \"Echo back: bye\"\n   Expected: echo\n";
+    let d = drafts(doc);
+    let prompts: Vec<&str> = d.iter().map(|d| d.prompts[0].as_str()).collect();
+    assert_eq!(prompts, ["Add 2 and 3", "Echo back: bye"], "{d:#?}");
+}
