@@ -1667,3 +1667,14 @@ fn an_amendment_log_that_deletes_and_replaces_cases_by_their_number() {
     let prompts: Vec<&str> = d.iter().map(|d| d.prompts[0].as_str()).collect();
     assert_eq!(prompts, ["Add 2 and 3", "Echo back: bye"], "{d:#?}");
 }
+
+#[test]
+fn cases_nested_under_a_decision_item_each_stand_alone() {
+    let doc = "## Decisions\n\n1. The eval set is the following (\"no tool\" means answer without any tool):\n   - **C-1 Sum**: \"Add 2 and 3\" → `get-sum`\n   - **C-2 Trivia**: \"Who wrote Dune?\" → no tool\n   - **C-3 Catalog (multi-turn)**:\n     - user: \"Show me the catalog\"\n     - assistant: \"How many per page?\"\n     - user: \"Four, please\"\n     - → `list-items` (pageSize=4)\n2. We meet again on Friday.\n";
+    let d = drafts(doc);
+    let spans: Vec<(usize, usize)> = d.iter().map(|d| (d.start_line, d.end_line)).collect();
+    assert_eq!(spans, [(4, 4), (5, 5), (6, 10)], "{d:#?}");
+    assert!(!d[0].negative);
+    assert!(d[1].negative);
+    assert_eq!(tools_of(&d[2]), ["list-items"]);
+}

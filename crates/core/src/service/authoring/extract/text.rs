@@ -1691,8 +1691,19 @@ fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
     if starts.len() < 2 {
         return vec![(a, b)];
     }
+    // Cases listed as items of one list: each sibling item starts a case too (one whose
+    // turns are nested under it, `- **C-5 Catalog (multi-turn)**:`).
+    let mut starts = starts;
+    let sibling =
+        |k: usize| lines[k].kind == Kind::Item && lines[k].indent == lines[starts[0]].indent;
+    if starts.iter().all(|&k| sibling(k)) {
+        starts = (starts[0]..=b).filter(|&k| sibling(k)).collect();
+    }
     let mut out = Vec::new();
-    if starts[0] > a {
+    if starts[0] > a && lines[a].indent < lines[starts[0]].indent {
+        // A parent item's own line leads the list in: no part of its first case.
+        out.push((starts[0], starts.get(1).map_or(b, |x| x - 1)));
+    } else if starts[0] > a {
         // Lead-in lines belong to the first case.
         out.push((a, starts.get(1).map_or(b, |x| x - 1)));
     } else {
