@@ -262,6 +262,70 @@ pub fn negative_clause(f: &str) -> Option<String> {
 }
 
 /// Whether the mention at `m` (within clause `c`) is negated.
+/// Whether the tool's sentence says the case fails if it is called: "`legacy-echo` est
+/// déprécié : s'il est appelé, le cas est en échec", "if it calls crash the run fails".
+fn fails_if_called(t: &str, m: &Mention) -> bool {
+    const IF: &[&str] = &[
+        "if", "si", "s'il", "s’il", "wenn", "falls", "se", "als", "om", "jesli", "jezeli", "もし",
+        "如果", "若", "만약", "면",
+    ];
+    const FAILS: &[&str] = &[
+        "fail*",
+        "echec",
+        "echoue",
+        "falla",
+        "fallo",
+        "fehl*",
+        "scheitert",
+        "falha",
+        "falhou",
+        "fallisce",
+        "fallito",
+        "faalt",
+        "mislukt",
+        "失敗",
+        "失败",
+        "실패",
+        "不合格",
+    ];
+    const CALLED: &[&str] = &[
+        "call*",
+        "invok*",
+        "use",
+        "used",
+        "appel*",
+        "utilis*",
+        "llam*",
+        "usad*",
+        "aufgerufen",
+        "aufruf*",
+        "verwendet",
+        "chamad*",
+        "usad*",
+        "chiamat*",
+        "usat*",
+        "aangeroepen",
+        "gebruikt",
+        "呼ば",
+        "呼び出",
+        "调用",
+        "呼叫",
+        "使用",
+        "호출",
+        "사용",
+    ];
+    let start = t[..m.start]
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '.' | '!' | '?' | '。' | '\n'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let end = t[m.end..]
+        .find(['.', '!', '?', '。', '\n'])
+        .map_or(t.len(), |i| m.end + i);
+    let f = fold(&t[start..end]);
+    has_any(&f, IF) && has_any(&f, FAILS) && has_any(&f, CALLED)
+}
+
 /// Whether the sentence has the tool as its subject and a negated modal as its verb, with
 /// no tool named after it: "The deprecated legacy-echo, which upper-cases its input, must
 /// not be used", "Das veraltete Echo-Tool (`legacy-echo`) darf nicht zum Einsatz kommen".
@@ -485,7 +549,8 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
             || negated_clauses.contains(&c)
             || listed_on
             || never_clauses.contains(&c)
-            || subject_forbidden(t, m, &mentions);
+            || subject_forbidden(t, m, &mentions)
+            || fails_if_called(t, m);
         last_never = neg.then_some(c);
         let name = match m.tool {
             Some(i) => cat.name(i).to_string(),

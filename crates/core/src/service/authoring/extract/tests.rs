@@ -1678,3 +1678,14 @@ fn cases_nested_under_a_decision_item_each_stand_alone() {
     assert!(d[1].negative);
     assert_eq!(tools_of(&d[2]), ["list-items"]);
 }
+
+#[test]
+fn a_tool_whose_call_fails_the_case_is_forbidden() {
+    let doc = "### E-1 echo\nPrompt: \"Say back: ok\"\nExpected: echo with message \"ok\". If legacy-echo is called, the case fails.\n\n### E-2 Summe\nPrompt: \"Addiere 2 und 3\"\nErwartet: get-sum. Wenn get-stats aufgerufen wird, schlägt der Fall fehl.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+    assert_eq!(d[1].never_called, ["get-stats"]);
+}
