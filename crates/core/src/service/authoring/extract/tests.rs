@@ -1689,3 +1689,10 @@ fn a_tool_whose_call_fails_the_case_is_forbidden() {
     assert_eq!(tools_of(&d[1]), ["get-sum"]);
     assert_eq!(d[1].never_called, ["get-stats"]);
 }
+
+#[test]
+fn idea_and_run_log_sections_hold_no_case() {
+    let doc = "# Notes\n\n## Cases\n- \"Add 2 and 3\" → `get-sum`\n\n## Ideas\n- \"Delete item 42\" → `delete-item`?\n\n## Run log\n- \"Add 2 and 3\" → called get-stats instead 🙃\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+}
