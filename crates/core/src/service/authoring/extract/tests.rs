@@ -1696,3 +1696,13 @@ fn idea_and_run_log_sections_hold_no_case() {
     let d = drafts(doc);
     assert_eq!(d.len(), 1, "{d:#?}");
 }
+
+#[test]
+fn japanese_arguments_given_with_ni() {
+    let doc = "- **C-1 足し算**：入力「250と750を足して」→ `get-sum`（a に 250、b に 750）\n- **C-2 雑談**：入力「元気？」→ ツールなし\n";
+    let d = drafts(doc);
+    assert_eq!(
+        d[0].expected_calls[0].args,
+        Some(json!({"a": 250, "b": 750}).as_object().unwrap().clone())
+    );
+}
