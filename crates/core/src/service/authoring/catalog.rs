@@ -502,6 +502,18 @@ impl Catalog {
             {
                 continue;
             }
+            // `createEvent-Aufruf`, `get-sum-Tool`: a name joined to a noun after it.
+            let (token, end) = match self.resolve(token) {
+                Some(_) => (token, end),
+                None => token
+                    .match_indices('-')
+                    .rev()
+                    .find(|(k, _)| {
+                        token[k + 1..].starts_with(|c: char| c.is_uppercase())
+                            && self.resolve(&token[..*k]).is_some()
+                    })
+                    .map_or((token, end), |(k, _)| (&token[..k], start + k)),
+            };
             match self.resolve(token) {
                 Some((t, via)) => {
                     if self.entries[t].plain

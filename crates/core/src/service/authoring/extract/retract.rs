@@ -605,6 +605,12 @@ fn refs(line: &str) -> Vec<(String, u32)> {
 }
 
 /// [`refs`], each with the byte position of its number.
+/// Whether the number ending before `m` is a list's own (`1. `, `2) `), not a case's.
+fn list_marker(chars: &[(usize, char)], m: usize) -> bool {
+    chars.get(m).is_some_and(|c| matches!(c.1, '.' | ')'))
+        && chars.get(m + 1).is_some_and(|c| c.1 == ' ')
+}
+
 fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
     let chars: Vec<(usize, char)> = line.char_indices().collect();
     let mut out = Vec::new();
@@ -652,7 +658,7 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
                 !word.is_empty() && word.chars().all(|c| c.is_ascii_uppercase()) && word.len() <= 5;
             if code || lexicon::listed(CASE_WORDS, &folded) {
                 out.push(((folded, num), chars[k].0));
-            } else if word.is_empty() && (opening || counted) {
+            } else if word.is_empty() && (opening && !list_marker(&chars, m) || counted) {
                 out.push(((String::new(), num), chars[k].0));
             }
         }

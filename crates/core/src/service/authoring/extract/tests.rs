@@ -1706,3 +1706,12 @@ fn japanese_arguments_given_with_ni() {
         Some(json!({"a": 250, "b": 750}).as_object().unwrap().clone())
     );
 }
+
+#[test]
+fn a_name_joined_to_a_noun_and_a_numbered_question_that_drops_itself() {
+    let doc = "K-1 Summe\nWenn jemand fragt „Was ist 2 plus 3?“, erwarten wir einen get-sum-Aufruf mit a=2 und b=3.\n\nK-2 Echo\nBei „Sag hallo zurück“ erwarten wir einen echo-Aufruf.\n\nOffene Fragen\n1. Sollen wir auch crash testen? → Nein, gestrichen.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
