@@ -394,6 +394,10 @@ fn only_names(t: &str, c: (usize, usize), all: &[Mention]) -> bool {
 fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     // (`=> get-sum  !get-stats`: a bang right before a name, as filters write "not".)
     let lead = t[..m.start].trim_end_matches('`');
+    // (`!> get-forecast`: an arrow of its own for what is not called.)
+    if lead.trim_end().ends_with("!>") {
+        return true;
+    }
     if let Some(rest) = lead.strip_suffix('!')
         && (rest.is_empty() || rest.ends_with(char::is_whitespace))
     {

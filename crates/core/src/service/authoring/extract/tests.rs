@@ -1715,3 +1715,15 @@ fn a_name_joined_to_a_noun_and_a_numbered_question_that_drops_itself() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_legend_arrow_for_what_is_not_called_and_an_older_message_quoted_under_its_headers() {
+    let doc = "legend: -> expected call, !> must NOT call\n\n[x] p: \"Add 2 and 3\" -> get-sum(a=2, b=3) !> get-stats\n";
+    let d = drafts(doc);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    let doc = "Hi,\n\n1. \"Echo back: ok\" → echo\n\nBo\n\n-----Original Message-----\nFrom: Ana <ana@example.com>\nSent: Monday\nTo: Bo <bo@example.com>\nSubject: cases\n\n> 1. \"Crash it\" → crash\n> 2. \"Add 1 and 1\" → get-sum\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+}

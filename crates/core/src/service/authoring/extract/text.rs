@@ -424,6 +424,16 @@ fn mail_apart(lines: &mut [Ln]) {
             e += 1;
         }
         if e - k >= 3 {
+            // (An older message quoted under its headers, `> …` after a blank line, is
+            // left out with them: it repeats what was discussed.)
+            let quote = (e..lines.len()).find(|&j| !lines[j].text.trim().is_empty());
+            if k > 0 && quote.is_some_and(|j| lines[j].text.starts_with('>')) {
+                while e < lines.len()
+                    && (lines[e].text.starts_with('>') || lines[e].text.trim().is_empty())
+                {
+                    e += 1;
+                }
+            }
             for l in &mut lines[k..e] {
                 l.kind = Kind::Blank;
             }
