@@ -193,6 +193,15 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         // A section row (`,LECTURE,,,,`): one short cell, shouted, in a wide sheet. It ends
         // the record above and is no case.
         let filled: Vec<&String> = cells.iter().filter(|c| !c.trim().is_empty()).collect();
+        // A note row (`NOTA: …` in the first cell alone, a sentence or more): no case.
+        if header.len() >= 3
+            && let [only] = filled[..]
+            && std::ptr::eq(only, &cells[0])
+            && only.split_whitespace().count() >= 6
+        {
+            after_blank = true;
+            continue;
+        }
         if header.len() >= 3
             && let [only] = filled[..]
             && only.split_whitespace().count() <= 3

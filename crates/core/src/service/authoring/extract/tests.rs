@@ -1727,3 +1727,15 @@ fn a_legend_arrow_for_what_is_not_called_and_an_older_message_quoted_under_its_h
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["echo"]);
 }
+
+#[test]
+fn a_sheets_note_row_and_a_korean_must_not() {
+    let doc = "ID,Prompt,Expected tool,Owner\nA-1,Add 2 and 3,get-sum,ana\nNOTE: rows marked DROPPED are not run; exported from the sheet \"Evals store\" on 11/06,,,\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    let doc =
+        "1. \"안녕이라고 그대로 말해줘\"\n   → echo. 이 경우 legacy-echo 를 부르면 안 됩니다.\n";
+    let d = drafts(doc);
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+}
