@@ -1739,3 +1739,12 @@ fn a_sheets_note_row_and_a_korean_must_not() {
     assert_eq!(tools_of(&d[0]), ["echo"]);
     assert_eq!(d[0].never_called, ["legacy-echo"]);
 }
+
+#[test]
+fn fields_under_a_conversation_keep_their_roles() {
+    let doc = "Case 7\n\n::\n\n   user: Move the log file to the archive.\n   assistant: Which file?\n   user: logs/a.log\n\n:Expected tool: echo\n:Forbidden: get-sum, get-stats\n:Status: ready\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["get-sum", "get-stats"]);
+}

@@ -868,7 +868,12 @@ fn expectations_below(lines: &[Ln], drafts: &mut [Draft], cat: &Catalog) {
         let to = (from..lines.len())
             .find(|&k| lines[k].kind != Kind::Text)
             .unwrap_or(lines.len());
-        let text: Vec<&str> = lines[from..to].iter().map(|l| l.text).collect();
+        // (A field that forbids, `:禁止调用: …`, forbids what it names; a status is none.)
+        let field = |k: usize, role: LabelRole| lines[k].label == Some(role);
+        let text: Vec<&str> = (from..to)
+            .filter(|&k| !field(k, LabelRole::Forbidden) && !field(k, LabelRole::Status))
+            .map(|k| lines[k].text)
+            .collect();
         let text = text.join("\n");
         if from == to
             || reading::quotes(&text)
@@ -877,7 +882,15 @@ fn expectations_below(lines: &[Ln], drafts: &mut [Draft], cat: &Catalog) {
         {
             continue;
         }
-        let r = reading::read(&text, cat);
+        let mut r = reading::read(&text, cat);
+        for k in (from..to).filter(|&k| field(k, LabelRole::Forbidden)) {
+            let f = reading::read(lines[k].text, cat);
+            for c in f.calls.into_iter().map(|c| c.tool).chain(f.never) {
+                if !r.never.contains(&c) {
+                    r.never.push(c);
+                }
+            }
+        }
         if r.calls.is_empty() && r.never.is_empty() && r.negative.is_none() {
             continue;
         }
