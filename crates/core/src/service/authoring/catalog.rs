@@ -921,6 +921,11 @@ impl Catalog {
     /// The tool a short phrase describes in any language (`el eco viejo` → `legacy-echo`,
     /// `la que borra` → `delete-item`), by the English words it says.
     pub fn described_by(&self, phrase: &str) -> Option<usize> {
+        self.described_with_hits(phrase).map(|(t, _)| t)
+    }
+
+    /// [`Self::described_by`], with how many of the phrase's words the tool matched.
+    pub fn described_with_hits(&self, phrase: &str) -> Option<(usize, usize)> {
         let f = fold(phrase);
         let mut words: Vec<&str> = lexicon::concepts::english_words(&f);
         let raw = name_words(&f);
@@ -932,7 +937,7 @@ impl Catalog {
         if words.is_empty() {
             return None;
         }
-        self.best_described(&words).map(|(t, _)| t)
+        self.best_described(&words)
     }
 
     /// A tool described in the words of another language (`두 수를 더해 합을 돌려주는

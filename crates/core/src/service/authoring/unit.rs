@@ -133,14 +133,24 @@ fn said_in_step(line: &str) -> Option<String> {
 /// `le paginateur, avec pageSize = 12`): the tool its words describe, with the arguments
 /// after them.
 fn described_call(text: &str, cat: &Catalog) -> Option<ExpectedCall> {
+    described_call_with(text, cat, 1)
+}
+
+/// [`described_call`] when the description matches at least `min_hits` of its words.
+fn described_call_with(text: &str, cat: &Catalog, min_hits: usize) -> Option<ExpectedCall> {
     let t = prepare(text);
     let t = t.trim();
-    let cut = t.find([',', '(', '（', ';', '，']).unwrap_or(t.len());
+    let cut = t
+        .find([',', '(', '（', ';', '，', ':', '：'])
+        .unwrap_or(t.len());
     let (head, rest) = t.split_at(cut);
     if head.split_whitespace().count() > 5 || lexicon::is_none_word(head) {
         return None;
     }
-    let i = cat.described_by(head)?;
+    let (i, hits) = cat.described_with_hits(head)?;
+    if hits < min_hits {
+        return None;
+    }
     let args = cat.read_args(i, rest);
     Some(ExpectedCall {
         tool: cat.name(i).to_string(),
@@ -755,6 +765,25 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             d.never_called.clear();
             notes.push("every tool of the target is forbidden: a negative case".into());
         }
+    }
+    // `"…" → busca de arquivos: path src`: a tool described after the arrow.
+    if quoted_prompt
+        && !d.negative
+        && d.expected_calls.is_empty()
+        && let Some(call) = segs.iter().filter(|s| s.role.is_none()).find_map(|s| {
+            let at = ARROWS
+                .iter()
+                .filter_map(|a| s.text.find(a).map(|i| i + a.len()))
+                .min()?;
+            // (Two words of the tool at least: `→ simple formule de politesse` is none.)
+            described_call_with(s.text[at..].lines().next()?, cat, 2)
+        })
+    {
+        notes.push(format!(
+            "`{}` read from what the expectation describes",
+            call.tool
+        ));
+        d.expected_calls.push(call);
     }
     let expects = d.negative
         || !d.expected_calls.is_empty()

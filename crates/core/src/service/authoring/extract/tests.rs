@@ -1748,3 +1748,11 @@ fn fields_under_a_conversation_keep_their_roles() {
     assert_eq!(tools_of(&d[0]), ["echo"]);
     assert_eq!(d[0].never_called, ["get-sum", "get-stats"]);
 }
+
+#[test]
+fn a_tool_described_after_the_arrow_of_a_quoted_prompt() {
+    let doc = "- \"Give me the mean of 3, 5 and 7\"\n  → the statistics tool: numbers `[3, 5, 7]`\n- \"Thanks, that's all\" → just a polite goodbye\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-stats"]);
+}
