@@ -3,15 +3,60 @@
 //! tool it stands for.
 //!
 //! A definition puts the nickname first and the live name after it, alone in its cell or
-//! after `=`, `→`, `:` or a dash. One definition alone counts only with its nickname
+//! after `=`, `→`, `:` or a dash, in a document that speaks of a glossary, aliases or
+//! nicknames (or defines with ` = `). One definition alone counts only with its nickname
 //! quoted: a line such as `Addition → get-sum` is more often a case than a glossary.
 
 use super::catalog::Catalog;
 use super::lexicon::{self, label_role};
 
+/// Words that head a glossary or its nickname column (ASCII ones matched in any case).
+const GLOSSARY: &[&str] = &[
+    "glossary",
+    "glossar",
+    "glossaire",
+    "glosario",
+    "glossario",
+    "woordenlijst",
+    "ordlista",
+    "alias",
+    "nickname",
+    "spitzname",
+    "surnom",
+    "apodo",
+    "apelido",
+    "soprannome",
+    "bijnaam",
+    "smeknamn",
+    "known as",
+    "stands for",
+    "用語集",
+    "別名",
+    "あだ名",
+    "呼び名",
+    "术语",
+    "術語",
+    "词汇",
+    "詞彙",
+    "别名",
+    "別稱",
+    "용어",
+    "별명",
+    "별칭",
+    " = ",
+];
+
 /// The nicknames `text` defines, each with the catalog index of its tool.
 pub fn aliases(text: &str, cat: &Catalog) -> Vec<(String, usize)> {
-    if cat.is_empty() {
+    static WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(GLOSSARY)
+            .expect("glossary words compile")
+    });
+    // (A document defines names in a glossary it calls one, or on `x = y` lines: one pass
+    // over the text tells most documents apart, which define none.)
+    if cat.is_empty() || !WORDS.is_match(text) {
         return Vec::new();
     }
     let mut found: Vec<(String, usize, bool)> = Vec::new();
@@ -79,17 +124,23 @@ fn definition(line: &str, cat: &Catalog) -> Option<(String, usize, bool)> {
 
 /// A line parted at its first `=`, arrow, colon, dash or tab: `(before, after)`.
 fn split_at_separator(t: &str) -> Option<(&str, &str)> {
-    const SEPARATORS: [&str; 9] = [" = ", " → ", " -> ", " => ", ": ", "：", " — ", " – ", "\t"];
-    // (Each separator opens with a space, a colon, a tab or a full-width colon's first byte.)
-    t.bytes()
-        .enumerate()
-        .filter(|(_, b)| matches!(b, b' ' | b':' | b'\t' | 0xEF))
-        .find_map(|(i, _)| {
-            let sep = SEPARATORS
+    // (Looked for byte by byte: a space is a separator's start only before `=`, `-` or an
+    // arrow or dash, whose UTF-8 opens with 0xE2.)
+    const SPACED: [&str; 6] = [" = ", " → ", " -> ", " => ", " — ", " – "];
+    let b = t.as_bytes();
+    (0..b.len()).find_map(|i| {
+        let len = match b[i] {
+            b'\t' => 1,
+            b':' if b.get(i + 1) == Some(&b' ') => 2,
+            0xEF if t[i..].starts_with('：') => '：'.len_utf8(),
+            b' ' if matches!(b.get(i + 1), Some(b'=' | b'-' | 0xE2)) => SPACED
                 .iter()
-                .find(|s| t.as_bytes()[i..].starts_with(s.as_bytes()))?;
-            Some((&t[..i], &t[i + sep.len()..]))
-        })
+                .find(|s| b[i..].starts_with(s.as_bytes()))?
+                .len(),
+            _ => return None,
+        };
+        Some((&t[..i], &t[i + len..]))
+    })
 }
 
 #[cfg(test)]

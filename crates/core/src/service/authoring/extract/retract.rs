@@ -447,6 +447,10 @@ pub fn replace_amended(ix: &LineIndex, drafts: &mut Vec<Draft>) {
 pub fn replace_named(ix: &LineIndex, drafts: &mut Vec<Draft>) {
     let mut gone = vec![false; drafts.len()];
     for k in 0..drafts.len() {
+        // (A case with a key of its own replaces none.)
+        if drafts[k].key.is_some() {
+            continue;
+        }
         // The case's own first line (`2. Case 3 is replaced by:` heading its item), or the
         // line above it, outside every case.
         let first = drafts[k].start_line;

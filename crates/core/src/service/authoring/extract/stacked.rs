@@ -65,9 +65,11 @@ fn header_at(lines: &[&str], k: usize) -> Option<usize> {
 pub fn as_markdown(text: &str) -> Cow<'_, str> {
     let lines: Vec<&str> = text.lines().collect();
     // (Most documents have no three label-like lines in a row: one pass says so.)
-    let candidate = lines
-        .windows(3)
-        .any(|w| w.iter().all(|l| could_be_label(l)));
+    let mut run = 0;
+    let candidate = lines.iter().any(|l| {
+        run = if could_be_label(l) { run + 1 } else { 0 };
+        run >= 3
+    });
     if !candidate {
         return Cow::Borrowed(text);
     }
