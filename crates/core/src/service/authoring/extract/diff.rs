@@ -70,11 +70,7 @@ pub fn as_added(text: &str) -> Cow<'_, str> {
             .is_some_and(|q| !q.trim().is_empty() && added.contains(&q.trim()));
         out.push(if quoted { String::new() } else { l.to_string() });
     }
-    let mut doc = out.join("\n");
-    if text.ends_with('\n') {
-        doc.push('\n');
-    }
-    Cow::Owned(doc)
+    Cow::Owned(super::rejoin(text, &out))
 }
 
 #[cfg(test)]

@@ -101,11 +101,7 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
     if !changed {
         return Cow::Borrowed(text);
     }
-    let mut doc = out.join("\n");
-    if text.ends_with('\n') {
-        doc.push('\n');
-    }
-    Cow::Owned(doc)
+    Cow::Owned(super::rejoin(text, &out))
 }
 
 #[cfg(test)]
