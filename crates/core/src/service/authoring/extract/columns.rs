@@ -42,8 +42,12 @@ fn cells(line: &str, starts: &[usize]) -> Vec<String> {
     out.into_iter().map(|c| c.trim().to_string()).collect()
 }
 
-fn row(cells: &[String]) -> String {
-    let inner: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+/// A Markdown table row of `cells` (trimmed, a `|` inside escaped).
+pub(super) fn row(cells: &[impl AsRef<str>]) -> String {
+    let inner: Vec<String> = cells
+        .iter()
+        .map(|c| c.as_ref().trim().replace('|', "\\|"))
+        .collect();
     format!("| {} |", inner.join(" | "))
 }
 

@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use super::columns::row;
 use crate::service::authoring::lexicon::{self, LabelRole};
 
 /// The most columns such a header is taken to have.
@@ -83,10 +84,6 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
             continue;
         };
         changed = true;
-        let row = |cells: &[&str]| {
-            let cells: Vec<String> = cells.iter().map(|c| c.trim().replace('|', "\\|")).collect();
-            format!("| {} |", cells.join(" | "))
-        };
         let empty = format!("|{}", " |".repeat(width));
         out.push(row(&lines[k..k + width]));
         out.push(format!("|{}|", vec!["---"; width].join("|")));
