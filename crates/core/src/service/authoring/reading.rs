@@ -301,7 +301,6 @@ fn fails_if_called(t: &str, m: &Mention) -> bool {
         "aufruf*",
         "verwendet",
         "chamad*",
-        "usad*",
         "chiamat*",
         "usat*",
         "aangeroepen",

@@ -277,8 +277,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         }
     };
     drafts.retain(Draft::is_case);
-    let crosses_drop = matches!(text::failed_marks(text), Cow::Borrowed(_));
-    retract::drop_retracted(&ix, &mut drafts, crosses_drop);
+    retract::drop_retracted(&ix, &mut drafts, !text::crosses_are_failures(text));
     retract::replace_amended(&ix, &mut drafts);
     retract::apply_changes(&ix, &mut drafts, cat);
     retract::replace_named(&ix, &mut drafts);
@@ -297,14 +296,10 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
 /// A case proposed again further down (a comment quoting a list item it asks for, "add
 /// one like "…" → …"): the same user turns as an earlier case, so the earlier one stands.
 fn drop_repeated(drafts: &mut Vec<Draft>) {
-    let mut seen: Vec<&[String]> = Vec::new();
+    let mut seen: std::collections::HashSet<&[String]> = Default::default();
     let keep: Vec<bool> = drafts
         .iter()
-        .map(|d| {
-            let repeated = !d.prompts.is_empty() && seen.contains(&d.prompts.as_slice());
-            seen.push(&d.prompts);
-            !repeated
-        })
+        .map(|d| d.prompts.is_empty() || seen.insert(d.prompts.as_slice()))
         .collect();
     let mut k = 0;
     drafts.retain(|_| {

@@ -118,10 +118,7 @@ pub fn to_markdown(t: &str) -> String {
             format!("{}: {text}", term.trim())
         } else if s.starts_with('|') && s.contains("-+-") {
             l.replace('+', "|")
-        } else if let Some(rest) = ["→", "->", "=>", "⇒"]
-            .iter()
-            .find_map(|a| s.strip_prefix(a))
-        {
+        } else if let Some(rest) = lexicon::ARROWS.iter().find_map(|a| s.strip_prefix(a)) {
             // `→ path …`: what the entry expects.
             format!("Expected: {}", rest.trim())
         } else if !prompted && s.starts_with(['"', '“', '«', '„', '「']) {

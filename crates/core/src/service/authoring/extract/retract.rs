@@ -227,24 +227,25 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
     let mut dropped = vec![false; drafts.len()];
     for n in dropping {
         let line = ix.line(n);
+        let f = fold(line);
         // The reply right under a proposal that puts it off or turns it down ("will do in
         // next PR", "already covered in round 1"): with nothing between but blank lines
         // and the reply's header (`mkaran 1 day ago`).
         let prose =
             !line.trim_start().starts_with(['#', '=', '|']) && line.split_whitespace().count() >= 3;
-        if prose && lexicon::has_any(&fold(line), DECLINES) {
+        if prose && lexicon::has_any(&f, DECLINES) {
             if let Some(k) = drafts.iter().rposition(|d| d.end_line < n)
                 && reply_to(ix, drafts[k].end_line, n)
             {
                 dropped[k] = true;
             }
-            if !drops(&fold(line)) {
+            if !drops(&f) {
                 continue;
             }
         }
         // "Este lo quitamos.", "This one we drop": the case just above, with nothing but
         // blank lines between.
-        if points_back(&fold(line))
+        if points_back(&f)
             && let Some(k) = drafts.iter().rposition(|d| {
                 d.end_line < n && (d.end_line + 1..n).all(|j| ix.line(j).trim().is_empty())
             })

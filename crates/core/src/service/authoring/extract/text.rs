@@ -610,32 +610,36 @@ pub fn box_drawn(t: &str) -> Cow<'_, str> {
     )
 }
 
-/// A checklist whose legend says a cross is a failed run (`❌ 실패`, `✗ = failed`): its
-/// crosses mark results, not dropped cases, and are read as a plain mark (`✖`).
-pub fn failed_marks(t: &str) -> Cow<'_, str> {
-    const CROSSES: [char; 3] = ['❌', '✗', '✘'];
-    if !t.contains('❌') && !t.contains('✗') && !t.contains('✘') {
-        return Cow::Borrowed(t);
-    }
-    let legend = t.lines().any(|l| {
-        l.match_indices(CROSSES).any(|(i, c)| {
-            let after: String = l[i + c.len()..]
-                .trim_start_matches([' ', '=', ':', '：', '-', '–', '—', '(', '*'])
-                .chars()
-                .take(24)
-                .collect();
-            let word = after
-                .split(|c: char| !c.is_alphanumeric())
-                .next()
-                .unwrap_or_default();
-            lexicon::listed(lexicon::RUN_RESULTS, &lexicon::fold(word))
-                && !lexicon::is_dropped_status(word)
+/// Crosses that mark a result where a checklist's legend says so (`❌ 실패`, `✗ = failed`).
+const CROSSES: [char; 3] = ['❌', '✗', '✘'];
+
+/// Whether `t`'s legend makes a cross a failed run, not a dropped case.
+pub fn crosses_are_failures(t: &str) -> bool {
+    (t.contains('❌') || t.contains('✗') || t.contains('✘'))
+        && t.lines().any(|l| {
+            l.match_indices(CROSSES).any(|(i, c)| {
+                let after: String = l[i + c.len()..]
+                    .trim_start_matches([' ', '=', ':', '：', '-', '–', '—', '(', '*'])
+                    .chars()
+                    .take(24)
+                    .collect();
+                let word = after
+                    .split(|c: char| !c.is_alphanumeric())
+                    .next()
+                    .unwrap_or_default();
+                lexicon::listed(lexicon::RUN_RESULTS, &lexicon::fold(word))
+                    && !lexicon::is_dropped_status(word)
+            })
         })
-    });
-    if !legend {
-        return Cow::Borrowed(t);
+}
+
+/// A checklist whose crosses are failed runs, its crosses read as a plain mark (`✖`).
+pub fn failed_marks(t: &str) -> Cow<'_, str> {
+    if crosses_are_failures(t) {
+        Cow::Owned(t.replace(CROSSES, "✖"))
+    } else {
+        Cow::Borrowed(t)
     }
-    Cow::Owned(t.replace(CROSSES, "✖"))
 }
 
 /// Pandoc's tracked changes and comments (`--track-changes=all`) as the text they leave:
