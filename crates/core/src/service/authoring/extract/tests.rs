@@ -1756,3 +1756,15 @@ fn a_tool_described_after_the_arrow_of_a_quoted_prompt() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-stats"]);
 }
+
+#[test]
+fn a_label_with_a_call_verb_and_more_is_no_tool_field() {
+    assert_eq!(
+        crate::service::authoring::lexicon::label_role("Used by"),
+        None
+    );
+    assert_eq!(
+        crate::service::authoring::lexicon::label_role("muss_aufrufen"),
+        Some(crate::service::authoring::lexicon::LabelRole::Tool)
+    );
+}

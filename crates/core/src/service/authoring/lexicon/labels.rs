@@ -1175,15 +1175,30 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
     let negated = NEGATION.iter().any(|w| !find_word(&l, w).is_empty());
     // (A verb's stem ends a word or takes an ending, not another word: `Användarfråga` is
     // no call; scripts without spaces are left out, as 사용 also starts 사용자, user.)
-    let calls = CALL_VERBS
-        .iter()
-        .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '*'))
-        .filter(|w| !matches!(**w, "expect*" | "run" | "runs"))
-        .any(|w| {
-            let (stem, open) = w.strip_suffix('*').map_or((*w, false), |s| (s, true));
-            l.split(' ').any(|word| {
+    let verb = |word: &str| {
+        CALL_VERBS
+            .iter()
+            .filter(|w| w.chars().all(|c| c.is_ascii_alphabetic() || c == '*'))
+            .filter(|w| !matches!(**w, "expect*" | "run" | "runs"))
+            .any(|w| {
+                let (stem, open) = w.strip_suffix('*').map_or((*w, false), |s| (s, true));
                 word == stem || open && word.starts_with(stem) && word.len() <= stem.len() + 3
             })
+    };
+    // (The clause is all the label says: `must call`, `debe llamar`, `nicht aufrufen`; a
+    // label with more, `Used by`, `Called from`, names something else.)
+    const MODALS: &[&str] = &[
+        "must", "should", "shall", "will", "to", "be", "expected", "debe", "deben", "tiene", "que",
+        "muss", "soll", "sollte", "darf", "doit", "doivent", "deve", "devem", "dovrebbe", "moet",
+        "mag", "ska", "skall", "skal", "ma", "powinien", "erwartet", "attendu", "esperado",
+        "atteso", "verwacht",
+    ];
+    let calls = l.split(' ').any(verb)
+        && l.split(' ').all(|w| {
+            verb(w)
+                || MODALS.contains(&w)
+                || listed(NEGATION, w)
+                || WordSet::of(TOOL_NOUNS).any_in(w)
         });
     // (Only where no other keyword names the field: `Vraag van gebruiker` asks.)
     if hits.iter().all(|(r, _)| *r == LabelRole::Tool) {
