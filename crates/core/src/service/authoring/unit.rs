@@ -57,6 +57,8 @@ pub struct UnitInfo<'a> {
 /// Strips the outer quotes of a prompt field.
 pub fn unquote_prompt(s: &str) -> String {
     let t = s.trim();
+    // (`*can you pull up the README?*`: an utterance set in italics, as a quote is.)
+    let t = emphasized(t).unwrap_or(t);
     // (`输入：用户：“…”`: the speaker named again inside the field.)
     let t = match t.split_once([':', '：']) {
         Some((who, said))
@@ -1116,7 +1118,12 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
                     {
                         out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
                     }
-                    line.to_string()
+                    match t.strip_prefix('>') {
+                        // A label over a quote block (`**Prompt**` then `> …`): the block
+                        // is its value.
+                        Some(q) if cur.label.is_some() && !cur_quoted => q.trim().to_string(),
+                        _ => line.to_string(),
+                    }
                 }
             }
         };
@@ -1157,9 +1164,21 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     out
 }
 
-/// Whether `t` is one quoted passage and nothing else.
+/// The text inside emphasis that wraps all of `t` (`*…*`, `**…**`, `_…_`).
+fn emphasized(t: &str) -> Option<&str> {
+    ["**", "__", "*", "_"].iter().find_map(|m| {
+        let inner = t.strip_prefix(m)?.strip_suffix(m)?.trim();
+        let c = m.chars().next().unwrap_or('*');
+        (!inner.is_empty() && !inner.contains(c) && !inner.contains('\n')).then_some(inner)
+    })
+}
+
+/// Whether `t` is one quoted passage (or one set in italics) and nothing else.
 fn whole_quote(t: &str) -> bool {
     let t = t.trim();
+    if emphasized(t).is_some() {
+        return true;
+    }
     quotes(t)
         .first()
         .is_some_and(|&(a, b)| t[..a].chars().count() == 1 && t[b..].chars().count() == 1)

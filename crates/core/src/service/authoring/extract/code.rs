@@ -23,8 +23,16 @@ use crate::service::authoring::reading::utterance_like;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, says_dropped};
 
 /// Whether the document is source code rather than prose or data: most of its lines are
-/// statements, and some declare, import or define something.
+/// statements, and some declare, import or define something. (Source in fenced blocks is
+/// a page about code: a notebook saved as Markdown.)
 pub fn looks_like_code(t: &str) -> bool {
+    if t.lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count()
+        >= 2
+    {
+        return false;
+    }
     let mut code = 0usize;
     let mut prose = 0usize;
     let mut keyword = false;
@@ -1077,11 +1085,24 @@ fn records(
         }
     }
     let children = n.children();
-    let table = children
-        .iter()
-        .filter(|c| case_pairs(c, cat).is_some())
-        .count()
-        >= 2;
+    // (`CASES.append({…})`, `cases.push({…})`: a row added to the table further down.)
+    let appended = matches!(n.lit, Lit::Call { .. })
+        && ix.text()[n.start..]
+            .split('(')
+            .next()
+            .and_then(|callee| callee.rsplit('.').next())
+            .is_some_and(|m| {
+                matches!(
+                    m.trim(),
+                    "append" | "push" | "extend" | "insert" | "unshift"
+                )
+            });
+    let table = appended
+        || children
+            .iter()
+            .filter(|c| case_pairs(c, cat).is_some())
+            .count()
+            >= 2;
     for c in children {
         if !taken.contains(&c.start) {
             records(c, table, sigs, ix, cat, out);

@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
-use crate::service::authoring::lexicon::LabelRole;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, segments_of};
 
@@ -316,7 +315,12 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             .and_then(Value::as_str)
             .unwrap_or_default();
         let first = about.split(['.', '\n']).next().unwrap_or_default();
-        if crate::service::authoring::lexicon::heading_excludes(name)
+        // (Only a folder is set apart by its name: a card's `"state": {"name": "Todo"}`
+        // holds nothing.)
+        let folder = fields
+            .iter()
+            .any(|(_, c)| matches!(c, Node::Obj(..) | Node::Arr(..)));
+        if folder && crate::service::authoring::lexicon::heading_excludes(name)
             || crate::service::authoring::lexicon::heading_excludes(first)
             || crate::service::authoring::unit::says_dropped(about)
         {
@@ -332,26 +336,35 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let mut turns = Vec::new();
         let mut lines = Vec::new();
         gather(&Value::Object(o.clone()), &mut turns, &mut lines);
-        // A card of a board (Trello, a tracker): its description holds the fields.
-        let described = o
-            .values()
-            .filter_map(Value::as_str)
-            .filter(|t| t.contains('\n'))
-            .map(segments_of)
-            .find(|segs| segs.iter().any(|s| s.role == Some(LabelRole::Prompt)));
-        let segs: Vec<Segment> = match described {
-            Some(segs) if turns.is_empty() => segs,
-            _ if turns.is_empty() || lines.is_empty() => return false,
-            _ => {
-                let mut segs: Vec<Segment> = turns
-                    .into_iter()
-                    .map(|t| Segment::labelled("prompt", t))
-                    .collect();
-                segs.extend(segments_of(&lines.join("\n")));
-                segs
-            }
-        };
         let (s, e) = ix.span_of(*a, *b);
+        if turns.is_empty() {
+            // A card of a board or a tracker (Trello, Linear, Jira): its description is a
+            // page of its own, read as one; a card its state calls dropped is none.
+            if is_dropped_card(&o) {
+                return true;
+            }
+            let found = o
+                .values()
+                .filter_map(Value::as_str)
+                .filter(|t| t.contains('\n'))
+                .map(|t| card_page(card_title(&o), t, cat))
+                .find(|f| !f.is_empty());
+            if let Some(found) = found {
+                out.extend(found.into_iter().map(|mut d| {
+                    (d.start_line, d.end_line) = (s, e);
+                    d
+                }));
+                return true;
+            }
+        }
+        if turns.is_empty() || lines.is_empty() {
+            return false;
+        }
+        let mut segs: Vec<Segment> = turns
+            .into_iter()
+            .map(|t| Segment::labelled("prompt", t))
+            .collect();
+        segs.extend(segments_of(&lines.join("\n")));
         let info = UnitInfo {
             shape: "API request",
             start: s,
@@ -386,6 +399,34 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         });
     }
     out
+}
+
+/// The cases of a card's description, read as a Markdown page under the card's title.
+fn card_page(title: &str, description: &str, cat: &Catalog) -> Vec<Draft> {
+    let page = format!("# {}\n\n{description}\n", title.trim());
+    let mut found = super::markdown(&LineIndex::new(&page), cat);
+    found.retain(|d| d.is_case() && (d.negative || !d.expected_calls.is_empty()));
+    found
+}
+
+/// A card's title, where trackers keep it.
+fn card_title(o: &Map<String, Value>) -> &str {
+    ["title", "name", "summary"]
+        .iter()
+        .find_map(|k| o.get(*k).and_then(Value::as_str))
+        .unwrap_or_default()
+}
+
+/// Whether a card's own state (`"state": {"name": "Canceled"}`, `"status": "Won't do"`)
+/// says it was dropped.
+fn is_dropped_card(o: &Map<String, Value>) -> bool {
+    ["state", "status"].iter().any(|k| {
+        let v = o.get(*k);
+        let name = v
+            .and_then(Value::as_str)
+            .or_else(|| v.and_then(|v| v.get("name")).and_then(Value::as_str));
+        name.is_some_and(crate::service::authoring::lexicon::is_dropped_status)
+    })
 }
 
 /// The ids of objects named for a dropped status or a section of no cases (a board's
@@ -563,23 +604,37 @@ pub fn object_draft(
             _ => f.push(k.clone(), v.clone()),
         }
     }
-    // A message object (a chat export) that names no case field: its text, read as the
-    // text of a message is.
-    if !f.is_case()
-        && let Some(text) = f.free_text()
-    {
-        // Slack writes `>` as `&gt;`.
-        let text =
-            quick_xml::escape::unescape(text).map_or_else(|_| text.into(), |t| t.into_owned());
-        let info = UnitInfo {
-            shape: "chat message",
-            start,
-            end,
-            title: None,
-            key: None,
-            structured: false,
-        };
-        return read_unit(&segments_of(&text), &info, cat).unwrap_or_default();
+    if !f.is_case() {
+        // A card of a board or a tracker that names no case field: its description is a
+        // page of its own.
+        if let Some(page) = o
+            .values()
+            .filter_map(Value::as_str)
+            .filter(|t| t.contains('\n'))
+            .max_by_key(|t| t.len())
+        {
+            let mut d = card_page(card_title(o), page, cat)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            (d.start_line, d.end_line) = (start, end);
+            return d;
+        }
+        // A message object (a chat export): its text, read as the text of a message is.
+        if let Some(text) = f.free_text() {
+            // Slack writes `>` as `&gt;`.
+            let text =
+                quick_xml::escape::unescape(text).map_or_else(|_| text.into(), |t| t.into_owned());
+            let info = UnitInfo {
+                shape: "chat message",
+                start,
+                end,
+                title: None,
+                key: None,
+                structured: false,
+            };
+            return read_unit(&segments_of(&text), &info, cat).unwrap_or_default();
+        }
     }
     f.into_draft(start, end, cat)
 }
@@ -638,25 +693,26 @@ fn is_history_key(k: &str) -> bool {
     )
 }
 
-/// Whether a record says it is switched off: `enabled`/`active` false, or
-/// `skip`/`disabled`/`wip` true.
+/// Whether a record says it is switched off: `enabled`/`active` false, `skip`/`disabled`/
+/// `wip` true, or a state that says it was dropped.
 fn switched_off(o: &Map<String, Value>) -> bool {
-    o.iter().any(|(k, v)| {
-        let k = k.to_ascii_lowercase();
-        let on = match v {
-            Value::Bool(b) => Some(*b),
-            Value::String(s) => crate::service::authoring::lexicon::truthy(s),
-            _ => None,
-        };
-        matches!(
-            (k.as_str(), on),
-            ("enabled" | "active" | "include" | "run", Some(false))
-                | (
-                    "skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip",
-                    Some(true)
-                )
-        )
-    })
+    is_dropped_card(o)
+        || o.iter().any(|(k, v)| {
+            let k = k.to_ascii_lowercase();
+            let on = match v {
+                Value::Bool(b) => Some(*b),
+                Value::String(s) => crate::service::authoring::lexicon::truthy(s),
+                _ => None,
+            };
+            matches!(
+                (k.as_str(), on),
+                ("enabled" | "active" | "include" | "run", Some(false))
+                    | (
+                        "skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip",
+                        Some(true)
+                    )
+            )
+        })
 }
 
 /// Whether a key names what a case expects (`expect`, `expected`, `assert`, `checks`).

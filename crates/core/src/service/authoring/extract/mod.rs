@@ -234,47 +234,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             let md = org::to_markdown(text);
             text::extract(&LineIndex::new(&md), cat)
         }
-        Shape::Markdown => {
-            // Cases in YAML front matter are read as YAML; the page under it as Markdown.
-            let (mut found, body) = match front_matter(text) {
-                Some((front, body)) => {
-                    let cases = yaml::extract(&LineIndex::new(&front), cat);
-                    if cases.is_empty() {
-                        (cases, Cow::Borrowed(text))
-                    } else {
-                        (cases, Cow::Owned(body))
-                    }
-                }
-                None => (Vec::new(), Cow::Borrowed(text)),
-            };
-            let added = diff::as_added(&body);
-            let marked = text::failed_marks(&added);
-            let boxed = text::box_drawn(&marked);
-            let accepted = text::accepted_changes(&boxed);
-            let replied = text::inline_reply(&accepted);
-            let columns = columns::as_markdown(&replied);
-            let stacked = stacked::as_markdown(&columns);
-            let defined = text::definitions(&stacked);
-            let unescaped = text::unescaped(&defined);
-            let md: Cow<str> = if doctest::has_examples(&unescaped) {
-                Cow::Owned(doctest::as_fields(&unescaped))
-            } else {
-                unescaped
-            };
-            // (A page that needed no rewriting is read through the index already built.)
-            let unchanged = [
-                &body, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked, &defined,
-                &md,
-            ]
-            .iter()
-            .all(|c| matches!(c, Cow::Borrowed(_)));
-            if unchanged {
-                found.extend(text::extract(&ix, cat));
-            } else {
-                found.extend(text::extract(&LineIndex::new(&md), cat));
-            }
-            found
-        }
+        Shape::Markdown => markdown(&ix, cat),
     };
     drafts.retain(Draft::is_case);
     retract::drop_retracted(&ix, &mut drafts, !text::crosses_are_failures(text));
@@ -291,6 +251,118 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         d.ensure_title();
     }
     drafts
+}
+
+/// A Markdown page (and text with no other shape): its passes, then the text reader.
+pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    let text = ix.text();
+    // Cases in YAML front matter are read as YAML; the page under it as Markdown.
+    let (mut found, body) = match front_matter(text) {
+        Some((front, body)) => {
+            let cases = yaml::extract(&LineIndex::new(&front), cat);
+            if cases.is_empty() {
+                (cases, Cow::Borrowed(text))
+            } else {
+                (cases, Cow::Owned(body))
+            }
+        }
+        None => (Vec::new(), Cow::Borrowed(text)),
+    };
+    let added = diff::as_added(&body);
+    let marked = text::failed_marks(&added);
+    let boxed = text::box_drawn(&marked);
+    let accepted = text::accepted_changes(&boxed);
+    let replied = text::inline_reply(&accepted);
+    let columns = columns::as_markdown(&replied);
+    let stacked = stacked::as_markdown(&columns);
+    let labelled = text::label_headings(&stacked);
+    let defined = text::definitions(&labelled);
+    let unescaped = text::unescaped(&defined);
+    let md: Cow<str> = if doctest::has_examples(&unescaped) {
+        Cow::Owned(doctest::as_fields(&unescaped))
+    } else {
+        unescaped
+    };
+    // (A page that needed no rewriting is read through the index already built.)
+    let unchanged = [
+        &body, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked, &labelled,
+        &defined, &md,
+    ]
+    .iter()
+    .all(|c| matches!(c, Cow::Borrowed(_)));
+    if unchanged {
+        found.extend(text::extract(ix, cat));
+    } else {
+        found.extend(text::extract(&LineIndex::new(&md), cat));
+    }
+    // Cases kept as literals in the page's code blocks (a notebook's `CASES = [{…}]` cell):
+    // read as code, where the prose round them holds no case.
+    if let Some(source) = code_blocks(&md) {
+        let coded: Vec<Draft> = code::extract(&LineIndex::new(&source), cat)
+            .into_iter()
+            .filter(|c| {
+                !found.iter().any(|d| {
+                    d.is_case() && d.start_line <= c.end_line && c.start_line <= d.end_line
+                })
+            })
+            .collect();
+        found.extend(coded);
+        found.sort_by_key(|d| d.start_line);
+    }
+    found
+}
+
+/// A page's fenced blocks of program source, line for line (everything else blank), when
+/// it has any.
+fn code_blocks(t: &str) -> Option<String> {
+    const LANGUAGES: &[&str] = &[
+        "python",
+        "py",
+        "ipython",
+        "ipython3",
+        "js",
+        "javascript",
+        "ts",
+        "typescript",
+        "go",
+        "ruby",
+        "rb",
+        "rust",
+        "rs",
+        "java",
+        "kotlin",
+        "kt",
+        "swift",
+        "csharp",
+        "cs",
+        "c#",
+    ];
+    if !t.contains("```") {
+        return None;
+    }
+    let mut any = false;
+    let mut inside: Option<bool> = None;
+    let lines: Vec<String> = t
+        .lines()
+        .map(|l| {
+            let s = l.trim_start();
+            if let Some(info) = s.strip_prefix("```") {
+                inside = match inside {
+                    Some(_) => None,
+                    None => Some(LANGUAGES.contains(&info.trim().to_ascii_lowercase().as_str())),
+                };
+                return String::new();
+            }
+            match inside {
+                Some(true) => {
+                    any = true;
+                    l.to_string()
+                }
+                _ => String::new(),
+            }
+        })
+        .collect();
+    any.then(|| rejoin(t, &lines))
 }
 
 /// A case proposed again further down (a comment quoting a list item it asks for, "add

@@ -183,6 +183,7 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
     } else {
         drafts.iter().map(|d| d.end_line).min().unwrap_or(0)
     };
+    let verdicts = verdict_rows(ix);
     let dropping: Vec<usize> = (first_end + 1..=ix.len())
         .filter(|&n| {
             let l = ix.line(n);
@@ -192,7 +193,7 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
                     && l.split_whitespace().count() <= 4
                     && !l.trim_end().ends_with(['.', '!', '?', '。']);
             !covered[n] && !heading && !l.trim().is_empty() && l.len() <= 2000 && {
-                let f = if crosses_drop {
+                let f = if crosses_drop && !verdicts[n] {
                     fold(l)
                 } else {
                     fold(&l.replace(['❌', '✗', '✘'], " "))
@@ -274,6 +275,28 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
         k += 1;
         !dropped[k - 1]
     });
+}
+
+/// Which lines are rows of a table of verdicts: a table where ticks stand beside the
+/// crosses (`| JA-03 | ❌ | … |` under `| JA-01 | ✅ |`) gives a run's results, and its
+/// crosses drop nothing.
+fn verdict_rows(ix: &LineIndex) -> Vec<bool> {
+    let mut out = vec![false; ix.len() + 1];
+    let mut n = 1;
+    while n <= ix.len() {
+        if !ix.line(n).trim_start().starts_with('|') {
+            n += 1;
+            continue;
+        }
+        let start = n;
+        while n <= ix.len() && ix.line(n).trim_start().starts_with('|') {
+            n += 1;
+        }
+        if (start..n).any(|k| ix.line(k).contains(['✅', '✔', '✓'])) {
+            out[start..n].fill(true);
+        }
+    }
+    out
 }
 
 /// Each line's message (0 the first) when `ix` is a mail thread quoted without `>`, each

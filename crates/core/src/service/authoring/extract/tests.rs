@@ -1768,3 +1768,61 @@ fn a_label_with_a_call_verb_and_more_is_no_tool_field() {
         Some(crate::service::authoring::lexicon::LabelRole::Tool)
     );
 }
+
+#[test]
+fn a_trackers_json_cards_are_read_as_pages_and_a_cancelled_card_is_none() {
+    // Each card's description is Markdown with labels set as bold lines; a card's `state`
+    // object (`{"name": "Backlog"}`) holds no case and sets nothing apart.
+    let doc = r#"{"board": {"cards": [
+  {"key": "QA-1", "title": "Sum check", "state": {"name": "Backlog"},
+   "body": "**Prompt**\n> how much is 20 plus 22\n\n**Expected**\n`get-sum` a=20, b=22"},
+  {"key": "QA-2", "title": "Greeting", "state": {"name": "Backlog"},
+   "body": "Asked: *say hello back to me*\n\nShould use echo, message hello"},
+  {"key": "QA-3", "title": "Crash it", "state": {"name": "Won't do"},
+   "body": "**Prompt**\n> bring the server down\n\n**Expected**\n`crash`"},
+  {"key": "QA-4", "title": "Bump deps", "state": {"name": "Done"},
+   "body": "Chore: update the lockfile.\n\n- [x] cargo update"}
+]}}"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["how much is 20 plus 22"]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(22)
+    );
+    assert_eq!(d[1].prompts, ["say hello back to me"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn labels_set_as_subheadings_or_bold_lines_head_their_values() {
+    let doc = "## T1 numbers\n\n### Input\nAdd 5 and 6.\n\n### Expected tool\nget-sum with a=5, b=6\n\n## T2 chat\n\n__Prompt__\n\nTell me a joke\n\n**Expected:**\n\nNo tool, just a joke.\n\n## Expected results\n\nAll green.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Add 5 and 6."]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].prompts, ["Tell me a joke"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn case_literals_in_a_pages_code_blocks_are_cases_and_run_results_drop_none() {
+    let doc = "# Evals\n\nCases live in the list below.\n\n```py\ncases = [\n    {\"id\": \"e1\", \"prompt\": \"Echo the word banana\", \"tool\": \"echo\"},\n    {\"id\": \"e2\", \"prompt\": \"Is water wet?\", \"tool\": None},\n]\n```\n\nLater:\n\n```python\ncases.append({\"id\": \"e3\", \"prompt\": \"Sum 8 and 9\", \"tool\": \"get-sum\"})\n```\n\n## Last run\n\n| id | result |\n|---|---|\n| e1 | ✅ |\n| e2 | ❌ |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert!(d[1].negative);
+    assert_eq!(tools_of(&d[2]), ["get-sum"]);
+    assert_eq!((d[2].start_line, d[2].end_line), (15, 15));
+}
+
+#[test]
+fn a_paragraph_of_expectations_belongs_to_the_prompt_above_it() {
+    let doc = "Input: Add 5 and 6.\n\nExpected tool: get-sum with a=5, b=6\n\nInput: Say hi to me\n\nExpected: echo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (1, 3));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}

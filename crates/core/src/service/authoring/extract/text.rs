@@ -744,6 +744,56 @@ pub fn inline_reply(t: &str) -> Cow<'_, str> {
     Cow::Owned(super::rejoin(t, &out))
 }
 
+/// Fields whose label is set as a heading of its own (`### Prompt` under a case's heading,
+/// a `**Expected**` line), their values on the lines below: the `Label:` lines they mean,
+/// line for line. A heading no deeper than the one above it, or one over a table, heads a
+/// section, not a field.
+pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
+    fn field(head: &str) -> Option<&str> {
+        let h = head.trim().trim_end_matches([':', '：']).trim_end();
+        (!h.is_empty()
+            && h.chars().count() <= 40
+            && h.split_whitespace().count() <= 3
+            && label_role(h).is_some_and(LabelRole::is_field))
+        .then_some(h)
+    }
+    let lines: Vec<&str> = t.lines().collect();
+    let mut out: Option<Vec<String>> = None;
+    let mut level = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let s = l.trim();
+        let hashes = s.bytes().take_while(|b| *b == b'#').count();
+        let (head, deeper) = if (1..=6).contains(&hashes) && s[hashes..].starts_with(' ') {
+            let deeper = level > 0 && hashes > level;
+            if field(&s[hashes..]).is_none() || !deeper {
+                level = hashes;
+            }
+            (&s[hashes..], deeper)
+        } else if let Some(inner) = ["**", "__"]
+            .iter()
+            .find_map(|m| s.strip_prefix(m).and_then(|r| r.strip_suffix(m)))
+        {
+            (inner, true)
+        } else {
+            continue;
+        };
+        let next = lines[i + 1..]
+            .iter()
+            .map(|n| n.trim())
+            .find(|n| !n.is_empty());
+        if let Some(label) = field(head).filter(|_| deeper)
+            && next.is_some_and(|n| !n.starts_with(['#', '|']))
+        {
+            out.get_or_insert_with(|| lines.iter().map(|l| l.to_string()).collect())[i] =
+                format!("{label}:");
+        }
+    }
+    match out {
+        Some(out) => std::borrow::Cow::Owned(super::rejoin(t, &out)),
+        None => std::borrow::Cow::Borrowed(t),
+    }
+}
+
 /// Definition lists (`Prompt` over `: „…“`, as Kramdown and PHP Markdown write them) as
 /// the `Label: value` lines they mean, line for line: the term's line left blank, a
 /// further definition of the same term a line of its own.
@@ -1546,6 +1596,41 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                 };
                 while end + 1 < b && (lines[end + 1].kind == Kind::Text || turn(&lines[end + 1])) {
                     end += 1;
+                }
+                // Paragraphs of expectations under a prompt's (`Prompt:` over its words,
+                // then `Expected tool:` over its own) are that case's.
+                let has_prompt =
+                    |s: usize, e: usize| (s..=e).any(|k| lines[k].label == Some(LabelRole::Prompt));
+                while has_prompt(i, end) {
+                    let Some(next) = (end + 1..b).find(|&k| lines[k].kind != Kind::Blank) else {
+                        break;
+                    };
+                    let next_end = (next..b)
+                        .take_while(|&k| lines[k].kind == Kind::Text)
+                        .last()
+                        .unwrap_or(next);
+                    let expects = matches!(
+                        lines[next].label,
+                        Some(
+                            LabelRole::Expected
+                                | LabelRole::Tool
+                                | LabelRole::Args
+                                | LabelRole::Forbidden
+                                | LabelRole::Negative
+                                | LabelRole::Contains
+                        )
+                    );
+                    if lines[next].kind != Kind::Text
+                        || !expects
+                        || has_prompt(next, next_end)
+                        || (i..=end)
+                            .filter(|&k| lines[k].label == Some(LabelRole::Prompt))
+                            .count()
+                            > 1
+                    {
+                        break;
+                    }
+                    end = next_end;
                 }
                 // Chat messages copied without blank lines between them: each
                 // name-and-time line starts a message of its own.

@@ -605,6 +605,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "message",
             "request",
             "ask",
+            "asks",
+            "asked",
             "instruction",
             "say",
             "says",
