@@ -1293,6 +1293,10 @@ impl Catalog {
         if r.is_empty() {
             return None;
         }
+        // ``true``: a code span of two backticks (reStructuredText's) holds the value.
+        if let Some(inner) = r.strip_prefix("``") {
+            r = inner.find("``").map_or(inner, |close| &inner[..close]);
+        }
         // `reason (billing-sync-timeout)`: a value set in parentheses.
         if let Some(inner) = r.strip_prefix('(')
             && let Some(close) = inner.find(')')

@@ -21,7 +21,7 @@ use unicode_normalization::UnicodeNormalization;
 
 use super::catalog::{Catalog, Mention, Via};
 use super::draft::ExpectedCall;
-use super::lexicon::{self, fold, has_any, is_cjk};
+use super::lexicon::{self, LabelRole, fold, has_any, is_cjk};
 
 /// What a passage says about a case.
 #[derive(Debug, Default, Clone)]
@@ -846,8 +846,12 @@ pub fn utterance_like(q: &str) -> bool {
     if words < 2 {
         return false;
     }
-    // `« Cas de test : »`, `"Expected:"`: a label being named.
-    if q.ends_with([':', '：']) {
+    // `« Cas de test : »`, `"Expected:"`, `« À ne pas appeler »`: a label being named.
+    if q.ends_with([':', '：'])
+        || words <= 4
+            && lexicon::is_listed_label(q)
+            && lexicon::label_role(q).is_some_and(LabelRole::is_field)
+    {
         return false;
     }
     // `<prompt>`, `{{question}}`: a placeholder, filled in elsewhere. (`"17.5 + 4.5?"`

@@ -682,21 +682,23 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         d.negative = true;
         notes.push(format!("negative: \"{w}\""));
     }
-    // Arguments fields go to the first expected tool.
+    // Arguments fields go to the first expected tool whose parameters they name (`for
+    // findFreeSlots: durationMinutes = 45` under two tools).
     for (label, text) in &args_fields {
-        if let Some(first) = calls.first_mut() {
-            if let Some(a) = reading::read_args_field(text, &first.tool, cat) {
-                let args = first.args.get_or_insert_with(Default::default);
-                for (k, v) in a {
-                    args.insert(k, v);
-                }
-                rules.push(format!("`{label}` → toolCalledWith.args"));
-            } else {
-                notes.push(format!(
-                    "the `{label}` value could not be read as arguments of `{}`",
-                    first.tool
-                ));
+        let read = calls
+            .iter_mut()
+            .find_map(|c| reading::read_args_field(text, &c.tool, cat).map(|a| (c, a)));
+        if let Some((call, a)) = read {
+            let args = call.args.get_or_insert_with(Default::default);
+            for (k, v) in a {
+                args.insert(k, v);
             }
+            rules.push(format!("`{label}` → toolCalledWith.args"));
+        } else if let Some(first) = calls.first() {
+            notes.push(format!(
+                "the `{label}` value could not be read as arguments of `{}`",
+                first.tool
+            ));
         } else if !d.negative {
             notes.push(format!(
                 "`{label}` given without a tool; the arguments were not used"
@@ -920,8 +922,9 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     // A reStructuredText field: `:Expected tool: …`.
     let t = match t.strip_prefix(':') {
         Some(r)
-            if r.find(':')
-                .is_some_and(|e| e > 0 && r[e + 1..].starts_with([' ', '\t'])) =>
+            if r.find(':').is_some_and(|e| {
+                e > 0 && (r[e + 1..].starts_with([' ', '\t']) || r[e + 1..].trim().is_empty())
+            }) =>
         {
             r
         }

@@ -54,6 +54,7 @@ pub mod notebook;
 pub mod org;
 pub mod retract;
 pub mod robot;
+pub mod rst;
 pub mod shell;
 pub mod sql;
 pub mod stacked;
@@ -268,7 +269,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         None => (Vec::new(), Cow::Borrowed(text)),
     };
-    let added = diff::as_added(&body);
+    let directed = rst::as_markdown(&body);
+    let added = diff::as_added(&directed);
     let marked = text::failed_marks(&added);
     let boxed = text::box_drawn(&marked);
     let accepted = text::accepted_changes(&boxed);
@@ -285,8 +287,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     };
     // (A page that needed no rewriting is read through the index already built.)
     let unchanged = [
-        &body, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked, &labelled,
-        &defined, &md,
+        &body, &directed, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked,
+        &labelled, &defined, &md,
     ]
     .iter()
     .all(|c| matches!(c, Cow::Borrowed(_)));

@@ -1826,3 +1826,40 @@ fn a_paragraph_of_expectations_belongs_to_the_prompt_above_it() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_sphinx_spec_reads_its_fields_code_blocks_and_admonitions() {
+    // A template in a note (to copy, not to run), a JSON code block under an empty
+    // `:Args:` field, RST's double-backtick values, and a to-do that is no case yet.
+    let doc = "Spec\n====\n\n.. note::\n\n   Template (copy it, do not run):\n\n   :Prompt: \"echo something\"\n   :Tool: ``echo``\n\nS-1 sum\n-------\n\n:Prompt: \"add two numbers for me, 3 and 4\"\n:Tool: ``get-sum``\n:Args:\n\n   .. code-block:: json\n\n      {\"a\": 3, \"b\": 4}\n\nS-2 echo\n--------\n\n:Prompt: \"repeat the word kiwi\"\n:Tool: ``echo``\n:Args: ``message`` = ``kiwi``\n\nS-3 chat\n--------\n\n:Prompt: \"what's the capital of Peru?\"\n:Expected: réponse directe, aucun appel d'outil.\n\n.. todo::\n\n   S-4: \"crash the server\" with ``crash``, later.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(4));
+    assert_eq!(d[0].end_line, 21);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("kiwi")
+    );
+    assert!(d[2].negative);
+}
+
+#[test]
+fn arguments_go_to_the_tool_whose_parameters_they_name() {
+    let doc = "Prompt: \"average 2, 4 and 9, then say it back\"\nTools: get-stats, then echo\nArgs: message = done\n";
+    let d = drafts(doc);
+    assert_eq!(tools_of(&d[0]), ["get-stats", "echo"]);
+    assert_eq!(d[0].expected_calls[0].args, None);
+    assert_eq!(
+        d[0].expected_calls[1].args.as_ref().unwrap()["message"],
+        json!("done")
+    );
+}
+
+#[test]
+fn a_quoted_label_name_is_no_prompt() {
+    // The intro names the fields it uses; it proposes no case.
+    let doc = "Each case has a « Message » and a « À ne pas appeler » line, and the model must answer without calling d'outil when no tool fits.\n\nMessage : « additionne 2 et 3 »\nAttendu : get-sum\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

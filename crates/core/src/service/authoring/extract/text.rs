@@ -313,16 +313,18 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         if !(t.ends_with(':') || t.ends_with('：')) || t.chars().count() > 120 {
             continue;
         }
-        if leading_label(t).is_some() && !t.ends_with("::") {
-            // `Expected:` alone on a line is a field, not a heading.
-            if let Some((_, rest)) = leading_label(t)
-                && rest.is_empty()
-            {
-                continue;
-            }
-        }
         let next = out[i + 1..].iter().find(|l| l.kind != Kind::Blank);
-        if next.is_some_and(|l| l.kind == Kind::Item)
+        // (Or above a block of fields it sets apart: `Template (copy, do not run):`.)
+        let fields_set_apart = next.is_some_and(|l| l.kind == Kind::Text && l.label.is_some())
+            && lexicon::heading_excludes(t);
+        // `Expected:` alone on a line is a field, not a heading.
+        if !fields_set_apart
+            && !t.ends_with("::")
+            && leading_label(t).is_some_and(|(_, rest)| rest.is_empty())
+        {
+            continue;
+        }
+        if (next.is_some_and(|l| l.kind == Kind::Item) || fields_set_apart)
             && (i == 0
                 || matches!(out[i - 1].kind, Kind::Blank | Kind::Heading(_))
                 || t.contains("."))
@@ -1040,21 +1042,21 @@ fn walk(
         let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);
         // (A lead-in that heads no cases, `Kurz zur Schreibweise:`, leaves out the list
         // under it, not what follows the list.)
-        let end =
-            if excluded && level == 8 && lines.get(i + 1).is_some_and(|l| l.kind == Kind::Text) {
-                // (Or the paragraph right under it: `cut (not in set):` over its lines.)
-                (i + 1..end)
-                    .find(|&k| lines[k].kind == Kind::Blank)
-                    .unwrap_or(end)
-            } else if excluded && level == 8 {
-                (i + 2..end)
-                    .find(|&k| {
-                        lines[k].indent == 0 && !matches!(lines[k].kind, Kind::Item | Kind::Blank)
-                    })
-                    .unwrap_or(end)
-            } else {
-                end
-            };
+        let below = (i + 1..end).find(|&k| lines[k].kind != Kind::Blank);
+        let end = if excluded && level == 8 && below.is_some_and(|k| lines[k].kind == Kind::Text) {
+            // (Or the paragraph under it: `cut (not in set):` over its lines.)
+            (below.unwrap_or(i + 1)..end)
+                .find(|&k| lines[k].kind == Kind::Blank)
+                .unwrap_or(end)
+        } else if excluded && level == 8 {
+            (i + 2..end)
+                .find(|&k| {
+                    lines[k].indent == 0 && !matches!(lines[k].kind, Kind::Item | Kind::Blank)
+                })
+                .unwrap_or(end)
+        } else {
+            end
+        };
         if !excluded {
             // Fields at the top of the section (a numbered step under `Steps:` is not one).
             let top = (i + 1..end)
@@ -1320,7 +1322,11 @@ fn json_fences(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, String)> {
         }) else {
             break;
         };
-        let inner: Vec<&str> = lines[k + 1..close].iter().map(|l| l.text.trim()).collect();
+        let inner: Vec<&str> = lines[k + 1..close]
+            .iter()
+            .map(|l| l.text.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
         let one = inner.join(" ");
         if matches!(info, "json" | "json5" | "jsonc" | "")
             && one.starts_with('{')

@@ -80,6 +80,37 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '\''
 }
 
+/// Whether folded `before` ends in an elided article or preposition (`d'`, `l'`, `dell'`):
+/// the word after the apostrophe stands on its own (`d'outil`, `l'strumento`).
+fn elided(before: &str) -> bool {
+    let Some(head) = before.strip_suffix('\'') else {
+        return false;
+    };
+    let word = head
+        .rsplit(|c: char| !c.is_alphabetic())
+        .next()
+        .unwrap_or_default();
+    matches!(
+        word,
+        "d" | "l"
+            | "qu"
+            | "n"
+            | "j"
+            | "s"
+            | "c"
+            | "m"
+            | "t"
+            | "dell"
+            | "all"
+            | "dall"
+            | "nell"
+            | "sull"
+            | "un"
+            | "quell"
+            | "dev"
+    )
+}
+
 /// Every position where `word` occurs in folded `text` as a whole word (a CJK word or one
 /// ending in `*` as a prefix of a word).
 pub fn find_word(text: &str, word: &str) -> Vec<usize> {
@@ -159,7 +190,8 @@ impl WordSet {
     fn whole(&self, text: &str, m: &aho_corasick::Match) -> bool {
         let (prefix, cjk) = self.kinds[m.pattern().as_usize()];
         let bound = |c: Option<char>| c.is_none_or(|c| !is_word_char(c) || is_cjk(c));
-        cjk || (bound(text[..m.start()].chars().next_back())
+        let before = &text[..m.start()];
+        cjk || ((bound(before.chars().next_back()) || elided(before))
             && (prefix || bound(text[m.end()..].chars().next())))
     }
 
