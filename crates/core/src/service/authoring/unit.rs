@@ -996,7 +996,16 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     {
         return None;
     }
-    let role = label_role(head_clean)?;
+    let Some(role) = label_role(head_clean) else {
+        // A case's key set before its first field (`**R2**: user: "…" → echo`): the field.
+        let key = head_clean.len() <= 12
+            && head_clean.chars().any(|c| c.is_ascii_digit())
+            && head_clean
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '#' | '.'));
+        let rest = &t[colon + t[colon..].chars().next()?.len_utf8()..];
+        return if key { label_parts(rest) } else { None };
+    };
     // `negative: "…" → no tool`: a tag before the case, not a yes/no field.
     let rest_raw = &t[colon..];
     if role == LabelRole::Negative

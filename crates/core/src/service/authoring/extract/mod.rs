@@ -52,6 +52,7 @@ pub mod latex;
 pub mod markup;
 pub mod notebook;
 pub mod org;
+pub mod pages;
 pub mod retract;
 pub mod robot;
 pub mod rst;
@@ -269,7 +270,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         None => (Vec::new(), Cow::Borrowed(text)),
     };
-    let directed = rst::as_markdown(&body);
+    let paged = pages::without_furniture(&body);
+    let directed = rst::as_markdown(&paged);
     let added = diff::as_added(&directed);
     let marked = text::failed_marks(&added);
     let boxed = text::box_drawn(&marked);
@@ -287,7 +289,7 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     };
     // (A page that needed no rewriting is read through the index already built.)
     let unchanged = [
-        &body, &directed, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked,
+        &body, &paged, &directed, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked,
         &labelled, &defined, &md,
     ]
     .iter()

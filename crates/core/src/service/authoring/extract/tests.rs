@@ -1863,3 +1863,30 @@ fn a_quoted_label_name_is_no_prompt() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_bug_reports_narrative_is_no_case_but_its_regression_list_is() {
+    // The narrative quotes the same prompt as the first regression case.
+    let doc = "## Bug: sum gets strings\n\n### Steps to reproduce\n\n1. Ask \"add 1.5 and 2.5\"; the assistant calls get-sum with strings.\n\n### Actual behaviour\n\nIt echoes \"SHIP IT\" through legacy-echo.\n\n### Regression cases to add\n\n- **R1**: user: \"add 1.5 and 2.5\" → get-sum, a=1.5, b=2.5\n- **R2**: user: \"say ship it\" → echo, never legacy-echo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].start_line, 13);
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+}
+
+#[test]
+fn a_word_export_keeps_a_case_apart_from_captions_and_page_furniture() {
+    let doc = "Demo plan\n\n2.1\tSum\nUser: \"add 4 and 4\"\nExpected: get-sum, a=4, b=4\n\nFigure 1  what the card shows\n\n\t\tPage 1 of 2\nDemo plan\n\n2.2\tDelete (postponed to v3)\nUser: \"delete item 7\"\nExpected: delete-item\n\n2.3\tEcho\nUser: \"say hi\"\nExpected: echo\n\n\t\tPage 2 of 2\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (3, 5));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn a_legend_in_dutch_with_an_example_line_is_no_case() {
+    let doc = "Legenda\n  [x]  geslaagd\n  [ ]  nog te testen\n  voorbeeld:  [ ] Gebruiker: \"lees bestand X\"  ->  echo message=X\n\n[ ] C1  Gebruiker: \"zeg hallo\"\n        verwacht: echo  message=hallo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["zeg hallo"]);
+}

@@ -756,7 +756,8 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
         (!h.is_empty()
             && h.chars().count() <= 40
             && h.split_whitespace().count() <= 3
-            && label_role(h).is_some_and(LabelRole::is_field))
+            && label_role(h).is_some_and(LabelRole::is_field)
+            && !lexicon::heading_excludes(h))
         .then_some(h)
     }
     let lines: Vec<&str> = t.lines().collect();
@@ -1130,9 +1131,16 @@ fn walk(
                                 .is_some_and(|n| !reading::quotes(n.text).is_empty())
                     })
                     .count();
+                // (Turns that each point at what they expect, `user: "…" → get-sum`,
+                // are cases of their own.)
+                let arrowed = ks
+                    .iter()
+                    .filter(|&&k| lexicon::ARROWS.iter().any(|a| lines[k].text.contains(a)))
+                    .count();
                 // Between them, the assistant's turns or a narration of them
                 // (`2. The assistant asks which item.`), but no other field.
                 others < 2
+                    && arrowed < 2
                     && ks.iter().all(|&k| user_turn(lines[k].text))
                     && (first..=last).all(|k| {
                         matches!(lines[k].kind, Kind::Blank | Kind::Item | Kind::Text)
