@@ -56,7 +56,7 @@ struct Entry {
 pub struct Catalog {
     entries: Vec<Entry>,
     servers: Vec<String>,
-    params: std::collections::HashSet<String>,
+    params: FastSet<String>,
     /// Whether the document writes a decimal comma and dots between thousands (`7,5`,
     /// `1.250`), as most of Europe and South America do.
     comma_decimals: bool,
@@ -64,8 +64,11 @@ pub struct Catalog {
     aliases: Vec<(String, usize)>,
     /// Every entry's squashed name and short name: most words of a text are none of them,
     /// and a word without a separator is then no tool (found without comparing entries).
-    squashed: std::collections::HashSet<Vec<u8>>,
+    squashed: FastSet<Vec<u8>>,
 }
+
+/// A set hashed with a fast, fixed hasher: the catalog is looked up once a word.
+type FastSet<T> = std::collections::HashSet<T, foldhash::fast::FixedState>;
 
 fn squash(s: &str) -> String {
     fold(s).chars().filter(|c| c.is_alphanumeric()).collect()
@@ -219,7 +222,7 @@ const PREPOSITIONS: &[&str] = &[
 impl Catalog {
     pub fn new(tools: &[DiscoveredTool]) -> Self {
         let mut entries = Vec::with_capacity(tools.len());
-        let mut params = std::collections::HashSet::new();
+        let mut params = FastSet::default();
         let mut servers: Vec<String> = Vec::new();
         for t in tools {
             if !servers.contains(&t.server_name) {
@@ -497,24 +500,28 @@ impl Catalog {
             // `a=17`, `message: …`, `path "…"`: a parameter, not a tool.
             let i0 = start;
             let after = text[end..].trim_start_matches([' ', '`', '*']);
-            if self.is_param(token)
-                && (after.starts_with(['=', ':']) || self.resolve(token).is_none())
+            let resolved = self.resolve(token);
+            if resolved.is_none() && self.is_param(token)
+                || self.is_param(token) && after.starts_with(['=', ':'])
             {
                 continue;
             }
             // `createEvent-Aufruf`, `get-sum-Tool`: a name joined to a noun after it.
-            let (token, end) = match self.resolve(token) {
-                Some(_) => (token, end),
+            let (token, end, resolved) = match resolved {
+                Some(r) => (token, end, Some(r)),
                 None => token
                     .match_indices('-')
                     .rev()
-                    .find(|(k, _)| {
-                        token[k + 1..].starts_with(|c: char| c.is_uppercase())
-                            && self.resolve(&token[..*k]).is_some()
+                    .find_map(|(k, _)| {
+                        token[k + 1..]
+                            .starts_with(|c: char| c.is_uppercase())
+                            .then(|| self.resolve(&token[..k]))
+                            .flatten()
+                            .map(|r| (&token[..k], start + k, Some(r)))
                     })
-                    .map_or((token, end), |(k, _)| (&token[..k], start + k)),
+                    .unwrap_or((token, end, None)),
             };
-            match self.resolve(token) {
+            match resolved {
                 Some((t, via)) => {
                     if self.entries[t].plain
                         && !self.formatted(text, i0, end)
@@ -1310,6 +1317,12 @@ impl Catalog {
         {
             return self.typed(schema, &run.join(","), false);
         }
+        // `attendees: ana@x.es, luis@x.es`: an unbracketed list of single words.
+        if schema_type(schema) == "array"
+            && let Some(words) = word_run(r)
+        {
+            return self.typed(schema, &serde_json::to_string(&words).ok()?, false);
+        }
         let mut raw = take_value(r, schema_type(schema) == "array", explicit)?;
         if raw.quoted {
             return self.typed(schema, &raw.text, true);
@@ -1865,6 +1878,27 @@ fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
     })
 }
 
+/// The single-word items of a list written without brackets (`ana@x.es, luis@x.es / …`),
+/// when there are at least two.
+fn word_run(r: &str) -> Option<Vec<&str>> {
+    if r.starts_with(['[', '{', '"', '\'', '`']) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for part in r.split(',') {
+        let part = part.trim_start();
+        let word = part.split_whitespace().next().unwrap_or_default();
+        if word.is_empty() || word.contains(['=', ':']) || word.len() < 2 {
+            break;
+        }
+        out.push(word.trim_end_matches(['.', ';']));
+        if word.len() < part.trim_end().len() {
+            break;
+        }
+    }
+    (out.len() >= 2).then_some(out)
+}
+
 /// Words of lowercase text with their byte offsets, each phrase ended by punctuation
 /// marked with an empty word.
 fn word_spans(s: &str) -> Vec<(usize, &str)> {
@@ -1934,18 +1968,28 @@ fn is_hangul(c: char) -> bool {
     ('\u{ac00}'..='\u{d7a3}').contains(&c)
 }
 
-/// Where `text` goes on to the next `key=value` pair (`acme repo=widgets` → 4).
+/// Where `text` goes on to the next `key=value` pair (`acme repo=widgets` → 4), or to the
+/// next `key: value` after a slash or bar (`Revisión Q4 / start: …` → 11).
 fn next_pair(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     (1..b.len())
         .find(|&i| {
             b[i - 1] == b' ' && {
-                let key = text[i..].split('=').next().unwrap_or_default();
+                let key = text[i..].split(['=', ':']).next().unwrap_or_default();
+                let colon = text.as_bytes().get(i + key.len()) == Some(&b':');
+                let parted = text[..i].trim_end().ends_with(['/', '|', ';']);
                 key.len() < text.len() - i
                     && !key.is_empty()
                     && key.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
                     && key.as_bytes()[0].is_ascii_alphabetic()
+                    && (!colon || parted)
             }
         })
-        .map(|i| text[..i].trim_end().len())
+        .map(|i| {
+            text[..i]
+                .trim_end()
+                .trim_end_matches(['/', '|', ';'])
+                .trim_end()
+                .len()
+        })
 }

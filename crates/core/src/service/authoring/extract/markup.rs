@@ -43,6 +43,8 @@ struct El {
     field: Option<(String, String)>,
     /// The columns a table cell spans beyond its own (`colspan="3"` → 2).
     extra_cols: usize,
+    /// The rows a table cell spans beyond its own (`rowspan="2"` → 1).
+    extra_rows: usize,
 }
 
 #[derive(Debug)]
@@ -155,7 +157,8 @@ fn parse(text: &str) -> El {
                     start: before,
                     end: after,
                     field: named_field(&e),
-                    extra_cols: extra_cols(&e),
+                    extra_cols: span(&e, "colspan"),
+                    extra_rows: span(&e, "rowspan"),
                     ..El::default()
                 };
                 if VOID.contains(&name.as_str()) {
@@ -213,13 +216,49 @@ fn parse(text: &str) -> El {
     stack.pop().unwrap_or_default()
 }
 
-/// The columns a cell spans beyond its own.
-fn extra_cols(e: &quick_xml::events::BytesStart) -> usize {
-    e.try_get_attribute("colspan")
+/// The columns (or rows) a cell spans beyond its own.
+fn span(e: &quick_xml::events::BytesStart, attr: &str) -> usize {
+    e.try_get_attribute(attr)
         .ok()
         .flatten()
         .and_then(|a| a.value.trim().parse::<usize>().ok())
         .map_or(0, |n| n.clamp(1, 64) - 1)
+}
+
+/// A table's rows as a grid of cell texts: a cell spanning rows stands in each of them
+/// (a sheet's merged category cell), a cell spanning columns fills the later ones empty.
+fn grid(rows: &[&El]) -> Vec<Vec<String>> {
+    // The cells above still spanning down into the row from its column on.
+    fn take_pending(row: &mut Vec<String>, pending: &mut [Option<(String, usize)>]) {
+        while let Some(Some((text, left))) = pending.get_mut(row.len()) {
+            row.push(text.clone());
+            *left -= 1;
+            if *left == 0 {
+                pending[row.len() - 1] = None;
+            }
+        }
+    }
+    let mut pending: Vec<Option<(String, usize)>> = Vec::new();
+    let mut out = Vec::with_capacity(rows.len());
+    for tr in rows {
+        let mut row: Vec<String> = Vec::new();
+        for c in tr.elements().filter(|c| c.name == "td" || c.name == "th") {
+            take_pending(&mut row, &mut pending);
+            let at = row.len();
+            let text = c.text();
+            if c.extra_rows > 0 {
+                if pending.len() <= at {
+                    pending.resize(at + 1, None);
+                }
+                pending[at] = Some((text.clone(), c.extra_rows));
+            }
+            row.push(text);
+            row.extend(std::iter::repeat_n(String::new(), c.extra_cols));
+        }
+        take_pending(&mut row, &mut pending);
+        out.push(row);
+    }
+    out
 }
 
 /// The field an element's attributes name: `name`/`key` with `value` (the value may be
@@ -281,34 +320,61 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let mut rows = Vec::new();
         table.descendants(&mut rows);
         let rows: Vec<&El> = rows.into_iter().filter(|e| e.name == "tr").collect();
-        // (A cell spanning columns fills them all, the later ones empty.)
-        let cells = |tr: &El| -> Vec<String> {
-            tr.elements()
-                .filter(|c| c.name == "td" || c.name == "th")
-                .flat_map(|c| {
-                    std::iter::once(c.text())
-                        .chain(std::iter::repeat_n(String::new(), c.extra_cols))
-                })
-                .collect()
-        };
+        let cells = grid(&rows);
         // (A spreadsheet's row number is no label; a title cell spanning the row is none.)
-        let Some(h) = rows.iter().position(|r| {
-            let labels: Vec<String> = cells(r)
-                .into_iter()
+        let Some(h) = cells.iter().position(|r| {
+            let labels: Vec<&String> = r
+                .iter()
                 .filter(|c| !c.chars().all(|x| x.is_ascii_digit()))
                 .collect();
-            labels.len() >= 2 && names_a_case(labels.iter().map(String::as_str))
+            labels.len() >= 2 && names_a_case(labels.iter().map(|c| c.as_str()))
         }) else {
             continue;
         };
-        let header = cells(rows[h]);
-        for tr in &rows[h + 1..] {
+        // A header of two rows (`기대 결과` over `도구 | 인자`): the lower row names the
+        // columns it splits.
+        let mut header = cells[h].clone();
+        let mut first_row = h + 1;
+        if let Some(below) = cells.get(h + 1)
+            && below.len() == header.len()
+            && {
+                // (The cells the lower row has of its own, row numbers aside.)
+                let own: Vec<&String> = below
+                    .iter()
+                    .zip(&header)
+                    .filter(|(b, a)| b != a && !b.is_empty())
+                    .map(|(b, _)| b)
+                    .filter(|b| !b.chars().all(|x| x.is_ascii_digit()))
+                    .collect();
+                !own.is_empty() && own.iter().all(|b| role_of(b) != Role::Other)
+            }
+        {
+            for (a, b) in header.iter_mut().zip(below) {
+                if !b.is_empty() && !b.chars().all(|x| x.is_ascii_digit()) {
+                    a.clone_from(b);
+                }
+            }
+            first_row = h + 2;
+        }
+        for (tr, row) in rows.iter().zip(&cells).skip(first_row) {
+            // A row of one cell across the table is a note or a section's name (`범례) 예:
+            // "…" → listEvents`, `Totals`), no case.
+            let own: Vec<&String> = row
+                .iter()
+                .filter(|c| !c.is_empty() && !c.chars().all(|x| x.is_ascii_digit()))
+                .collect();
+            let across = tr
+                .elements()
+                .any(|c| c.extra_cols + 1 >= header.len().saturating_sub(1).max(2));
+            if own.len() == 1 && across {
+                continue;
+            }
             let mut m = Map::new();
-            for (label, v) in header.iter().zip(cells(tr)) {
+            for (label, v) in header.iter().zip(row) {
                 // A spreadsheet's row numbers (`<th>2</th>`) are no field.
                 let numbered = label.chars().all(|c| c.is_ascii_digit());
                 if !label.is_empty() && !v.is_empty() && !numbered {
-                    m.insert(label.clone(), Value::String(v));
+                    m.insert(label.clone(), Value::String(v.clone()));
                 }
             }
             if !m.is_empty() {

@@ -51,9 +51,14 @@ fn is_header(cells: &[String]) -> bool {
                     .filter(|w| w.chars().any(char::is_alphanumeric))
                     .count()
                     <= 7
-                && !h.contains(['\n', '?', '!', '？', '！'])
+                && !h.contains(['\n', '!', '！'])
+                // (A form's columns are its questions: `¿Qué herramienta debería usar?`.)
+                && (!h.contains(['?', '？']) || role_of(h) != Role::Other || filled.len() >= 4)
                 && !h.ends_with(['.', '。'])
                 && !h.contains(": ")
+                // (A lower-case run of words is a sentence's piece: `nario on indique la
+                // requête de l'utilisateur, l'outil attendu et, …`.)
+                && (h.split_whitespace().count() < 4 || !h.starts_with(char::is_lowercase))
         })
         && filled.iter().any(|h| {
             h.starts_with("__")

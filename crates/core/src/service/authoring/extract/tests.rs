@@ -1890,3 +1890,36 @@ fn a_legend_in_dutch_with_an_example_line_is_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].prompts, ["zeg hallo"]);
 }
+
+#[test]
+fn a_forms_question_headers_and_slash_parted_arguments() {
+    // A Google Form's export: its columns are the questions it asked.
+    let doc = "Timestamp,Email,What does the user say?,Which tool should it call?,Which arguments?,Anything it should NOT do?\n\
+1/2/2025 9:00,a@x.io,Say hello and thanks,echo,message: hello and thanks,\n\
+1/2/2025 9:05,b@x.io,Stats for 3 and 9 please,get-stats,\"numbers: 3, 9 / note: none\",never get-sum\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["numbers"],
+        json!([3, 9])
+    );
+    assert_eq!(d[1].never_called, ["get-sum"]);
+}
+
+#[test]
+fn prose_split_at_its_commas_is_no_csv_header() {
+    let doc = "Plan\n\nFor each scenario we give the request, the expected tool and, if needed, what\nmust not be called.\n\nS-1 Sum\n  Request: \"add 2 and 9\"\n  Expected: get-sum, a = 2, b = 9\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
+
+#[test]
+fn an_html_sheet_with_merged_cells_and_a_header_of_two_rows() {
+    let doc = "<table>\n<tr><td colspan=\"5\">Demo evals, v2</td></tr>\n<tr><td rowspan=\"2\">Group</td><td rowspan=\"2\">Prompt</td><td colspan=\"2\">Expected</td><td rowspan=\"2\">Forbidden</td></tr>\n<tr><td>Tool</td><td>Arguments</td></tr>\n<tr><td colspan=\"5\">Legend: \"say hi\" → echo (example only)</td></tr>\n<tr><td rowspan=\"2\">math</td><td>Add 6 and 7</td><td>get-sum</td><td>a=6, b=7</td><td></td></tr>\n<tr><td>Mean of 1, 2, 3</td><td>get-stats</td><td>numbers=[1, 2, 3]</td><td>get-sum</td></tr>\n</table>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(7));
+    assert_eq!(d[1].never_called, ["get-sum"]);
+}

@@ -48,6 +48,20 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            // A form's question for it.
+            "algo que no deba hacer",
+            "que no deba hacer",
+            "lo que no debe hacer",
+            "anything it should not do",
+            "anything it must not do",
+            "what it should not do",
+            "what it must not do",
+            "was es nicht tun darf",
+            "was es nicht tun soll",
+            "ce qu il ne doit pas faire",
+            "o que nao deve fazer",
+            "algo que nao deva fazer",
+            "cosa non deve fare",
             "khong duoc goi",
             "khong duoc dung",
             "cam goi",
@@ -1078,7 +1092,7 @@ pub fn normalize_label(label: &str) -> String {
                 bare.push(' ');
                 prev_lower = false;
             }
-            '*' | '`' | '[' | ']' | '?' | '…' | '"' | '\'' => {}
+            '*' | '`' | '[' | ']' | '?' | '¿' | '¡' | '…' | '"' | '\'' => {}
             c => {
                 if c.is_uppercase() && prev_lower {
                     bare.push(' ');
