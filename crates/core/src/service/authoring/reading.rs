@@ -266,8 +266,27 @@ pub fn negative_clause(f: &str) -> Option<String> {
 /// déprécié : s'il est appelé, le cas est en échec", "if it calls crash the run fails".
 fn fails_if_called(t: &str, m: &Mention) -> bool {
     const IF: &[&str] = &[
-        "if", "si", "s'il", "s’il", "wenn", "falls", "se", "als", "om", "jesli", "jezeli", "もし",
-        "如果", "若", "만약", "면",
+        "if",
+        "si",
+        "s'il",
+        "s’il",
+        "wenn",
+        "falls",
+        "se",
+        "als",
+        "om",
+        "jesli",
+        "jezeli",
+        "もし",
+        "如果",
+        "若",
+        "만약",
+        "면",
+        // (Turkish makes the condition a suffix of the verb: "çağırırsa".)
+        "cagirirsa",
+        "cagrilirsa",
+        "kullanirsa",
+        "kullanilirsa",
     ];
     const FAILS: &[&str] = &[
         "fail*",
@@ -287,8 +306,14 @@ fn fails_if_called(t: &str, m: &Mention) -> bool {
         "失败",
         "실패",
         "不合格",
+        "yanlis*",
+        "basarisiz*",
     ];
     const CALLED: &[&str] = &[
+        "cagirirsa",
+        "cagrilirsa",
+        "kullanirsa",
+        "kullanilirsa",
         "call*",
         "invok*",
         "use",

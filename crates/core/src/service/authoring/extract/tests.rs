@@ -1923,3 +1923,32 @@ fn an_html_sheet_with_merged_cells_and_a_header_of_two_rows() {
     assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(7));
     assert_eq!(d[1].never_called, ["get-sum"]);
 }
+
+#[test]
+fn a_ci_workflow_keeps_its_cases_in_a_matrix_and_in_command_steps() {
+    let doc = "name: evals\non: [pull_request]\njobs:\n  smoke:\n    steps:\n      - uses: actions/checkout@v4\n      - name: build\n        run: |\n          npm ci\n          npm run build\n  eval:\n    strategy:\n      matrix:\n        case:\n          - id: sum\n            prompt: \"Add 4 and 5\"\n            expect_tool: get-sum\n          - id: chat\n            prompt: \"Tell me a joke\"\n            expect_tool: none\n    steps:\n      - name: eval ${{ matrix.case.id }}\n        run: mcp-eval --prompt \"${{ matrix.case.prompt }}\" --expect-tool \"${{ matrix.case.expect_tool }}\"\n  nightly:\n    steps:\n      - name: slow one\n        run: >\n          mcp-eval --prompt \"Wait two seconds, then say done\"\n          --expect-tool slow\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative);
+    assert_eq!(tools_of(&d[2]), ["slow"]);
+    assert_eq!(d[2].prompts, ["Wait two seconds, then say done"]);
+}
+
+#[test]
+fn a_notion_toggle_labels_its_value_below_and_an_example_callout_is_none() {
+    let doc = "## Cases\n\n<aside>\n💡 Template: \"What is 1 + 1?\" → `get-sum` (example only, not executed)\n</aside>\n\n### 1. Stats\n\n- Prompt\n    \n    \"Mean of 4, 6 and 8?\"\n    \n- Expected\n    \n    `get-stats` with numbers [4, 6, 8]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Mean of 4, 6 and 8?"]);
+    assert_eq!(tools_of(&d[0]), ["get-stats"]);
+}
+
+#[test]
+fn spoken_and_chatted_negations_in_turkish_and_polish() {
+    let doc = "[00:10] \"Bana bir fıkra anlat\" ama get sum değil, get sum çağırırsa yanlış sayılır. Echo kullanılabilir.\n\n[00:20] dajmy coś bez tooli: „czym jest MCP?” — model ma odpowiedzieć z głowy, zero wywołań\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].never_called, ["get-sum"]);
+    assert!(d[1].negative);
+}

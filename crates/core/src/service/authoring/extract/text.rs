@@ -206,6 +206,20 @@ fn label_lines(lines: &mut [Ln]) {
     });
 }
 
+/// Whether a line is one HTML tag and nothing else (`<aside>`, `</div>`, `<br/>`).
+fn bare_tag(t: &str) -> bool {
+    let Some(inner) = t.strip_prefix('<').and_then(|r| r.strip_suffix('>')) else {
+        return false;
+    };
+    let name = inner.trim_start_matches('/');
+    name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !inner.contains(['<', '>'])
+        && name
+            .split([' ', '/'])
+            .next()
+            .is_some_and(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+}
+
 fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
     let mut out: Vec<Ln> = Vec::with_capacity(ix.len());
     let mut fence = false;
@@ -226,6 +240,9 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         } else if t.starts_with(['□', '■']) && t[3..].starts_with(' ') && indent == 0 {
             // `□ 검증 항목`: an office document's section mark.
             Kind::Heading(2)
+        } else if bare_tag(t) && !t.contains("details") && !t.contains("summary") {
+            // `<aside>`, `</div>` alone on a line: markup round the text, no part of it.
+            Kind::Blank
         } else if t.starts_with("<details") || t.starts_with("</details") {
             // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
             // section of its own: its summary the heading, its close the end.
@@ -766,7 +783,21 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
     for (i, l) in lines.iter().enumerate() {
         let s = l.trim();
         let hashes = s.bytes().take_while(|b| *b == b'#').count();
-        let (head, deeper) = if (1..=6).contains(&hashes) && s[hashes..].starts_with(' ') {
+        // (Or a list item of the label alone over its indented value, as Notion exports
+        // a toggle: `- Prompt` over `    „…“`.)
+        let item = s
+            .strip_prefix(['-', '*', '+'])
+            .filter(|r| r.starts_with(' '))
+            .filter(|_| {
+                let indent = l.len() - l.trim_start().len();
+                lines[i + 1..]
+                    .iter()
+                    .find(|n| !n.trim().is_empty())
+                    .is_some_and(|n| n.len() - n.trim_start().len() > indent)
+            });
+        let (head, deeper) = if let Some(r) = item {
+            (r, true)
+        } else if (1..=6).contains(&hashes) && s[hashes..].starts_with(' ') {
             let deeper = level > 0 && hashes > level;
             if field(&s[hashes..]).is_none() || !deeper {
                 level = hashes;
@@ -784,11 +815,19 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
             .iter()
             .map(|n| n.trim())
             .find(|n| !n.is_empty());
-        if let Some(label) = field(head).filter(|_| deeper)
+        // (An item's label is one the lexicon lists: `- large-result` names a tool.)
+        if let Some(label) = field(head)
+            .filter(|_| deeper)
+            .filter(|h| item.is_none() || lexicon::is_listed_label(h))
             && next.is_some_and(|n| !n.starts_with(['#', '|']))
         {
+            let lead = if item.is_some() {
+                &l[..l.len() - s.len() + 2]
+            } else {
+                ""
+            };
             out.get_or_insert_with(|| lines.iter().map(|l| l.to_string()).collect())[i] =
-                format!("{label}:");
+                format!("{lead}{label}:");
         }
     }
     match out {

@@ -97,10 +97,21 @@ pub fn looks_like_yaml(t: &str) -> bool {
         .collect();
     // A top-level key holding a list of mappings (`casi:` then `  - id: …`), in a
     // document made of YAML lines.
+    // (The lines of a block scalar, `run: |` over a script, are the key's value.)
+    let mut block: Option<usize> = None;
     let yamlish = lines
         .iter()
         .filter(|l| {
+            let indent = l.len() - l.trim_start().len();
+            if block.is_some_and(|b| indent > b) {
+                return true;
+            }
+            block = None;
             let t = l.trim_start();
+            let value = t.split_once(": ").map_or("", |(_, v)| v.trim());
+            if matches!(value, "|" | ">" | "|-" | ">-" | "|+" | ">+") {
+                block = Some(indent);
+            }
             is_key_line(t.trim_start_matches("- ")) || t.starts_with("- ")
         })
         .count();
@@ -381,27 +392,49 @@ impl Parser<'_, '_> {
     }
 }
 
-/// Extracts the cases of a YAML plan.
-/// The first list of mappings, however deep, whose keys name a case (`jobs.route.strategy
-/// .matrix.include`).
+/// The list of mappings, however deep, whose keys name a case (`jobs.route.strategy.matrix
+/// .include`): of several (a CI file's `steps` before its matrix), the one whose items
+/// most often hold a prompt.
 fn nested_cases(n: &YNode) -> Option<Vec<&YNode>> {
-    match n {
-        YNode::Seq(items, ..)
-            if !items.is_empty()
-                && items.iter().all(|i| matches!(i, YNode::Map(..)))
-                && items.iter().any(|i| match i {
-                    YNode::Map(m, ..) => names_a_case(m.iter().map(|(k, _)| k.as_str())),
-                    _ => false,
-                }) =>
-        {
-            Some(items.iter().collect())
+    fn lists<'a>(n: &'a YNode, out: &mut Vec<&'a [YNode]>) {
+        match n {
+            YNode::Seq(items, ..)
+                if !items.is_empty()
+                    && items.iter().all(|i| matches!(i, YNode::Map(..)))
+                    && items.iter().any(|i| match i {
+                        YNode::Map(m, ..) => names_a_case(m.iter().map(|(k, _)| k.as_str())),
+                        _ => false,
+                    }) =>
+            {
+                out.push(items);
+            }
+            YNode::Seq(items, ..) => items.iter().for_each(|i| lists(i, out)),
+            YNode::Map(m, ..) => m.iter().for_each(|(_, v)| lists(v, out)),
+            YNode::Scalar(..) => {}
         }
-        YNode::Seq(items, ..) => items.iter().find_map(nested_cases),
-        YNode::Map(m, ..) => m.iter().find_map(|(_, v)| nested_cases(v)),
-        YNode::Scalar(..) => None,
     }
+    let prompted = |items: &[YNode]| {
+        items
+            .iter()
+            .filter(|i| match i {
+                YNode::Map(m, ..) => m.iter().any(|(k, _)| {
+                    matches!(role_of(k), Role::Prompt | Role::Prompts | Role::Turn(_))
+                }),
+                _ => false,
+            })
+            .count()
+    };
+    let mut found = Vec::new();
+    lists(n, &mut found);
+    // (The first of the most prompted.)
+    let best = found.iter().map(|l| prompted(l)).max()?;
+    found
+        .into_iter()
+        .find(|l| prompted(l) == best)
+        .map(|l| l.iter().collect())
 }
 
+/// Extracts the cases of a YAML plan.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut p = Parser { ls: ylines(ix), ix };
     let mut i = 0;
@@ -501,7 +534,49 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         &mut drafts,
         cat,
     );
+    // Steps that run an eval command with the case in its flags (`run: mcp-eval --prompt
+    // "…" --expect-tool slow`), beside the list or instead of it.
+    let mut steps = Vec::new();
+    command_steps(&root, &mut steps);
+    for (a, b, m) in steps {
+        if !drafts.iter().any(|d| d.start_line <= b && a <= d.end_line) {
+            let d = object_draft(&m, a, b, "YAML item", cat);
+            if d.is_case() {
+                drafts.push(d);
+            }
+        }
+    }
+    drafts.sort_by_key(|d| d.start_line);
     drafts
+}
+
+/// The mappings whose command (a multi-word scalar) passes a prompt as a flag, with a
+/// prompt of its own (not a template's `${{ matrix.case.prompt }}`).
+fn command_steps(n: &YNode, out: &mut Vec<(usize, usize, Map<String, Value>)>) {
+    match n {
+        YNode::Map(m, a, b) => {
+            let runs = m.iter().any(|(_, v)| match v {
+                YNode::Scalar(Value::String(t), ..) => {
+                    t.contains("--")
+                        && !t.contains("{{")
+                        && t.split_whitespace().any(|w| {
+                            w.strip_prefix("--").is_some_and(|f| {
+                                lexicon::label_role(f.split('=').next().unwrap_or(f))
+                                    == Some(lexicon::LabelRole::Prompt)
+                            })
+                        })
+                }
+                _ => false,
+            });
+            if runs && let Some(o) = n.to_value().as_object() {
+                out.push((*a, *b, o.clone()));
+                return;
+            }
+            m.iter().for_each(|(_, v)| command_steps(v, out));
+        }
+        YNode::Seq(items, ..) => items.iter().for_each(|i| command_steps(i, out)),
+        YNode::Scalar(..) => {}
+    }
 }
 
 /// `expect: none` in a list whose other items name a tool under the same key: that item

@@ -599,6 +599,10 @@ pub const NEGATION: &[&str] = &[
     "cagrilmamali",
     "cagrilmamalidir",
     "cagirmamali",
+    "cagirmamasi",
+    "cagirmasin",
+    "cagirmadan",
+    "cagirmiyor",
     "cagrilmaz",
     "kullanilmamali",
     "kullanmamali",
@@ -713,11 +717,15 @@ pub const NEGATION: &[&str] = &[
 /// "`x` wird nicht aufgerufen", "x は使わない", "x 호출 금지").
 pub const NEGATION_AFTER: &[&str] = &[
     "नहीं",
-    // Turkish negates inside the verb: "çağrılmamalı", "kullanılmaz".
+    // Turkish negates inside the verb: "çağrılmamalı", "kullanılmaz"; "get sum değil".
     "cagrilmamali",
     "cagrilmamalidir",
     "cagirmamali",
+    "cagirmamasi",
+    "cagirmasin",
+    "cagirmiyor",
     "cagrilmaz",
+    "degil",
     "kullanilmamali",
     "kullanmamali",
     "kullanilmaz",
@@ -759,6 +767,7 @@ pub const NEGATION_AFTER: &[&str] = &[
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
 pub const NO_DETERMINER: &[&str] = &[
+    "zero",
     "никакой",
     "никаких",
     "никакие",
@@ -825,6 +834,7 @@ pub const NO_DETERMINER: &[&str] = &[
 /// Nouns for "tool" (and "tool call").
 pub const TOOL_NOUNS: &[&str] = &[
     "cong cu",
+    "wywolan*",
     "инструмент*",
     "narzedzi*",
     "verktyg*",
@@ -1742,6 +1752,25 @@ pub const NOT_CASES: &[&str] = &[
     "requirements",
     "document info",
     "troubleshooting",
+    // A board's lane of cards put away.
+    "archived",
+    "archive",
+    "archiv",
+    "archivees",
+    "archives",
+    "archivado",
+    "archivados",
+    "arquivado",
+    "arquivados",
+    "archiviato",
+    "archiviati",
+    "gearchiveerd",
+    "архив",
+    "アーカイブ",
+    "已归档",
+    "归档",
+    "보관됨",
+    "보관",
     // A bug report's own sections: what went wrong, not what to test.
     "what happened",
     "actual behavior",
@@ -2400,6 +2429,37 @@ pub const DROPPED_STATUS: &[&str] = &[
     "not run",
     "don't run",
     "nicht ausfuhren",
+    "nicht ausgefuhrt",
+    "wird nicht ausgefuhrt",
+    "not executed",
+    "is not executed",
+    "will not be run",
+    "won't be run",
+    "n'est pas execute",
+    "ne sera pas execute",
+    "no se ejecuta",
+    "nao e executado",
+    "nao sera executado",
+    "non viene eseguito",
+    "wordt niet uitgevoerd",
+    "実行しません",
+    "不会执行",
+    "실행하지 않음",
+    "example only",
+    "only an example",
+    "just an example",
+    "nur beispiel",
+    "nur ein beispiel",
+    "exemple seulement",
+    "juste un exemple",
+    "solo ejemplo",
+    "solo un ejemplo",
+    "apenas exemplo",
+    "solo esempio",
+    "alleen voorbeeld",
+    "例のみ",
+    "仅示例",
+    "예시일 뿐",
     "ne pas executer",
     "no ejecutar",
     "nao executar",
@@ -2455,7 +2515,11 @@ pub fn is_dropped_status(s: &str) -> bool {
         return false;
     }
     let f = fold(t);
-    let t = f.trim().trim_end_matches(['.', '!', '。']).trim();
+    let t = f
+        .trim()
+        .trim_start_matches('(')
+        .trim_end_matches(['.', '!', '。', ')'])
+        .trim();
     // The whole value, or its first words before a separator (`rejected (dup)`, `won't
     // do - see #12`): looked up, not scanned.
     !t.is_empty()
