@@ -652,6 +652,15 @@ impl Fields {
         if role == Role::Prompt && !said {
             role = Role::Other;
         }
+        // `expect_tools = ["createEvent"]`: the tools, not a yes or no.
+        let yes_or_no = match &value {
+            Value::Bool(_) | Value::Null => true,
+            Value::String(s) => lexicon::truthy(s).is_some(),
+            _ => false,
+        };
+        if role == Role::ShouldCallTools && !yes_or_no {
+            role = Role::Tool;
+        }
         self.items.push((label, value, role));
     }
 

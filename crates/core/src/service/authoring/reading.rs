@@ -196,6 +196,29 @@ pub fn negative_clause(f: &str) -> Option<String> {
             }
             continue;
         }
+        // (A Latin noun in a CJK sentence, `不要叫任何tool`: negated as the sentence's
+        // own nouns are.)
+        let cjk_before: String = before
+            .chars()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if cjk_before.chars().any(is_cjk)
+            && [
+                "不要", "不用", "别", "勿", "無", "无", "没有", "沒有", "禁止", "아무",
+            ]
+            .iter()
+            .any(|w| cjk_before.contains(w))
+        {
+            return Some(format!(
+                "{}{}",
+                cjk_before.trim(),
+                noun.trim_end_matches('*')
+            ));
+        }
         let words = word_list(before);
         let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
         // "no other tool" (beside a named one): not a negative.

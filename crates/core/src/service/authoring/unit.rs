@@ -1052,6 +1052,37 @@ pub fn strip_number(t: &str) -> &str {
     t
 }
 
+/// A numbered line that states a case without quotes or labels, as notes typed in a hurry
+/// do (`3 紐約未來7天 要華氏 → forecast days 7`, `2. add five and six -> get-sum`): the
+/// words before the arrow and the expectation after it.
+pub fn numbered_utterance(line: &str) -> Option<(&str, &str)> {
+    let t = line.trim();
+    let digits = t.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 3 || !quotes(t).is_empty() {
+        return None;
+    }
+    let r = t[digits..].strip_prefix(['.', ')']).unwrap_or(&t[digits..]);
+    if !r.starts_with([' ', '\t']) {
+        return None;
+    }
+    let (at, arrow) = lexicon::ARROWS
+        .iter()
+        .filter_map(|a| r.find(a).map(|i| (i, *a)))
+        .min()?;
+    let said = r[..at].trim();
+    let expected = r[at + arrow.len()..].trim();
+    let cjk = said.chars().filter(|c| lexicon::is_cjk(*c)).count();
+    // (`→ Nein, gestrichen`: the answer to a question, which drops it.)
+    let dropped = reading::clauses(expected)
+        .iter()
+        .any(|&(a, b)| lexicon::is_dropped_status(&expected[a..b]));
+    (!expected.is_empty()
+        && !dropped
+        && leading_label(said).is_none()
+        && (cjk >= 3 || said.split_whitespace().count() >= 3))
+        .then_some((said, expected))
+}
+
 /// Splits a unit's text into labelled segments; a label may start a line or follow a
 /// sentence end (`… twice. Expected: …`).
 pub fn segments_of(text: &str) -> Vec<Segment> {
@@ -1094,6 +1125,18 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
                 role: Some(LabelRole::Metadata),
                 text: said,
             });
+            continue;
+        }
+        if cur.label.is_none()
+            && !out.iter().any(|s| s.label.is_some())
+            && let Some((said, expected)) = numbered_utterance(line)
+        {
+            if !cur.text.trim().is_empty() {
+                out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
+            }
+            out.push(Segment::labelled("prompt", said.to_string()));
+            cur = Segment::labelled("expected", expected.to_string());
+            cur_indent = indent;
             continue;
         }
         let mut rest = match leading_label(line)

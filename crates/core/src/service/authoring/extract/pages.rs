@@ -28,12 +28,19 @@ static CAPTION: LazyLock<Regex> = LazyLock::new(|| {
 /// The page with its page numbers, running headers and figure captions blanked, or the
 /// page itself when it has no page numbers.
 pub fn without_furniture(t: &str) -> Cow<'_, str> {
-    if !PAGE_NUMBER.is_match(t) {
-        return Cow::Borrowed(t);
-    }
+    // (A page number is a short line ending in a figure, `页` or `-`: only those are
+    // matched against the pattern.)
+    let page_number = |l: &str| {
+        let e = l.trim_end();
+        e.len() <= 60
+            && e.ends_with(|c: char| {
+                c.is_ascii_digit() || matches!(c, '页' | '頁' | 'ジ' | '지' | '-')
+            })
+            && PAGE_NUMBER.is_match(l)
+    };
     let lines: Vec<&str> = t.lines().collect();
     let numbers: Vec<usize> = (0..lines.len())
-        .filter(|&k| PAGE_NUMBER.is_match(lines[k]))
+        .filter(|&k| page_number(lines[k]))
         .collect();
     if numbers.len() < 2 {
         return Cow::Borrowed(t);

@@ -1952,3 +1952,32 @@ fn spoken_and_chatted_negations_in_turkish_and_polish() {
     assert_eq!(d[0].never_called, ["get-sum"]);
     assert!(d[1].negative);
 }
+
+#[test]
+fn a_harness_toml_lists_its_tools_and_arguments_per_tool() {
+    let doc = "[harness]\nserver = \"demo\"\n\n[[case]]\nid = \"c1\"\nprompt = \"Add 2 and 3\"\nexpect_tools = [\"get-sum\"]\nargs.get-sum = { a = 2, b = 3 }\n\n[[case]]\nid = \"c2\"\nprompt = \"Say hi\"\nexpect_tools = [\"echo\"]\nforbid_tools = [\"legacy-echo\"]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(3));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+}
+
+#[test]
+fn numbered_notes_typed_in_a_hurry_state_their_cases_without_quotes() {
+    let doc = "demo evals quick notes\n1 幫我加 12 跟 30 → get-sum a 12 b 30\n2 講個笑話給我聽 → 不要叫任何tool\nx 重複的那個 不做了\n3. Sollen wir crash testen? → Nein, gestrichen.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_markdown_table_fills_blank_tool_cells_down_when_the_page_says_so() {
+    let doc = "Note: a blank tool cell means the same as above.\n\n| # | Tool | Prompt |\n|---|---|---|\n| 1 | get-sum | Add 1 and 2 |\n| 2 |  | Add 3 and 4 |\n| 3 | none | Tell me a joke |\n| 4 |  | Thanks, bye |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+    assert!(d[2].negative);
+    assert!(d[3].negative);
+}

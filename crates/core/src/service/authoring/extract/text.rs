@@ -1841,9 +1841,15 @@ fn chat_header(t: &str) -> bool {
 /// two such lines.
 fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
     // (A case's line may wrap its expectation onto an indented line of its own.)
+    // (A line crossed out with an `x` ends the case above it: `x 東京一週天氣 不做了`.)
+    let crossed = |k: usize| {
+        let t = lines[k].text.trim_start();
+        t.starts_with(['x', 'X', '✗', '✘']) && t[1..].starts_with(' ')
+    };
     let starts: Vec<usize> = (a..=b)
         .filter(|&k| {
             states_a_case(lines[k].text)
+                || crossed(k)
                 || k < b
                     && lines[k + 1].indent > lines[k].indent
                     && lexicon::ARROWS
@@ -1883,6 +1889,9 @@ fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
 /// Whether a line holds a quoted utterance and, after it, an arrow to what is expected —
 /// and is not a speaker's turn (`user: "…"`), which continues a conversation.
 fn states_a_case(line: &str) -> bool {
+    if crate::service::authoring::unit::numbered_utterance(line).is_some() {
+        return true;
+    }
     if leading_label(line).is_some_and(|(l, _)| {
         label_role(&l) == Some(LabelRole::Prompt)
             || matches!(role_of(&l), Role::Prompt | Role::Prompts | Role::Turn(_))
@@ -2153,7 +2162,25 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
             _ => rows.push((row, (l.n, l.n))),
         }
     }
-    for (row, span) in rows {
+    // A sheet's merged cells that came out blank, as the page says ("a blank tool cell
+    // takes the one above"): the tool and forbidden columns fill down.
+    let same_as_above = lines
+        .iter()
+        .any(|l| lexicon::has_any(&lexicon::fold(l.text), lexicon::SAME_AS_ABOVE));
+    let mut above: Vec<Option<String>> = vec![None; header.len()];
+    for (mut row, span) in rows {
+        if same_as_above {
+            for (c, h) in header.iter().enumerate() {
+                if !matches!(label_role(h), Some(LabelRole::Tool | LabelRole::Forbidden)) {
+                    continue;
+                }
+                match row.get(c) {
+                    Some(v) if !blank_cell(v) => above[c] = Some(v.clone()),
+                    Some(_) => row[c] = above[c].clone().unwrap_or_default(),
+                    None => {}
+                }
+            }
+        }
         table_row(&header, &row, "markdown table row", span, cat, out);
     }
 }

@@ -161,7 +161,12 @@ impl WordSet {
     fn new(words: &[&str]) -> WordSet {
         let patterns: Vec<&str> = words.iter().map(|w| w.trim_end_matches('*')).collect();
         WordSet {
-            ac: aho_corasick::AhoCorasick::new(&patterns).expect("lexicon words compile"),
+            // (A DFA scans a text in a few instructions a byte: the lists are compiled
+            // once and searched on every unit.)
+            ac: aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(&patterns)
+                .expect("lexicon words compile"),
             kinds: words
                 .iter()
                 .map(|w| (w.ends_with('*'), w.chars().any(is_cjk)))
@@ -481,6 +486,11 @@ pub const SAME_AS_ABOVE: &[&str] = &[
     "comme au-dessus",
     "comme la ligne du dessus",
     "igual que arriba",
+    "fila de arriba",
+    "celda de arriba",
+    "fila anterior",
+    "the row above",
+    "the cell above",
     "lo mismo que arriba",
     "igual que la celda de arriba",
     "igual ao de cima",
@@ -1752,6 +1762,25 @@ pub const NOT_CASES: &[&str] = &[
     "requirements",
     "document info",
     "troubleshooting",
+    // Questions left open: asked, not agreed.
+    "open questions",
+    "open points",
+    "open issues",
+    "offene fragen",
+    "offene punkte",
+    "questions ouvertes",
+    "points ouverts",
+    "preguntas abiertas",
+    "puntos abiertos",
+    "questoes em aberto",
+    "perguntas em aberto",
+    "domande aperte",
+    "punti aperti",
+    "open vragen",
+    "openstaande punten",
+    "未解決",
+    "待解决",
+    "미해결",
     // A board's lane of cards put away.
     "archived",
     "archive",
