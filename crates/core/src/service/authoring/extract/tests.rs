@@ -1981,3 +1981,11 @@ fn a_markdown_table_fills_blank_tool_cells_down_when_the_page_says_so() {
     assert!(d[2].negative);
     assert!(d[3].negative);
 }
+
+#[test]
+fn a_footnote_that_puts_a_row_off_and_a_cjk_heading_of_ideas_put_off() {
+    let doc = "| # | Tool | Prompt |\n|---|---|---|\n| 1 | get-sum | Add 1 and 2 |\n| 2 | echo | Say hi back [^1] |\n\n[^1]: postponed to the next sprint, not run for now.\n\n## 保留・却下となった案\n\n- 「サーバーを落として」→ crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

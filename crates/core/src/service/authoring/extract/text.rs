@@ -2169,6 +2169,11 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
         .any(|l| lexicon::has_any(&lexicon::fold(l.text), lexicon::SAME_AS_ABOVE));
     let mut above: Vec<Option<String>> = vec![None; header.len()];
     for (mut row, span) in rows {
+        // A row whose footnote sets it aside (`| 6 | … | [^1] |`, `[^1]: postponed, not
+        // run for now`) is no case.
+        if row.iter().any(|c| footnote_drops(lines, c)) {
+            continue;
+        }
         if same_as_above {
             for (c, h) in header.iter().enumerate() {
                 if !matches!(label_role(h), Some(LabelRole::Tool | LabelRole::Forbidden)) {
@@ -2183,6 +2188,22 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
         }
         table_row(&header, &row, "markdown table row", span, cat, out);
     }
+}
+
+/// Whether a cell refers to a footnote (`[^1]`) that says its row was dropped or put off.
+fn footnote_drops(lines: &[Ln], cell: &str) -> bool {
+    let Some(at) = cell.find("[^") else {
+        return false;
+    };
+    let Some(len) = cell[at..].find(']') else {
+        return false;
+    };
+    let mark = &cell[at..=at + len];
+    lines.iter().any(|l| {
+        l.text.trim_start().strip_prefix(mark).is_some_and(|r| {
+            r.starts_with(':') && lexicon::has_any(&lexicon::fold(r), lexicon::DROPPED_STATUS)
+        })
+    })
 }
 
 /// A cell with nothing in it, as spreadsheets and their converters write one (`NaN`).

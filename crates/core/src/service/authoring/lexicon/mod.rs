@@ -2218,6 +2218,16 @@ pub fn heading_excludes(heading: &str) -> bool {
     if has_any(&f, TEMPLATE_WORDS) {
         return true;
     }
+    // `保留・却下となった案`: ideas a CJK heading says were put off or turned down.
+    if f.chars().any(is_cjk) {
+        let statuses = WordSet::of(DROPPED_STATUS).find(&f);
+        let ideas = ["案", "アイデア", "提案", "想法", "点子", "아이디어", "제안"]
+            .iter()
+            .any(|w| f.contains(w));
+        if statuses.len() >= 2 || !statuses.is_empty() && ideas {
+            return true;
+        }
+    }
     // `Non deprecated tool`, `not rejected`: a status word negated right before it is none.
     WordSet::of(NOT_CASES)
         .find(&f)
