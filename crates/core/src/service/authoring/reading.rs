@@ -157,20 +157,22 @@ pub fn negative_clause(f: &str) -> Option<String> {
         if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) || next == NAME {
             continue;
         }
-        let cjk = noun.chars().any(is_cjk);
-        if cjk {
-            let prev: String = before
-                .chars()
-                .rev()
-                .take(8)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+        // The eight characters before the noun, where a CJK sentence negates it.
+        let prev: String = before
+            .chars()
+            .rev()
+            .take(8)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        let neg_before = [
+            "不", "无", "無", "没有", "沒有", "禁止", "别", "勿", "아무", "何も",
+        ]
+        .iter()
+        .any(|w| prev.contains(w));
+        if noun.chars().any(is_cjk) {
             let post: String = after.chars().take(12).collect();
-            let neg_before = ["不", "无", "無", "没有", "禁止", "别", "勿", "아무", "何も"]
-                .iter()
-                .any(|w| prev.contains(w));
             let neg_after = [
                 "ない",
                 "なし",
@@ -198,26 +200,8 @@ pub fn negative_clause(f: &str) -> Option<String> {
         }
         // (A Latin noun in a CJK sentence, `不要叫任何tool`: negated as the sentence's
         // own nouns are.)
-        let cjk_before: String = before
-            .chars()
-            .rev()
-            .take(8)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        if cjk_before.chars().any(is_cjk)
-            && [
-                "不要", "不用", "别", "勿", "無", "无", "没有", "沒有", "禁止", "아무",
-            ]
-            .iter()
-            .any(|w| cjk_before.contains(w))
-        {
-            return Some(format!(
-                "{}{}",
-                cjk_before.trim(),
-                noun.trim_end_matches('*')
-            ));
+        if neg_before && prev.chars().any(is_cjk) {
+            return Some(format!("{}{}", prev.trim(), noun.trim_end_matches('*')));
         }
         let words = word_list(before);
         let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
