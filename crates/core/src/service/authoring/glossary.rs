@@ -51,7 +51,6 @@ pub fn aliases(text: &str, cat: &Catalog) -> Vec<(String, usize)> {
     static WORDS: std::sync::LazyLock<aho_corasick::AhoCorasick> = std::sync::LazyLock::new(|| {
         aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(GLOSSARY)
             .expect("glossary words compile")
     });
