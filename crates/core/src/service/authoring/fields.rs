@@ -675,6 +675,34 @@ impl Fields {
             .max_by_key(|t| t.len())
     }
 
+    /// A record that keeps its prompt in the prose of its description (a test tool's
+    /// `summary`: `L'utente chiede: "…"`, `Prompt: …`): that prose and the record's
+    /// expectations, as the text of one unit.
+    pub fn described_case(&self) -> Option<String> {
+        let said = self.items.iter().find_map(|(_, v, r)| match (r, v) {
+            (Role::Title, Value::String(t))
+                if t.lines()
+                    .any(|l| super::unit::leading_role(l) == Some(LabelRole::Prompt))
+                    || reading::quotes(t)
+                        .iter()
+                        .any(|&(a, b)| reading::utterance_like(&t[a..b])) =>
+            {
+                Some(t.as_str())
+            }
+            _ => None,
+        })?;
+        let mut text = said.to_string();
+        for (label, v, r) in &self.items {
+            if matches!(
+                r,
+                Role::Expected | Role::Tool | Role::Args | Role::Forbidden | Role::Negative
+            ) {
+                text.push_str(&format!("\n{label}: {}", value_text(v)));
+            }
+        }
+        Some(text)
+    }
+
     pub fn has_role(&self, want: &[Role]) -> bool {
         self.items.iter().any(|(_, _, r)| want.contains(r))
     }

@@ -604,6 +604,19 @@ pub fn object_draft(
             _ => f.push(k.clone(), v.clone()),
         }
     }
+    if !f.is_case()
+        && let Some(text) = f.described_case()
+    {
+        let info = UnitInfo {
+            shape: "record",
+            start,
+            end,
+            title: None,
+            key: None,
+            structured: false,
+        };
+        return read_unit(&segments_of(&text), &info, cat).unwrap_or_default();
+    }
     if !f.is_case() {
         // A card of a board or a tracker that names no case field: its description is a
         // page of its own.

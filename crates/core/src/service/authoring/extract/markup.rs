@@ -194,7 +194,15 @@ fn parse(text: &str) -> El {
                 }
             }
             Event::Text(t) => push(&mut stack, Node::Text(t.xml10_content().into_owned())),
-            Event::CData(t) => push(&mut stack, Node::Text(t.xml10_content().into_owned())),
+            Event::CData(t) => {
+                // (A test tool's export keeps rich text as HTML inside CDATA: its text.)
+                let raw = t.xml10_content().into_owned();
+                let html = raw.contains("</") || raw.contains("<br");
+                push(
+                    &mut stack,
+                    Node::Text(if html { parse(&raw).text() } else { raw }),
+                );
+            }
             Event::GeneralRef(r) => {
                 let s = match r.resolve_char_ref() {
                     Ok(Some(c)) => c.to_string(),
@@ -412,9 +420,12 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         // comes before what it holds.
         let most = by_tag.iter().map(|(_, v)| v.len()).max().unwrap_or(0);
         let tied: Vec<&(&str, Vec<&El>)> = by_tag.iter().filter(|(_, v)| v.len() == most).collect();
+        // (A step's `step_number` orders it within its case: no id of a case.)
         let titled = |els: &[&El]| {
             els[0].elements().any(|c| {
-                c.elements().next().is_none() && matches!(role_of(&c.name), Role::Title | Role::Id)
+                c.elements().next().is_none()
+                    && matches!(role_of(&c.name), Role::Title | Role::Id)
+                    && !c.name.contains("step")
             })
         };
         let pick = tied
@@ -533,7 +544,8 @@ fn entity(name: &str) -> Option<&'static str> {
         "hellip" => "…",
         "ldquo" => "“",
         "rdquo" => "”",
-        _ => return None,
+        // (Every other HTML name: `&egrave;`, `&uuml;`.)
+        _ => return quick_xml::escape::resolve_html5_entity(name),
     })
 }
 

@@ -1989,3 +1989,14 @@ fn a_footnote_that_puts_a_row_off_and_a_cjk_heading_of_ideas_put_off() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_testlink_export_keeps_its_prompt_in_the_html_of_a_summary() {
+    // Each case's prompt is HTML inside CDATA, its expectation in a step; a case switched
+    // off (`<active>0</active>`) is none, and a step's number is no case's id.
+    let doc = "<?xml version=\"1.0\"?>\n<testsuite name=\"demo\">\n<testcase name=\"Sum\">\n<summary><![CDATA[<p>L&#39;utente chiede: <em>&quot;Quanto fa 4 pi&ugrave; 5?&quot;</em></p>]]></summary>\n<active>1</active>\n<steps><step><step_number>1</step_number><actions><![CDATA[<p>Send the prompt.</p>]]></actions><expectedresults><![CDATA[<p>Viene chiamato <b>get-sum</b> con a = 4, b = 5.</p>]]></expectedresults></step></steps>\n</testcase>\n<testcase name=\"Old\">\n<summary><![CDATA[<p>Prompt: &quot;Echo ciao&quot;</p>]]></summary>\n<active>0</active>\n<steps><step><step_number>1</step_number><actions><![CDATA[<p>Send.</p>]]></actions><expectedresults><![CDATA[<p>echo</p>]]></expectedresults></step></steps>\n</testcase>\n</testsuite>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Quanto fa 4 più 5?"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(5));
+}
