@@ -343,17 +343,9 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             if is_dropped_card(&o) {
                 return true;
             }
-            let found = o
-                .values()
-                .filter_map(Value::as_str)
-                .filter(|t| t.contains('\n'))
-                .map(|t| card_page(card_title(&o), t, cat))
-                .find(|f| !f.is_empty());
-            if let Some(found) = found {
-                out.extend(found.into_iter().map(|mut d| {
-                    (d.start_line, d.end_line) = (s, e);
-                    d
-                }));
+            let found = card_drafts(&o, s, e, cat);
+            if !found.is_empty() {
+                out.extend(found);
                 return true;
             }
         }
@@ -401,12 +393,24 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     out
 }
 
-/// The cases of a card's description, read as a Markdown page under the card's title.
-fn card_page(title: &str, description: &str, cat: &Catalog) -> Vec<Draft> {
-    let page = format!("# {}\n\n{description}\n", title.trim());
-    let mut found = super::markdown(&LineIndex::new(&page), cat);
-    found.retain(|d| d.is_case() && (d.negative || !d.expected_calls.is_empty()));
-    found
+/// The cases of a card's description (its first multi-line text that holds any), read
+/// as a Markdown page under the card's title and spanning the card's lines.
+fn card_drafts(o: &Map<String, Value>, start: usize, end: usize, cat: &Catalog) -> Vec<Draft> {
+    let title = card_title(o).trim();
+    o.values()
+        .filter_map(Value::as_str)
+        .filter(|t| t.contains('\n'))
+        .map(|description| {
+            let page = format!("# {title}\n\n{description}\n");
+            let mut found = super::markdown(&LineIndex::new(&page), cat);
+            found.retain(|d| d.is_case() && (d.negative || !d.expected_calls.is_empty()));
+            for d in &mut found {
+                (d.start_line, d.end_line) = (start, end);
+            }
+            found
+        })
+        .find(|f| !f.is_empty())
+        .unwrap_or_default()
 }
 
 /// A card's title, where trackers keep it.
@@ -420,13 +424,19 @@ fn card_title(o: &Map<String, Value>) -> &str {
 /// Whether a card's own state (`"state": {"name": "Canceled"}`, `"status": "Won't do"`)
 /// says it was dropped.
 fn is_dropped_card(o: &Map<String, Value>) -> bool {
-    ["state", "status"].iter().any(|k| {
-        let v = o.get(*k);
-        let name = v
-            .and_then(Value::as_str)
-            .or_else(|| v.and_then(|v| v.get("name")).and_then(Value::as_str));
-        name.is_some_and(crate::service::authoring::lexicon::is_dropped_status)
-    })
+    // (GitHub closes an issue with `"state_reason": "not_planned"`, Jira with a
+    // `resolution`.)
+    ["state", "status", "state_reason", "resolution"]
+        .iter()
+        .any(|k| {
+            let v = o.get(*k);
+            let name = v
+                .and_then(Value::as_str)
+                .or_else(|| v.and_then(|v| v.get("name")).and_then(Value::as_str));
+            name.is_some_and(|n| {
+                crate::service::authoring::lexicon::is_dropped_status(&n.replace(['_', '-'], " "))
+            })
+        })
 }
 
 /// The ids of objects named for a dropped status or a section of no cases (a board's
@@ -604,49 +614,38 @@ pub fn object_draft(
             _ => f.push(k.clone(), v.clone()),
         }
     }
-    if !f.is_case()
-        && let Some(text) = f.described_case()
-    {
-        let info = UnitInfo {
-            shape: "record",
-            start,
-            end,
-            title: None,
-            key: None,
-            structured: false,
-        };
-        return read_unit(&segments_of(&text), &info, cat).unwrap_or_default();
-    }
     if !f.is_case() {
-        // A card of a board or a tracker that names no case field: its description is a
-        // page of its own.
-        if let Some(page) = o
-            .values()
-            .filter_map(Value::as_str)
-            .filter(|t| t.contains('\n'))
-            .max_by_key(|t| t.len())
-        {
-            let mut d = card_page(card_title(o), page, cat)
-                .into_iter()
-                .next()
-                .unwrap_or_default();
-            (d.start_line, d.end_line) = (start, end);
-            return d;
-        }
-        // A message object (a chat export): its text, read as the text of a message is.
-        if let Some(text) = f.free_text() {
-            // Slack writes `>` as `&gt;`.
-            let text =
-                quick_xml::escape::unescape(text).map_or_else(|_| text.into(), |t| t.into_owned());
+        let read = |text: &str, shape: &'static str| {
             let info = UnitInfo {
-                shape: "chat message",
+                shape,
                 start,
                 end,
                 title: None,
                 key: None,
                 structured: false,
             };
-            return read_unit(&segments_of(&text), &info, cat).unwrap_or_default();
+            read_unit(&segments_of(text), &info, cat).unwrap_or_default()
+        };
+        // A test tool's record that keeps its prompt in the prose of its description.
+        if let Some(text) = f.described_case() {
+            return read(&text, "record");
+        }
+        // A card of a board or a tracker that names no case field: its description is a
+        // page of its own.
+        if o.values()
+            .any(|v| v.as_str().is_some_and(|t| t.contains('\n')))
+        {
+            return card_drafts(o, start, end, cat)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+        }
+        // A message object (a chat export): its text, read as the text of a message is.
+        if let Some(text) = f.free_text() {
+            // Slack writes `>` as `&gt;`.
+            let text =
+                quick_xml::escape::unescape(text).map_or_else(|_| text.into(), |t| t.into_owned());
+            return read(&text, "chat message");
         }
     }
     f.into_draft(start, end, cat)

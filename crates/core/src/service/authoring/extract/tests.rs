@@ -2000,3 +2000,17 @@ fn a_testlink_export_keeps_its_prompt_in_the_html_of_a_summary() {
     assert_eq!(d[0].prompts, ["Quanto fa 4 più 5?"]);
     assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(5));
 }
+
+#[test]
+fn github_issues_in_json_are_cards_and_one_closed_as_not_planned_is_none() {
+    let doc = r####"[
+  {"number": 41, "title": "eval: echo", "state": "open",
+   "body": "### Prompt\n\nRepeat after me: tea\n\n### Expected\n\n`echo` with message = tea"},
+  {"number": 42, "title": "eval: crash", "state": "closed", "state_reason": "not_planned",
+   "body": "### Prompt\n\nCrash the server\n\n### Expected\n\n`crash`"}
+]"####;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (2, 3));
+}
