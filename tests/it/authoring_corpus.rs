@@ -433,7 +433,11 @@ fn every_corpus_document_scores_above_the_thresholds() {
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .find(|d| {
                     let dn = d.file_name().unwrap().to_string_lossy().to_string();
-                    dn != n && dn.rsplit_once('.').is_some_and(|(s, _)| s == stem)
+                    // (`plan.postman_collection.json` is the document of `plan.expected.json`.)
+                    dn != n
+                        && dn.strip_prefix(stem).is_some_and(|ext| {
+                            ext.starts_with('.') && !ext.ends_with(".expected.json")
+                        })
                 })
                 .unwrap_or_else(|| panic!("no document for {n}"));
             docs.push((doc, p));

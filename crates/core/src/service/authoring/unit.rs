@@ -52,6 +52,9 @@ pub struct UnitInfo<'a> {
     /// A unit that is a row of a table with a prompt column: its prompt needs no
     /// expectation to be a case.
     pub structured: bool,
+    /// A unit with no prompt in its body whose keyed title is what the user says (an
+    /// outline's `K1: Cari barang …` node over its tool and arguments).
+    pub title_said: bool,
 }
 
 /// Strips the outer quotes of a prompt field.
@@ -352,6 +355,22 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 break 'outer;
             }
         }
+    }
+    // Else the title, when the unit says it is what the user says. It stays a case only
+    // if the unit states an expectation.
+    let mut titled = false;
+    if prompt.is_none()
+        && info.title_said
+        && let Some(t) = info
+            .title
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| said_title(t))
+    {
+        notes.push("the prompt was read from the case's title".into());
+        // (No segment holds it: all of the body is read for the expectation.)
+        prompt = Some((t.to_string(), segs.len(), None));
+        titled = true;
     }
     let (prompt_text, prompt_seg, prompt_span) = prompt?;
     d.prompts.push(prompt_text);
@@ -796,7 +815,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     if quoted_prompt && !expects && !info.structured {
         return None;
     }
-    if quoted_prompt && !info.structured {
+    if quoted_prompt && !info.structured && !titled {
         notes.push("the prompt was read from a quoted utterance".into());
     }
     if says_dropped_unit(segs) {
@@ -810,6 +829,16 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
     }
     d.ensure_title();
     Some(d)
+}
+
+/// Whether a case's title reads as something a user says rather than a name for the case:
+/// a sentence (a question, or four words at least), not a label.
+pub(crate) fn said_title(t: &str) -> bool {
+    let words = t.split_whitespace().count();
+    let cjk = t.chars().filter(|c| lexicon::is_cjk(*c)).count();
+    (words >= 4 || cjk >= 4 || t.ends_with(['?', '？']) && words >= 2)
+        && utterance_like(t)
+        && !t.contains('`')
 }
 
 /// Whether a unit's unlabelled text or notes say it was dropped, or a line a field runs on

@@ -1829,6 +1829,7 @@ fn read_function(
             title: Some(title),
             key: None,
             structured: false,
+            title_said: false,
         },
         cat,
     )

@@ -243,6 +243,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 title: Some(title.clone()),
                 key: None,
                 structured: false,
+                title_said: false,
             };
             if let Some(d) = read_unit(&segs, &info, cat) {
                 out.push(d);
@@ -270,6 +271,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                     title: Some(format!("{} ({})", fill(title), row.join(", "))),
                     key: None,
                     structured: false,
+                    title_said: false,
                 };
                 if let Some(d) = read_unit(&segs, &info, cat) {
                     out.push(d);

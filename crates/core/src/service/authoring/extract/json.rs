@@ -364,6 +364,7 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             title: (!name.is_empty()).then(|| name.to_string()),
             key: None,
             structured: false,
+            title_said: false,
         };
         match read_unit(&segs, &info, cat) {
             Some(d) if d.negative || !d.expected_calls.is_empty() || !d.never_called.is_empty() => {
@@ -623,6 +624,7 @@ pub fn object_draft(
                 title: None,
                 key: None,
                 structured: false,
+                title_said: false,
             };
             read_unit(&segments_of(text), &info, cat).unwrap_or_default()
         };

@@ -440,6 +440,9 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
     }
     if records.is_empty() {
+        if let Some(md) = super::outline::as_markdown(text) {
+            return super::markdown(&LineIndex::new(&md), cat);
+        }
         return text::extract(&LineIndex::new(&blank_tags(text)), cat);
     }
     let tabled = records.iter().any(|r| r.3 == "table row");

@@ -52,6 +52,7 @@ pub mod latex;
 pub mod markup;
 pub mod notebook;
 pub mod org;
+pub mod outline;
 pub mod pages;
 pub mod retract;
 pub mod robot;

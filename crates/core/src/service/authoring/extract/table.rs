@@ -323,6 +323,7 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             title,
             key,
             structured: true,
+            title_said: false,
         };
         let Some(mut d) = read_unit(&segs, &info, cat) else {
             continue;

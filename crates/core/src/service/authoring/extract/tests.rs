@@ -1507,8 +1507,9 @@ fn a_mediawiki_row_written_one_cell_a_line_spans_its_lines() {
     let doc = "== Cases ==\n{| class=\"wikitable\"\n! ID !! Prompt !! Tool\n|-\n| W1\n| \"Add 2 and 9\"\n| get-sum\n|-\n| W2 || \"Tell me a joke\" || none\n|}\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 2, "{d:#?}");
-    assert_eq!((d[0].start_line, d[0].end_line), (4, 7));
-    assert_eq!((d[1].start_line, d[1].end_line), (8, 9));
+    // (The `|-` line is the rule between rows, no part of either.)
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 7));
+    assert_eq!((d[1].start_line, d[1].end_line), (9, 9));
     assert!(d[1].negative);
 }
 
@@ -2013,4 +2014,38 @@ fn github_issues_in_json_are_cards_and_one_closed_as_not_planned_is_none() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["echo"]);
     assert_eq!((d[0].start_line, d[0].end_line), (2, 3));
+}
+
+#[test]
+fn a_keyed_title_that_is_what_the_user_says_is_the_prompt() {
+    let doc = "# Plan\n\n## A1: Please add 40 and 2 for me\n- get-sum, a = 40, b = 2\n\n## A2: Tell me why the sky is blue\n- no tool, just answer\n\n## A3 Echo round trip\n- echo\n\n## A4: Greeting for the evening\n- \"Say good night to me\" → echo with message good night\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Please add 40 and 2 for me"]);
+    assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(2));
+    assert!(
+        d[0].exact_rule.is_none(),
+        "a title read as a prompt is no exact claim"
+    );
+    assert!(d[1].negative);
+    // (A title of three words names the case; beside a quote in the body, the title
+    // is no prompt.)
+    assert_eq!(d[2].prompts, ["Say good night to me"]);
+    assert!(d.iter().all(|c| c.title != "Echo round trip"));
+}
+
+#[test]
+fn an_opml_outline_reads_each_node_with_children_as_a_case() {
+    let doc = "<?xml version=\"1.0\"?>\n<opml version=\"2.0\">\n  <body>\n    <outline text=\"Setup\">\n      <outline text=\"start the demo server\"/>\n    </outline>\n    <outline text=\"Cases\">\n      <outline text=\"C1: What do 19 and 23 add up to?\">\n        <outline text=\"&lt;code&gt;get-sum&lt;/code&gt;\" _note=\"a=19, b=23\"/>\n      </outline>\n      <outline text=\"C2: Say hello back to me please\">\n        <outline text=\"echo, message = hello\"/>\n        <outline text=\"not legacy-echo\"/>\n      </outline>\n    </outline>\n  </body>\n</opml>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (8, 9));
+    assert_eq!(d[0].prompts, ["What do 19 and 23 add up to?"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap(),
+        json!({"a": 19, "b": 23}).as_object().unwrap()
+    );
+    assert_eq!(d[1].expected_calls[0].tool, "echo");
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
 }

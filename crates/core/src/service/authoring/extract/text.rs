@@ -21,7 +21,8 @@ use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
 use super::super::reading;
 use super::super::unit::{
-    Segment, UnitInfo, assistant_line, leading_label, leading_role, read_unit, segments_of,
+    Segment, UnitInfo, assistant_line, leading_label, leading_role, read_unit, said_title,
+    segments_of,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1220,15 +1221,39 @@ fn walk(
                     let r = reading::read(&rest.join("\n"), cat);
                     r.negative.is_some() || !r.calls.is_empty()
                 });
+            // No prompt in the body, but a keyed title that is itself what the user says
+            // (an outline's `K1: Cari barang …` node over its tool and arguments).
+            let titled = prompts == 0
+                && steps == 0
+                && !sub_headings
+                && !fenced
+                && matches!(key_and_title(&title), (Some(_), t) if said_title(&t))
+                && !(i + 1..end).any(|k| {
+                    let t = lines[k].text;
+                    reading::quotes(t)
+                        .iter()
+                        .any(|&(a, b)| reading::utterance_like(&t[a..b]))
+                })
+                && ((i + 1..end).any(|k| {
+                    matches!(lines[k].label, Some(LabelRole::Expected | LabelRole::Tool))
+                }) || {
+                    let rest: Vec<&str> = (i + 1..end)
+                        .filter(|&k| matches!(lines[k].kind, Kind::Text | Kind::Item))
+                        .map(|k| lines[k].text)
+                        .collect();
+                    let r = reading::read(&rest.join("\n"), cat);
+                    r.negative.is_some() || !r.calls.is_empty()
+                });
             if (prompts == 1 && !listed_cases
                 || fenced
+                || titled
                 || (prompts == 0 && steps == 1)
                 || conversation
                 || turn_block
                 || table_turns)
                 && !sub_headings
             {
-                section_unit(lines, i, end, &title, out);
+                section_unit(lines, i, end, &title, titled, out);
             } else {
                 chain.push(title);
                 walk(lines, i + 1, end, chain, title_line, cat, out);
@@ -1280,7 +1305,7 @@ fn prose_fence(lines: &[Ln], from: usize, to: usize) -> Option<(usize, usize)> {
 }
 
 /// A whole section as one unit.
-fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) {
+fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, out: &mut Out) {
     // A rule (`---`) ends the case: what follows it is not part of it.
     let end = (h + 1..end)
         .find(|&k| {
@@ -1347,6 +1372,7 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, out: &mut Out) 
         title: Some(title),
         key,
         structured: false,
+        title_said: titled,
     };
     out.defer(text, info);
 }
@@ -1531,6 +1557,7 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         title: title.clone(),
                         key: None,
                         structured: false,
+                        title_said: false,
                     };
                     if let Some(d) = read_unit(&segs, &info, cat) {
                         out.push(d);
@@ -1966,6 +1993,7 @@ fn free_unit(
         title,
         key: None,
         structured: false,
+        title_said: false,
     };
     if let Some(d) = read_unit(&segs, &info, cat) {
         out.push(d);
@@ -2237,6 +2265,7 @@ fn field_table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Dr
         title: None,
         key: None,
         structured: false,
+        title_said: false,
     };
     if let Some(d) = read_unit(&segs, &info, cat) {
         out.push(d);
@@ -2385,6 +2414,7 @@ fn table_row(
         title,
         key,
         structured: true,
+        title_said: false,
     };
     if let Some(d) = read_unit(&segs, &info, cat) {
         out.push(d);

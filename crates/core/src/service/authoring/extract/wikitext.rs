@@ -126,7 +126,8 @@ fn block_line(l: &str, dialect: Dialect) -> String {
 
 /// A MediaWiki table from line `k` (`{|`): its header row (`! a !! b`) as a Markdown
 /// row, and each row (`|-`, then one `| cell` a line, or `| a || b` on one) written on its
-/// `|-` line, its cell lines as empty rows that continue it. Returns the line after `|}`.
+/// first cell line, its other cell lines as empty rows that continue it, the `|-` as a
+/// rule. Returns the line after `|}`.
 fn media_table(src: &[&str], mut k: usize, out: &mut Vec<String>) -> usize {
     out.push(String::new());
     k += 1;
@@ -170,13 +171,20 @@ fn media_table(src: &[&str], mut k: usize, out: &mut Vec<String>) -> usize {
                 j += 1;
             }
             columns = columns.max(cells.len());
-            if t.starts_with("|+") || cells.is_empty() {
+            if t.starts_with("|+") {
                 out.push(String::new());
             } else {
-                out.push(format!("| {} |", cells.join(" | ")));
+                // (The `|-` line is the rule between rows: no part of either.)
+                out.push(format!("|{}", "---|".repeat(columns.max(1))));
             }
             let empty = format!("|{}", " |".repeat(columns.max(1)));
-            out.extend((k + 1..j).map(|_| empty.clone()));
+            for at in k + 1..j {
+                if at == k + 1 && !cells.is_empty() {
+                    out.push(format!("| {} |", cells.join(" | ")));
+                } else {
+                    out.push(empty.clone());
+                }
+            }
             k = j;
             continue;
         }
@@ -258,9 +266,10 @@ mod tests {
         assert_eq!(l.len(), t.lines().count());
         assert_eq!(l[0], "## Cas");
         assert_eq!(l[2], "| ID | Message | Outil |");
-        assert_eq!(l[3], "| C1 | « Salut » | *Aucun outil* |");
-        assert_eq!(l[4], "| | | |");
-        assert_eq!(l[7], "| ~~C2~~ | « x » | `crash` |");
+        assert_eq!(l[3], "|---|---|---|");
+        assert_eq!(l[4], "| C1 | « Salut » | *Aucun outil* |");
+        assert_eq!(l[5], "| | | |");
+        assert_eq!(l[8], "| ~~C2~~ | « x » | `crash` |");
     }
 
     #[test]

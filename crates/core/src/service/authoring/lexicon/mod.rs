@@ -622,6 +622,7 @@ pub const NEGATION: &[&str] = &[
     "tidak",
     "tanpa",
     "jangan",
+    "bukan",
     "nesmi",
     "nema",
     "not",
