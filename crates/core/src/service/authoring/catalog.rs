@@ -1104,10 +1104,55 @@ impl Catalog {
                 }
             }
         }
+        self.read_abbreviated(tool, &lower, text, &mut out);
         self.read_duration(tool, text, &mut out);
         self.read_number_list(tool, text, &mut out);
         self.read_sole_string(tool, text, &mut out);
         out
+    }
+
+    /// A parameter assigned under a short form of its name (`lat=37.0 lon=35.32` for
+    /// `latitude` and `longitude`): its first three or four letters, when they start no
+    /// other parameter of the tool, followed by `=` or `:`.
+    fn read_abbreviated(&self, tool: usize, lower: &str, text: &str, out: &mut Map<String, Value>) {
+        if lower.len() != text.len() {
+            return;
+        }
+        let params = &self.entries[tool].params;
+        for (p, schema) in params {
+            if out.contains_key(p) || p.len() < 6 || !p.is_ascii() {
+                continue;
+            }
+            let pl = p.to_ascii_lowercase();
+            for n in [3, 4] {
+                let short = &pl[..n];
+                let shared = params
+                    .iter()
+                    .any(|(q, _)| q != p && q.to_ascii_lowercase().starts_with(short));
+                if shared {
+                    continue;
+                }
+                let found = lower.match_indices(short).find_map(|(at, _)| {
+                    let end = at + n;
+                    let whole = lower[..at]
+                        .chars()
+                        .next_back()
+                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_'))
+                        && lower[end..]
+                            .chars()
+                            .next()
+                            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                    let assigned = text[end..].trim_start().starts_with(['=', ':']);
+                    (whole && assigned)
+                        .then(|| self.value_after(&text[end..], schema))
+                        .flatten()
+                });
+                if let Some(v) = found {
+                    out.insert(p.clone(), v);
+                    break;
+                }
+            }
+        }
     }
 
     /// A quote right after the mention (`echo` con messaggio "…", `echo` with "…") for the

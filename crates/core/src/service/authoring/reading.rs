@@ -757,6 +757,38 @@ fn decimal_commas(t: &str) -> String {
 
 /// The quoted utterances of a passage, with their byte spans (quotes excluded): straight
 /// and curly double quotes, „…“, «…», 「…」, 『…』. Quotes inside code spans are skipped.
+/// Spans set in italics (`*…*`, `_…_`) right before an arrow: an utterance written the
+/// way chats render what someone says (`bir de negatif lazım: *Yağmur neden yağar?* → …`).
+pub fn arrowed_emphasis(t: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for arrow in lexicon::ARROWS {
+        for (at, _) in t.match_indices(arrow) {
+            let before = t[..at].trim_end();
+            let Some(mark) = before
+                .chars()
+                .next_back()
+                .filter(|c| matches!(c, '*' | '_'))
+            else {
+                continue;
+            };
+            let close = before.len() - 1;
+            // (Bold, `**…**`, states; italics say.)
+            if before[..close].ends_with(mark) {
+                continue;
+            }
+            if let Some(open) = before[..close].rfind(mark)
+                && !before[..open].ends_with(mark)
+                && before[open + 1..close].trim() == &before[open + 1..close]
+                && !before[open + 1..close].is_empty()
+            {
+                out.push((open + 1, close));
+            }
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
 pub fn quotes(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut code = false;

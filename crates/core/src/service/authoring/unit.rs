@@ -9,6 +9,8 @@
 //! expectation: a named tool, a forbidden tool, or a negative wording. A unit whose prompt
 //! was struck through, or whose status says it was dropped, is no case.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::catalog::Catalog;
@@ -342,6 +344,11 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             let coded = reading::code_spans(&raw).into_iter().find(|&(a, b)| {
                 let q = raw[a..b].trim();
                 reading::prose_like(q) && !lexicon::is_none_word(q) && cat.resolve(q).is_none()
+            });
+            let quoted = quoted.or_else(|| {
+                reading::arrowed_emphasis(&raw)
+                    .into_iter()
+                    .find(|&(a, b)| utterance_like(&raw[a..b]))
             });
             let first = match (quoted, coded) {
                 (Some(q), Some(c)) => Some(if c.0 < q.0 { c } else { q }),
@@ -1127,7 +1134,22 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
         }
         cur.text.push_str(t);
     };
+    // (`4) İzmir'in hava kalitesi nasıl` over `→ get_air_quality …`: a numbered
+    // utterance whose arrow opens the next line is one line.)
+    let mut lines: Vec<Cow<str>> = Vec::new();
     for line in text.lines() {
+        match lines.last_mut() {
+            Some(prev)
+                if ARROWS.iter().any(|a| line.trim_start().starts_with(a))
+                    && numbered_utterance(prev).is_none()
+                    && numbered_utterance(&format!("{prev} {}", line.trim())).is_some() =>
+            {
+                *prev = Cow::Owned(format!("{prev} {}", line.trim()));
+            }
+            _ => lines.push(Cow::Borrowed(line)),
+        }
+    }
+    for line in lines.iter().map(|l| l.as_ref()) {
         let indent = line.len() - line.trim_start().len();
         // A prompt that is one whole quote is complete: the unlabelled line after it says
         // what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`; `User:

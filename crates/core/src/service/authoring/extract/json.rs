@@ -154,7 +154,7 @@ const WRAPPERS: &[&str] = &[
 ];
 
 fn looks_like_case(o: &[(String, Node)]) -> bool {
-    names_a_case(o.iter().map(|(k, _)| k.as_str()))
+    names_a_case(o.iter().map(|(k, _)| k.as_str())) || is_message(|k| o.iter().any(|(n, _)| n == k))
 }
 
 fn objects(n: &Node) -> Option<Vec<&Node>> {
@@ -272,7 +272,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             return inner;
         }
     }
-    nodes
+    let read: Vec<(Draft, Option<String>)> = nodes
         .into_iter()
         .filter_map(|n| {
             let (a, b) = n.range();
@@ -284,8 +284,26 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             if ix.excerpt(s, e).trim().trim_end_matches(',').trim_end() != own {
                 d.excerpt_range = Some((a, b));
             }
-            Some(d)
+            Some((d, chat_message(v.as_object()?)))
         })
+        .collect();
+    // In a chat, the message right after a proposal may put it off or turn it down
+    // ("not needed for now, next sprint"): what the chat agreed is what counts.
+    let declined: Vec<bool> = (0..read.len())
+        .map(|k| {
+            read[k].1.is_some()
+                && read
+                    .get(k + 1)
+                    .and_then(|r| r.1.as_deref())
+                    .is_some_and(|reply| {
+                        !read[k + 1].0.is_case() && super::retract::declines(reply)
+                    })
+        })
+        .collect();
+    read.into_iter()
+        .zip(declined)
+        .filter(|(_, no)| !no)
+        .map(|((d, _), _)| d)
         .collect()
 }
 
@@ -579,6 +597,23 @@ pub fn object_draft(
         // Kept in the file but switched off (`enabled = false`, `skip: true`): no case.
         return Draft::default();
     }
+    let read = |text: &str, shape: &'static str| {
+        let info = UnitInfo {
+            shape,
+            start,
+            end,
+            title: None,
+            key: None,
+            structured: false,
+            title_said: false,
+        };
+        read_unit(&segments_of(text), &info, cat).unwrap_or_default()
+    };
+    // A message of a chat export (Teams, Slack, Discord): what it says, read as a
+    // message is; its sender is nobody's prompt.
+    if let Some(text) = chat_message(o) {
+        return read(&text, "chat message");
+    }
     let lifted = lift_turns(o);
     let o = &lifted;
     let mut f = Fields::new(shape);
@@ -616,18 +651,6 @@ pub fn object_draft(
         }
     }
     if !f.is_case() {
-        let read = |text: &str, shape: &'static str| {
-            let info = UnitInfo {
-                shape,
-                start,
-                end,
-                title: None,
-                key: None,
-                structured: false,
-                title_said: false,
-            };
-            read_unit(&segments_of(text), &info, cat).unwrap_or_default()
-        };
         // A test tool's record that keeps its prompt in the prose of its description.
         if let Some(text) = f.described_case() {
             return read(&text, "record");
@@ -651,6 +674,45 @@ pub fn object_draft(
         }
     }
     f.into_draft(start, end, cat)
+}
+
+/// The text of a chat export's message ([`is_message`]): its `text`, `content`, or
+/// Teams' `body: {contentType, content}`, HTML as the Markdown it shows.
+fn chat_message(o: &Map<String, Value>) -> Option<String> {
+    if !is_message(|k| o.contains_key(k)) {
+        return None;
+    }
+    let body = ["body", "text", "content", "message"]
+        .iter()
+        .find_map(|k| match o.get(*k)? {
+            Value::String(s) => Some(s.as_str()),
+            Value::Object(b) => ["content", "text"]
+                .iter()
+                .find_map(|k| b.get(*k).and_then(Value::as_str)),
+            _ => None,
+        })?;
+    Some(if body.contains("</") || body.contains("<br") {
+        super::markup::html_markdown(body)
+    } else {
+        body.to_string()
+    })
+}
+
+/// Whether an object with these keys is a chat export's message: a sender, a time or a
+/// message type, and a body.
+fn is_message(has: impl Fn(&str) -> bool) -> bool {
+    const SENDER: &[&str] = &["from", "author", "sender", "user", "username", "user_name"];
+    const STAMP: &[&str] = &[
+        "messageType",
+        "createdDateTime",
+        "ts",
+        "timestamp",
+        "sent_at",
+        "created_at",
+        "date_unixtime",
+    ];
+    const BODY: &[&str] = &["body", "text", "content", "message"];
+    SENDER.iter().any(|k| has(k)) && STAMP.iter().any(|k| has(k)) && BODY.iter().any(|k| has(k))
 }
 
 /// A record's prompt where people nest it, made flat: the fields of an unlabelled wrapper

@@ -552,6 +552,49 @@ fn entity(name: &str) -> Option<&'static str> {
     })
 }
 
+/// A fragment of HTML (a chat message's body, a rich-text cell) as the Markdown it shows:
+/// paragraphs and breaks as lines, items as `- `, emphasis, bold, code and strikes as
+/// their marks, other tags dropped, entities decoded.
+pub fn html_markdown(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(at) = rest.find('<') {
+        out.push_str(&rest[..at]);
+        let Some(close) = rest[at..].find('>') else {
+            out.push_str(&rest[at..]);
+            rest = "";
+            break;
+        };
+        let tag = rest[at + 1..at + close].trim().to_ascii_lowercase();
+        let end = tag.starts_with('/');
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        out.push_str(match (name.as_str(), end) {
+            ("br", _) | ("p" | "div" | "ul" | "ol" | "tr", true) => "\n",
+            ("p" | "div" | "tr", false) => "\n",
+            ("li", false) => "\n- ",
+            ("i" | "em", _) => "*",
+            ("b" | "strong", _) => "**",
+            ("code", _) => "`",
+            ("s" | "del" | "strike", _) => "~~",
+            ("td" | "th", true) => " | ",
+            _ => "",
+        });
+        rest = &rest[at + close + 1..];
+    }
+    out.push_str(rest);
+    let decoded = blank_tags(&out);
+    let lines: Vec<&str> = decoded
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    lines.join("\n")
+}
+
 /// The text with every tag replaced by a space, line breaks kept and entities decoded, so
 /// a page of prose is read as text with its lines where they were: a list item, and a
 /// paragraph opening a line, by `- ` (each a unit); a heading or a `<summary>` opening a

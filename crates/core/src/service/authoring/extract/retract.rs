@@ -320,6 +320,11 @@ fn top_posted_messages(ix: &LineIndex) -> Option<Vec<usize>> {
     (m > 0).then_some(out)
 }
 
+/// Whether a reply puts off or turns down the proposal it answers.
+pub(super) fn declines(reply: &str) -> bool {
+    lexicon::has_any(&fold(reply), DECLINES)
+}
+
 /// What a reply says of a proposal it puts off or turns down (folded).
 const DECLINES: &[&str] = &[
     "leave it out",
@@ -347,6 +352,15 @@ const DECLINES: &[&str] = &[
     "이건 빼",
     "next pr",
     "next sprint",
+    "sonraki sprint",
+    "simdilik gerek yok",
+    "ted ne",
+    "zatim ne",
+    "поки що ні",
+    "наступний спринт",
+    "de lai sau",
+    "sprint berikutnya",
+    "nanti saja",
     "nastepny sprint",
     "nastepnym sprincie",
     "odlozmy",

@@ -2049,3 +2049,54 @@ fn an_opml_outline_reads_each_node_with_children_as_a_case() {
     assert_eq!(d[1].expected_calls[0].tool, "echo");
     assert_eq!(d[1].never_called, ["legacy-echo"]);
 }
+
+#[test]
+fn a_chat_export_in_json_reads_each_message_and_a_reply_that_puts_one_off() {
+    let doc = r#"{"value": [
+  {"id": "1", "messageType": "message", "createdDateTime": "2025-01-01T09:00:00Z",
+   "from": {"user": {"displayName": "Ana Costa"}},
+   "body": {"contentType": "html", "content": "<p>Let us collect the cases here, tool and arguments each.</p>"}},
+  {"id": "2", "messageType": "message", "createdDateTime": "2025-01-01T09:01:00Z",
+   "from": {"user": {"displayName": "Ana Costa"}},
+   "body": {"contentType": "html", "content": "<p>1) User: <i>what is 12 plus 30?</i><br>&rarr; <code>get-sum</code>, a = 12, b = 30</p>"}},
+  {"id": "3", "messageType": "message", "createdDateTime": "2025-01-01T09:02:00Z",
+   "from": {"user": {"displayName": "Ben Ode"}},
+   "body": {"contentType": "html", "content": "<p>and a negative one: <i>Why is the sea salty?</i> &rarr; no tool at all</p>"}},
+  {"id": "4", "messageType": "message", "createdDateTime": "2025-01-01T09:03:00Z",
+   "from": {"user": {"displayName": "Ben Ode"}},
+   "body": {"contentType": "html", "content": "<p>maybe also &quot;wait for 3 seconds please&quot; &rarr; slow?</p>"}},
+  {"id": "5", "messageType": "message", "createdDateTime": "2025-01-01T09:04:00Z",
+   "from": {"user": {"displayName": "Ana Costa"}},
+   "body": {"contentType": "html", "content": "<p>Not needed yet, let us postpone that to the next sprint.</p>"}}
+]}"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["what is 12 plus 30?"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 7));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap(),
+        json!({"a": 12, "b": 30}).as_object().unwrap()
+    );
+    assert!(d[1].negative);
+    assert_eq!(d[1].prompts, ["Why is the sea salty?"]);
+}
+
+#[test]
+fn a_numbered_utterance_may_put_its_arrow_on_the_next_line() {
+    let d = drafts("4) please add 7 and 8 for me\n→ get-sum, a = 7, b = 8\n");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["please add 7 and 8 for me"]);
+    assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+}
+
+#[test]
+fn a_parameter_may_be_assigned_under_a_short_form_of_its_name() {
+    let d = drafts("- \"wait a little, please\" → slow with dur=1500\n");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["durationMs"],
+        json!(1500)
+    );
+    // (`pag` is no short form here: nothing assigns it.)
+    let d = drafts("- \"list the first page of items\" → list-items, page size 10\n");
+    assert_eq!(d[0].expected_calls[0].tool, "list-items");
+}
