@@ -165,6 +165,10 @@ const NOT_VALUES: &[&str] = &[
     "nicht",
     "no",
     "not",
+    "jangan",
+    "tidak",
+    "nie",
+    "не",
     "set",
     "then",
     "that",
@@ -175,7 +179,10 @@ const NOT_VALUES: &[&str] = &[
 /// Words between a parameter and its value (`durationMinutes set to 30`, `message 是 …`).
 const CONNECTORS: &[&str] = &[
     // Longest first: "is set to" before "is".
+    "list is exactly",
     "should be set to",
+    "is exactly",
+    "are exactly",
     "is set to",
     "should be",
     "must be",
@@ -660,8 +667,15 @@ impl Catalog {
                     .next()
                     .is_some_and(|w| self.resolve(w).is_some())
             };
+        // (`it should search contacts first, then find free slots`: a spoken expectation
+        // puts the tool right after a modal or a sequence word.)
+        const LEADS: &[&str] = &[
+            "should", "must", "shall", "will", "then", "first", "soll", "sollte", "muss", "dann",
+            "doit", "puis", "debe", "deberia", "luego", "deve", "poi", "moet", "dan",
+        ];
         listed_after_name
             || prev_words.iter().any(|w| is_verb(w) || is_noun(w))
+            || prev_words.first().is_some_and(|w| LEADS.contains(w))
             || next_words.first().is_some_and(|w| is_noun(w) || is_verb(w))
             || next_words
                 .get(1)
@@ -1080,26 +1094,37 @@ impl Catalog {
             let pl = p.to_lowercase();
             let hay = if same_len { &lower } else { text };
             let needle = if same_len { pl.as_str() } else { p.as_str() };
-            let mut from = 0;
-            while let Some(i) = hay[from..].find(needle) {
-                let at = from + i;
-                from = at + needle.len();
-                if from > text.len() || !text.is_char_boundary(at) || !text.is_char_boundary(from) {
-                    break;
+            // (`event ID evt_889`, `send updates false`: a name in words, as it is said.)
+            let words = name_words(p);
+            let spaced = (same_len && words.len() >= 2).then(|| words.join(" "));
+            for needle in std::iter::once(needle).chain(spaced.as_deref()) {
+                let mut from = 0;
+                while let Some(i) = hay[from..].find(needle) {
+                    let at = from + i;
+                    from = at + needle.len();
+                    if from > text.len()
+                        || !text.is_char_boundary(at)
+                        || !text.is_char_boundary(from)
+                    {
+                        break;
+                    }
+                    let before_ok = text[..at]
+                        .chars()
+                        .next_back()
+                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
+                    let after_ok = text[from..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                    if !before_ok || !after_ok {
+                        continue;
+                    }
+                    if let Some(v) = self.value_after(&text[from..], schema) {
+                        out.insert(p.clone(), v);
+                        break;
+                    }
                 }
-                let before_ok = text[..at]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
-                let after_ok = text[from..]
-                    .chars()
-                    .next()
-                    .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
-                if !before_ok || !after_ok {
-                    continue;
-                }
-                if let Some(v) = self.value_after(&text[from..], schema) {
-                    out.insert(p.clone(), v);
+                if out.contains_key(p) {
                     break;
                 }
             }

@@ -35,6 +35,7 @@
 //! | wiki markup | `h1.`…`h6.` headings (Textile, Confluence) | read as Markdown, line for line: `@code@`, `{{code}}`, `-struck-`, `#` numbered items |
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
+//! | transcript | `WEBVTT`, or SubRip's numbered cues over `-->` timing lines | a speaker's turn (their cues in a row) |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
 //! | fixed-width table | a header over a rule of dash or equals runs | a row (rewritten as the Markdown table it is) |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
@@ -63,6 +64,7 @@ pub mod stacked;
 pub mod table;
 pub mod text;
 pub mod toml_tables;
+pub mod transcript;
 pub mod wiki;
 pub mod wikitext;
 pub mod yaml;
@@ -109,6 +111,8 @@ pub enum Shape {
     /// MediaWiki or DokuWiki page source.
     Wikitext(wikitext::Dialect),
     Asciidoc,
+    /// A recorded call's transcript (WebVTT, SubRip).
+    Transcript,
     Markdown,
 }
 
@@ -159,6 +163,9 @@ pub fn sniff(text: &str) -> Shape {
     // Line-based shapes show in a document's first lines: their sniffers read at most
     // `SNIFF_LINES` of a long one (a YAML file's `tests:` key is looked for everywhere).
     let h = head(t);
+    if transcript::looks_like_transcript(h) {
+        return Shape::Transcript;
+    }
     if gherkin::looks_like_gherkin(h) {
         return Shape::Gherkin;
     }
@@ -237,6 +244,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             let md = org::to_markdown(text);
             text::extract(&LineIndex::new(&md), cat)
         }
+        Shape::Transcript => transcript::extract(&ix, cat),
         Shape::Markdown => markdown(&ix, cat),
     };
     drafts.retain(Draft::is_case);

@@ -2100,3 +2100,28 @@ fn a_parameter_may_be_assigned_under_a_short_form_of_its_name() {
     let d = drafts("- \"list the first page of items\" → list-items, page size 10\n");
     assert_eq!(d[0].expected_calls[0].tool, "list-items");
 }
+
+#[test]
+fn a_transcript_reads_each_turn_and_drops_one_the_next_speaker_parks() {
+    let doc = "WEBVTT\n\nNOTE\nAuto-generated, not reviewed.\n\n1\n00:00:01.000 --> 00:00:04.000\n<v Ana>Okay, first one: \"what do 20 and 22 make?\"\n\n2\n00:00:04.000 --> 00:00:07.000\n<v Ana>and it should call get sum, a twenty, b 22.\n\n3\n00:00:08.000 --> 00:00:09.000\n<v Ana>Right.\n\n4\n00:00:10.000 --> 00:00:13.000\n<v Ben>Could we add \"wait five seconds\" with the slow tool?\n\n5\n00:00:13.500 --> 00:00:16.000\n<v Ana>Let's park that, next sprint maybe.\n\n6\n00:00:17.000 --> 00:00:20.000\n<v Ben>A no-tool one: \"why is the sky blue?\" Just answer, no tools.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (8, 12));
+    assert_eq!(d[0].prompts, ["what do 20 and 22 make?"]);
+    assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+    assert!(d[1].negative);
+    assert_eq!((d[1].start_line, d[1].end_line), (28, 28));
+}
+
+#[test]
+fn a_parameter_named_in_words_takes_its_value() {
+    let d = drafts("- \"wait a bit\" → slow, duration ms 1500, progress true\n");
+    let args = d[0].expected_calls[0].args.as_ref().unwrap();
+    assert_eq!(args["durationMs"], json!(1500));
+    assert_eq!(args["progress"], json!(true));
+    // A clause run up to a colon is no label: `then` in it does not make it a result.
+    let d = drafts("Okay, then mine: \"say hi to the team\" and it should echo it back.\n");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["say hi to the team"]);
+    assert_eq!(d[0].expected_calls[0].tool, "echo");
+}

@@ -1171,6 +1171,11 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
     if trimmed != l && !trimmed.is_empty() {
         return role_of_normalized(trimmed);
     }
+    // (`Okay, then mine: "…"`: a clause run up to a colon, no label; its words are not
+    // looked for.)
+    if label.contains(", ") {
+        return None;
+    }
     let mut hits: Vec<(LabelRole, usize)> = Vec::new();
     for (role, words) in LABELS {
         if matches!(role, LabelRole::Id | LabelRole::Negative) {

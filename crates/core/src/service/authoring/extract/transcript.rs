@@ -1,0 +1,238 @@
+//! Transcripts of a recorded call (WebVTT, SubRip): cues of a few seconds each, cut
+//! wherever the recorder paused, so one thing said runs over several cues. A unit is a
+//! turn: the cues one speaker says in a row (`<v Priya>` in WebVTT, `Priya:` or `[Priya]`
+//! at a cue's start in SubRip). A turn that proposes a case and the next speaker's turn
+//! putting it off ("let's park that, not for this batch") leave no case.
+
+use super::super::catalog::Catalog;
+use super::super::draft::Draft;
+use super::super::lines::LineIndex;
+use super::super::unit::{UnitInfo, read_unit, segments_of};
+
+/// Whether the document is a transcript: `WEBVTT` first, or SubRip's numbered cues with
+/// a `00:00:01,000 --> 00:00:04,000` timing line.
+pub fn looks_like_transcript(head: &str) -> bool {
+    let mut lines = head.lines().map(str::trim).filter(|l| !l.is_empty());
+    match lines.next() {
+        Some(first) if first.starts_with("WEBVTT") => true,
+        Some(first) => {
+            first.chars().all(|c| c.is_ascii_digit()) && lines.next().is_some_and(is_timing)
+        }
+        None => false,
+    }
+}
+
+/// A cue's timing line: `00:00:02.140 --> 00:00:07.900` (settings may follow).
+fn is_timing(l: &str) -> bool {
+    let Some((a, b)) = l.split_once("-->") else {
+        return false;
+    };
+    let stamp = |s: &str| {
+        let s = s.split_whitespace().next().unwrap_or_default();
+        s.len() >= 5
+            && s.contains(':')
+            && s.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, ':' | '.' | ','))
+    };
+    stamp(a.trim()) && stamp(b.trim())
+}
+
+/// One speaker's turn: who, what was said (one line a cue), its lines, and when its last
+/// cue ended (seconds).
+struct Turn {
+    who: Option<String>,
+    said: Vec<String>,
+    start: usize,
+    end: usize,
+    ended: Option<f64>,
+}
+
+/// A cue's start and end, in seconds.
+fn times(l: &str) -> Option<(f64, f64)> {
+    let (a, b) = l.split_once("-->")?;
+    let secs = |s: &str| -> Option<f64> {
+        let s = s.split_whitespace().next()?.replace(',', ".");
+        s.split(':').try_fold(0.0, |acc, part| {
+            Some(acc * 60.0 + part.parse::<f64>().ok()?)
+        })
+    };
+    Some((secs(a)?, secs(b)?))
+}
+
+/// How long a pause may be inside one turn: a cue cut mid-sentence starts as the one
+/// before it ends; a speaker who starts again after a pause says something new.
+const PAUSE: f64 = 0.5;
+
+/// Extracts the cases said in a transcript.
+pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    let turns = turns(ix);
+    let drafts: Vec<Draft> = turns
+        .iter()
+        .map(|t| {
+            let info = UnitInfo {
+                shape: "transcript turn",
+                start: t.start,
+                end: t.end,
+                title: None,
+                key: None,
+                structured: false,
+                title_said: false,
+            };
+            read_unit(&segments_of(&t.said.join("\n")), &info, cat).unwrap_or_default()
+        })
+        .collect();
+    // The next speaker putting a proposal off drops it.
+    let mut out = Vec::new();
+    for (k, d) in drafts.iter().enumerate() {
+        let declined = drafts.get(k + 1).is_some_and(|next| {
+            !next.is_case()
+                && turns[k + 1].who != turns[k].who
+                && super::retract::declines(&turns[k + 1].said.join(" "))
+        });
+        if d.is_case() && !declined {
+            out.push(d.clone());
+        }
+    }
+    out
+}
+
+/// The transcript's turns, cue timings, numbers and notes left out.
+fn turns(ix: &LineIndex) -> Vec<Turn> {
+    let mut out: Vec<Turn> = Vec::new();
+    let mut note = false;
+    // The timing of the cue being read.
+    let mut cue: Option<(f64, f64)> = None;
+    for n in 1..=ix.len() {
+        let t = ix.line(n).trim();
+        if t.is_empty() {
+            note = false;
+            continue;
+        }
+        // (`NOTE`, `STYLE` and `REGION` blocks run to the next blank line.)
+        if note || n == 1 && t.starts_with("WEBVTT") {
+            continue;
+        }
+        if ["NOTE", "STYLE", "REGION"]
+            .iter()
+            .any(|w| t.starts_with(w) && t[w.len()..].chars().next().is_none_or(|c| c == ' '))
+        {
+            note = true;
+            continue;
+        }
+        if is_timing(t) {
+            cue = times(t);
+            continue;
+        }
+        if n < ix.len() && is_timing(ix.line(n + 1).trim()) {
+            continue;
+        }
+        let (who, said) = speaker(t);
+        let said = without_tags(said);
+        if said.is_empty() {
+            continue;
+        }
+        let ended = cue.map(|(_, e)| e);
+        match out.last_mut() {
+            Some(last)
+                if (who.is_none() || who == last.who)
+                    && match (last.ended, cue) {
+                        (Some(e), Some((s, _))) => s - e <= PAUSE || last.end + 1 == n,
+                        _ => true,
+                    } =>
+            {
+                last.said.push(said);
+                last.end = n;
+                last.ended = ended;
+            }
+            _ => out.push(Turn {
+                who,
+                said: vec![said],
+                start: n,
+                end: n,
+                ended,
+            }),
+        }
+    }
+    out
+}
+
+/// A cue line's speaker and words: `<v Priya Raman>…`, `Priya Raman: …`, `[Priya] …`.
+fn speaker(t: &str) -> (Option<String>, &str) {
+    if let Some(rest) = t.strip_prefix("<v")
+        && let Some(close) = rest.find('>')
+    {
+        // (`<v.loud Priya>`: classes before the name.)
+        let inner = &rest[..close];
+        let who = if inner.starts_with('.') {
+            inner.split_once(' ').map_or("", |(_, name)| name)
+        } else {
+            inner
+        };
+        return (Some(who.trim().to_string()), rest[close + 1..].trim());
+    }
+    if let Some(rest) = t.strip_prefix('[')
+        && let Some(close) = rest.find(']')
+        && close <= 40
+    {
+        return (
+            Some(rest[..close].trim().to_string()),
+            rest[close + 1..].trim(),
+        );
+    }
+    if let Some((who, said)) = t.split_once(": ")
+        && !who.is_empty()
+        && who.chars().count() <= 30
+        && who.split_whitespace().count() <= 3
+        && who
+            .split_whitespace()
+            .all(|w| w.starts_with(char::is_uppercase))
+    {
+        return (Some(who.to_string()), said.trim());
+    }
+    (None, t)
+}
+
+/// A cue's words without its inline tags (`<i>`, `<c.yellow>`, `</v>`, `<00:00:03.000>`).
+fn without_tags(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find('<') {
+        out.push_str(&rest[..open]);
+        match rest[open..].find('>') {
+            Some(close) => rest = &rest[open + close + 1..],
+            None => {
+                out.push_str(&rest[open..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out.trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_webvtt_file_and_a_subrip_file_are_transcripts() {
+        assert!(looks_like_transcript(
+            "WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.000\n<v A>Hi\n"
+        ));
+        assert!(looks_like_transcript(
+            "1\n00:00:01,000 --> 00:00:02,500\nHello\n"
+        ));
+        assert!(!looks_like_transcript("1. Add two numbers\n2. Echo\n"));
+    }
+
+    #[test]
+    fn cues_of_one_speaker_in_a_row_are_one_turn() {
+        let t = "WEBVTT\n\nNOTE\nauto transcript\n\n1\n00:00:01.000 --> 00:00:02.000\n<v Ana>First part,\n\n2\n00:00:02.000 --> 00:00:03.000\n<v Ana>second part.\n\n3\n00:00:03.000 --> 00:00:04.000\n<v Ben>Reply.\n";
+        let turns = turns(&LineIndex::new(t));
+        assert_eq!(turns.len(), 2);
+        assert_eq!(turns[0].who.as_deref(), Some("Ana"));
+        assert_eq!(turns[0].said, ["First part,", "second part."]);
+        assert_eq!((turns[0].start, turns[0].end), (8, 12));
+        assert_eq!(turns[1].said, ["Reply."]);
+    }
+}
