@@ -78,10 +78,12 @@ pub fn unquote_prompt(s: &str) -> String {
     if let Some(&(a, b)) = qs.first() {
         let open = t[..a].trim();
         let close = t[b..].chars().skip(1).collect::<String>();
-        // (Or a remark after it, set off: `"…" – just explain, no tools`, `"…" (short)`.)
+        // (Or a remark after it, set off: `"…" – just explain, no tools`, `"…" (short)`,
+        // `«…». Очікуємо DeleteItem`.)
         let remark = close
             .trim_start()
-            .starts_with(['–', '—', '-', '→', '(', ';', ',', '·']);
+            .starts_with(['–', '—', '-', '→', '(', ';', ',', '·'])
+            || close.starts_with(". ") && close.len() > 2;
         if open.chars().count() <= 1 && (close.trim().is_empty() || remark) {
             return t[a..b].trim().to_string();
         }

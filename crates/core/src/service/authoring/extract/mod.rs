@@ -248,6 +248,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Markdown => markdown(&ix, cat),
     };
     drafts.retain(Draft::is_case);
+    drop_quoted_repeats(&ix, &mut drafts);
     retract::drop_retracted(&ix, &mut drafts, !text::crosses_are_failures(text));
     retract::replace_amended(&ix, &mut drafts);
     retract::apply_changes(&ix, &mut drafts, cat);
@@ -376,6 +377,23 @@ fn code_blocks(t: &str) -> Option<String> {
         })
         .collect();
     any.then(|| rejoin(t, &lines))
+}
+
+/// A reply quoting a case (`> 5. «…» → fail`) to answer it: the quote is no case, whatever
+/// the reply says of the one it quotes.
+fn drop_quoted_repeats(ix: &LineIndex, drafts: &mut Vec<Draft>) {
+    let quoted: Vec<bool> = (0..drafts.len())
+        .map(|k| {
+            let d = &drafts[k];
+            ix.line(d.start_line).trim_start().starts_with('>')
+                && drafts[..k].iter().any(|e| e.prompts == d.prompts)
+        })
+        .collect();
+    let mut k = 0;
+    drafts.retain(|_| {
+        k += 1;
+        !quoted[k - 1]
+    });
 }
 
 /// A case proposed again further down (a comment quoting a list item it asks for, "add

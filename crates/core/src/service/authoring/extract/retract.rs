@@ -65,6 +65,7 @@ const CASE_WORDS: &[&str] = &[
 const DROPPING: &[&str] = &[
     "deleted",
     "removed",
+    "removing",
     "drop",
     "drops",
     "dropped",
@@ -125,6 +126,14 @@ const DROPPING: &[&str] = &[
     "исключить",
     "исключаем",
     "отклонить",
+    "прибира*",
+    "прибрати",
+    "прибрав",
+    "викреслю*",
+    "викреслити",
+    "не беремо",
+    "відхиля*",
+    "відхилено",
     "cikar*",
     "kaldir*",
     "hapus",
@@ -211,6 +220,8 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
         .iter()
         .map(|d| {
             let mut n: Vec<(String, u32)> = case_name(ix, d).into_iter().collect();
+            // (Its number in a numbered list, `5. «…»`, kept as `#`.)
+            n.extend(list_number(ix.line(d.start_line)).map(|num| ("#".to_string(), num)));
             n.extend(
                 d.key
                     .iter()
@@ -256,13 +267,25 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
         }
         for r in dropped_refs(line, &keys) {
             // A bare number names the one case numbered so.
-            let named: Vec<usize> = (0..drafts.len())
-                .filter(|&k| {
-                    names[k].iter().any(|(w, num)| {
-                        *num == r.1 && (*w == r.0 || r.0.is_empty() && !w.starts_with('='))
+            let named_by = |list: bool| -> Vec<usize> {
+                (0..drafts.len())
+                    .filter(|&k| {
+                        names[k].iter().any(|(w, num)| {
+                            *num == r.1
+                                && if list {
+                                    w == "#"
+                                } else {
+                                    *w == r.0 || r.0.is_empty() && !w.starts_with(['=', '#'])
+                                }
+                        })
                     })
-                })
-                .collect();
+                    .collect()
+            };
+            // (`case 5` names the case keyed so, or else the fifth of a numbered list.)
+            let mut named = named_by(false);
+            if named.is_empty() && (r.0.is_empty() || lexicon::listed(CASE_WORDS, &r.0)) {
+                named = named_by(true);
+            }
             if let [k] = named[..]
                 && later(n, drafts[k].end_line)
             {
@@ -624,6 +647,16 @@ fn case_name(ix: &LineIndex, d: &Draft) -> Option<(String, u32)> {
         .find_map(|n| refs(ix.line(n)).into_iter().next())
 }
 
+/// The number a numbered list item opens with (`5. «…»`, `12) …`).
+fn list_number(line: &str) -> Option<u32> {
+    let t = line.trim_start().trim_start_matches(['-', '*', ' ']);
+    let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let rest = &t[digits..];
+    (digits > 0 && digits <= 3 && (rest.starts_with(". ") || rest.starts_with(") ")))
+        .then(|| t[..digits].parse().ok())
+        .flatten()
+}
+
 /// Whether a folded line has a dropping verb that is not negated.
 fn drops(f: &str) -> bool {
     lexicon::WordSet::of(DROPPING)
@@ -707,7 +740,10 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
                 !word.is_empty() && word.chars().all(|c| c.is_ascii_uppercase()) && word.len() <= 5;
             if code || lexicon::listed(CASE_WORDS, &folded) {
                 out.push(((folded, num), chars[k].0));
-            } else if word.is_empty() && (opening && !list_marker(&chars, m) || counted) {
+            } else if word.is_empty() && (opening && !list_marker(&chars, m) || counted)
+                // (`Слушно, прибираю 5.`, `dropping 5`: a number right after the verb.)
+                || drops(&folded)
+            {
                 out.push(((String::new(), num), chars[k].0));
             }
         }

@@ -54,8 +54,9 @@ fn is_header(cells: &[String]) -> bool {
                 && !h.contains(['\n', '!', '！'])
                 // (A form's columns are its questions: `¿Qué herramienta debería usar?`.)
                 && (!h.contains(['?', '？']) || role_of(h) != Role::Other || filled.len() >= 4)
-                && !h.ends_with(['.', '。'])
+                && !h.ends_with(['.', '。', ':', '：'])
                 && !h.contains(": ")
+                && !h.contains(". ")
                 // (A lower-case run of words is a sentence's piece: `nario on indique la
                 // requête de l'utilisateur, l'outil attendu et, …`.)
                 && (h.split_whitespace().count() < 4 || !h.starts_with(char::is_lowercase))

@@ -2125,3 +2125,24 @@ fn a_parameter_named_in_words_takes_its_value() {
     assert_eq!(d[0].prompts, ["say hi to the team"]);
     assert_eq!(d[0].expected_calls[0].tool, "echo");
 }
+
+#[test]
+fn a_thread_drops_a_list_item_a_reply_removes_and_its_quote() {
+    let doc = "Proposal: a first set of evals for the demo server #12\nalice started this conversation in Ideas\n\nalice\n3 days ago\n\nHere is what I would add. What the user writes, then the tool:\n\n1. «add 2 and 2» → get-sum, a=2, b=2\n2. «call fail with reason \"x\"» → fail, reason = x\n3. «say hello to the team» → echo, message = hello\n\n---\n\nbob\n2 days ago\n\n> 2. «call fail with reason \"x\"» → fail, reason = x\n\nThis one tests nothing, the user names the tool.\n\n    alice\n    2 days ago\n\n    Fair, removing 2.\n";
+    let d = drafts(doc);
+    let prompts: Vec<&str> = d.iter().map(|c| c.prompts[0].as_str()).collect();
+    assert_eq!(prompts, ["add 2 and 2", "say hello to the team"], "{d:#?}");
+}
+
+#[test]
+fn prompt_items_that_each_say_what_they_expect_are_cases_of_their_own() {
+    let doc = "And two more from me:\n\n8. User: «delete the item abc-1». We expect delete-item with id=\"abc-1\".\n9. User: «thanks, that's all!» — no tool calls, just a polite reply.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["delete the item abc-1"]);
+    assert_eq!(d[0].expected_calls[0].tool, "delete-item");
+    assert!(d[1].negative);
+    // Ukrainian: `жодних викликів` is no call at all.
+    let d = drafts("- «Дякую, це все!» — жодних викликів інструментів.\n");
+    assert!(d[0].negative, "{d:#?}");
+}

@@ -1175,7 +1175,10 @@ fn walk(
                 // are cases of their own.)
                 let arrowed = ks
                     .iter()
-                    .filter(|&&k| lexicon::ARROWS.iter().any(|a| lines[k].text.contains(a)))
+                    .filter(|&&k| {
+                        lexicon::ARROWS.iter().any(|a| lines[k].text.contains(a))
+                            || expects_after_quote(lines[k].text)
+                    })
                     .count();
                 // Between them, the assistant's turns or a narration of them
                 // (`2. The assistant asks which item.`), but no other field.
@@ -1277,6 +1280,18 @@ fn walk(
         }
         i = end;
     }
+}
+
+/// Whether a line goes on, after the utterance it quotes, to say what it expects
+/// (`Користувач: «…». Очікуємо DeleteItem …`): two words at least after its first quote.
+fn expects_after_quote(t: &str) -> bool {
+    reading::quotes(t).first().is_some_and(|&(_, b)| {
+        t[b..]
+            .split_whitespace()
+            .filter(|w| w.chars().any(char::is_alphanumeric))
+            .count()
+            >= 2
+    })
 }
 
 /// The content lines `a..b` of the first fenced block in `from..to` that holds words,
@@ -1571,7 +1586,15 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         continue;
                     }
                     let role = leading_label(lines[k].text).and_then(|(l, _)| label_role(&l));
-                    if role == Some(LabelRole::Prompt) && has_expect {
+                    // (`8. Користувач: «…». Очікуємо DeleteItem …` over `9. Користувач: «…» —
+                    // …`: a prompt item that says what it expects after its quote is a case
+                    // of its own.)
+                    if role == Some(LabelRole::Prompt)
+                        && (has_expect
+                            || group
+                                .last()
+                                .is_some_and(|&p| expects_after_quote(lines[p].text)))
+                    {
                         flush(&mut group, out);
                         has_expect = false;
                     }
