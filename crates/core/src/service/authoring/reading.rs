@@ -907,8 +907,10 @@ pub fn utterance_like(q: &str) -> bool {
         return true;
     }
     let words = q.split_whitespace().count();
+    // (One word is a name or a term, unless it is exclaimed or asked: `"thanks!"`.)
     if words < 2 {
-        return false;
+        return q.ends_with(['!', '?', '！', '？'])
+            && q.chars().filter(|c| c.is_alphabetic()).count() >= 2;
     }
     // `« Cas de test : »`, `"Expected:"`, `« À ne pas appeler »`: a label being named.
     if q.ends_with([':', '：'])

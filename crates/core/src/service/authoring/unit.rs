@@ -338,7 +338,16 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                         q.chars().count() <= 8
                     } else {
                         q.split_whitespace().count() <= 3
-                    } && lexicon::label_role(q).is_some_and(LabelRole::is_field));
+                    } && lexicon::label_role(q).is_some_and(LabelRole::is_field)
+                        // (`- "say hello" → echo`: an item that opens with a quote
+                        // pointing at its expectation says it.)
+                        && !(ARROWS.iter().any(|x| after.starts_with(x))
+                            && raw[..a]
+                                .trim_end_matches(|c: char| !c.is_alphanumeric() && c != ' ')
+                                .trim()
+                                .trim_start_matches(['-', '*', '+'])
+                                .trim()
+                                .is_empty()));
                 // (`R3 (was "…") now reads: "…"`: the old wording is no prompt.)
                 let former = lexicon::says_formerly(&raw[..a]);
                 utterance_like(q) && !lexicon::is_none_word(q) && !defined && !former

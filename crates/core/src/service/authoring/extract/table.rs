@@ -55,6 +55,9 @@ fn is_header(cells: &[String]) -> bool {
                 // (A form's columns are its questions: `¿Qué herramienta debería usar?`.)
                 && (!h.contains(['?', '？']) || role_of(h) != Role::Other || filled.len() >= 4)
                 && !h.ends_with(['.', '。', ':', '：'])
+                // (`- «say hi» → echo, message = hi`: a list item cut at its comma.)
+                && !h.contains(['«', '»', '“', '”', '→', '='])
+                && !h.starts_with("- ")
                 && !h.contains(": ")
                 && !h.contains(". ")
                 // (A lower-case run of words is a sentence's piece: `nario on indique la

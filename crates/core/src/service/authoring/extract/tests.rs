@@ -2146,3 +2146,15 @@ fn prompt_items_that_each_say_what_they_expect_are_cases_of_their_own() {
     let d = drafts("- «Дякую, це все!» — жодних викликів інструментів.\n");
     assert!(d[0].negative, "{d:#?}");
 }
+
+#[test]
+fn short_utterances_are_prompts_and_a_list_cut_at_its_commas_is_no_sheet() {
+    let doc = "- «say hi» → echo, message = hi\n- \"thanks!\" → no tool\n- \"Why?\" → just answer, no tools\n- \"hi\" → no tool\n";
+    assert_eq!(super::sniff(doc), super::Shape::Markdown);
+    let d = drafts(doc);
+    let prompts: Vec<&str> = d.iter().map(|c| c.prompts[0].as_str()).collect();
+    // (A lone word unquestioned and unexclaimed may be a name: `"hi"` is left out.)
+    assert_eq!(prompts, ["say hi", "thanks!", "Why?"], "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].tool, "echo");
+    assert!(d[1].negative && d[2].negative);
+}
