@@ -2158,3 +2158,18 @@ fn short_utterances_are_prompts_and_a_list_cut_at_its_commas_is_no_sheet() {
     assert_eq!(d[0].expected_calls[0].tool, "echo");
     assert!(d[1].negative && d[2].negative);
 }
+
+#[test]
+fn yaml_anchors_and_merge_keys_fill_in_the_arguments() {
+    let doc = "base: &pair\n  a: 1\ncases:\n  - prompt: \"add one and two\"\n    tool: get-sum\n    args:\n      <<: *pair\n      b: 2\n  - prompt: \"add one and five\"\n    tool: get-sum\n    args: {<<: *pair, b: 5}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap(),
+        json!({"a": 1, "b": 2}).as_object().unwrap()
+    );
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap(),
+        json!({"a": 1, "b": 5}).as_object().unwrap()
+    );
+}

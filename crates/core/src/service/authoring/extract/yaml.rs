@@ -2,8 +2,9 @@
 //! by a small block-YAML reader that keeps each node's line span.
 //!
 //! The subset: block mappings and sequences, plain, single- and double-quoted scalars,
-//! `|`/`>` block scalars, flow `[…]`/`{…}` on one line, comments. Anchors, aliases, tags and
-//! multi-line flow collections are not read (their text is kept as a string). A promptfoo
+//! `|`/`>` block scalars, flow `[…]`/`{…}` on one line, comments, anchors with their
+//! aliases and merge keys (`<<: *base`). Tags and multi-line flow collections are not read
+//! (their text is kept as a string). A promptfoo
 //! `defaultTest` is merged into every test (its vars as defaults, its asserts appended) and
 //! is never a case itself; a single prompt template is rendered with each test's vars.
 
@@ -230,6 +231,113 @@ fn without_anchor(s: &str) -> String {
     }
 }
 
+/// The values the document names with anchors (`x-sandbox: &sandbox` over its mapping).
+fn anchors(ix: &LineIndex, p: &mut Parser) -> Map<String, Value> {
+    let mut out = Map::new();
+    for j in 0..p.ls.len() {
+        let raw = strip_comment(ix.line(p.ls[j].no).trim());
+        let Some(at) = raw.find(": &").map(|i| i + 3) else {
+            continue;
+        };
+        let name: String = raw[at..]
+            .chars()
+            .take_while(|c| !c.is_whitespace())
+            .collect();
+        let Some((key, _)) = split_key(&p.ls[j].text) else {
+            continue;
+        };
+        let mut k = j;
+        let indent = p.ls[j].indent;
+        if let Some(v) = p
+            .node(&mut k, indent)
+            .and_then(|n| n.get(&key).map(YNode::to_value))
+        {
+            out.insert(name, v);
+        }
+    }
+    out
+}
+
+/// The tree with its aliases resolved: `*name` is the anchored value, and `<<: *name` (a
+/// merge key) adds the anchored mapping's entries the mapping does not set itself.
+fn with_aliases(n: YNode, anchors: &Map<String, Value>) -> YNode {
+    match n {
+        YNode::Map(m, a, b) => {
+            let mut out: Vec<(String, YNode)> = Vec::new();
+            let mut merged: Vec<(String, YNode)> = Vec::new();
+            for (k, v) in m {
+                match (&k[..], &v) {
+                    ("<<", YNode::Scalar(Value::String(alias), sa, sb)) => {
+                        if let Some(Value::Object(base)) =
+                            alias.strip_prefix('*').and_then(|x| anchors.get(x))
+                        {
+                            merged.extend(
+                                base.iter()
+                                    .map(|(k, v)| (k.clone(), YNode::Scalar(v.clone(), *sa, *sb))),
+                            );
+                        }
+                    }
+                    _ => out.push((k, with_aliases(v, anchors))),
+                }
+            }
+            for (k, v) in merged {
+                if !out.iter().any(|(o, _)| *o == k) {
+                    out.push((k, v));
+                }
+            }
+            YNode::Map(out, a, b)
+        }
+        YNode::Seq(items, a, b) => YNode::Seq(
+            items
+                .into_iter()
+                .map(|i| with_aliases(i, anchors))
+                .collect(),
+            a,
+            b,
+        ),
+        YNode::Scalar(v, a, b) => YNode::Scalar(value_with_aliases(v, anchors), a, b),
+    }
+}
+
+/// [`with_aliases`] inside a value written in flow style (`{<<: *sandbox, path: x}`).
+fn value_with_aliases(v: Value, anchors: &Map<String, Value>) -> Value {
+    match v {
+        Value::String(s) => match s.strip_prefix('*').and_then(|x| anchors.get(x)) {
+            Some(a) => a.clone(),
+            None => Value::String(s),
+        },
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|i| value_with_aliases(i, anchors))
+                .collect(),
+        ),
+        Value::Object(m) => {
+            let mut out = Map::new();
+            let mut merged = Map::new();
+            for (k, v) in m {
+                match (&k[..], v) {
+                    ("<<", Value::String(alias)) => {
+                        if let Some(Value::Object(base)) =
+                            alias.strip_prefix('*').and_then(|x| anchors.get(x))
+                        {
+                            merged.extend(base.clone());
+                        }
+                    }
+                    (_, v) => {
+                        out.insert(k, value_with_aliases(v, anchors));
+                    }
+                }
+            }
+            for (k, v) in merged {
+                out.entry(k).or_insert(v);
+            }
+            Value::Object(out)
+        }
+        other => other,
+    }
+}
+
 fn split_key(s: &str) -> Option<(String, String)> {
     let (k, rest) = if let Some(stripped) = s.strip_prefix('"') {
         let end = stripped.find('"')?;
@@ -440,6 +548,12 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut i = 0;
     let Some(root) = p.node(&mut i, 0) else {
         return Vec::new();
+    };
+    let anchors = anchors(ix, &mut p);
+    let root = if anchors.is_empty() {
+        root
+    } else {
+        with_aliases(root, &anchors)
     };
     if let Some(YNode::Seq(tests, ..)) = root.get("tests")
         && (root.get("prompts").is_some()
