@@ -2173,3 +2173,44 @@ fn yaml_anchors_and_merge_keys_fill_in_the_arguments() {
         json!({"a": 1, "b": 5}).as_object().unwrap()
     );
 }
+
+#[test]
+fn a_collections_test_script_states_the_tool_its_arguments_and_what_it_must_not_call() {
+    let doc = r#"{"info": {"name": "evals"}, "item": [
+  {"name": "Sum", "request": {"method": "POST", "description": "We expect get-sum with a=2, b=3.",
+    "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"what is two plus three\"}]}"}},
+   "event": [{"listen": "test", "script": {"exec": [
+     "const calls = pm.response.json().tool_calls || [];",
+     "pm.test('sum', () => pm.expect(calls[0].name).to.eql('get-sum'));"]}}]},
+  {"name": "Echo", "request": {"method": "POST",
+    "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"repeat hello back to me\"}]}"}},
+   "event": [{"listen": "test", "script": {"exec": [
+     "const calls = pm.response.json().tool_calls || [];",
+     "pm.expect(calls.map(c => c.name)).to.include('echo');",
+     "pm.expect(calls[0].arguments).to.deep.include({message: 'hello'});",
+     "pm.expect(calls.map(c => c.name)).to.not.include('legacy-echo');"]}}]},
+  {"name": "Chat", "request": {"method": "POST",
+    "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"how are you today?\"}]}"}},
+   "event": [{"listen": "test", "script": {"exec": [
+     "const calls = pm.response.json().tool_calls || [];",
+     "pm.test('no tools', () => pm.expect(calls).to.have.lengthOf(0));"]}}]},
+  {"name": "zz_archive", "item": [
+    {"name": "Old", "request": {"method": "POST",
+      "body": {"raw": "{\"messages\": [{\"role\": \"user\", \"content\": \"wait for two seconds\"}]}"}},
+     "event": [{"listen": "test", "script": {"exec": [
+       "pm.expect(calls[0].name).to.eql('slow');"]}}]}]}
+]}"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap(),
+        json!({"a": 2, "b": 3}).as_object().unwrap()
+    );
+    assert_eq!(d[1].expected_calls[0].tool, "echo");
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("hello")
+    );
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+    assert!(d[2].negative);
+}
