@@ -2214,3 +2214,12 @@ fn a_collections_test_script_states_the_tool_its_arguments_and_what_it_must_not_
     assert_eq!(d[1].never_called, ["legacy-echo"]);
     assert!(d[2].negative);
 }
+
+#[test]
+fn a_sheet_status_may_open_with_its_symbol_and_a_forbidden_all_may_carry_a_remark() {
+    let doc = "Name,Prompt,Expected tool,Must not call,Status\nSum,What is 4 plus 5?,get-sum,,✅ Done\nEcho,Say hello back to me,echo,,❌ Abandoned\nPoem,Write me a short poem about rain,,\"any tool — no calls at all\",🔍 In review\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+    assert!(d[1].negative, "{d:#?}");
+}

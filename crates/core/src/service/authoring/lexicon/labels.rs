@@ -48,6 +48,10 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "nu are voie sa apeleze",
+            "nu apela",
+            "nu trebuie sa apeleze",
+            "interzise",
             // A form's question for it.
             "algo que no deba hacer",
             "que no deba hacer",
@@ -272,6 +276,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Args,
         &[
+            "argumente",
+            "argumente json",
             "tham so",
             "doi so",
             "الوسائط",
@@ -334,6 +340,10 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Tool,
         &[
+            "unelte asteptate",
+            "unealta asteptata",
+            "unealta",
+            "unelte",
             "cong cu",
             "cong cu mong doi",
             "الأداة",

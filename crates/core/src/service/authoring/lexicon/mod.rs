@@ -1077,6 +1077,9 @@ pub const DIRECTLY: &[&str] = &[
 
 /// Tool-column values that mean "no tool".
 pub const NONE_WORDS: &[&str] = &[
+    "niciuna",
+    "niciunul",
+    "nimic",
     "لا شيء",
     "لا يوجد",
     "कोई नहीं",
@@ -1490,6 +1493,9 @@ pub const SAY_VERBS: &[&str] = &[
 
 /// Words meaning "every tool" in a forbidden-tools field (`Must not call: any`).
 pub const ALL_WORDS: &[&str] = &[
+    "toate",
+    "orice",
+    "orice unealta",
     "any",
     "all",
     "anything",
@@ -1540,7 +1546,11 @@ pub fn is_all_word(s: &str) -> bool {
         .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '(' | ')'))
         .trim_end_matches(['.', '!', '。'])
         .trim();
-    ALL_WORDS.contains(&t) || (t.len() > 1 && ALL_WORDS.contains(&t.trim_matches('*')))
+    // (`orice unealtă — fără apeluri`: a remark may follow a dash.)
+    let head = t.split(['—', '–']).next().unwrap_or(t).trim();
+    ALL_WORDS.contains(&t)
+        || ALL_WORDS.contains(&head)
+        || (t.len() > 1 && ALL_WORDS.contains(&t.trim_matches('*')))
 }
 
 pub fn is_none_word(s: &str) -> bool {
@@ -1665,6 +1675,8 @@ pub fn truthy(s: &str) -> Option<bool> {
 /// A template of a case, shown for authors to copy (its fields are placeholders), folded.
 pub const TEMPLATE_WORDS: &[&str] = &[
     "template",
+    "sablon",
+    "exemplu",
     "templates",
     "vorlage",
     "plantilla",
@@ -2245,6 +2257,9 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    "abandonat",
+    "amanat",
+    "sablon",
     "void",
     "avbruten",
     "avbrutet",
@@ -2555,8 +2570,10 @@ pub fn is_dropped_status(s: &str) -> bool {
         return false;
     }
     let f = fold(t);
+    // (`❌ Abandonat`, `⏸ Amânat`: a sheet's status may open with its symbol.)
     let t = f
         .trim()
+        .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '(')
         .trim_start_matches('(')
         .trim_end_matches(['.', '!', '。', ')'])
         .trim();
