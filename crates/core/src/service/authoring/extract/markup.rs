@@ -45,6 +45,8 @@ struct El {
     extra_cols: usize,
     /// The rows a table cell spans beyond its own (`rowspan="2"` → 1).
     extra_rows: usize,
+    /// The 1-based column a spreadsheet cell names for itself (`ss:Index`), 0 when none.
+    column: usize,
 }
 
 #[derive(Debug)]
@@ -157,8 +159,13 @@ fn parse(text: &str) -> El {
                     start: before,
                     end: after,
                     field: named_field(&e),
-                    extra_cols: span(&e, "colspan"),
-                    extra_rows: span(&e, "rowspan"),
+                    extra_cols: span(&e, "colspan")
+                        + span(&e, "table:number-columns-spanned")
+                        + merged(&e, "ss:MergeAcross"),
+                    extra_rows: span(&e, "rowspan")
+                        + span(&e, "table:number-rows-spanned")
+                        + merged(&e, "ss:MergeDown"),
+                    column: merged(&e, "ss:Index"),
                     ..El::default()
                 };
                 if VOID.contains(&name.as_str()) {
@@ -224,6 +231,26 @@ fn parse(text: &str) -> El {
     stack.pop().unwrap_or_default()
 }
 
+/// A table row: HTML's `<tr>`, a spreadsheet's `<Row>` (Excel 2003 XML) or
+/// `<table:table-row>` (OpenDocument).
+fn is_row(name: &str) -> bool {
+    matches!(name, "tr" | "row" | "table-row")
+}
+
+/// A table cell, in HTML, Excel 2003 XML or OpenDocument.
+fn is_cell(name: &str) -> bool {
+    matches!(name, "td" | "th" | "cell" | "table-cell")
+}
+
+/// A count an attribute gives as is (Excel's `ss:MergeAcross="6"`: six more columns).
+fn merged(e: &quick_xml::events::BytesStart, attr: &str) -> usize {
+    e.try_get_attribute(attr)
+        .ok()
+        .flatten()
+        .and_then(|a| a.value.trim().parse::<usize>().ok())
+        .map_or(0, |n| n.min(256))
+}
+
 /// The columns (or rows) a cell spans beyond its own.
 fn span(e: &quick_xml::events::BytesStart, attr: &str) -> usize {
     e.try_get_attribute(attr)
@@ -250,8 +277,12 @@ fn grid(rows: &[&El]) -> Vec<Vec<String>> {
     let mut out = Vec::with_capacity(rows.len());
     for tr in rows {
         let mut row: Vec<String> = Vec::new();
-        for c in tr.elements().filter(|c| c.name == "td" || c.name == "th") {
+        for c in tr.elements().filter(|c| is_cell(&c.name)) {
             take_pending(&mut row, &mut pending);
+            // (A sheet leaves out empty cells and numbers the next: `ss:Index="4"`.)
+            if c.column > row.len() + 1 {
+                row.resize(c.column - 1, String::new());
+            }
             let at = row.len();
             let text = c.text();
             if c.extra_rows > 0 {
@@ -327,7 +358,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         let mut rows = Vec::new();
         table.descendants(&mut rows);
-        let rows: Vec<&El> = rows.into_iter().filter(|e| e.name == "tr").collect();
+        let rows: Vec<&El> = rows.into_iter().filter(|e| is_row(&e.name)).collect();
         let cells = grid(&rows);
         // (A spreadsheet's row number is no label; a title cell spanning the row is none.)
         let Some(h) = cells.iter().position(|r| {
@@ -450,7 +481,13 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         .into_iter()
         .map(|(a, b, m, shape)| {
             let (s, e) = ix.span_of(a, b);
-            object_draft(&m, s, e, shape, cat)
+            let d = object_draft(&m, s, e, shape, cat);
+            // (A row naming a tool and no prompt, a sheet of run results' `PASS |
+            // listEvents`, asks nothing: no case.)
+            if shape == "table row" && d.prompts.is_empty() {
+                return Draft::default();
+            }
+            d
         })
         .collect();
     // Cases written around the tables (a `<details>` of cases added later, in prose):

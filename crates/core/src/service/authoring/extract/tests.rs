@@ -2223,3 +2223,14 @@ fn a_sheet_status_may_open_with_its_symbol_and_a_forbidden_all_may_carry_a_remar
     assert_eq!(d[0].expected_calls[0].tool, "get-sum");
     assert!(d[1].negative, "{d:#?}");
 }
+
+#[test]
+fn an_excel_2003_xml_sheet_reads_its_rows_and_leaves_a_sheet_of_results_out() {
+    let doc = "<?xml version=\"1.0\"?>\n<Workbook xmlns=\"urn:schemas-microsoft-com:office:spreadsheet\" xmlns:ss=\"urn:schemas-microsoft-com:office:spreadsheet\">\n <Worksheet ss:Name=\"Cases\">\n  <Table>\n   <Row><Cell ss:MergeAcross=\"3\"><Data ss:Type=\"String\">Evaluation round 2</Data></Cell></Row>\n   <Row><Cell><Data ss:Type=\"String\">ID</Data></Cell><Cell><Data ss:Type=\"String\">Prompt</Data></Cell><Cell><Data ss:Type=\"String\">Expected tool</Data></Cell><Cell><Data ss:Type=\"String\">Status</Data></Cell></Row>\n   <Row><Cell><Data ss:Type=\"Number\">1</Data></Cell><Cell><Data ss:Type=\"String\">What is 3 plus 4?</Data></Cell><Cell><Data ss:Type=\"String\">get-sum</Data></Cell></Row>\n   <Row><Cell><Data ss:Type=\"Number\">2</Data></Cell><Cell><Data ss:Type=\"String\">Say hello back to me</Data></Cell><Cell ss:Index=\"4\"><Data ss:Type=\"String\">ok</Data></Cell></Row>\n  </Table>\n </Worksheet>\n <Worksheet ss:Name=\"Results\">\n  <Table>\n   <Row><Cell><Data ss:Type=\"String\">ID</Data></Cell><Cell><Data ss:Type=\"String\">Result</Data></Cell><Cell><Data ss:Type=\"String\">Called tool</Data></Cell></Row>\n   <Row><Cell><Data ss:Type=\"Number\">1</Data></Cell><Cell><Data ss:Type=\"String\">PASS</Data></Cell><Cell><Data ss:Type=\"String\">get-sum</Data></Cell></Row>\n  </Table>\n </Worksheet>\n</Workbook>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is 3 plus 4?"]);
+    assert_eq!(d[0].expected_calls[0].tool, "get-sum");
+    // (`ss:Index="4"` puts `ok` in the status column, not under the tool.)
+    assert!(d[1].expected_calls.is_empty(), "{d:#?}");
+}

@@ -49,6 +49,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
         LabelRole::Forbidden,
         &[
             "nu are voie sa apeleze",
+            "ei saa kutsua",
+            "ei saa kayttaa",
             "nu apela",
             "nu trebuie sa apeleze",
             "interzise",

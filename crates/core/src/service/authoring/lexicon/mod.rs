@@ -2257,6 +2257,9 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    "hylatty",
+    "peruttu",
+    "poistettu",
     "abandonat",
     "amanat",
     "sablon",
