@@ -78,7 +78,14 @@ fn is_variable(c: &str) -> bool {
 
 /// `${True}` → `true`, `${42}` → `42`: Robot's literal variables as the values they are.
 fn value(c: &str) -> String {
-    let mut out = c.to_string();
+    // (`pageSize=${10}`: a number written as a variable.)
+    let numbered = |inner: &str| !inner.is_empty() && inner.parse::<f64>().is_ok();
+    let mut out = match c.find("${") {
+        Some(at) if c.ends_with('}') && numbered(&c[at + 2..c.len() - 1]) => {
+            format!("{}{}", &c[..at], &c[at + 2..c.len() - 1])
+        }
+        _ => c.to_string(),
+    };
     for (from, to) in [
         ("${True}", "true"),
         ("${False}", "false"),
@@ -114,11 +121,38 @@ fn step(c: &[String]) -> String {
     {
         return format!("Prompt: \"{said}\"");
     }
+    // A check on the reply (`Response Should Contain`, `Réponse Doit Mentionner`): what
+    // it names is said, not called.
+    const REPLY: &[&str] = &[
+        "response",
+        "reply",
+        "answer",
+        "output",
+        "reponse",
+        "antwort",
+        "respuesta",
+        "risposta",
+        "resposta",
+        "antwoord",
+        "svar",
+        "vastaus",
+    ];
+    if kw
+        .split_whitespace()
+        .any(|w| REPLY.contains(&lexicon::fold(w).as_str()))
+        && !rest.is_empty()
+    {
+        return format!("Expected: the reply mentions \"{}\"", rest.join(" "));
+    }
     // A checking keyword: what it names is expected, or forbidden when it is negated
     // (`Tool Should Not Be Called`); negated with nothing named, no tool at all.
-    let negated = kw
-        .split_whitespace()
-        .any(|w| lexicon::listed(lexicon::NEGATION, w) || w.ends_with("n't"));
+    // (`No Tool Should Be Called`, `Aucun Outil Appelé`: a negating determiner too.)
+    let negated = kw.split_whitespace().any(|w| {
+        let w = lexicon::fold(w);
+        lexicon::listed(lexicon::NEGATION, &w)
+            || lexicon::listed(lexicon::NO_DETERMINER, &w)
+            || w.ends_with("n't")
+    });
     match (negated, rest.split_first()) {
         (true, None) => format!("Expected: {first}"),
         (true, Some(_)) => format!("Must not call: {}", rest.join(", ")),

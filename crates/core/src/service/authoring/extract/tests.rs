@@ -2234,3 +2234,16 @@ fn an_excel_2003_xml_sheet_reads_its_rows_and_leaves_a_sheet_of_results_out() {
     // (`ss:Index="4"` puts `ok` in the status column, not under the tool.)
     assert!(d[1].expected_calls.is_empty(), "{d:#?}");
 }
+
+#[test]
+fn a_robot_check_on_the_reply_names_no_tool_and_a_no_tool_keyword_is_negative() {
+    let doc = "*** Settings ***\nLibrary    McpEval\n\n*** Test Cases ***\nCapital Without Tools\n    Send Prompt    What is the capital of Australia?\n    No Tool Called\n    Response Should Mention    Canberra\n\nPaged Catalogue\n    Send Prompt    Show the catalogue, ten items a page please\n    Tool Called    list-items    pageSize=${10}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d[0].negative, "{d:#?}");
+    assert!(d[0].expected_calls.is_empty());
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["pageSize"],
+        json!(10)
+    );
+}
