@@ -98,10 +98,18 @@ impl El {
                             | "h5"
                             | "h6"
                     );
+                    // (A struck cell, `<s>Slet alt i /</s>`, stays struck.)
+                    let struck = matches!(e.name.as_str(), "s" | "del" | "strike");
                     if block {
                         out.push('\n');
                     }
+                    if struck {
+                        out.push_str("~~");
+                    }
                     e.collect_text(out);
+                    if struck {
+                        out.push_str("~~");
+                    }
                     if block {
                         out.push('\n');
                     }
@@ -485,6 +493,13 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             // (A row naming a tool and no prompt, a sheet of run results' `PASS |
             // listEvents`, asks nothing: no case.)
             if shape == "table row" && d.prompts.is_empty() {
+                return Draft::default();
+            }
+            // (A row whose prompt is struck through, `<s>…</s>`, was taken back.)
+            if d.prompts
+                .first()
+                .is_some_and(|p| p.starts_with("~~") && p.ends_with("~~"))
+            {
                 return Draft::default();
             }
             d

@@ -2247,3 +2247,12 @@ fn a_robot_check_on_the_reply_names_no_tool_and_a_no_tool_keyword_is_negative() 
         json!(10)
     );
 }
+
+#[test]
+fn a_struck_html_row_is_no_case_and_intet_vaerktoej_is_no_tool() {
+    let doc = "<h2>Scenarier</h2>\n<table>\n<tr><th>#</th><th>Brugerprompt</th><th>Forventet værktøj</th><th>Argumenter</th></tr>\n<tr><td>1</td><td>Hvad er 2 plus 9?</td><td>get-sum</td><td>a=2, b=9</td></tr>\n<tr><td>2</td><td>Hvad er et symbolsk link?</td><td><em>intet værktøj</em></td><td>–</td></tr>\n<tr><td><s>3</s></td><td><s>Slet alt</s></td><td><s>delete-item</s></td><td><s>id: all</s></td></tr>\n</table>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(9));
+    assert!(d[1].negative, "{d:#?}");
+}

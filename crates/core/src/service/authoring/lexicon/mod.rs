@@ -851,6 +851,7 @@ pub const TOOL_NOUNS: &[&str] = &[
     "verktyg*",
     "vaerktoj*",
     "værktøj*",
+    "værktoj*",
     "verktøy*",
     "nastroj*",
     "alat",
@@ -1077,6 +1078,9 @@ pub const DIRECTLY: &[&str] = &[
 
 /// Tool-column values that mean "no tool".
 pub const NONE_WORDS: &[&str] = &[
+    "intet værktoj",
+    "intet",
+    "ingen værktojer",
     "niciuna",
     "niciunul",
     "nimic",
@@ -1749,6 +1753,8 @@ pub const NOT_CASES: &[&str] = &[
     "not cases",
     "not test cases",
     "not a test",
+    "ikke en test",
+    "ikke en testcase",
     "no test",
     "housekeeping",
     "setup",
@@ -2352,6 +2358,9 @@ pub const DROPPED_STATUS: &[&str] = &[
     "항목 삭제",
     "left it out",
     "not a case",
+    "not a test",
+    "ikke en test",
+    "fjernet",
     "won't do",
     "wont do",
     "will not do",
