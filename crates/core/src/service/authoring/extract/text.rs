@@ -1206,24 +1206,28 @@ fn walk(
                         && !reading::read(lines[k].text, cat).is_empty()
                 });
             let table_turns = prompts == 0 && conversation_table(lines, i + 1, end).is_some();
-            // A prompt set in a fenced block of text, the case's fields labelled around it.
-            // (Or, without a label, words that expect something: `- ツール呼び出しなし`.)
-            let fenced = prompts == 0
-                && !sub_headings
-                && prose_fence(lines, i + 1, end).is_some()
-                && ((i + 1..end).any(|k| {
-                    matches!(
-                        lines[k].label,
-                        Some(LabelRole::Expected | LabelRole::Tool | LabelRole::Forbidden)
-                    )
-                }) || {
+            // Whether the body states an expectation: a field with one of these labels, or
+            // words that expect a call or none (`- ツール呼び出しなし`).
+            let states_expectation = |labels: &[LabelRole]| {
+                (i + 1..end).any(|k| lines[k].label.is_some_and(|l| labels.contains(&l))) || {
                     let rest: Vec<&str> = (i + 1..end)
                         .filter(|&k| matches!(lines[k].kind, Kind::Text | Kind::Item))
                         .map(|k| lines[k].text)
                         .collect();
                     let r = reading::read(&rest.join("\n"), cat);
                     r.negative.is_some() || !r.calls.is_empty()
-                });
+                }
+            };
+            // A prompt set in a fenced block of text, the case's fields labelled around it.
+            // (Or, without a label, words that expect something: `- ツール呼び出しなし`.)
+            let fenced = prompts == 0
+                && !sub_headings
+                && prose_fence(lines, i + 1, end).is_some()
+                && states_expectation(&[
+                    LabelRole::Expected,
+                    LabelRole::Tool,
+                    LabelRole::Forbidden,
+                ]);
             // No prompt in the body, but a keyed title that is itself what the user says
             // (an outline's `K1: Cari barang …` node over its tool and arguments).
             let titled = prompts == 0
@@ -1237,16 +1241,7 @@ fn walk(
                         .iter()
                         .any(|&(a, b)| reading::utterance_like(&t[a..b]))
                 })
-                && ((i + 1..end).any(|k| {
-                    matches!(lines[k].label, Some(LabelRole::Expected | LabelRole::Tool))
-                }) || {
-                    let rest: Vec<&str> = (i + 1..end)
-                        .filter(|&k| matches!(lines[k].kind, Kind::Text | Kind::Item))
-                        .map(|k| lines[k].text)
-                        .collect();
-                    let r = reading::read(&rest.join("\n"), cat);
-                    r.negative.is_some() || !r.calls.is_empty()
-                });
+                && states_expectation(&[LabelRole::Expected, LabelRole::Tool]);
             if (prompts == 1 && !listed_cases
                 || fenced
                 || titled
