@@ -756,6 +756,11 @@ impl Fields {
                     }
                 }
                 Role::Prompt => {
+                    // (A prompt struck through, `~~…~~` or a cell in `<s>`, was taken back.)
+                    let t = text.trim();
+                    if t.len() > 4 && t.starts_with("~~") && t.ends_with("~~") {
+                        dropped = true;
+                    }
                     let ps = prompts_of(value, &mut d.notes);
                     if !ps.is_empty() {
                         rules.push(format!("`{label}` → prompt step"));

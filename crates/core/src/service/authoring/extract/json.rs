@@ -296,22 +296,13 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         .collect();
     // In a chat, the message right after a proposal may put it off or turn it down
     // ("not needed for now, next sprint"): what the chat agreed is what counts.
-    let declined: Vec<bool> = (0..read.len())
+    let replies: Vec<Option<String>> = (0..read.len())
         .map(|k| {
-            read[k].1.is_some()
-                && read
-                    .get(k + 1)
-                    .and_then(|r| r.1.as_deref())
-                    .is_some_and(|reply| {
-                        !read[k + 1].0.is_case() && super::retract::declines(reply)
-                    })
+            read[k].1.as_ref()?;
+            read.get(k + 1)?.1.clone()
         })
         .collect();
-    read.into_iter()
-        .zip(declined)
-        .filter(|(_, no)| !no)
-        .map(|((d, _), _)| d)
-        .collect()
+    super::retract::without_declined(read.into_iter().map(|(d, _)| d).collect(), &replies)
 }
 
 /// The requests of an API collection (Postman, Insomnia, Bruno exports): the smallest

@@ -495,13 +495,6 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             if shape == "table row" && d.prompts.is_empty() {
                 return Draft::default();
             }
-            // (A row whose prompt is struck through, `<s>…</s>`, was taken back.)
-            if d.prompts
-                .first()
-                .is_some_and(|p| p.starts_with("~~") && p.ends_with("~~"))
-            {
-                return Draft::default();
-            }
             d
         })
         .collect();

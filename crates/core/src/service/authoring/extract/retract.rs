@@ -343,9 +343,24 @@ fn top_posted_messages(ix: &LineIndex) -> Option<Vec<usize>> {
     (m > 0).then_some(out)
 }
 
-/// Whether a reply puts off or turns down the proposal it answers.
-pub(super) fn declines(reply: &str) -> bool {
-    lexicon::has_any(&fold(reply), DECLINES)
+/// The drafts of a conversation read message by message, without those the reply right
+/// after puts off or turns down (`replies[k]`: the text answering draft `k`, when it is
+/// another's). A reply that is itself a case proposes, it does not answer.
+pub(super) fn without_declined(drafts: Vec<Draft>, replies: &[Option<String>]) -> Vec<Draft> {
+    let declined: Vec<bool> = (0..drafts.len())
+        .map(|k| {
+            replies.get(k).and_then(Option::as_deref).is_some_and(|r| {
+                drafts.get(k + 1).is_some_and(|next| !next.is_case())
+                    && lexicon::has_any(&fold(r), DECLINES)
+            })
+        })
+        .collect();
+    drafts
+        .into_iter()
+        .zip(declined)
+        .filter(|(d, no)| d.is_case() && !no)
+        .map(|(d, _)| d)
+        .collect()
 }
 
 /// What a reply says of a proposal it puts off or turns down (folded).

@@ -82,18 +82,13 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         })
         .collect();
     // The next speaker putting a proposal off drops it.
-    let mut out = Vec::new();
-    for (k, d) in drafts.iter().enumerate() {
-        let declined = drafts.get(k + 1).is_some_and(|next| {
-            !next.is_case()
-                && turns[k + 1].who != turns[k].who
-                && super::retract::declines(&turns[k + 1].said.join(" "))
-        });
-        if d.is_case() && !declined {
-            out.push(d.clone());
-        }
-    }
-    out
+    let replies: Vec<Option<String>> = (0..turns.len())
+        .map(|k| {
+            let other = turns.get(k + 1).is_some_and(|n| n.who != turns[k].who);
+            other.then(|| turns[k + 1].said.join(" "))
+        })
+        .collect();
+    super::retract::without_declined(drafts, &replies)
 }
 
 /// The transcript's turns, cue timings, numbers and notes left out.
@@ -192,22 +187,13 @@ fn speaker(t: &str) -> (Option<String>, &str) {
     (None, t)
 }
 
-/// A cue's words without its inline tags (`<i>`, `<c.yellow>`, `</v>`, `<00:00:03.000>`).
+/// A cue's words without its inline tags (`<i>`, `<c.yellow>`, `</v>`, `<00:00:03.000>`)
+/// and with its entities decoded.
 fn without_tags(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(open) = rest.find('<') {
-        out.push_str(&rest[..open]);
-        match rest[open..].find('>') {
-            Some(close) => rest = &rest[open + close + 1..],
-            None => {
-                out.push_str(&rest[open..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out.trim().to_string()
+    super::markup::blank_tags(s)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[cfg(test)]
