@@ -11,8 +11,12 @@
 //! and each record is read like a JSON case object. A page with neither is read as text,
 //! its tags blanked out so the lines (and so the spans) stay where they were.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
 use quick_xml::Reader;
 use quick_xml::events::Event;
+use regex::Regex;
 use serde_json::{Map, Value};
 
 use super::json::object_draft;
@@ -80,6 +84,13 @@ impl El {
         }
         for c in &self.children {
             match c {
+                // (Rich text escaped into an XML field, an RSS `<description>` or a
+                // test tool's steps, shows as the Markdown its HTML stands for.)
+                Node::Text(t) if t.contains("</") || t.contains("<br") => {
+                    out.push('\n');
+                    out.push_str(&html_markdown(t));
+                    out.push('\n');
+                }
                 Node::Text(t) => out.push_str(&t.replace('\n', " ")),
                 Node::El(e) => {
                     let block = matches!(
@@ -333,9 +344,14 @@ fn named_field(e: &quick_xml::events::BytesStart) -> Option<(String, String)> {
     }
 }
 
+/// Adds a node to the open element; text joins the text before it, so a description
+/// escaped as `&lt;p&gt;…` reads as the one run of HTML it is.
 fn push(stack: &mut [El], n: Node) {
     if let Some(top) = stack.last_mut() {
-        top.children.push(n);
+        match (top.children.last_mut(), n) {
+            (Some(Node::Text(before)), Node::Text(t)) => before.push_str(&t),
+            (_, n) => top.children.push(n),
+        }
     }
 }
 
@@ -440,8 +456,15 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let mut by_tag: Vec<(&str, Vec<&El>)> = Vec::new();
         for el in &all {
             let m = leaves(el);
+            // (A tracker's issue, `<item>` of a Jira export, names no case field: its
+            // description, rich text of several lines, is a page of its own.)
+            let card = || {
+                m.iter().any(|(k, v)| {
+                    role_of(k) == Role::Title && v.as_str().is_some_and(|t| t.contains('\n'))
+                })
+            };
             if m.len() >= 2
-                && names_a_case(m.keys().map(String::as_str))
+                && (names_a_case(m.keys().map(String::as_str)) || card())
                 && name_counts.get(el.name.as_str()).is_some_and(|n| *n >= 2)
             {
                 match by_tag.iter_mut().find(|(t, _)| *t == el.name) {
@@ -645,8 +668,9 @@ pub fn html_markdown(html: &str) -> String {
 /// paragraph opening a line, by `- ` (each a unit); a heading or a `<summary>` opening a
 /// line by `#`s; `<q>` by quotes and a strike by `~~`.
 pub fn blank_tags(text: &str) -> String {
+    let text = unescaped_tags(text);
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+    let mut rest = text.as_ref();
     while let Some(c) = rest.chars().next() {
         if c == '<'
             && let Some(close) = rest.find('>')
@@ -715,4 +739,18 @@ pub fn blank_tags(text: &str) -> String {
         rest = &rest[c.len_utf8()..];
     }
     out
+}
+
+/// The text with its escaped tags (`&lt;p&gt;`, an RSS `<description>`'s or a test tool's
+/// rich-text field) written as tags, so they are read as the markup they stand for. A
+/// tag's escape never holds a line break, so the lines stay where they were.
+fn unescaped_tags(text: &str) -> Cow<'_, str> {
+    static ESCAPED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"&lt;(/?[A-Za-z][A-Za-z0-9:-]*(?:[ \t/][^\n]*?)?)&gt;")
+            .expect("escaped tag pattern compiles")
+    });
+    if !text.contains("&lt;/") {
+        return Cow::Borrowed(text);
+    }
+    ESCAPED.replace_all(text, "<$1>")
 }

@@ -2256,3 +2256,17 @@ fn a_struck_html_row_is_no_case_and_intet_vaerktoej_is_no_tool() {
     assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(9));
     assert!(d[1].negative, "{d:#?}");
 }
+
+#[test]
+fn a_tracker_feed_with_escaped_html_descriptions_gives_a_case_per_issue() {
+    let doc = "<?xml version=\"1.0\"?>\n<rss version=\"0.92\">\n<channel>\n<title>Tracker</title>\n<item>\n  <title>[EV-1] Environment token</title>\n  <description>&lt;p&gt;Put the API token in the vault before the run.&lt;/p&gt;</description>\n  <status>Done</status>\n</item>\n<item>\n  <title>[EV-2] Adding</title>\n  <description>&lt;p&gt;&lt;b&gt;User prompt:&lt;/b&gt;&lt;/p&gt;\n&lt;p&gt;What is 12 plus 30?&lt;/p&gt;\n&lt;p&gt;&lt;b&gt;Expected:&lt;/b&gt; calls &lt;tt&gt;get-sum&lt;/tt&gt; with a=12, b=30&lt;/p&gt;</description>\n  <status>Ready</status>\n</item>\n<item>\n  <title>[EV-3] Chit-chat</title>\n  <description>&lt;p&gt;The user writes: &lt;em&gt;How are you today?&lt;/em&gt;&lt;/p&gt;\n&lt;p&gt;No tool at all, it just answers.&lt;/p&gt;</description>\n  <status>Ready</status>\n</item>\n</channel>\n</rss>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is 12 plus 30?"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (10, 16));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(30)
+    );
+    assert!(d[1].negative, "{d:#?}");
+}
