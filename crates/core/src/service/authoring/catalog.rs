@@ -195,11 +195,27 @@ const CONNECTORS: &[&str] = &[
     "debe ser",
     "deve ser",
     "dovrebbe essere",
+    "ska vara",
+    "skall vara",
+    "bör vara",
+    "skal være",
+    "skal vere",
+    "pitää olla",
+    "má byť",
+    "musí byť",
+    "musí být",
+    "má být",
+    "trebuie să fie",
+    "legyen",
     "sollte",
     "muss",
     "moet",
     "is",
     "ist",
+    "är",
+    "er",
+    "je",
+    "jest",
     "est",
     "es",
     "é",
@@ -567,6 +583,7 @@ impl Catalog {
         if lower.len() == text.len() {
             self.described_mentions(text, &lower, &mut out);
             self.described_in_other_words(text, &lower, &mut out);
+            self.described_in_compounds(text, &lower, &mut out);
         }
         out.sort_by_key(|m| m.start);
         out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
@@ -1053,6 +1070,34 @@ impl Catalog {
                     end: start + written.len(),
                     via: Via::Description,
                     written: written.to_string(),
+                });
+            }
+        }
+    }
+
+    /// A compound whose last part is a tool noun (`väderverktyget`, `Suchwerkzeug`): the
+    /// tool its first part says, in the words of the lexicon's concepts.
+    fn described_in_compounds(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
+        for (word, part, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).compound_ends(lower) {
+            let modifier = &lower[word..part];
+            let end = lower[part..]
+                .find(|c: char| !c.is_alphanumeric())
+                .map_or(lower.len(), |i| part + i);
+            if modifier.chars().count() < 3
+                || out.iter().any(|m| m.start < end && word < m.end)
+                || !text.is_char_boundary(word)
+                || !text.is_char_boundary(end)
+            {
+                continue;
+            }
+            let words = lexicon::concepts::english_words(&fold(modifier));
+            if let Some((t, _)) = self.best_described(&words) {
+                out.push(Mention {
+                    tool: Some(t),
+                    start: word,
+                    end,
+                    via: Via::Description,
+                    written: text[word..end].to_string(),
                 });
             }
         }

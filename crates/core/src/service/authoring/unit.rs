@@ -228,6 +228,13 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         return None;
     }
     for s in segs {
+        // A record whose one type or tag is set-up (`setup`, `Environment`) is no case.
+        if s.role == Some(LabelRole::Type)
+            && !s.text.contains([',', ';', '|', '\n'])
+            && lexicon::heading_excludes(&s.text)
+        {
+            return None;
+        }
         // (A status may give its reason after it: `Rejected. CI times out on 10 MB.`)
         if s.role == Some(LabelRole::Status) {
             let first = s.text.split(['.', '।', '。', ';', '!', '\n']).next();

@@ -600,6 +600,33 @@ fn leaves(el: &El) -> Map<String, Value> {
     out
 }
 
+/// The steps of a manual test kept as markup in one field (Azure DevOps' `<steps>`, whose
+/// `<step>` holds the action and then the expected result as two like elements): each
+/// step's action and expected result, or `None` when the text holds no such steps.
+pub fn step_pairs(text: &str) -> Option<Vec<(String, String)>> {
+    if !text.trim_start().starts_with('<') {
+        return None;
+    }
+    let root = parse(text);
+    let mut all = Vec::new();
+    root.descendants(&mut all);
+    let pairs: Vec<(String, String)> = all
+        .iter()
+        .filter(|e| e.name == "step" || e.name.ends_with(":step"))
+        .map(|step| {
+            let mut parts = step
+                .elements()
+                .filter(|c| c.elements().next().is_none())
+                .map(El::text)
+                .filter(|t| !t.is_empty());
+            let action = parts.next().unwrap_or_default();
+            (action, parts.next().unwrap_or_default())
+        })
+        .filter(|(a, e)| !a.is_empty() || !e.is_empty())
+        .collect();
+    (!pairs.is_empty()).then_some(pairs)
+}
+
 /// The text of a named entity (`rarr` → `→`); character references are resolved apart.
 fn entity(name: &str) -> Option<&'static str> {
     Some(match name {

@@ -12,7 +12,9 @@ use crate::service::authoring::fields::{Role, role_of};
 use crate::service::authoring::lexicon::{self, LabelRole};
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::reading;
-use crate::service::authoring::unit::{Segment, UnitInfo, cell_segments, read_unit};
+use crate::service::authoring::unit::{
+    Segment, UnitInfo, cell_segments, leading_role, read_unit, said_in_steps, segments_of,
+};
 
 /// Splits one line at `d` outside double quotes (for sniffing only).
 fn split_line(line: &str, d: char) -> Vec<String> {
@@ -280,6 +282,35 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
                 _ => {}
             }
             if h.starts_with("__metadata:") && seg.role.is_none() {
+                continue;
+            }
+            // Steps kept as markup (an Azure DevOps export): the actions are the steps,
+            // their results what is expected.
+            if seg.role == Some(LabelRole::Steps)
+                && let Some(pairs) = super::markup::step_pairs(&v)
+            {
+                let (mut actions, expected): (Vec<String>, Vec<String>) = pairs.into_iter().unzip();
+                let join = |v: Vec<String>| {
+                    v.into_iter()
+                        .filter(|t| !t.is_empty())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                // (No step says what the tester types, but the first expects a call or
+                // none: its action is the message sent, `Fråga: …` under its own label.)
+                if said_in_steps(&actions.join("\n")).is_empty()
+                    && !actions[0].is_empty()
+                    && !reading::read(&expected[0], cat).is_empty()
+                {
+                    let first = actions.remove(0);
+                    if leading_role(&first) == Some(LabelRole::Prompt) {
+                        segs.extend(segments_of(&first));
+                    } else {
+                        segs.push(Segment::labelled("prompt", first));
+                    }
+                }
+                segs.push(Segment::labelled(label, join(actions)));
+                segs.push(Segment::labelled("expected result", join(expected)));
                 continue;
             }
             // A description cell that holds the case's own fields.

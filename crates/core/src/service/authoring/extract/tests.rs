@@ -2270,3 +2270,25 @@ fn a_tracker_feed_with_escaped_html_descriptions_gives_a_case_per_issue() {
     );
     assert!(d[1].negative, "{d:#?}");
 }
+
+#[test]
+fn steps_kept_as_markup_in_a_csv_cell_are_actions_and_expected_results() {
+    let doc = "ID,Work Item Type,Title,State,Tags,Steps\n\
+101,Shared Steps,Start the server,Active,setup,\"<steps id=\"\"0\"\"><step id=\"\"2\"\" type=\"\"ActionStep\"\"><parameterizedString isformatted=\"\"true\"\">&lt;DIV&gt;&lt;P&gt;Run &lt;CODE&gt;npm start&lt;/CODE&gt;&lt;/P&gt;&lt;/DIV&gt;</parameterizedString><parameterizedString isformatted=\"\"true\"\">&lt;P&gt;Port 3000 answers&lt;/P&gt;</parameterizedString><description/></step></steps>\"\n\
+102,Test Case,Adding,Ready,eval; maths,\"<steps id=\"\"0\"\"><step id=\"\"2\"\" type=\"\"ActionStep\"\"><parameterizedString isformatted=\"\"true\"\">&lt;DIV&gt;&lt;P&gt;What is 8 plus 5?&lt;/P&gt;&lt;/DIV&gt;</parameterizedString><parameterizedString isformatted=\"\"true\"\">&lt;DIV&gt;&lt;P&gt;get-sum is called with a=8, b=5&lt;/P&gt;&lt;/DIV&gt;</parameterizedString><description/></step><step id=\"\"3\"\" type=\"\"ValidateStep\"\"><parameterizedString isformatted=\"\"true\"\">&lt;P&gt;Read the answer&lt;/P&gt;</parameterizedString><parameterizedString isformatted=\"\"true\"\">&lt;P&gt;13&lt;/P&gt;</parameterizedString></step></steps>\"\n\
+103,Test Case,Small talk,Ready,eval,\"<steps id=\"\"0\"\"><step id=\"\"2\"\" type=\"\"ActionStep\"\"><parameterizedString isformatted=\"\"true\"\">&lt;P&gt;Prompt: How are you today?&lt;/P&gt;</parameterizedString><parameterizedString isformatted=\"\"true\"\">&lt;P&gt;Answers directly, &lt;B&gt;no tool calls&lt;/B&gt;&lt;/P&gt;</parameterizedString></step></steps>\"\n";
+    let d = drafts(doc);
+    // (The shared steps, tagged set-up, are no case.)
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is 8 plus 5?"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["a"], json!(8));
+    assert_eq!(d[1].prompts, ["How are you today?"]);
+    assert!(d[1].negative, "{d:#?}");
+}
+
+#[test]
+fn a_compound_ending_in_a_tool_noun_names_the_tool_its_first_part_says() {
+    let d = drafts("- „Was ist 4 plus 5?“ Erwartet: das Summenwerkzeug mit a=4, b=5\n");
+    assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(5));
+}

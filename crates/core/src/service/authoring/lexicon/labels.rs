@@ -904,6 +904,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
         LabelRole::Status,
         &[
             "status",
+            "state",
             "resolution",
             "estado",
             "stato",

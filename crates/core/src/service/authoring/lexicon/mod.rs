@@ -205,6 +205,31 @@ impl WordSet {
             .collect()
     }
 
+    /// Every occurrence that closes a longer word (a compound's last part: `verktyget` in
+    /// `väderverktyget`): `(position of the word, position of the part, its end)`.
+    pub fn compound_ends(&self, text: &str) -> Vec<(usize, usize, usize)> {
+        self.ac
+            .find_overlapping_iter(text)
+            .filter(|m| {
+                let (prefix, cjk) = self.kinds[m.pattern().as_usize()];
+                let after = text[m.end()..].chars().next();
+                !cjk && text[..m.start()]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphabetic)
+                    && (prefix || after.is_none_or(|c| !is_word_char(c)))
+            })
+            .map(|m| {
+                let word = text[..m.start()]
+                    .rfind(|c: char| !c.is_alphabetic())
+                    .map_or(0, |i| {
+                        i + text[i..].chars().next().map_or(1, char::len_utf8)
+                    });
+                (word, m.start(), m.end())
+            })
+            .collect()
+    }
+
     /// Whether folded `text` holds any of the words.
     pub fn any_in(&self, text: &str) -> bool {
         self.ac
