@@ -41,6 +41,7 @@
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
 pub mod asciidoc;
+pub mod chatlog;
 pub mod code;
 pub mod columns;
 pub mod diff;
@@ -113,6 +114,8 @@ pub enum Shape {
     Asciidoc,
     /// A recorded call's transcript (WebVTT, SubRip).
     Transcript,
+    /// A chat log exported or pasted as text (WhatsApp, Discord, IRC).
+    ChatLog,
     Markdown,
 }
 
@@ -165,6 +168,9 @@ pub fn sniff(text: &str) -> Shape {
     let h = head(t);
     if transcript::looks_like_transcript(h) {
         return Shape::Transcript;
+    }
+    if chatlog::looks_like_chat_log(h) {
+        return Shape::ChatLog;
     }
     if gherkin::looks_like_gherkin(h) {
         return Shape::Gherkin;
@@ -245,6 +251,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
             text::extract(&LineIndex::new(&md), cat)
         }
         Shape::Transcript => transcript::extract(&ix, cat),
+        Shape::ChatLog => chatlog::extract(&ix, cat),
         Shape::Markdown => markdown(&ix, cat),
     };
     drafts.retain(Draft::is_case);

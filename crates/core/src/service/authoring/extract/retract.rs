@@ -350,8 +350,7 @@ pub(super) fn without_declined(drafts: Vec<Draft>, replies: &[Option<String>]) -
     let declined: Vec<bool> = (0..drafts.len())
         .map(|k| {
             replies.get(k).and_then(Option::as_deref).is_some_and(|r| {
-                drafts.get(k + 1).is_some_and(|next| !next.is_case())
-                    && lexicon::has_any(&fold(r), DECLINES)
+                drafts.get(k + 1).is_some_and(|next| !next.is_case()) && declines(r)
             })
         })
         .collect();
@@ -363,8 +362,58 @@ pub(super) fn without_declined(drafts: Vec<Draft>, replies: &[Option<String>]) -
         .collect()
 }
 
+/// Whether a reply puts off or turns down what it answers ("not this one, let's postpone
+/// it").
+pub(super) fn declines(reply: &str) -> bool {
+    lexicon::has_any(&fold(reply), DECLINES)
+}
+
 /// What a reply says of a proposal it puts off or turns down (folded).
 const DECLINES: &[&str] = &[
+    "hagyjuk ki",
+    "kihagyjuk",
+    "kovetkezo sprint*",
+    "nasta sprint",
+    "vi skippar",
+    "hoppa over",
+    "stryk den",
+    "neste sprint",
+    "vi dropper",
+    "dropp den",
+    "naeste sprint",
+    "næste sprint",
+    "seuraava* sprint*",
+    "jatetaan pois",
+    "ho deixem fora",
+    "el deixem fora",
+    "proper sprint",
+    "wag na muna",
+    "huwag na muna",
+    "susunod na sprint",
+    "vynechame",
+    "nechajme to",
+    "buduci sprint",
+    "dalsi sprint",
+    "pristi sprint",
+    "sprintul urmator",
+    "επομενο sprint",
+    "το αφηνουμε",
+    "نؤجل",
+    "السبرنت القادم",
+    "نستبعد",
+    "अगले स्प्रिंट",
+    "छोड़ देते",
+    "اسپرینت بعدی",
+    "다음 스프린트",
+    "下个迭代",
+    "先不做",
+    "次のスプリント",
+    "今回は見送",
+    "sprint sau",
+    "สปรินต์หน้า",
+    "ตัดออก",
+    "sprint seterusnya",
+    "tangguhkan",
     "leave it out",
     "leave this one out",
     "not this one",

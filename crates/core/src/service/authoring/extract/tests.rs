@@ -2292,3 +2292,26 @@ fn a_compound_ending_in_a_tool_noun_names_the_tool_its_first_part_says() {
     assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
     assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(5));
 }
+
+#[test]
+fn a_chat_log_reads_each_message_whole_and_drops_a_proposal_its_replies_put_off() {
+    let doc = "==============\nChannel: evals\n==============\n\n\
+[18/11/2024 9:02] anna.k\nHi all, one message per case please.\n\n\
+[18/11/2024 9:04] anna.k\n**Case 1 – adding**\nPrompt: \"What is 6 plus 7?\"\n\nExpected: `get-sum` with a=6, b=7\n\n{Reactions}\n👍 (2)\n\n\
+[18/11/2024 9:10] tom\nShould we make it crash on purpose? Let it call crash.\n\n\
+[18/11/2024 9:11] anna.k\nThat is a fault-injection test, not a model eval\n\n\
+[18/11/2024 9:12] tom\nok, leave it out then\n\n\
+[18/11/2024 9:20] tom\nCase 2: \"tell me a joke\" → no tool at all\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    // (The message runs from its header over its blank lines to its reactions.)
+    assert_eq!((d[0].start_line, d[0].end_line), (8, 15));
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(7));
+    assert!(d[1].negative, "{d:#?}");
+
+    let android = "12/03/2024, 10:15 - Lena: first case\n\"echo back: good morning\"\n→ echo\n12/03/2024, 10:16 - Max: 👍\n12/03/2024, 10:18 - Lena: second one\n\"what is 2 plus 2\" → get-sum a=2 b=2\n12/03/2024, 10:19 - Max: <Media omitted>\n";
+    let d = drafts(android);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (1, 3));
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+}
