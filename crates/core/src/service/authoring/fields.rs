@@ -107,6 +107,19 @@ pub fn role_of(label: &str) -> Role {
     if let Some(n) = turn_number(l) {
         return if n <= 1 { Role::Prompt } else { Role::Turn(n) };
     }
+    // `expect_no_tool`, `assert no tool calls`, `without tools`: a yes or no to no tool.
+    let words: Vec<&str> = l.split(' ').collect();
+    if words.len() <= 5
+        && words.windows(2).any(|w| {
+            matches!(w[0], "no" | "without")
+                && matches!(
+                    w[1],
+                    "tool" | "tools" | "call" | "calls" | "tool call" | "function"
+                )
+        })
+    {
+        return Role::Negative;
+    }
     match l {
         "id" | "key" | "test id" | "case id" | "tc" | "tc id" | "#" | "no" | "test case id"
         | "ref" | "test no" | "case no" | "example id" => Role::Id,

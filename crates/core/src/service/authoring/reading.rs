@@ -204,7 +204,19 @@ pub fn negative_clause(f: &str) -> Option<String> {
             return Some(format!("{}{}", prev.trim(), noun.trim_end_matches('*')));
         }
         let words = word_list(before);
-        let near: Vec<&str> = words.iter().rev().take(4).copied().collect();
+        // (A negation reaches further over "any": Tagalog's "hindi tumawag ng kahit anong
+        // tool" puts five words between.)
+        let reach = if words
+            .iter()
+            .rev()
+            .take(2)
+            .any(|w| matches_word(w, lexicon::ANY_WORDS))
+        {
+            6
+        } else {
+            4
+        };
+        let near: Vec<&str> = words.iter().rev().take(reach).copied().collect();
         // "no other tool" (beside a named one): not a negative.
         if near
             .first()

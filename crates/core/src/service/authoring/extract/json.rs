@@ -195,6 +195,22 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
     if keyed.len() >= 2 {
         return keyed;
     }
+    // A chat export (Telegram's `result.json`): its messages are read one by one, not as
+    // the turns of one conversation.
+    if let Some(messages) = fields.iter().find_map(|(_, v)| match v {
+        Node::Arr(items, ..)
+            if items
+                .iter()
+                .filter(|i| matches!(i, Node::Obj(o, ..) if is_message(|k| o.iter().any(|(n, _)| n == k))))
+                .count()
+                >= 2 =>
+        {
+            Some(items.iter().filter(|i| matches!(i, Node::Obj(..))).collect())
+        }
+        _ => None,
+    }) {
+        return messages;
+    }
     if looks_like_case(fields)
         && !fields
             .iter()
@@ -768,17 +784,41 @@ fn chat_message(o: &Map<String, Value>) -> Option<String> {
     let body = ["body", "text", "content", "message"]
         .iter()
         .find_map(|k| match o.get(*k)? {
-            Value::String(s) => Some(s.as_str()),
+            Value::String(s) => Some(s.clone()),
             Value::Object(b) => ["content", "text"]
                 .iter()
-                .find_map(|k| b.get(*k).and_then(Value::as_str)),
+                .find_map(|k| b.get(*k).and_then(Value::as_str).map(str::to_string)),
+            Value::Array(parts) => Some(rich_text(parts)),
             _ => None,
         })?;
     Some(if body.contains("</") || body.contains("<br") {
-        super::markup::html_markdown(body)
+        super::markup::html_markdown(&body)
     } else {
-        body.to_string()
+        body
     })
+}
+
+/// A message's text kept as runs (Telegram's `["plain ", {"type": "code", "text":
+/// "get-sum"}]`), as the Markdown it shows.
+fn rich_text(parts: &[Value]) -> String {
+    parts
+        .iter()
+        .map(|p| match p {
+            Value::String(s) => s.clone(),
+            Value::Object(run) => {
+                let t = run.get("text").and_then(Value::as_str).unwrap_or_default();
+                match run.get("type").and_then(Value::as_str).unwrap_or_default() {
+                    "bold" => format!("**{t}**"),
+                    "italic" => format!("*{t}*"),
+                    "code" => format!("`{t}`"),
+                    "pre" => format!("\n```\n{t}\n```\n"),
+                    "strikethrough" => format!("~~{t}~~"),
+                    _ => t.to_string(),
+                }
+            }
+            _ => String::new(),
+        })
+        .collect()
 }
 
 /// Whether an object with these keys is a chat export's message: a sender, a time or a

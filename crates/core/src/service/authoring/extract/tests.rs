@@ -2315,3 +2315,35 @@ fn a_chat_log_reads_each_message_whole_and_drops_a_proposal_its_replies_put_off(
     assert_eq!((d[0].start_line, d[0].end_line), (1, 3));
     assert_eq!(tools_of(&d[1]), ["get-sum"]);
 }
+
+#[test]
+fn a_telegram_export_reads_each_message_of_text_runs() {
+    let doc = r#"{
+ "name": "QA",
+ "type": "private_group",
+ "id": 77,
+ "messages": [
+  {"id": 1, "type": "message", "date_unixtime": "1700000000", "from": "Ana", "text": "Morning! One message per case."},
+  {"id": 2, "type": "message", "date_unixtime": "1700000060", "from": "Ana",
+   "text": [{"type": "bold", "text": "Case 1"}, "\nUser: \"What is 3 plus 9?\"\nExpected: ", {"type": "code", "text": "get-sum"}, " a=3, b=9"]},
+  {"id": 3, "type": "message", "date_unixtime": "1700000120", "from": "Ben",
+   "text": "Case 2 – User: \"hello there\"\nDapat HINDI tumawag ng kahit anong tool."}
+ ]
+}
+"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is 3 plus 9?"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], json!(9));
+    assert!(d[1].negative, "{d:#?}");
+}
+
+#[test]
+fn no_tool_in_a_key_or_said_over_any_is_negative() {
+    let toml = "[[case]]\nprompt = \"What is a refund?\"\nexpect_no_tool = true\n\n[[case]]\nprompt = \"Add 2 and 3\"\nexpect_tool = \"get-sum\"\n";
+    let d = drafts(toml);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d[0].negative && !d[1].negative, "{d:#?}");
+    let hu = "- „Mi a rebase?” – a modell NE hívjon semmilyen toolt, csak magyarázza el.\n";
+    assert!(drafts(hu)[0].negative, "{:#?}", drafts(hu));
+}
