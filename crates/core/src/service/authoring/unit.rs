@@ -228,6 +228,13 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         return None;
     }
     for s in segs {
+        // A field that opens with a bracketed status (`[Postponed to 1.4 – …]`) sets the
+        // case aside.
+        if let Some(inner) = s.text.trim_start().strip_prefix(['[', '('])
+            && lexicon::is_dropped_status(inner)
+        {
+            return None;
+        }
         // A record whose one type or tag is set-up (`setup`, `Environment`) is no case.
         if s.role == Some(LabelRole::Type)
             && !s.text.contains([',', ';', '|', '\n'])

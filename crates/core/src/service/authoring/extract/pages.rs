@@ -12,7 +12,7 @@ use regex::Regex;
 /// A line that is a page number and nothing else.
 static PAGE_NUMBER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?mi)^[ \t]*(?:(?:page|seite|página|pagina|pág\.|p\.|страница|strona|sida|side)[ \t]*\d+[ \t]*(?:of|von|de|di|van|sur|из|z|av|af|/)[ \t]*\d+|第[ \t]*\d+[ \t]*[页頁](?:[ \t]*[,，]?[ \t]*共[ \t]*\d+[ \t]*[页頁])?|\d+[ \t]*/[ \t]*\d+[ \t]*(?:ページ|页|頁|페이지)|-[ \t]*\d+[ \t]*-)[ \t]*\r?$",
+        r"(?mi)^[ \t]*(?:(?:page|seite|página|pagina|pág\.|p\.|страница|strona|sida|side|sivu|strana|stránka|sayfa|halaman|trang|σελίδα|صفحة|صفحه|עמוד|หน้า|पृष्ठ)[ \t]*\d+[ \t]*(?:of|von|de|di|van|sur|из|z|av|af|din|dari|από|من|از|מתוך|จาก|में से|/)[ \t]*\d+|第[ \t]*\d+[ \t]*[页頁](?:[ \t]*[,，]?[ \t]*共[ \t]*\d+[ \t]*[页頁])?|\d+[ \t]*/[ \t]*\d+[ \t]*(?:ページ|页|頁|페이지)|-[ \t]*\d+[ \t]*-)[ \t]*\r?$",
     )
     .expect("page number pattern compiles")
 });
@@ -33,9 +33,7 @@ pub fn without_furniture(t: &str) -> Cow<'_, str> {
     let page_number = |l: &str| {
         let e = l.trim_end();
         e.len() <= 60
-            && e.ends_with(|c: char| {
-                c.is_ascii_digit() || matches!(c, '页' | '頁' | 'ジ' | '지' | '-')
-            })
+            && e.ends_with(|c: char| c.is_numeric() || matches!(c, '页' | '頁' | 'ジ' | '지' | '-'))
             && PAGE_NUMBER.is_match(l)
     };
     let lines: Vec<&str> = t.lines().collect();

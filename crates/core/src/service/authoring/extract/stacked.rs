@@ -26,9 +26,35 @@ fn could_be_label(l: &str) -> bool {
         && (!t.ends_with('.') || t.chars().count() <= 4)
 }
 
+/// How a header's rows follow it.
+#[derive(Clone, Copy, PartialEq)]
+enum Rows {
+    /// Every row one line a cell.
+    Even,
+    /// Each row opened by its key (`TC-01`), its last cell wrapped over as many lines as
+    /// it takes (a PDF's table pasted as text), a page break in it left blank.
+    Keyed,
+}
+
+/// A row's key standing alone on its line (`TC-01`, `#3`, `7`): its shape, the digits
+/// written as `9`, which every key of the table shares.
+fn key_shape(l: &str) -> Option<String> {
+    let t = l.trim();
+    (!t.is_empty()
+        && t.chars().count() <= 16
+        && t.split_whitespace().count() <= 2
+        && t.chars().any(|c| c.is_ascii_digit())
+        && !t.ends_with([':', '.', '?', '!']))
+    .then(|| {
+        t.chars()
+            .map(|c| if c.is_ascii_digit() { '9' } else { c })
+            .collect()
+    })
+}
+
 /// The width of the header starting at line `k`: the run of label lines there, when it
-/// names a prompt and what to expect (a tool, an outcome) and is followed by whole rows.
-fn header_at(lines: &[&str], k: usize) -> Option<usize> {
+/// names a prompt and what to expect (a tool, an outcome) and is followed by its rows.
+fn header_at(lines: &[&str], k: usize) -> Option<(usize, Rows)> {
     let run = lines[k..]
         .iter()
         .take(MAX_COLUMNS)
@@ -58,7 +84,72 @@ fn header_at(lines: &[&str], k: usize) -> Option<usize> {
         .iter()
         .take_while(|l| !l.trim().is_empty())
         .count();
-    (body >= width && body % width == 0).then_some(width)
+    // Under an id column, the lines holding a row's key (`TC-01`).
+    let shape = lines.get(k + width).and_then(|l| key_shape(l));
+    let keys: Vec<usize> = match (roles[0], &shape) {
+        (Some(LabelRole::Id), Some(shape)) => (k + width..lines.len())
+            .filter(|&j| key_shape(lines[j]).as_ref() == Some(shape))
+            .map(|j| j - k - width)
+            .collect(),
+        _ => Vec::new(),
+    };
+    if body >= width
+        && body % width == 0
+        && keys.iter().filter(|&&j| j < body).all(|j| j % width == 0)
+    {
+        return Some((width, Rows::Even));
+    }
+    // (Rows of uneven length, each opened by its key.)
+    (keys.len() >= 2).then_some((width, Rows::Keyed))
+}
+
+/// The keyed rows from line `k` on, as Markdown line for line (a row on its key's line,
+/// the lines it wraps over as empty rows that continue it), and the line after them.
+fn keyed_rows(lines: &[&str], mut k: usize, width: usize, out: &mut Vec<String>) -> usize {
+    let shape = key_shape(lines[k]);
+    let empty = format!("|{}", " |".repeat(width));
+    while k < lines.len() && key_shape(lines[k]) == shape {
+        // The row's lines: up to the next key; a blank line ends it (and the table) once
+        // it has a line for each cell, and is a page break inside it before.
+        let mut end = k + 1;
+        let mut filled = 0;
+        while end < lines.len() && key_shape(lines[end]) != shape {
+            if lines[end].trim().is_empty() {
+                let more = lines[end..].iter().position(|l| !l.trim().is_empty());
+                if filled + 1 >= width || more.is_none() {
+                    break;
+                }
+            } else {
+                filled += 1;
+            }
+            end += 1;
+        }
+        let said: Vec<&str> = lines[k + 1..end]
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect();
+        let mut cells: Vec<String> = vec![lines[k].trim().to_string()];
+        let own = said.len().min(width.saturating_sub(2));
+        cells.extend(said[..own].iter().map(|c| c.to_string()));
+        // (The last cell runs over the rest: a word broken at a line's end is joined,
+        // `sendUp-` `dates` as `sendUpdates`, `create-` `Event` as `create-Event`.)
+        let mut last = String::new();
+        for l in &said[own..] {
+            if last.ends_with('-') && l.starts_with(char::is_lowercase) {
+                last.pop();
+            } else if !last.is_empty() && !last.ends_with('-') {
+                last.push(' ');
+            }
+            last.push_str(l);
+        }
+        cells.push(last);
+        cells.resize(width, String::new());
+        out.push(row(&cells));
+        out.extend((k + 1..end).map(|_| empty.clone()));
+        k = end;
+    }
+    k
 }
 
 /// The document with every table pasted one cell a line rewritten as Markdown, or the
@@ -78,7 +169,7 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
     let mut changed = false;
     let mut k = 0;
     while k < lines.len() {
-        let Some(width) = header_at(&lines, k) else {
+        let Some((width, rows)) = header_at(&lines, k) else {
             out.push(lines[k].to_string());
             k += 1;
             continue;
@@ -89,6 +180,10 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
         out.push(format!("|{}|", vec!["---"; width].join("|")));
         out.extend((2..width).map(|_| empty.clone()));
         k += width;
+        if rows == Rows::Keyed {
+            k = keyed_rows(&lines, k, width, &mut out);
+            continue;
+        }
         while k < lines.len() && !lines[k].trim().is_empty() {
             out.push(row(&lines[k..k + width]));
             out.extend((1..width).map(|_| empty.clone()));
@@ -117,6 +212,20 @@ mod tests {
         assert_eq!(lines[6], "| | | | |");
         assert_eq!(lines[9], "| 2 | Hi there | no tool | — |");
         assert_eq!(lines[14], "After.");
+    }
+
+    #[test]
+    fn rows_opened_by_their_keys_may_wrap_and_cross_a_page_break() {
+        let doc = "ID\nPrompt\nExpected\nTC-1\nAdd 2 and 3\ncalls get-\nsum with a = 2\nTC-2\nSay hi\n\n\nno tool at all\nTC-3\nDelete item 4\ndelete-item\n\nAfter.\n";
+        let md = as_markdown(doc);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines.len(), doc.lines().count());
+        assert_eq!(lines[3], "| TC-1 | Add 2 and 3 | calls getsum with a = 2 |");
+        assert_eq!(lines[6], "| | | |");
+        assert_eq!(lines[7], "| TC-2 | Say hi | no tool at all |");
+        assert_eq!(lines[10], "| | | |");
+        assert_eq!(lines[12], "| TC-3 | Delete item 4 | delete-item |");
+        assert_eq!(lines[16], "After.");
     }
 
     #[test]

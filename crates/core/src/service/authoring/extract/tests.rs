@@ -2347,3 +2347,18 @@ fn no_tool_in_a_key_or_said_over_any_is_negative() {
     let hu = "- „Mi a rebase?” – a modell NE hívjon semmilyen toolt, csak magyarázza el.\n";
     assert!(drafts(hu)[0].negative, "{:#?}", drafts(hu));
 }
+
+#[test]
+fn a_pdf_table_pasted_as_text_reads_its_keyed_rows_across_page_furniture() {
+    let doc = "Plan de pruebas\n\nصفحة ١ من ٣\nEquipo QA\n\nID\nPrompt\nExpected\nTC-01\nWhat is 12 plus 30?\ncalls get-\nsum with a = 12، b = 30\nTC-02\nEcho back: good night\n\nصفحة ٢ من ٣\nEquipo QA\n\necho with message = good night\nTC-03\nRepeat after me: hi\n[Postponed to 1.4 – flaky in staging]\n\nEnd.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (9, 12));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(12)
+    );
+    assert_eq!((d[1].start_line, d[1].end_line), (13, 19));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}

@@ -635,6 +635,7 @@ pub const CONJUNCTIONS: &[&str] = &[
 pub const NEGATION: &[&str] = &[
     "khong",
     "لا",
+    "ألا",
     "دون",
     "بدون",
     "नहीं",
