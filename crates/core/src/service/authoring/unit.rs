@@ -231,7 +231,13 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         // A field that opens with a bracketed status (`[Postponed to 1.4 – …]`) sets the
         // case aside.
         if let Some(inner) = s.text.trim_start().strip_prefix(['[', '('])
-            && lexicon::is_dropped_status(inner)
+            && lexicon::is_dropped_status(
+                &inner
+                    .split_whitespace()
+                    .take(4)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
         {
             return None;
         }

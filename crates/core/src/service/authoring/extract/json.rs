@@ -526,7 +526,7 @@ fn gather(v: &Value, turns: &mut Vec<String>, lines: &mut Vec<String>) {
                 if s.trim_start().starts_with(['{', '[']) {
                     gather(i, turns, lines);
                 } else {
-                    lines.push(assertion_field(s).unwrap_or_else(|| split_identifiers(s)));
+                    lines.push(super::asserts::field(s).unwrap_or_else(|| split_identifiers(s)));
                 }
             }
         }
@@ -559,76 +559,6 @@ fn gather(v: &Value, turns: &mut Vec<String>, lines: &mut Vec<String>) {
         }
         _ => {}
     }
-}
-
-/// A test script's assertion on the calls (chai's `pm.expect(…).to.…`, Jest's
-/// `expect(…).to…`) as the field it states: the tool (`calls[0].name` … `eql('get_issue')`),
-/// a tool it must not call (`.not.include('create_issue')`), no call at all
-/// (`calls` … `lengthOf(0)`), or arguments (`a.owner` … `eql('acme')`, `arguments` …
-/// `deep.include({…})`).
-fn assertion_field(line: &str) -> Option<String> {
-    let t = line.trim();
-    let open = t.find("expect(")? + "expect(".len();
-    // The subject: what `expect(…)` is given, up to its closing parenthesis.
-    let mut depth = 1;
-    let close = t[open..].char_indices().find_map(|(i, c)| {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        (depth == 0).then_some(open + i)
-    })?;
-    let subject = t[open..close].split(", ").next().unwrap_or_default().trim();
-    let chain = &t[close + 1..];
-    let negated = chain.contains(".not.") || chain.contains(".not(");
-    // The literal the chain ends on.
-    let lit_open = chain.rfind('(')? + 1;
-    let lit = chain[lit_open..]
-        .trim_end_matches([';', ' '])
-        .trim_end_matches(')')
-        .trim_end_matches([')', ';', ' '])
-        .trim();
-    let method = chain[..lit_open - 1]
-        .rsplit('.')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    let unquoted = lit.trim_matches(['\'', '"', '`']);
-    let names_tools = subject.ends_with(".name")
-        || subject.contains(".name)")
-        || subject.contains("=> c.name")
-        || subject.contains(".name ");
-    let calls_list = !subject.contains('.') && !subject.contains('[');
-    if (method == "lengthof" || method == "tohavelength") && lit == "0" && calls_list {
-        return Some("Expected: no tool call".into());
-    }
-    if names_tools && (lit.starts_with(['\'', '"', '`'])) {
-        return Some(if negated {
-            format!("Must not call: {unquoted}")
-        } else {
-            format!("Tool: {unquoted}")
-        });
-    }
-    if negated {
-        return None;
-    }
-    if lit.starts_with('{') {
-        return Some(format!("Arguments: {lit}"));
-    }
-    // `a.owner` … `eql('acme')`, `calls[0].arguments.pull_number` … `eql(17)`.
-    let param = subject
-        .rsplit('.')
-        .next()
-        .filter(|p| p.chars().all(|c| c.is_alphanumeric() || c == '_') && subject.contains('.'))?;
-    if matches!(
-        param,
-        "length" | "name" | "status" | "code" | "body" | "arguments" | "args"
-    ) && !subject.contains("arguments.")
-    {
-        return None;
-    }
-    Some(format!("Arguments: {param} = {lit}"))
 }
 
 /// Identifiers outside quotes split into their words, and a call with arguments written

@@ -41,6 +41,7 @@
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
 pub mod asciidoc;
+pub mod asserts;
 pub mod chatlog;
 pub mod code;
 pub mod columns;
@@ -294,7 +295,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let boxed = text::box_drawn(&marked);
     let accepted = text::accepted_changes(&boxed);
     let replied = text::inline_reply(&accepted);
-    let columns = columns::as_markdown(&replied);
+    let asserted = asserts::as_fields(&replied);
+    let columns = columns::as_markdown(&asserted);
     let stacked = stacked::as_markdown(&columns);
     let labelled = text::label_headings(&stacked);
     let defined = text::definitions(&labelled);
@@ -306,8 +308,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     };
     // (A page that needed no rewriting is read through the index already built.)
     let unchanged = [
-        &body, &paged, &directed, &added, &marked, &boxed, &accepted, &replied, &columns, &stacked,
-        &labelled, &defined, &md,
+        &body, &paged, &directed, &added, &marked, &boxed, &accepted, &replied, &asserted,
+        &columns, &stacked, &labelled, &defined, &md,
     ]
     .iter()
     .all(|c| matches!(c, Cow::Borrowed(_)));
