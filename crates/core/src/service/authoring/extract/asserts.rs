@@ -149,7 +149,7 @@ fn path_assertion(line: &str) -> Option<String> {
         .iter()
         .any(|w| matches!(*w, "count" | "length" | "size"))
         || subject.ends_with(".length");
-    if words.iter().any(|w| *w == "isEmpty") {
+    if words.contains(&"isEmpty") {
         return field_for(subject, negated, true, "0");
     }
     // The value compared with: the rest after its operator.
