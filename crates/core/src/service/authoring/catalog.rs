@@ -1960,7 +1960,7 @@ fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
         ",", ";", "·", "、", "，", "；", ")", "）", "\n", " and ", " und ", " y ", " e ", " et ",
         " en ", " und ", "和", " with ", " mit ", " con ", " avec ", " com ", " met ", " — ",
         " – ", " - ", "|", "}", ". ", "。", " (", "（", " but ", " aber ", " pero ", " then ",
-        " dann ", " danach ", "،", "؛", " و ",
+        " dann ", " danach ", "،", "؛", " و ", "`",
     ];
     for d in delims {
         // (A comma between digits, `1.250,5` or `1,024`, is part of the number.)

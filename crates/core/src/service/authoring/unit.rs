@@ -169,14 +169,20 @@ fn described_call_with(text: &str, cat: &Catalog, min_hits: usize) -> Option<Exp
 
 /// Whether a unit's own words say it was dropped ("Dropped.", "Vervallen: …", "→ 항목 삭제").
 pub fn says_dropped(text: &str) -> bool {
-    // `❌ 5) "…" → crash`: a checklist's cross, against the ticks of the cases kept.
-    if text
-        .trim_start()
+    crossed(text) || words_say_dropped(text)
+}
+
+/// Whether text opens with a cross: `❌ 5) "…" → crash`, a checklist's cross against the
+/// ticks of the cases kept.
+fn crossed(text: &str) -> bool {
+    text.trim_start()
         .trim_start_matches(['-', '*', '•', ' '])
         .starts_with(['❌', '✗', '✘', '🚫', '⛔'])
-    {
-        return true;
-    }
+}
+
+/// Whether a unit's words say it was dropped: its last clause, or a line opening with a
+/// status and a colon.
+fn words_say_dropped(text: &str) -> bool {
     let t = prepare(text);
     let trimmed = t.trim_end();
     // The last clause of the unit.
@@ -889,9 +895,11 @@ fn says_dropped_unit(segs: &[Segment]) -> bool {
             s.text.lines().skip(usize::from(!whole))
         })
         .collect();
+    // (A cross marks the line it opens: the case when that is the unit's first, a tool
+    // never to call when it is a later item, `- ❌ `legacy-echo` never`.)
     !all.is_empty()
         && segs.iter().all(|s| s.role != Some(LabelRole::Status))
-        && says_dropped(&all.join("\n"))
+        && (segs[0].role.is_none() && crossed(&segs[0].text) || words_say_dropped(&all.join("\n")))
 }
 
 /// A quote wrapped over lines of prose, as one line (a script without spaces joined as

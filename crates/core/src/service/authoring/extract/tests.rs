@@ -2362,3 +2362,13 @@ fn a_pdf_table_pasted_as_text_reads_its_keyed_rows_across_page_furniture() {
     assert_eq!((d[1].start_line, d[1].end_line), (13, 19));
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_quote_block_under_an_items_title_is_its_prompt_and_a_crossed_item_a_tool_never_called() {
+    let doc = "## Cases\n\n1. **Overwrite a file**\n   > Overwrite notes.txt with the text \"hola\"\n\n   Expected: `echo` with message = hola\n\n## Case 3 · echo\n\n- **User:** \"say back: hello world\"\n- **Expected:** `echo` → message = \"hello world\"\n- ❌ `legacy-echo` never — it is deprecated\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Overwrite notes.txt with the text \"hola\""]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+}

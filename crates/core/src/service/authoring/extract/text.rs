@@ -2058,6 +2058,21 @@ fn instruction_segments(text: &str) -> Option<Vec<Segment>> {
         return None;
     }
     let segs = segments_of(text);
+    // (Under the item's title, a `>` quote of what the user types is the prompt.)
+    if segs.len() > 1
+        && segs[0].label.is_none()
+        && let Some(said) = segs[0]
+            .text
+            .lines()
+            .skip(1)
+            .find_map(|l| l.trim().strip_prefix('>'))
+            .map(str::trim)
+            .filter(|q| !q.is_empty())
+    {
+        let mut out = vec![Segment::labelled("prompt", said.to_string())];
+        out.extend(segs.into_iter().skip(1));
+        return Some(out);
+    }
     let (lead, rest): (String, String) = if segs.len() > 1 && segs[0].label.is_none() {
         let lead = segs[0].text.lines().next().unwrap_or_default().to_string();
         let lead = lead
