@@ -57,6 +57,11 @@ const CASE_WORDS: &[&str] = &[
     "परीक्षण",
     "khoan",
     "muc",
+    "scenar",
+    "scenare",
+    "scenariu",
+    "tapaus",
+    "senaryo",
 ];
 
 /// Verbs and participles that take a proposed case back (folded). Verbs that also say
@@ -139,6 +144,12 @@ const DROPPING: &[&str] = &[
     "hapus",
     "dihapus",
     "vyradit",
+    "vyhodili",
+    "vyhodil",
+    "vyhodit",
+    "zahodili",
+    "vynechali",
+    "zrusili",
     "vyrazeno",
     "zamitnout",
     "zamitnuto",
@@ -719,6 +730,16 @@ fn list_number(line: &str) -> Option<u32> {
     (digits > 0 && digits <= 3 && (rest.starts_with(". ") || rest.starts_with(") ")))
         .then(|| t[..digits].parse().ok())
         .flatten()
+}
+
+/// Whether a unit says in its own words that the case it quotes was dropped ("the
+/// „delete branch“ scenario we threw out in the end"): a word for a case and a dropping
+/// verb.
+pub(super) fn says_case_dropped(text: &str) -> bool {
+    let f = fold(text);
+    drops(&f)
+        && f.split(|c: char| !c.is_alphanumeric())
+            .any(|w| lexicon::listed(CASE_WORDS, w))
 }
 
 /// Whether a folded line has a dropping verb that is not negated.

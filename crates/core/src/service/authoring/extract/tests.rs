@@ -2372,3 +2372,11 @@ fn a_quote_block_under_an_items_title_is_its_prompt_and_a_crossed_item_a_tool_ne
     assert_eq!(tools_of(&d[1]), ["echo"]);
     assert_eq!(d[1].never_called, ["legacy-echo"]);
 }
+
+#[test]
+fn prose_saying_a_quoted_scenario_was_thrown_out_is_no_case() {
+    let doc = "Scenario 1 – sums\nUser: \"What is 5 plus 6?\"\nExpected: get-sum, a=5, b=6\n\nThe \"delete everything\" scenario we dropped in the end, the server has no tool for it.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

@@ -2014,7 +2014,10 @@ fn free_unit(
         title_said: false,
     };
     if let Some(d) = read_unit(&segs, &info, cat) {
-        out.push(d);
+        // (Prose about a case thrown out, no call in it: no case.)
+        if !(d.expected_calls.is_empty() && super::retract::says_case_dropped(text)) {
+            out.push(d);
+        }
         return;
     }
     // A quoted prompt alone, in a section of cases that call no tool: a negative case.
