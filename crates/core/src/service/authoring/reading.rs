@@ -144,6 +144,9 @@ fn matches_word(w: &str, list: &[&str]) -> bool {
     })
 }
 
+/// Thai's "not", "must not", "don't": written into the words they negate.
+const THAI_NOT: &[&str] = &["ไม่", "ห้าม", "อย่า"];
+
 /// Whether a folded clause asks for no tool at all; the wording when it does.
 pub fn negative_clause(f: &str) -> Option<String> {
     // A tool noun governed by a negation or a negating determiner.
@@ -166,11 +169,21 @@ pub fn negative_clause(f: &str) -> Option<String> {
             .into_iter()
             .rev()
             .collect();
+        // (Thai spells its words out: "ไม่ต้องเรียก" runs longer than eight characters.)
+        let thai: String = before
+            .chars()
+            .rev()
+            .take(20)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         let neg_before = [
             "不", "无", "無", "没有", "沒有", "禁止", "别", "勿", "아무", "何も",
         ]
         .iter()
-        .any(|w| prev.contains(w));
+        .any(|w| prev.contains(w))
+            || THAI_NOT.iter().any(|w| thai.contains(w));
         if noun.chars().any(is_cjk) {
             let post: String = after.chars().take(12).collect();
             let neg_after = [
@@ -491,6 +504,7 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
         "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지", "×", "✗", "✘",
     ]
     .iter()
+    .chain(THAI_NOT)
     .any(|w| before.contains(w))
     {
         return true;

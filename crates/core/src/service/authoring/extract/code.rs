@@ -1169,20 +1169,37 @@ fn text_table(s: &str, n: &Node, ix: &LineIndex, cat: &Catalog, out: &mut Vec<Fo
     if rows.len() < 2 {
         return;
     }
+    // (Two columns part by one `|` under a header of names: `prompt | expectedCalls`.)
+    let named = |d: char| rows[0].split(d).all(|c| is_ident(c.trim()));
     let Some(d) = ['|', ';', '\t'].into_iter().find(|d| {
         let c = rows[0].matches(*d).count();
-        c >= 2 && rows.iter().all(|r| r.matches(*d).count() == c)
+        (c >= 2 || c == 1 && *d == '|' && named(*d))
+            && rows.iter().all(|r| r.matches(*d).count() == c)
     }) else {
         return;
     };
     let source = &ix.text()[n.start..n.end];
-    for row in rows {
-        let cells: Vec<Value> = row
-            .trim_matches(d)
+    // (Jest's tagged template, `prompt | expectedCalls` over `${'…'} | ${[]}` rows: the
+    // header names the cells.)
+    let split = |row: &str| -> Vec<String> {
+        row.trim_matches(d)
             .split(d)
-            .map(|c| template_value(c.trim()))
-            .collect();
-        let (Some(m), Some(at)) = (typed_values(&cells, cat), source.find(row)) else {
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let header = Some(split(rows[0])).filter(|h| h.iter().all(|c| is_ident(c)));
+    for row in rows.iter().skip(usize::from(header.is_some())) {
+        let cells: Vec<Value> = split(row).iter().map(|c| template_value(c)).collect();
+        let named = header.as_ref().filter(|h| h.len() == cells.len()).map(|h| {
+            h.iter()
+                .cloned()
+                .zip(cells.iter().cloned())
+                .collect::<Map<String, Value>>()
+        });
+        let (Some(m), Some(at)) = (
+            named.or_else(|| typed_values(&cells, cat)),
+            source.find(row),
+        ) else {
             continue;
         };
         let line = ix.line_of(n.start + at);

@@ -2380,3 +2380,22 @@ fn prose_saying_a_quoted_scenario_was_thrown_out_is_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_tagged_template_table_of_two_columns_names_its_cells_by_its_header() {
+    let doc = "import { test, expect } from 'vitest'\n\ntest.each`\n  prompt                      | expectedCalls\n  ${'how is your day going?'} | ${[]}\n  ${'tell me a joke'}         | ${[]}\n`('no tool for $prompt', async ({ prompt, expectedCalls }) => {\n  const r = await run(prompt)\n  expect(r.calls).toEqual(expectedCalls)\n})\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d.iter().all(|c| c.negative), "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 5));
+}
+
+#[test]
+fn thai_written_into_its_words_negates_a_tool_and_asks_for_none() {
+    let doc = "- \"ขอบคุณมากค่ะ\" โมเดลควรตอบกลับเฉยๆ ไม่ต้องเรียก tool ใดๆ\n- \"echo คำว่า สวัสดี\" ต้องใช้ echo ห้ามไปเรียก legacy_echo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d[0].negative, "{d:#?}");
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert_eq!(d[1].never_called, ["legacy-echo"]);
+}
