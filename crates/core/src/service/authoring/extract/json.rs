@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::{Draft, ExpectedCall};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
+use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, segments_of};
 
@@ -189,7 +190,9 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
     let keyed: Vec<&Node> = fields
         .iter()
         .filter(|(_, v)| matches!(v, Node::Obj(o, ..) if looks_like_case(o)))
-        .filter(|(k, _)| !k.starts_with('_'))
+        .filter(|(k, _)| {
+            !k.starts_with('_') && !lexicon::has_any(&lexicon::fold(k), lexicon::TEMPLATE_WORDS)
+        })
         .map(|(_, v)| v)
         .collect();
     if keyed.len() >= 2 {
@@ -259,6 +262,30 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
     Vec::new()
 }
 
+/// The case objects of every list of them, at any depth, in document order; lists under
+/// a template's key (`x-evals-template`) left out.
+fn deep_case_lists<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
+    if let Some(items) = objects(n) {
+        out.extend(items);
+        return;
+    }
+    match n {
+        Node::Obj(fields, ..) => {
+            for (k, v) in fields {
+                if !lexicon::has_any(&lexicon::fold(k), lexicon::TEMPLATE_WORDS) {
+                    deep_case_lists(v, out);
+                }
+            }
+        }
+        Node::Arr(items, ..) => {
+            for i in items {
+                deep_case_lists(i, out);
+            }
+        }
+        Node::Scalar(..) => {}
+    }
+}
+
 /// Extracts the cases of a JSON document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let text = ix.text();
@@ -281,7 +308,18 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if collection {
         return requests(&root, ix, cat);
     }
-    let nodes = case_nodes(&root);
+    let mut nodes = case_nodes(&root);
+    // One case found near the top, more kept deep in a document about something else
+    // (an OpenAPI file's `paths./x.post.x-evals`): every such list, a template's aside.
+    if let [one] = nodes[..]
+        && !std::ptr::eq(one, &root)
+    {
+        let mut deep = Vec::new();
+        deep_case_lists(&root, &mut deep);
+        if deep.len() >= 2 {
+            nodes = deep;
+        }
+    }
     if nodes.is_empty() {
         return requests(&root, ix, cat);
     }

@@ -2399,3 +2399,29 @@ fn thai_written_into_its_words_negates_a_tool_and_asks_for_none() {
     assert_eq!(tools_of(&d[1]), ["echo"]);
     assert_eq!(d[1].never_called, ["legacy-echo"]);
 }
+
+#[test]
+fn lists_of_cases_kept_deep_in_an_api_description_are_read_and_its_template_is_not() {
+    let doc = r#"{
+  "openapi": "3.0.3",
+  "info": {"title": "Gateway", "description": "Cases live under x-evals.", "version": "1"},
+  "x-evals-template": {"id": "(id)", "prompt": "(what the user says)", "expect": {"tool": "get-sum"}},
+  "paths": {
+    "/tools/get-sum": {"post": {"x-evals": [
+      {"id": "sum", "prompt": "What is 3 plus 4?", "expect": {"tool": "get-sum", "arguments": {"a": 3, "b": 4}}}
+    ]}},
+    "/tools/echo": {"post": {"x-evals": [
+      {"id": "echo", "prompt": "Say back: ready", "expect": {"tool": "echo"}}
+    ]}}
+  },
+  "x-evals-general": [
+    {"id": "none", "prompt": "What is MCP?", "expect": {"tool": null}}
+  ]
+}
+"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert!(d[2].negative, "{d:#?}");
+}
