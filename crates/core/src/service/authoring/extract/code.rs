@@ -124,6 +124,52 @@ const PUNCTS: [&str; 26] = [
     "=", ".", "+", "-", "*", "<", ">", "!", "?",
 ];
 
+/// The tokens with each name of a constant written at the start of a line (`OWNER =
+/// "acme"`, `const OWNER = "acme"`) replaced by its string where it is used
+/// (`owner=OWNER`).
+fn with_constants(src: &str, mut toks: Vec<Token>) -> Vec<Token> {
+    let line_start = |at: usize| src[..at].rfind('\n').map_or(0, |i| i + 1) == at;
+    let mut consts: Vec<(String, Token)> = Vec::new();
+    for k in 0..toks.len().saturating_sub(2) {
+        let (Tok::Ident(name), Tok::Punct("="), Tok::Str(_)) =
+            (&toks[k].tok, &toks[k + 1].tok, &toks[k + 2].tok)
+        else {
+            continue;
+        };
+        let declared = line_start(toks[k].start)
+            || k > 0
+                && matches!(&toks[k - 1].tok, Tok::Ident(w) if matches!(w.as_str(), "const" | "let" | "var" | "final"))
+                && line_start(toks[k - 1].start);
+        // (Ended where it stands: `OWNER = "acme"` alone, not `x = "a" + y`.)
+        let ends = toks.get(k + 3).is_none_or(|t| {
+            src[toks[k + 2].end..t.start].contains('\n') || t.tok == Tok::Punct(";")
+        });
+        if declared && ends && !consts.iter().any(|(n, _)| n == name) {
+            consts.push((name.clone(), toks[k + 2].clone()));
+        }
+    }
+    if consts.is_empty() {
+        return toks;
+    }
+    for k in 0..toks.len() {
+        let Tok::Ident(name) = &toks[k].tok else {
+            continue;
+        };
+        // (Not the declaration itself, nor a key or an attribute: `OWNER =`, `x.OWNER`.)
+        let keyed = toks
+            .get(k + 1)
+            .is_some_and(|t| t.tok == Tok::Punct(":") || t.tok == Tok::Punct("="));
+        let dotted = k > 0 && toks[k - 1].tok == Tok::Punct(".");
+        if keyed || dotted {
+            continue;
+        }
+        if let Some((_, value)) = consts.iter().find(|(n, _)| n == name) {
+            toks[k].tok = value.tok.clone();
+        }
+    }
+    toks
+}
+
 /// Cuts source text into tokens; comments are dropped.
 fn tokenize(src: &str) -> Vec<Token> {
     let b = src.as_bytes();
@@ -759,16 +805,30 @@ impl Lit {
             Lit::Name(n) => Value::String(n.clone()),
             Lit::Seq(items) => Value::Array(items.iter().map(|n| n.lit.json()).collect()),
             Lit::Map(pairs) => Value::Object(pairs_json(pairs)),
-            Lit::Call { args, kwargs, .. } => {
-                if kwargs.is_empty() {
-                    match args.as_slice() {
-                        [one] => one.lit.json(),
-                        _ => Value::Array(args.iter().map(|n| n.lit.json()).collect()),
-                    }
-                } else {
-                    Value::Object(pairs_json(kwargs))
+            Lit::Call { args, kwargs, .. } => match (args.as_slice(), kwargs.is_empty()) {
+                ([one], true) => one.lit.json(),
+                (_, true) => Value::Array(args.iter().map(|n| n.lit.json()).collect()),
+                // `ToolCall("list_issues", owner="acme")`: a name, then its arguments.
+                (
+                    [
+                        Node {
+                            lit: Lit::Str(name),
+                            ..
+                        },
+                    ],
+                    false,
+                ) if !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/')) =>
+                {
+                    let mut call = Map::new();
+                    call.insert("tool".into(), Value::String(name.clone()));
+                    call.insert("arguments".into(), Value::Object(pairs_json(kwargs)));
+                    Value::Object(call)
                 }
-            }
+                _ => Value::Object(pairs_json(kwargs)),
+            },
         }
     }
 
@@ -828,7 +888,7 @@ impl Node {
 
 /// Extracts the cases of a test module.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
-    let toks = tokenize(ix.text());
+    let toks = with_constants(ix.text(), tokenize(ix.text()));
     let forest = Parser {
         t: &toks,
         i: 0,

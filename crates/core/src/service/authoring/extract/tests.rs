@@ -2425,3 +2425,24 @@ fn lists_of_cases_kept_deep_in_an_api_description_are_read_and_its_template_is_n
     assert_eq!(tools_of(&d[1]), ["echo"]);
     assert!(d[2].negative, "{d:#?}");
 }
+
+#[test]
+fn a_call_constructed_with_the_tools_name_and_a_constant_gives_the_tool_and_its_arguments() {
+    let doc = "import pytest\nfrom harness import ToolCall, run\n\nOWNER = \"acme\"\n\nCASES = [\n    {\n        \"prompt\": \"Merge PR 7 in acme/web with squash\",\n        \"expect\": ToolCall(\"merge_pull_request\", owner=OWNER, repo=\"web\", pull_number=7),\n    },\n    {\n        \"prompt\": \"Merge PR 8 in acme/api\",\n        \"expect\": ToolCall(\"merge_pull_request\", owner=OWNER, pull_number=8),\n    },\n]\n\n\n@pytest.mark.parametrize(\"case\", CASES)\ndef test_case(case):\n    run(case)\n";
+    let tools: Vec<crate::service::authoring::ground::DiscoveredTool> = vec![
+        crate::service::authoring::ground::DiscoveredTool {
+            server_id: "s".into(),
+            server_name: "github".into(),
+            tool: serde_json::from_value(json!({"name": "merge_pull_request", "inputSchema": {"type": "object", "properties": {"owner": {"type": "string"}, "repo": {"type": "string"}, "pull_number": {"type": "number"}}}})).unwrap(),
+        },
+    ];
+    let d = super::extract(doc, &tools);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    let args = d[0].expected_calls[0].args.as_ref().unwrap();
+    assert_eq!(args["owner"], json!("acme"));
+    assert_eq!(args["pull_number"], json!(7));
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["owner"],
+        json!("acme")
+    );
+}
