@@ -117,6 +117,8 @@ pub enum Shape {
     Transcript,
     /// A chat log exported or pasted as text (WhatsApp, Discord, IRC).
     ChatLog,
+    /// A test run's report (TAP): results, no case.
+    RunReport,
     Markdown,
 }
 
@@ -129,6 +131,27 @@ fn head(t: &str) -> &str {
         Some((i, _)) => &t[..i],
         None => t,
     }
+}
+
+/// Whether the document is a TAP report: `TAP version 13`, or a plan line (`1..8`) and
+/// `ok` / `not ok` result lines.
+fn looks_like_tap(head: &str) -> bool {
+    let lines: Vec<&str> = head
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let plan = |l: &str| {
+        l.split_once("..").is_some_and(|(a, b)| {
+            a == "1" && !b.is_empty() && b.chars().all(|c| c.is_ascii_digit())
+        })
+    };
+    let results = lines
+        .iter()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("not ok "))
+        .count();
+    lines.first().is_some_and(|l| l.starts_with("TAP version"))
+        || lines.iter().take(5).any(|l| plan(l)) && results >= 2
 }
 
 /// Decides the shape of a document.
@@ -169,6 +192,9 @@ pub fn sniff(text: &str) -> Shape {
     let h = head(t);
     if transcript::looks_like_transcript(h) {
         return Shape::Transcript;
+    }
+    if looks_like_tap(h) {
+        return Shape::RunReport;
     }
     if chatlog::looks_like_chat_log(h) {
         return Shape::ChatLog;
@@ -253,6 +279,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         }
         Shape::Transcript => transcript::extract(&ix, cat),
         Shape::ChatLog => chatlog::extract(&ix, cat),
+        Shape::RunReport => Vec::new(),
         Shape::Markdown => markdown(&ix, cat),
     };
     drafts.retain(Draft::is_case);

@@ -2446,3 +2446,9 @@ fn a_call_constructed_with_the_tools_name_and_a_constant_gives_the_tool_and_its_
         json!("acme")
     );
 }
+
+#[test]
+fn a_tap_report_is_run_results_and_holds_no_case() {
+    let doc = "TAP version 13\n1..2\nok 1 - sum: \"What is 17 + 25?\" -> get-sum {a: 17, b: 25}\nnot ok 2 - echo: \"say hi\" -> expected echo, got legacy-echo\n  ---\n  severity: fail\n  ...\n";
+    assert!(drafts(doc).is_empty(), "{:#?}", drafts(doc));
+}
