@@ -1057,8 +1057,16 @@ impl Catalog {
             // (One word alone describes only right beside the noun: `에코 도구`, not `liste
             // les outils que …`.)
             let span_words = lower[from..to].split_whitespace().count();
+            // (Or in a short phrase right after it: `la herramienta de la hora`.)
+            let phrase_after = |t: usize| {
+                let next: Vec<&str> = lower[e..to].split_whitespace().take(3).collect();
+                opens
+                    && self
+                        .best_described(&lexicon::concepts::english_words(&fold(&next.join(" "))))
+                        .is_some_and(|(n, _)| n == t)
+            };
             if let Some((t, hits)) = self.best_described(&words)
-                && (hits >= 2 || span_words <= 2)
+                && (hits >= 2 || span_words <= 2 || phrase_after(t))
                 && text.is_char_boundary(from)
                 && text.is_char_boundary(to)
             {

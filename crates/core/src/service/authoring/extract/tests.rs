@@ -2452,3 +2452,10 @@ fn a_tap_report_is_run_results_and_holds_no_case() {
     let doc = "TAP version 13\n1..2\nok 1 - sum: \"What is 17 + 25?\" -> get-sum {a: 17, b: 25}\nnot ok 2 - echo: \"say hi\" -> expected echo, got legacy-echo\n  ---\n  severity: fail\n  ...\n";
     assert!(drafts(doc).is_empty(), "{:#?}", drafts(doc));
 }
+
+#[test]
+fn a_tool_noun_then_a_short_phrase_saying_what_it_does_names_the_tool() {
+    let doc = "- \"Was ist das Mittel von 3, 5 und 10?\" → llama a la herramienta de la media con numbers = [3, 5, 10]\n";
+    let d = drafts(doc);
+    assert_eq!(tools_of(&d[0]), ["get-stats"], "{d:#?}");
+}
