@@ -247,10 +247,11 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         {
             return None;
         }
-        // A record whose one type or tag is set-up (`setup`, `Environment`) is no case.
+        // A record whose one type or tag is set-up (`setup`, `Environment`), or a bug
+        // report (whose steps quote what failed), is no case.
         if s.role == Some(LabelRole::Type)
             && !s.text.contains([',', ';', '|', '\n'])
-            && lexicon::heading_excludes(&s.text)
+            && (lexicon::heading_excludes(&s.text) || lexicon::is_bug_type(&s.text))
         {
             return None;
         }

@@ -2459,3 +2459,11 @@ fn a_tool_noun_then_a_short_phrase_saying_what_it_does_names_the_tool() {
     let d = drafts(doc);
     assert_eq!(tools_of(&d[0]), ["get-stats"], "{d:#?}");
 }
+
+#[test]
+fn a_bug_report_quoting_the_prompt_that_failed_is_no_case() {
+    let doc = "Issue Type;Key;Summary;Description;Expected tool\nBug;EV-9;legacy-echo called;\"In the nightly run \"\"Repeat exactly: hello\"\" called legacy-echo -> FAIL.\";\nTest;EV-10;Echo;\"Prompt: \"\"Repeat exactly: hello\"\"\";echo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+}

@@ -3646,6 +3646,37 @@ pub fn is_dropped_status(s: &str) -> bool {
                 .any(|(i, _)| listed(DROPPED_STATUS, &t[..i])))
 }
 
+/// Whether a record's type says it is a bug report: its steps reproduce a failure, they
+/// state no case.
+pub fn is_bug_type(t: &str) -> bool {
+    const BUGS: &[&str] = &[
+        "bug",
+        "defect",
+        "defekt",
+        "fehler",
+        "incident",
+        "anomalie",
+        "anomalia",
+        "blad",
+        "ошибка",
+        "баг",
+        "дефект",
+        "バグ",
+        "不具合",
+        "缺陷",
+        "故障",
+        "버그",
+        "결함",
+        "hata",
+        "hiba",
+        "chyba",
+        "vika",
+        "lỗi",
+        "loi",
+    ];
+    listed(BUGS, fold(t).trim())
+}
+
 /// Verbs of calling a tool ("calls", "ruft … auf", "调用"), and arrows that mean it.
 pub const CALL_VERBS: &[&str] = &[
     "call",
