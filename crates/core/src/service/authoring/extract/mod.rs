@@ -58,6 +58,7 @@ pub mod org;
 pub mod outline;
 pub mod pages;
 pub mod retract;
+pub mod roff;
 pub mod robot;
 pub mod rst;
 pub mod shell;
@@ -117,6 +118,8 @@ pub enum Shape {
     Transcript,
     /// A chat log exported or pasted as text (WhatsApp, Discord, IRC).
     ChatLog,
+    /// A manual page's roff source.
+    Roff,
     /// A test run's report (TAP): results, no case.
     RunReport,
     Markdown,
@@ -208,6 +211,9 @@ pub fn sniff(text: &str) -> Shape {
     if latex::looks_like_latex(h) {
         return Shape::Latex;
     }
+    if roff::looks_like_roff(h) {
+        return Shape::Roff;
+    }
     if robot::looks_like_robot(h) {
         return Shape::Robot;
     }
@@ -272,6 +278,7 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
         Shape::Wikitext(d) => text::extract(&LineIndex::new(&wikitext::to_markdown(text, d)), cat),
         Shape::Asciidoc => text::extract(&LineIndex::new(&asciidoc::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
+        Shape::Roff => markdown(&LineIndex::new(&roff::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {
             let md = org::to_markdown(text);
