@@ -665,9 +665,9 @@ pub fn object_draft(
         return Draft::default();
     }
     // A tracker's bug report quotes the prompt that failed: no case.
-    if o.iter().any(|(k, v)| {
-        role_of(k) == Role::Type && v.as_str().is_some_and(lexicon::is_bug_type)
-    }) {
+    if o.iter()
+        .any(|(k, v)| role_of(k) == Role::Type && v.as_str().is_some_and(lexicon::is_bug_type))
+    {
         return Draft::default();
     }
     let read = |text: &str, shape: &'static str| {

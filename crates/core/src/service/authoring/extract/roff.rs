@@ -13,7 +13,9 @@ pub fn looks_like_roff(head: &str) -> bool {
         .take(12)
         .any(|l| l.starts_with(".TH ") || l.starts_with(".Dt ") || l.starts_with(".\\\""))
         && requests * 5 >= lines.len()
-        && lines.iter().any(|l| l.starts_with(".SH") || l.starts_with(".Sh"))
+        && lines
+            .iter()
+            .any(|l| l.starts_with(".SH") || l.starts_with(".Sh"))
 }
 
 /// A request line: a dot, then a macro's name or a comment.
@@ -34,7 +36,10 @@ pub fn to_markdown(t: &str) -> String {
             Some(r) => {
                 let r = r.trim_start();
                 let name: String = r.chars().take_while(|c| !c.is_whitespace()).collect();
-                (Some(name), r[r.find(char::is_whitespace).unwrap_or(r.len())..].trim())
+                (
+                    Some(name),
+                    r[r.find(char::is_whitespace).unwrap_or(r.len())..].trim(),
+                )
             }
             None => (None, l),
         };

@@ -105,6 +105,14 @@ pub fn as_markdown(t: &str) -> Cow<'_, str> {
                     out[k] = lines[k].get(cut..).unwrap_or("").to_string();
                 }
             }
+            Some("list-table") => {
+                for (k, row) in list_table(&lines, i + 1, last) {
+                    out[k] = row;
+                }
+                for k in (i..=last).filter(|&k| options(k) || k == i) {
+                    out[k] = String::new();
+                }
+            }
             _ => {
                 // A to-do, a table of contents, an image, a comment: no part of a case.
                 for o in &mut out[i..=last] {
@@ -115,6 +123,54 @@ pub fn as_markdown(t: &str) -> Cow<'_, str> {
         i = last + 1;
     }
     Cow::Owned(super::rejoin(t, &out))
+}
+
+/// A `list-table`'s body (lines `a..=b`) as Markdown table rows, line for line: a row on
+/// its `* -` line with every cell it holds (a cell's wrapped lines joined), its other lines
+/// empty rows that continue it, and the rule under the first row.
+fn list_table(lines: &[&str], a: usize, b: usize) -> Vec<(usize, String)> {
+    // Each row: its first line, its last, and its cells.
+    let mut rows: Vec<(usize, usize, Vec<String>)> = Vec::new();
+    for k in a..=b {
+        let t = lines[k].trim_start();
+        if let Some(cell) = t.strip_prefix("* -") {
+            rows.push((k, k, vec![cell.trim().to_string()]));
+        } else if let Some(row) = rows.last_mut() {
+            row.1 = k;
+            if let Some(cell) = t
+                .strip_prefix("- ")
+                .or(if t == "-" { Some("") } else { None })
+            {
+                row.2.push(cell.trim().to_string());
+            } else if !t.is_empty()
+                && let Some(cell) = row.2.last_mut()
+            {
+                if !cell.is_empty() {
+                    cell.push(' ');
+                }
+                cell.push_str(t);
+            }
+        }
+    }
+    let width = rows.iter().map(|r| r.2.len()).max().unwrap_or(0);
+    let empty = format!("|{}", " |".repeat(width));
+    let mut out = Vec::new();
+    for (n, (first, last, mut cells)) in rows.into_iter().enumerate() {
+        cells.resize(width, String::new());
+        out.push((first, super::columns::row(&cells)));
+        for k in first + 1..=last {
+            let rule = n == 0 && k == first + 1;
+            out.push((
+                k,
+                if rule {
+                    format!("|{}|", vec!["---"; width].join("|"))
+                } else {
+                    empty.clone()
+                },
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -2467,3 +2467,18 @@ fn a_bug_report_quoting_the_prompt_that_failed_is_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["echo"]);
 }
+
+#[test]
+fn an_outline_pasted_as_text_gives_a_case_per_quoted_bullet_and_a_list_table_its_rows() {
+    let slides = "Slide 4\nCases 1-2\n\tCase 1: user says \"What is 4 plus 5?\"\n\t\tExpected: get-sum, a=4, b=5\n\tCase 2: \"Echo back: done\"\n\t\techo, message = done\nSpeaker notes:\n\tKeep it short.\n";
+    let d = drafts(slides);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (3, 4));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+
+    let rst = "Cases\n=====\n\n.. list-table:: Table 1\n   :header-rows: 1\n\n   * - ID\n     - Prompt\n     - Expected tool\n   * - C-1\n     - \"What is 2 plus 2?\"\n     - ``get-sum(a=2, b=2)``\n   * - C-2\n     - \"Say hello back\"\n     - ``echo``\n";
+    let d = drafts(rst);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (10, 12));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

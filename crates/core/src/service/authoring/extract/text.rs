@@ -1816,11 +1816,42 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
         for (k, &s) in starts.iter().enumerate() {
             unit(s, starts.get(k + 1).map(|x| x - 1).unwrap_or(end), out);
         }
+    } else if let Some(cases) = outline_cases(lines, i, end) {
+        for (s, e) in cases {
+            unit(s, e, out);
+        }
     } else {
         for (s, e) in case_lines(lines, i, end) {
             unit(s, e, out);
         }
     }
+}
+
+/// An outline pasted as text (a slide's tab-indented bullets): at the first depth inside
+/// block `a..=b`, each line that quotes what the user says over deeper lines is a case,
+/// down to its last deeper line. `None` unless there are two such lines.
+fn outline_cases(lines: &[Ln], a: usize, b: usize) -> Option<Vec<(usize, usize)>> {
+    let depth = (a..=b)
+        .filter(|&k| lines[k].kind != Kind::Blank && lines[k].indent > 0)
+        .map(|k| lines[k].indent)
+        .min()?;
+    let cases: Vec<(usize, usize)> = (a..b)
+        .filter(|&k| {
+            lines[k].indent == depth
+                && lines[k + 1].indent > depth
+                && reading::quotes(lines[k].text)
+                    .iter()
+                    .any(|&(x, y)| reading::utterance_like(&lines[k].text[x..y]))
+        })
+        .map(|k| {
+            let last = (k + 1..=b)
+                .take_while(|&j| lines[j].indent > depth)
+                .last()
+                .unwrap_or(k);
+            (k, last)
+        })
+        .collect();
+    (cases.len() >= 2).then_some(cases)
 }
 
 /// The first line of block `a..=b` when it titles the fields under it: short, unlabelled,
