@@ -120,10 +120,10 @@ fn inline(s: &str) -> String {
             Some('&') | Some('c') => {}
             Some(' ') | Some('~') => out.push(' '),
             Some('f') => {
-                // `\fB`, `\fI`, `\fR`, `\fP`, or `\f(CW`.
-                if chars.next() == Some('(') {
-                    chars.next();
-                    chars.next();
+                // `\fB`, `\fI`, `\fR`, `\fP`, or `\f(CW`: a font change, dropped.
+                let font = chars.next();
+                if font == Some('(') {
+                    chars.nth(1);
                 }
             }
             Some('(') => {
