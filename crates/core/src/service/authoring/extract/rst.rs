@@ -131,8 +131,8 @@ pub fn as_markdown(t: &str) -> Cow<'_, str> {
 fn list_table(lines: &[&str], a: usize, b: usize) -> Vec<(usize, String)> {
     // Each row: its first line, its last, and its cells.
     let mut rows: Vec<(usize, usize, Vec<String>)> = Vec::new();
-    for k in a..=b {
-        let t = lines[k].trim_start();
+    for (k, l) in lines.iter().enumerate().take(b + 1).skip(a) {
+        let t = l.trim_start();
         if let Some(cell) = t.strip_prefix("* -") {
             rows.push((k, k, vec![cell.trim().to_string()]));
         } else if let Some(row) = rows.last_mut() {
