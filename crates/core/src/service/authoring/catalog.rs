@@ -1992,7 +1992,7 @@ fn take_value(r: &str, array: bool, explicit: bool) -> Option<Raw> {
             .join(" ");
     }
     let text = text
-        .trim_end_matches(['.', '!', '?', '。', ':'])
+        .trim_end_matches(['.', '!', '?', '。', ':', '۔', '؟', '।'])
         .trim()
         .to_string();
     (!text.is_empty()).then_some(Raw {

@@ -185,6 +185,13 @@ pub fn negative_clause(f: &str) -> Option<String> {
         .any(|w| prev.contains(w))
             || THAI_NOT.iter().any(|w| thai.contains(w));
         if noun.chars().any(is_cjk) {
+            // ("不要找別的工具": no other tool, beside the one named.)
+            if ["别的", "別的", "其他", "其它", "他の", "別の", "다른"]
+                .iter()
+                .any(|w| prev.trim_end().ends_with(w))
+            {
+                continue;
+            }
             let post: String = after.chars().take(12).collect();
             let neg_after = [
                 "ない",

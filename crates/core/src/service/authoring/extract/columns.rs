@@ -2,7 +2,8 @@
 //! then a rule of dash or equals runs (`----  -------`, reStructuredText's simple tables,
 //! plain-text protocols), then rows until a blank line. The runs of the rule give the
 //! columns. Such a table is rewritten as the Markdown table it is, line for line, so every
-//! span stays exact; a row whose first cell is empty continues the one above.
+//! span stays exact; a row whose first cell is empty continues the one above. So is a
+//! table pasted from a spreadsheet into prose, its cells parted by tabs.
 
 use std::borrow::Cow;
 
@@ -95,6 +96,50 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
                 break;
             }
             out.push(row(&cells(lines[k], &starts)));
+            k += 1;
+        }
+    }
+    if !changed {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(super::rejoin(text, &out))
+}
+
+/// The document with every block of tab-separated rows under a header that names a
+/// prompt (a sheet's range pasted into a page) rewritten as Markdown table rows, line for
+/// line, or the document itself when it has none.
+pub fn tab_separated(text: &str) -> Cow<'_, str> {
+    // (Cells parted by a tab: a tab after something other than indentation.)
+    let tabs = |l: &str| l.trim().matches('\t').count();
+    if !text.lines().any(|l| tabs(l) > 0) {
+        return Cow::Borrowed(text);
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let mut changed = false;
+    let mut k = 0;
+    while k < lines.len() {
+        let n = tabs(lines[k]);
+        let end = (k..lines.len())
+            .take_while(|&j| n > 0 && tabs(lines[j]) == n)
+            .last()
+            .map_or(k, |j| j + 1);
+        let header: Vec<&str> = lines[k].trim().split('\t').map(str::trim).collect();
+        let roles: Vec<_> = header
+            .iter()
+            .filter_map(|c| crate::service::authoring::lexicon::label_role(c))
+            .collect();
+        if end >= k + 2
+            && roles.len() >= 2
+            && roles.contains(&crate::service::authoring::lexicon::LabelRole::Prompt)
+        {
+            for j in k..end {
+                let cells: Vec<&str> = lines[j].trim().split('\t').collect();
+                out[j] = row(&cells);
+            }
+            changed = true;
+            k = end;
+        } else {
             k += 1;
         }
     }

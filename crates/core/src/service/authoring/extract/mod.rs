@@ -331,7 +331,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let replied = text::inline_reply(&accepted);
     let asserted = asserts::as_fields(&replied);
     let columns = columns::as_markdown(&asserted);
-    let stacked = stacked::as_markdown(&columns);
+    let tabbed = columns::tab_separated(&columns);
+    let stacked = stacked::as_markdown(&tabbed);
     let labelled = text::label_headings(&stacked);
     let defined = text::definitions(&labelled);
     let unescaped = text::unescaped(&defined);
@@ -343,7 +344,7 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     // (A page that needed no rewriting is read through the index already built.)
     let unchanged = [
         &body, &paged, &directed, &added, &marked, &boxed, &accepted, &replied, &asserted,
-        &columns, &stacked, &labelled, &defined, &md,
+        &columns, &tabbed, &stacked, &labelled, &defined, &md,
     ]
     .iter()
     .all(|c| matches!(c, Cow::Borrowed(_)));

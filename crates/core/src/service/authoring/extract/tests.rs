@@ -2482,3 +2482,14 @@ fn an_outline_pasted_as_text_gives_a_case_per_quoted_bullet_and_a_list_table_its
     assert_eq!((d[0].start_line, d[0].end_line), (10, 12));
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_tab_separated_range_pasted_into_prose_is_a_table_and_other_tool_in_cjk_is_no_negative() {
+    let doc = "# 測試計畫\n\n以下案例由 QA 整理，表格從試算表貼上。\n\n## 案例表\n\n編號\t使用者輸入\t預期工具\t參數\n5\t「二加三是多少？」\tget-sum\ta=2, b=3\n6\t「回覆我：你好」\techo\tmessage=你好\n\n## 案例 7\n\n使用者：「把這句話原樣回覆：收到」\n預期：echo\n備註：只用 echo，不要找別的工具\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (8, 8));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(!d[2].negative, "{d:#?}");
+    assert_eq!(tools_of(&d[2]), ["echo"]);
+}
