@@ -263,6 +263,17 @@ pub fn negative_clause(f: &str) -> Option<String> {
                 ]
                 .contains(w)
             });
+        // Verb-final languages put the negation after the noun and its verb, the "any"
+        // before it: "کوئی ٹول کال نہیں", "কোনো টুল ডাকবে না".
+        let any_before = near.first().is_some_and(|w| {
+            matches_word(w, lexicon::ANY_WORDS) || matches_word(w, lexicon::NO_DETERMINER)
+        });
+        let neg_after = any_before
+            && word_list(after)
+                .into_iter()
+                .take(3)
+                .any(|w| matches_word(w, lexicon::NEGATION_AFTER));
+        let neg = neg || neg_after;
         if neg && !cause {
             let phrase: Vec<&str> = words.iter().rev().take(4).rev().copied().collect();
             return Some(format!(

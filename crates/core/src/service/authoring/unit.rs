@@ -193,11 +193,21 @@ fn words_say_dropped(text: &str) -> bool {
     if lexicon::is_dropped_status(&last) {
         return true;
     }
-    // A line that starts with a status word and a colon.
+    // A line that starts with a status word and a colon, or a verdict after an arrow
+    // (`→ Rejected ❌ — admins only`).
     t.lines().any(|l| {
+        let arrowed = lexicon::ARROWS
+            .iter()
+            .any(|a| l.trim_start().starts_with(a));
         let l = l
             .trim()
             .trim_start_matches(['-', '*', ' ', '(', '[', '/', '#', '→', '➜', '>', '=']);
+        if arrowed
+            && let Some(head) = l.split([' ', '—', '–', ',', '(', '.']).next()
+            && lexicon::is_dropped_status(head)
+        {
+            return true;
+        }
         l.split_once([':', '：']).is_some_and(|(head, _)| {
             // `Dropped: …`, or a shouted status before its reason (`DROPPED (review 11/6): …`).
             let first = head.split_whitespace().next().unwrap_or_default();

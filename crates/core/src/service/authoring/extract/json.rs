@@ -664,10 +664,23 @@ pub fn object_draft(
         // Kept in the file but switched off (`enabled = false`, `skip: true`): no case.
         return Draft::default();
     }
-    // A tracker's bug report quotes the prompt that failed: no case.
-    if o.iter()
-        .any(|(k, v)| role_of(k) == Role::Type && v.as_str().is_some_and(lexicon::is_bug_type))
-    {
+    // A tracker's bug report quotes the prompt that failed, and a card whose one tag says
+    // it was rejected (`"tags": [{"name": "rejected"}]`) was set aside: no case.
+    if o.iter().any(|(k, v)| {
+        let tags: Vec<&str> = match v {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items
+                .iter()
+                .filter_map(|t| t.as_str().or_else(|| t.get("name").and_then(Value::as_str)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        role_of(k) == Role::Type
+            && match tags[..] {
+                [one] => lexicon::is_bug_type(one) || lexicon::is_dropped_status(one),
+                _ => tags.iter().any(|t| lexicon::is_bug_type(t)),
+            }
+    }) {
         return Draft::default();
     }
     let read = |text: &str, shape: &'static str| {

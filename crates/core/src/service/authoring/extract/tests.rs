@@ -2493,3 +2493,11 @@ fn a_tab_separated_range_pasted_into_prose_is_a_table_and_other_tool_in_cjk_is_n
     assert!(!d[2].negative, "{d:#?}");
     assert_eq!(tools_of(&d[2]), ["echo"]);
 }
+
+#[test]
+fn a_verdict_after_an_arrow_sets_a_case_aside_and_a_negation_after_the_noun_is_read() {
+    let doc = "**Case 3 — standup**\nUser: \"Echo back: standup\"\nExpected: echo\n→ Rejected ❌ — only admins create recurring events.\n\n**Case 9 — general**\nصارف: \"ٹائم زون کیسے کام کرتا ہے؟\"\nتوقع: کوئی ٹول کال نہیں، صرف وضاحت\n→ Approved ✅\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0].negative, "{d:#?}");
+}
