@@ -698,12 +698,41 @@ pub fn blank_tags(text: &str) -> String {
     let text = unescaped_tags(text);
     let mut out = String::with_capacity(text.len());
     let mut rest = text.as_ref();
+    // The elements open, and whether each was struck by its style (Google Docs' `<span
+    // style="text-decoration:line-through">`), so its close ends the strike.
+    let mut open: Vec<(String, bool)> = Vec::new();
     while let Some(c) = rest.chars().next() {
         if c == '<'
             && let Some(close) = rest.find('>')
         {
             let tag = &rest[..=close];
             let name = tag[1..].trim_start().to_ascii_lowercase();
+            let element: String = name
+                .trim_start_matches('/')
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            if name.starts_with('/') {
+                if let Some(k) = open.iter().rposition(|(n, _)| *n == element) {
+                    let struck = open[k].1;
+                    open.truncate(k);
+                    if struck {
+                        out.push_str("~~");
+                        out.extend(tag.chars().filter(|&c| c == '\n'));
+                        rest = &rest[close + 1..];
+                        continue;
+                    }
+                }
+            } else if !tag.ends_with("/>") && !VOID.contains(&element.as_str()) {
+                let struck = tag.to_ascii_lowercase().contains("line-through");
+                open.push((element, struck));
+                if struck {
+                    out.push_str("~~");
+                    out.extend(tag.chars().filter(|&c| c == '\n'));
+                    rest = &rest[close + 1..];
+                    continue;
+                }
+            }
             let is = |t: &str| {
                 name.starts_with(t) && !name[t.len()..].starts_with(|c: char| c.is_alphanumeric())
             };

@@ -322,7 +322,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         None => (Vec::new(), Cow::Borrowed(text)),
     };
-    let paged = pages::without_furniture(&body);
+    let uncommented = text::without_block_comments(&body);
+    let paged = pages::without_furniture(&uncommented);
     let directed = rst::as_markdown(&paged);
     let added = diff::as_added(&directed);
     let marked = text::failed_marks(&added);
@@ -343,8 +344,22 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     };
     // (A page that needed no rewriting is read through the index already built.)
     let unchanged = [
-        &body, &paged, &directed, &added, &marked, &boxed, &accepted, &replied, &asserted,
-        &columns, &tabbed, &stacked, &labelled, &defined, &md,
+        &body,
+        &uncommented,
+        &paged,
+        &directed,
+        &added,
+        &marked,
+        &boxed,
+        &accepted,
+        &replied,
+        &asserted,
+        &columns,
+        &tabbed,
+        &stacked,
+        &labelled,
+        &defined,
+        &md,
     ]
     .iter()
     .all(|c| matches!(c, Cow::Borrowed(_)));

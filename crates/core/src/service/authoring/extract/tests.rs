@@ -2501,3 +2501,16 @@ fn a_verdict_after_an_arrow_sets_a_case_aside_and_a_negation_after_the_noun_is_r
     assert_eq!(d.len(), 1, "{d:#?}");
     assert!(d[0].negative, "{d:#?}");
 }
+
+#[test]
+fn a_block_comment_and_a_strike_set_by_inline_style_leave_no_case() {
+    let hcl = "eval \"sum\" {\n  prompt = \"What is 2 plus 3?\"\n  expect { tool = \"get-sum\" }\n}\n\n/*\neval \"boom\" {\n  prompt = \"Crash the server\"\n  expect { tool = \"crash\" }\n}\n commented out until the runner restarts servers\n*/\n";
+    let d = drafts(hcl);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+
+    let html = "<html><body>\n<h3><span>Case 1</span></h3>\n<p><span>User says: &ldquo;What is 4 plus 4?&rdquo; Expected: get-sum</span></p>\n<h3><span style=\"text-decoration:line-through\">Case 2</span></h3>\n<p><span style=\"text-decoration:line-through\">User says: &ldquo;Crash the server&rdquo;. Expected: crash</span></p>\n</body></html>\n";
+    let d = drafts(html);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}

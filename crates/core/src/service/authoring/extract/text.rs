@@ -653,6 +653,30 @@ pub fn crosses_are_failures(t: &str) -> bool {
         })
 }
 
+/// The page with its block comments blanked, line for line: a `/* … */` opening a line
+/// (a config file's entry commented out) runs to the line that closes it.
+pub fn without_block_comments(t: &str) -> Cow<'_, str> {
+    if !t.lines().any(|l| l.trim_start().starts_with("/*")) {
+        return Cow::Borrowed(t);
+    }
+    let mut inside = false;
+    let lines: Vec<String> = t
+        .lines()
+        .map(|l| {
+            if !inside && l.trim_start().starts_with("/*") {
+                inside = true;
+            }
+            if inside {
+                inside = !l.contains("*/");
+                String::new()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    Cow::Owned(super::rejoin(t, &lines))
+}
+
 /// A checklist whose crosses are failed runs, its crosses read as a plain mark (`✖`).
 pub fn failed_marks(t: &str) -> Cow<'_, str> {
     if crosses_are_failures(t) {
