@@ -507,22 +507,42 @@ fn card_title(o: &Map<String, Value>) -> &str {
         .unwrap_or_default()
 }
 
-/// Whether a card's own state (`"state": {"name": "Canceled"}`, `"status": "Won't do"`)
-/// says it was dropped.
+/// Whether a card was set aside: its own state says it was dropped (`"state": {"name":
+/// "Canceled"}`, `"status": "Won't do"`), or its type or one tag does.
 fn is_dropped_card(o: &Map<String, Value>) -> bool {
+    // A bug report (its steps quote the prompt that failed), or a card whose one tag says
+    // it was rejected (`"tags": [{"name": "rejected"}]`).
+    let typed = o.iter().any(|(k, v)| {
+        let tags: Vec<&str> = match v {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(items) => items
+                .iter()
+                .filter_map(|t| t.as_str().or_else(|| t.get("name").and_then(Value::as_str)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        role_of(k) == Role::Type
+            && match tags[..] {
+                [one] => lexicon::is_bug_type(one) || lexicon::is_dropped_status(one),
+                _ => tags.iter().any(|t| lexicon::is_bug_type(t)),
+            }
+    });
     // (GitHub closes an issue with `"state_reason": "not_planned"`, Jira with a
     // `resolution`.)
-    ["state", "status", "state_reason", "resolution"]
-        .iter()
-        .any(|k| {
-            let v = o.get(*k);
-            let name = v
-                .and_then(Value::as_str)
-                .or_else(|| v.and_then(|v| v.get("name")).and_then(Value::as_str));
-            name.is_some_and(|n| {
-                crate::service::authoring::lexicon::is_dropped_status(&n.replace(['_', '-'], " "))
+    typed
+        || ["state", "status", "state_reason", "resolution"]
+            .iter()
+            .any(|k| {
+                let v = o.get(*k);
+                let name = v
+                    .and_then(Value::as_str)
+                    .or_else(|| v.and_then(|v| v.get("name")).and_then(Value::as_str));
+                name.is_some_and(|n| {
+                    crate::service::authoring::lexicon::is_dropped_status(
+                        &n.replace(['_', '-'], " "),
+                    )
+                })
             })
-        })
 }
 
 /// The ids of objects named for a dropped status or a section of no cases (a board's
@@ -664,23 +684,8 @@ pub fn object_draft(
         // Kept in the file but switched off (`enabled = false`, `skip: true`): no case.
         return Draft::default();
     }
-    // A tracker's bug report quotes the prompt that failed, and a card whose one tag says
-    // it was rejected (`"tags": [{"name": "rejected"}]`) was set aside: no case.
-    if o.iter().any(|(k, v)| {
-        let tags: Vec<&str> = match v {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(items) => items
-                .iter()
-                .filter_map(|t| t.as_str().or_else(|| t.get("name").and_then(Value::as_str)))
-                .collect(),
-            _ => Vec::new(),
-        };
-        role_of(k) == Role::Type
-            && match tags[..] {
-                [one] => lexicon::is_bug_type(one) || lexicon::is_dropped_status(one),
-                _ => tags.iter().any(|t| lexicon::is_bug_type(t)),
-            }
-    }) {
+    // A tracker's bug report quotes the prompt that failed; a card set aside is none.
+    if is_dropped_card(o) {
         return Draft::default();
     }
     let read = |text: &str, shape: &'static str| {

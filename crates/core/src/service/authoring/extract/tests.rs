@@ -2514,3 +2514,15 @@ fn a_block_comment_and_a_strike_set_by_inline_style_leave_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_card_whose_one_tag_says_rejected_is_no_case() {
+    let doc = r#"{"tasks": [
+  {"id": "t1", "name": "Eval: sum", "text_content": "User: \"What is 2 plus 7?\"\nExpected: get-sum a=2, b=7", "status": {"status": "ready"}, "tags": [{"name": "eval-case"}]},
+  {"id": "t2", "name": "Idea: crash", "text_content": "Try \"crash the server\" -> crash", "status": {"status": "closed"}, "tags": [{"name": "rejected"}]}
+]}
+"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
