@@ -1005,6 +1005,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "जवाफ",
             "अपेक्षित नतिजा",
             "ocekivano",
+            "ocekuje se",
+            "ocekuje",
+            "pricakuje se",
             "ocekivani rezultat",
             "odgovor",
             "izlaz",
@@ -1389,6 +1392,10 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "zahtev",
             "pitanje",
             "poruka",
+            "korisnik pise",
+            "korisnik kaze",
+            "korisnik pita",
+            "poruka korisnika",
             "упит",
             "захтев",
             "захтјев",
@@ -2229,6 +2236,7 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
             }
         }
     }
+
     // A label written as a clause (`debe_llamar`, `nicht aufrufen`, `sin_herramientas`):
     // a call verb heads what to call, negated what is forbidden; a tool word after
     // "without" means no tool at all.
