@@ -79,6 +79,16 @@ struct Message<'a> {
     first: &'a str,
 }
 
+impl Message<'_> {
+    /// What the message says, line for line: its first line holds the words after the
+    /// sender.
+    fn lines<'a>(&'a self, ix: &'a LineIndex) -> Vec<&'a str> {
+        std::iter::once(self.first)
+            .chain((self.start + 1..=self.end).map(|n| ix.line(n)))
+            .collect()
+    }
+}
+
 /// Extracts the cases of a chat log, message by message.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut messages: Vec<Message> = Vec::new();
@@ -99,12 +109,8 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let read: Vec<Vec<Draft>> = messages
         .iter()
         .map(|m| {
-            // The message as a page of its own, line for line: its first line holds the
-            // words after the sender.
-            let page: Vec<&str> = std::iter::once(m.first)
-                .chain((m.start + 1..=m.end).map(|n| ix.line(n)))
-                .collect();
-            let mut drafts = super::markdown(&LineIndex::new(&page.join("\n")), cat);
+            // The message as a page of its own.
+            let mut drafts = super::markdown(&LineIndex::new(&m.lines(ix).join("\n")), cat);
             drafts.retain(Draft::is_case);
             let whole = drafts.len() == 1;
             for d in &mut drafts {
@@ -122,17 +128,12 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     // model eval, that one" and then "OK, cut it". (A reply that proposes, or quotes what
     // to say, opens a thread of its own.)
     let proposes: Vec<bool> = read.iter().map(|d| !d.is_empty()).collect();
-    let words = |m: &Message| -> String {
-        std::iter::once(m.first)
-            .chain((m.start + 1..=m.end).map(|n| ix.line(n)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    let words: Vec<String> = messages.iter().map(|m| m.lines(ix).join(" ")).collect();
     let mut out = Vec::new();
     for (k, drafts) in read.into_iter().enumerate() {
         let declined = (k + 1..messages.len().min(k + 3))
-            .take_while(|&r| !proposes[r] && reading::quotes(&words(&messages[r])).is_empty())
-            .any(|r| super::retract::declines(&words(&messages[r])));
+            .take_while(|&r| !proposes[r] && reading::quotes(&words[r]).is_empty())
+            .any(|r| super::retract::declines(&words[r]));
         if !declined {
             out.extend(drafts);
         }

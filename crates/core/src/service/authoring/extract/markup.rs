@@ -51,6 +51,9 @@ struct El {
     extra_rows: usize,
     /// The 1-based column a spreadsheet cell names for itself (`ss:Index`), 0 when none.
     column: usize,
+    /// Struck through: `<s>`, `<del>`, `<strike>`, or by its style (Google Docs' `<span
+    /// style="text-decoration:line-through">`).
+    struck: bool,
 }
 
 #[derive(Debug)]
@@ -110,7 +113,7 @@ impl El {
                             | "h6"
                     );
                     // (A struck cell, `<s>Slet alt i /</s>`, stays struck.)
-                    let struck = matches!(e.name.as_str(), "s" | "del" | "strike");
+                    let struck = e.struck;
                     if block {
                         out.push('\n');
                     }
@@ -185,6 +188,11 @@ fn parse(text: &str) -> El {
                         + span(&e, "table:number-rows-spanned")
                         + merged(&e, "ss:MergeDown"),
                     column: merged(&e, "ss:Index"),
+                    struck: matches!(name.as_str(), "s" | "del" | "strike")
+                        || e.try_get_attribute("style")
+                            .ok()
+                            .flatten()
+                            .is_some_and(|a| a.value.to_ascii_lowercase().contains("line-through")),
                     ..El::default()
                 };
                 if VOID.contains(&name.as_str()) {

@@ -2526,3 +2526,11 @@ fn a_card_whose_one_tag_says_rejected_is_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_table_row_struck_by_its_style_is_no_case() {
+    let doc = "<table>\n<tr><th>Prompt</th><th>Expected tool</th></tr>\n<tr><td>What is 2 plus 2?</td><td>get-sum</td></tr>\n<tr><td><span style=\"text-decoration: line-through\">Crash the server</span></td><td>crash</td></tr>\n</table>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
