@@ -1168,15 +1168,17 @@ impl Catalog {
                         .chars()
                         .next_back()
                         .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '-' || c == '.'));
-                    let after_ok = text[from..]
-                        .chars()
-                        .next()
-                        .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+                    let mut rest = text[from..].chars();
+                    let after_ok = match rest.next() {
+                        // (`start'ı`: a suffix of the word, as Turkish writes it.)
+                        Some('\'' | '’') => !rest.next().is_some_and(char::is_alphabetic),
+                        c => c.is_none_or(|c| !(c.is_alphanumeric() || c == '_')),
+                    };
                     if !before_ok || !after_ok {
                         continue;
                     }
                     if let Some(v) = self.value_after(&text[from..], schema) {
-                        out.insert(p.clone(), v);
+                        out.insert(p.clone(), self.list_up_to_next_param(tool, v));
                         break;
                     }
                 }
@@ -1190,6 +1192,22 @@ impl Catalog {
         self.read_number_list(tool, text, &mut out);
         self.read_sole_string(tool, text, &mut out);
         out
+    }
+
+    /// A list read up to where the next parameter is named (`attendees a@x, b@x,
+    /// durationMinutes 45`): that name and what follows are not its items.
+    fn list_up_to_next_param(&self, tool: usize, v: Value) -> Value {
+        let Value::Array(items) = v else {
+            return v;
+        };
+        let params = &self.entries[tool].params;
+        let names_param = |item: &Value| {
+            item.as_str().is_some_and(|s| {
+                let first = s.split([' ', '=', ':']).next().unwrap_or_default();
+                params.iter().any(|(q, _)| q.eq_ignore_ascii_case(first))
+            })
+        };
+        Value::Array(items.into_iter().take_while(|i| !names_param(i)).collect())
     }
 
     /// A parameter assigned under a short form of its name (`lat=37.0 lon=35.32` for

@@ -677,6 +677,11 @@ impl Fields {
         self.items.push((label, value, role));
     }
 
+    /// A field whose role the shape of its value settled, not its label.
+    pub fn push_as(&mut self, label: impl Into<String>, value: impl Into<Value>, role: Role) {
+        self.items.push((label.into(), value.into(), role));
+    }
+
     /// The longest free text of the fields no role claims (a chat message's `text`):
     /// where a message that proposes a case in words keeps it.
     pub fn free_text(&self) -> Option<&str> {

@@ -283,8 +283,28 @@ pub fn negative_clause(f: &str) -> Option<String> {
             ));
         }
     }
-    // "answers directly", "just reply", "直接回答".
     let words = word_list(f);
+    // "call nothing", "nichts aufrufen", "nic nevolat" (a Slavic verb negated as the
+    // "nothing" is): nothing as what is called; not "call X, nothing else".
+    let calls = |w: &str| {
+        matches_word(w, lexicon::CALL_VERBS)
+            || w.strip_prefix("ne")
+                .is_some_and(|v| v.len() > 2 && matches_word(v, lexicon::CALL_VERBS))
+    };
+    for (i, w) in words.iter().enumerate() {
+        if !matches_word(w, lexicon::NOTHING)
+            || words
+                .get(i + 1)
+                .is_some_and(|n| matches_word(n, lexicon::ELSE_WORDS))
+        {
+            continue;
+        }
+        let near = &words[i.saturating_sub(2)..(i + 3).min(words.len())];
+        if !near.contains(&NAME) && near.iter().any(|x| calls(x)) {
+            return Some(near.join(" "));
+        }
+    }
+    // "answers directly", "just reply", "直接回答".
     for (i, w) in words.iter().enumerate() {
         if matches_word(w, lexicon::ANSWER_VERBS) {
             let lo = i.saturating_sub(3);

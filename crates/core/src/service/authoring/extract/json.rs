@@ -723,6 +723,22 @@ pub fn object_draft(
                     f.push(mk.clone(), mv.clone());
                 }
             }
+            // `"expect": {"get-sum": {"a": 2}}`: the expected calls keyed by the tool each
+            // names, with its arguments (or none).
+            (_, Value::Object(m))
+                if matches!(role_of(k), Role::Expected | Role::Tool | Role::Other)
+                    && (is_expectation_key(k) || role_of(k) == Role::Tool)
+                    && !m.is_empty()
+                    && m.iter().all(|(mk, mv)| {
+                        cat.resolve(mk).is_some() && matches!(mv, Value::Object(_) | Value::Null)
+                    }) =>
+            {
+                let calls: Vec<Value> = m
+                    .iter()
+                    .map(|(name, args)| serde_json::json!({"name": name, "arguments": args}))
+                    .collect();
+                f.push_as(k.clone(), Value::Array(calls), Role::Tool);
+            }
             // `"expect": {"tool": "get-sum", "arguments": {…}}`: an expectation written as
             // an object of labelled fields (`"tool": null` is no tool).
             (_, Value::Object(m))

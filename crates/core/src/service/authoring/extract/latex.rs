@@ -2,8 +2,14 @@
 //! `\item`s as list items, and `tabular`/`longtable` rows as table rows. A row written over
 //! several lines (`& …` continuing it) becomes a row per line with each cell in its
 //! column, the later ones with an empty first cell, which the table reader joins back
-//! into one record spanning them all. Inline commands are reduced to their text; struck
-//! text (`\sout`) stays struck (`~~…~~`).
+//! into one record spanning them all. The document's own commands (`\newcommand`) are
+//! expanded, other inline commands are reduced to their text; struck text (`\sout`)
+//! stays struck (`~~…~~`).
+
+use std::collections::HashMap;
+
+/// The document's own commands: name → (argument count, body with `#1`…).
+type Macros = HashMap<String, (usize, String)>;
 
 /// Whether the document is LaTeX: a document class or a table environment.
 pub fn looks_like_latex(t: &str) -> bool {
@@ -14,6 +20,7 @@ pub fn looks_like_latex(t: &str) -> bool {
 
 /// The document as Markdown, line for line.
 pub fn to_markdown(t: &str) -> String {
+    let macros = macros(t);
     let mut out = Vec::new();
     // In a table: its column count, whether the header row was written, and the column
     // the current row has reached.
@@ -23,7 +30,7 @@ pub fn to_markdown(t: &str) -> String {
         if s.starts_with("\\begin{tabular") || s.starts_with("\\begin{longtable") {
             table = Some(Table {
                 cols: columns(s),
-                header: false,
+                header: None,
                 col: None,
             });
             out.push(String::new());
@@ -35,8 +42,8 @@ pub fn to_markdown(t: &str) -> String {
             continue;
         }
         match table.as_mut() {
-            Some(tb) => out.push(tb.line(s)),
-            None => out.push(prose(s)),
+            Some(tb) => out.push(tb.line(s, &macros)),
+            None => out.push(prose(s, &macros)),
         }
     }
     super::rejoin(t, &out)
@@ -44,13 +51,14 @@ pub fn to_markdown(t: &str) -> String {
 
 struct Table {
     cols: usize,
-    header: bool,
+    /// The header row once written: a `longtable` repeats it for later pages.
+    header: Option<String>,
     /// The column the unfinished row has reached, `None` between rows.
     col: Option<usize>,
 }
 
 impl Table {
-    fn line(&mut self, s: &str) -> String {
+    fn line(&mut self, s: &str, m: &Macros) -> String {
         let rule = s.is_empty()
             || s.starts_with("\\toprule")
             || s.starts_with("\\midrule")
@@ -66,7 +74,7 @@ impl Table {
         if rule {
             // A rule after the header row is a Markdown separator, which keeps the rows
             // one table (a blank line would end it).
-            if self.header && self.col.is_none() {
+            if self.header.is_some() && self.col.is_none() {
                 return format!("|{}", "---|".repeat(self.cols));
             }
             return String::new();
@@ -83,14 +91,23 @@ impl Table {
                 c += 1;
             }
             if let Some(cell) = cells.get_mut(c) {
-                *cell = inline(p);
+                *cell = inline(p, m);
             }
         }
+        let starts = self.col.is_none();
         self.col = (!ends).then_some(c);
-        if ends {
-            self.header = true;
+        let row = row_of(&cells);
+        match &self.header {
+            // Kept as a rule, which keeps the rows one table.
+            Some(h) if starts && ends && *h == row => format!("|{}", "---|".repeat(self.cols)),
+            Some(_) => row,
+            None => {
+                if ends {
+                    self.header = Some(row.clone());
+                }
+                row
+            }
         }
-        row_of(&cells)
     }
 }
 
@@ -150,7 +167,7 @@ fn strip_comment(l: &str) -> &str {
 }
 
 /// A line outside tables: headings, items, and text with its commands reduced.
-fn prose(s: &str) -> String {
+fn prose(s: &str, m: &Macros) -> String {
     for (cmd, hashes) in [
         ("\\section", "##"),
         ("\\subsection", "###"),
@@ -160,12 +177,12 @@ fn prose(s: &str) -> String {
         if let Some(rest) = s.strip_prefix(cmd) {
             let rest = rest.trim_start_matches('*');
             if rest.starts_with('{') {
-                return format!("{hashes} {}", inline(rest));
+                return format!("{hashes} {}", inline(rest, m));
             }
         }
     }
     if let Some(rest) = s.strip_prefix("\\item") {
-        return format!("- {}", inline(rest.trim()));
+        return format!("- {}", inline(rest.trim(), m));
     }
     if s.starts_with("\\begin{")
         || s.starts_with("\\end{")
@@ -175,16 +192,81 @@ fn prose(s: &str) -> String {
         || s.starts_with("\\title")
         || s.starts_with("\\author")
         || s.starts_with("\\date")
+        || s.starts_with("\\newcommand")
+        || s.starts_with("\\renewcommand")
+        || s.starts_with("\\providecommand")
+        || s.starts_with("\\def\\")
     {
         return String::new();
     }
-    inline(s)
+    inline(s, m)
+}
+
+/// The commands the document defines on a line of their own: `\newcommand{\none}{no
+/// tool}`, `\newcommand{\tool}[1]{\texttt{#1}}`, `\def\none{…}`.
+fn macros(t: &str) -> Macros {
+    let mut out = Macros::new();
+    for l in t.lines() {
+        let s = strip_comment(l).trim();
+        let rest = ["\\newcommand", "\\renewcommand", "\\providecommand"]
+            .iter()
+            .find_map(|c| s.strip_prefix(c))
+            .map(|r| r.trim_start_matches('*'));
+        let (name, rest) = match rest {
+            Some(r) => {
+                let r = r.trim_start();
+                let r = r.strip_prefix('{').unwrap_or(r);
+                let Some(r) = r.strip_prefix('\\') else {
+                    continue;
+                };
+                let n = r
+                    .find(|c: char| !c.is_ascii_alphabetic())
+                    .unwrap_or(r.len());
+                let after = &r[n..];
+                (&r[..n], after.strip_prefix('}').unwrap_or(after))
+            }
+            None => match s.strip_prefix("\\def\\") {
+                Some(r) => {
+                    let n = r
+                        .find(|c: char| !c.is_ascii_alphabetic())
+                        .unwrap_or(r.len());
+                    (&r[..n], &r[n..])
+                }
+                None => continue,
+            },
+        };
+        let (nargs, rest) = match rest.trim_start().strip_prefix('[') {
+            Some(r) => match r.split_once(']') {
+                Some((n, r)) => (n.trim().parse().unwrap_or(0), r),
+                None => continue,
+            },
+            None => (0, rest),
+        };
+        if let (false, Some((body, _))) = (name.is_empty(), group(rest.trim_start())) {
+            out.insert(name.to_string(), (nargs, body.to_string()));
+        }
+    }
+    out
+}
+
+/// A `{…}` group at the start of `s`: its inside, and what follows it.
+fn group(s: &str) -> Option<(&str, &str)> {
+    let t = s.strip_prefix('{')?;
+    let mut depth = 1;
+    t.char_indices().find_map(|(k, c)| {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            _ => {}
+        }
+        (depth == 0).then(|| (&t[..k], &t[k + 1..]))
+    })
 }
 
 /// Inline LaTeX reduced to its text: formatting commands keep their argument (`\texttt`
 /// as a code span, `\sout` struck), other commands are dropped, escapes and dashes become
 /// their characters.
-fn inline(s: &str) -> String {
+fn inline(s: &str, m: &Macros) -> String {
     let mut out = String::new();
     let mut rest = s.trim();
     // Bare braces only group: their text stays, they go; `~` is a space that does not break.
@@ -213,28 +295,45 @@ fn inline(s: &str) -> String {
         let mut tail = &after[name_len..];
         // The command's arguments: `\textcolor{red}{x}` keeps its last.
         let mut args = Vec::new();
-        while let Some(arg) = tail.strip_prefix('{').and_then(|t| {
-            let mut depth = 1;
-            t.char_indices()
-                .find_map(|(k, c)| {
-                    match c {
-                        '{' => depth += 1,
-                        '}' => depth -= 1,
-                        _ => {}
-                    }
-                    (depth == 0).then_some(k)
-                })
-                .map(|k| (&t[..k], &t[k + 1..]))
-        }) {
-            args.push(arg.0);
-            tail = arg.1;
+        while let Some((arg, after)) = group(tail) {
+            args.push(arg);
+            tail = after;
         }
-        let text = args.last().map(|a| inline(a)).unwrap_or_default();
+        if let Some((n, body)) = m.get(name) {
+            // The document's own command, its `#k` replaced by its arguments; arguments
+            // it does not take stay text after it (`\none{}`).
+            let mut body = body.clone();
+            for (k, a) in args.iter().take(*n).enumerate() {
+                body = body.replace(&format!("#{}", k + 1), a);
+            }
+            let extra = args
+                .iter()
+                .skip(*n)
+                .map(|a| inline(a, m))
+                .collect::<Vec<_>>();
+            // Read without its own definition, so that no command expands forever.
+            let mut inner = m.clone();
+            inner.remove(name);
+            let text = inline(&body, &inner);
+            out.push_str(&text);
+            for e in extra.iter().filter(|e| !e.is_empty()) {
+                out.push(' ');
+                out.push_str(e);
+            }
+            rest = tail;
+            continue;
+        }
+        let text = args.last().map(|a| inline(a, m)).unwrap_or_default();
         match name {
             "texttt" | "verb" | "code" => out.push_str(&format!("`{text}`")),
+            // Quotation commands (`\uv` in Czech, `\enquote`): what they quote, quoted.
+            "uv" | "enquote" | "textquote" | "q" => out.push_str(&format!("\"{text}\"")),
             "sout" | "st" | "xout" => out.push_str(&format!("~~{text}~~")),
             "newline" | "linebreak" | "quad" | "qquad" => out.push(' '),
             "ldots" => out.push('…'),
+            // Commands whose arguments are settings, not text.
+            "color" | "rowcolor" | "cellcolor" | "label" | "vspace" | "hspace" | "setlength"
+            | "includegraphics" | "definecolor" => {}
             // Any other command keeps its last argument's text (`\textbf`, `\textcolor`),
             // which for a bare command (`\fg`, `\noindent`) is nothing.
             _ => out.push_str(&text),
@@ -279,5 +378,17 @@ mod tests {
                 "Un cas aucun outil — négatif."
             ]
         );
+    }
+
+    #[test]
+    fn the_documents_own_commands_expand_and_a_repeated_head_is_no_row() {
+        let tex = "\\newcommand{\\tool}[1]{\\texttt{#1}}\n\\newcommand{\\none}{\\textit{no tool}}\n\\begin{longtable}{ll}\nPrompt & Expected \\\\\n\\endfirsthead\nPrompt & Expected \\\\\n\\endhead\n\\uv{Add 2 and 3} & \\tool{get-sum} \\\\\n\\color{gray}\\sout{Crash} & \\none{} \\\\\n\\end{longtable}\n";
+        let md = super::to_markdown(tex);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines[0], "");
+        assert_eq!(lines[3], "| Prompt | Expected |");
+        assert_eq!(lines[5], "|---|---|");
+        assert_eq!(lines[7], "| \"Add 2 and 3\" | `get-sum` |");
+        assert_eq!(lines[8], "| ~~Crash~~ | no tool |");
     }
 }

@@ -2,9 +2,15 @@
 //! a section, the keyword that asks the agent gives its prompt, a checking keyword names
 //! the expected tool and its arguments or, negated (`Tool Should Not Be Called`), a tool
 //! that must not be called, and `[Documentation]` and `[Tags]` are notes.
-//! Settings, variables and keywords are set-up, not cases: their lines are blank.
+//! Settings, variables and keywords are set-up, not cases: their lines are blank, though
+//! a step naming a suite variable (`${TOOL}`, `@{TAGS}`) reads its value.
+
+use std::collections::HashMap;
 
 use crate::service::authoring::lexicon;
+
+/// The suite's variables as written in a step (`${TOOL}`, `@{TAGS}`) → their values.
+type Variables = HashMap<String, String>;
 
 /// Whether the document is a Robot Framework suite: it has a test or task table.
 pub fn looks_like_robot(t: &str) -> bool {
@@ -37,6 +43,7 @@ const SENDS: &[&str] = &[
 
 /// The suite as Markdown, line for line.
 pub fn to_markdown(t: &str) -> String {
+    let vars = variables(t);
     let mut out = Vec::new();
     let mut in_tests = false;
     for l in t.lines() {
@@ -54,20 +61,69 @@ pub fn to_markdown(t: &str) -> String {
             out.push(format!("## {}", l.trim()));
             continue;
         }
-        out.push(step(&cells(l)));
+        out.push(step(&cells(l, &vars)));
     }
     super::rejoin(t, &out)
 }
 
+/// The `*** Variables ***` table: `${NAME}  value`, `@{NAME}  a  b` (a list, also usable
+/// as `${NAME}`), `&{NAME}  k=v`.
+fn variables(t: &str) -> Variables {
+    let mut out = Variables::new();
+    let mut inside = false;
+    for l in t.lines() {
+        if let Some(h) = section(l) {
+            inside = h == "variables";
+            continue;
+        }
+        if !inside || l.starts_with([' ', '\t']) {
+            continue;
+        }
+        let parts: Vec<&str> = l
+            .split('\t')
+            .flat_map(|p| p.split("  "))
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        let Some((name, values)) = parts.split_first() else {
+            continue;
+        };
+        let name = name.trim_end_matches('=').trim_end();
+        let Some(bare) = name
+            .get(2..name.len().saturating_sub(1))
+            .filter(|_| name.len() > 3 && name.ends_with('}'))
+        else {
+            continue;
+        };
+        let values: Vec<String> = values.iter().map(|v| value(v)).collect();
+        match &name[..2] {
+            "${" => {
+                out.insert(name.to_string(), values.join(" "));
+            }
+            "@{" | "&{" => {
+                let list = format!("[{}]", values.join(", "));
+                out.insert(name.to_string(), list.clone());
+                out.insert(format!("${{{bare}}}"), list);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A step's cells: separated by two or more spaces or a tab, `...` continuing the line
-/// above, variables assigned to (`${calls}=`) and passed along (`${calls}`) left out.
-fn cells(l: &str) -> Vec<String> {
+/// above, the suite's variables replaced by their values.
+fn cells(l: &str, vars: &Variables) -> Vec<String> {
     l.split('\t')
         .flat_map(|p| p.split("  "))
         .map(str::trim)
         .filter(|c| !c.is_empty() && *c != "...")
-        .filter(|c| !is_variable(c))
-        .map(value)
+        .map(|c| {
+            vars.iter()
+                .filter(|(k, _)| c.contains(k.as_str()))
+                .fold(c.to_string(), |c, (k, v)| c.replace(k.as_str(), v))
+        })
+        .map(|c| value(&c))
         .collect()
 }
 
@@ -100,13 +156,16 @@ fn value(c: &str) -> String {
 
 /// One step as a Markdown line.
 fn step(c: &[String]) -> String {
-    let Some(first) = c.first() else {
+    // Variables assigned to (`${calls}=`) and passed along (`${calls}`) are left out.
+    let unknown = c.iter().any(|c| is_variable(c));
+    let c: Vec<&String> = c.iter().filter(|c| !is_variable(c)).collect();
+    let Some(first) = c.first().copied() else {
         return String::new();
     };
     let rest = &c[1..];
     match first.to_ascii_lowercase().as_str() {
-        "[documentation]" => return format!("Notes: {}", rest.join(" ")),
-        "[tags]" => return format!("Tags: {}", rest.join(", ")),
+        "[documentation]" => return format!("Notes: {}", join(rest, " ")),
+        "[tags]" => return format!("Tags: {}", join(rest, ", ")),
         s if s.starts_with('[') => return String::new(),
         _ => {}
     }
@@ -142,7 +201,7 @@ fn step(c: &[String]) -> String {
         .any(|w| REPLY.contains(&lexicon::fold(w).as_str()))
         && !rest.is_empty()
     {
-        return format!("Expected: the reply mentions \"{}\"", rest.join(" "));
+        return format!("Expected: the reply mentions \"{}\"", join(rest, " "));
     }
     // A checking keyword: what it names is expected, or forbidden when it is negated
     // (`Tool Should Not Be Called`); negated with nothing named, no tool at all.
@@ -154,12 +213,22 @@ fn step(c: &[String]) -> String {
             || w.ends_with("n't")
     });
     match (negated, rest.split_first()) {
+        // (What a variable from elsewhere names is not known: not no tool at all.)
+        (true, None) if unknown => String::new(),
         (true, None) => format!("Expected: {first}"),
-        (true, Some(_)) => format!("Must not call: {}", rest.join(", ")),
+        (true, Some(_)) => format!("Must not call: {}", join(rest, ", ")),
         (false, Some((tool, []))) => format!("Expected tool: {tool}"),
-        (false, Some((tool, args))) => format!("Expected tool: {tool} with {}", args.join(", ")),
+        (false, Some((tool, args))) => format!("Expected tool: {tool} with {}", join(args, ", ")),
         (false, None) => format!("- {first}"),
     }
+}
+
+fn join(cells: &[&String], sep: &str) -> String {
+    cells
+        .iter()
+        .map(|c| c.as_str())
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 #[cfg(test)]
@@ -178,5 +247,18 @@ mod tests {
         assert_eq!(lines[7], "Expected tool: get-sum with a=17, progress=false");
         assert_eq!(lines[9], "user: Hello there");
         assert_eq!(lines[13], "");
+    }
+
+    #[test]
+    fn a_step_naming_a_suite_variable_reads_its_value() {
+        let robot = "*** Variables ***\n${TOOL}        search-items\n@{TAGS}    a    b\n\n*** Test Cases ***\nFind\n    Send Prompt    Find running shoes please\n    Tool Should Be Called    ${TOOL}    query=shoes    tags=@{TAGS}\n    Tool Should Not Be Called    ${UNKNOWN}\n";
+        let md = super::to_markdown(robot);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines[1], "");
+        assert_eq!(
+            lines[7],
+            "Expected tool: search-items with query=shoes, tags=[a, b]"
+        );
+        assert_eq!(lines[8], "");
     }
 }

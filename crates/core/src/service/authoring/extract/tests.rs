@@ -2534,3 +2534,65 @@ fn a_table_row_struck_by_its_style_is_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn an_expectation_keyed_by_the_tools_it_expects_gives_their_calls() {
+    let doc = r#"[
+  {"id": "a", "prompt": "What is 2 plus 9?", "expect": {"get-sum": {"a": 2, "b": 9}}},
+  {"id": "b", "prompt": "Show me the server info", "expect": {"server-info": null}},
+  {"id": "c", "prompt": "Why is the sky blue?", "expect": null, "no_tool": true}
+]
+"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args,
+        Some(json!({"a": 2, "b": 9}).as_object().unwrap().clone())
+    );
+    assert_eq!(tools_of(&d[1]), ["server-info"]);
+    assert!(d[2].negative && d[2].expected_calls.is_empty());
+}
+
+#[test]
+fn nothing_as_what_is_called_is_a_negative_but_nothing_else_is_not() {
+    let doc = "| ID | Prompt | Expected | Notes |\n|---|---|---|---|\n| 1 | \"Thanks, that's all.\" | nic nevolat | |\n| 2 | \"Danke, das war's.\" | nichts aufrufen | |\n| 3 | \"Repeat: hi\" | call `echo`, nothing else | |\n| 4 | \"Sečti 4 a 5\" | sčítací nástroj, a=4, b=5 | nesmí volat `legacy-echo` |\n| 5 | \"Zopakuj: ahoj\" | `echo` | Pozn.: bez poznámky |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 5, "{d:#?}");
+    assert!(d[0].negative && d[1].negative, "{d:#?}");
+    assert!(!d[2].negative);
+    assert_eq!(tools_of(&d[2]), ["echo"]);
+    // A tool described in Czech, and a prohibition in the notes column.
+    assert_eq!(tools_of(&d[3]), ["get-sum"]);
+    assert_eq!(d[3].never_called, ["legacy-echo"]);
+}
+
+#[test]
+fn a_column_under_an_abbreviated_label_keeps_its_role() {
+    use crate::service::authoring::lexicon::{LabelRole, label_role};
+    assert_eq!(label_role("Pozn."), Some(LabelRole::Notes));
+    assert_eq!(label_role("Pozn"), None);
+    // (A cut that opens labels of two roles stays unread.)
+    assert_eq!(label_role("Ex."), None);
+}
+
+#[test]
+fn a_word_suffixed_after_an_apostrophe_is_no_parameter_and_a_list_ends_at_the_next() {
+    let tools: Vec<crate::service::authoring::ground::DiscoveredTool> = vec![
+        crate::service::authoring::ground::DiscoveredTool {
+            server_id: "s".into(),
+            server_name: "calendar".into(),
+            tool: serde_json::from_value(json!({"name": "findFreeSlots", "inputSchema": {"type": "object", "properties": {"attendees": {"type": "array", "items": {"type": "string"}}, "durationMinutes": {"type": "number"}, "start": {"type": "string"}}}})).unwrap(),
+        },
+    ];
+    let doc = "## Slots\nPrompt: \"Find 45 free minutes for Ahmet and Zeynep\"\nExpected: findFreeSlots, attendees ahmet@acme.dev, zeynep@acme.dev, durationMinutes 45. start'ı kontrol etmeyelim.\n";
+    let d = super::extract(doc, &tools);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    let args = d[0].expected_calls[0].args.clone().unwrap();
+    assert_eq!(
+        args.get("attendees"),
+        Some(&json!(["ahmet@acme.dev", "zeynep@acme.dev"]))
+    );
+    assert_eq!(args.get("durationMinutes"), Some(&json!(45)));
+    assert_eq!(args.get("start"), None);
+}

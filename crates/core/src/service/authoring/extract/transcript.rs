@@ -7,6 +7,7 @@
 use super::super::catalog::Catalog;
 use super::super::draft::Draft;
 use super::super::lines::LineIndex;
+use super::super::reading;
 use super::super::unit::{UnitInfo, read_unit, segments_of};
 
 /// Whether the document is a transcript: `WEBVTT` first, or SubRip's numbered cues with
@@ -66,21 +67,78 @@ const PAUSE: f64 = 0.5;
 /// Extracts the cases said in a transcript.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let turns = turns(ix);
-    let drafts: Vec<Draft> = turns
-        .iter()
-        .map(|t| {
-            let info = UnitInfo {
-                shape: "transcript turn",
-                start: t.start,
-                end: t.end,
-                title: None,
-                key: None,
-                structured: false,
-                title_said: false,
-            };
-            read_unit(&segments_of(&t.said.join("\n")), &info, cat).unwrap_or_default()
-        })
-        .collect();
+    let read = |from: usize, to: usize| {
+        let info = UnitInfo {
+            shape: "transcript turn",
+            start: turns[from].start,
+            end: turns[to].end,
+            title: None,
+            key: None,
+            structured: false,
+            title_said: false,
+        };
+        let said: Vec<&str> = turns[from..=to]
+            .iter()
+            .flat_map(|t| t.said.iter().map(String::as_str))
+            .collect();
+        read_unit(&segments_of(&said.join("\n")), &info, cat).filter(Draft::is_case)
+    };
+    let alone: Vec<Option<Draft>> = (0..turns.len()).map(|k| read(k, k)).collect();
+    // A case is talked over: the turns after the one proposing it, up to the next case,
+    // add to it (the arguments someone adds, "and never X"), and a proposal whose prompt
+    // is only settled a turn or two later ("then the prompt is: '…'") is read with them.
+    let mut drafts: Vec<Draft> = vec![Draft::default(); turns.len()];
+    let mut k = 0;
+    while k < turns.len() {
+        let mut end = k + 1;
+        while end < turns.len() && end - k <= THREAD && alone[end].is_none() {
+            end += 1;
+        }
+        match &alone[k] {
+            Some(d) => {
+                // (A turn expecting a tool this case does not is another proposal.)
+                let expects = d.negative || !d.expected_calls.is_empty();
+                // (Nor is one quoting something new to say.)
+                let own = |t: &Turn| {
+                    let said = t.said.join("\n");
+                    let quotes_new = reading::quotes(&said).iter().any(|&(a, b)| {
+                        let q = said[a..b].trim();
+                        reading::utterance_like(q) && !d.prompts.iter().any(|p| p.contains(q))
+                    });
+                    let names_new = expects
+                        && reading::read(&said, cat).calls.iter().any(|c| {
+                            !d.expected_calls.iter().any(|e| e.tool == c.tool)
+                                && !d.never_called.contains(&c.tool)
+                        });
+                    !quotes_new && !names_new
+                };
+                if let Some(other) = (k + 1..end).find(|&j| !own(&turns[j])) {
+                    end = other;
+                }
+                // The case runs to the last turn that added to it.
+                let mut best = d.clone();
+                for j in k + 1..end {
+                    match read(k, j) {
+                        Some(t) if t.prompts == d.prompts && t.negative == d.negative => {
+                            if adds(&t, &best) {
+                                best = t;
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                drafts[k] = best;
+                k = end;
+            }
+            None => match (k + 1..end).find_map(|m| Some((m, read(k, m)?))) {
+                Some((m, d)) => {
+                    drafts[k] = d;
+                    k = m + 1;
+                }
+                None => k += 1,
+            },
+        }
+    }
     // The next speaker putting a proposal off drops it.
     let replies: Vec<Option<String>> = (0..turns.len())
         .map(|k| {
@@ -90,6 +148,22 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         .collect();
     super::retract::without_declined(drafts, &replies)
 }
+
+/// Whether a reading of more turns expects more than the one before it.
+fn adds(more: &Draft, before: &Draft) -> bool {
+    let args = |d: &Draft| {
+        d.expected_calls
+            .iter()
+            .map(|c| c.args.as_ref().map_or(0, |a| a.len()) + 1)
+            .sum::<usize>()
+    };
+    args(more) > args(before)
+        || more.never_called.len() > before.never_called.len()
+        || more.contains.len() > before.contains.len()
+}
+
+/// How many turns after a proposal may still talk it over.
+const THREAD: usize = 4;
 
 /// The transcript's turns, cue timings, numbers and notes left out.
 fn turns(ix: &LineIndex) -> Vec<Turn> {
@@ -131,7 +205,9 @@ fn turns(ix: &LineIndex) -> Vec<Turn> {
             Some(last)
                 if (who.is_none() || who == last.who)
                     && match (last.ended, cue) {
-                        (Some(e), Some((s, _))) => s - e <= PAUSE || last.end + 1 == n,
+                        (Some(e), Some((s, _))) => {
+                            (s - e <= PAUSE || last.end + 1 == n) && !opens_anew(last, &said)
+                        }
                         _ => true,
                     } =>
             {
@@ -149,6 +225,21 @@ fn turns(ix: &LineIndex) -> Vec<Turn> {
         }
     }
     out
+}
+
+/// Whether a cue starts something new after a finished sentence: "… Agreed." then
+/// "Eighth: …".
+fn opens_anew(last: &Turn, said: &str) -> bool {
+    let ended = last
+        .said
+        .last()
+        .is_some_and(|l| l.trim_end().ends_with(['.', '!', '?', '…', '。']));
+    // (A word or two before a colon: a label, an ordinal, a name.)
+    let labelled = said.split_once([':', '：']).is_some_and(|(head, _)| {
+        let words = head.split_whitespace().count();
+        (1..=2).contains(&words) && head.chars().all(|c| c.is_alphabetic() || c == ' ')
+    });
+    ended && labelled
 }
 
 /// A cue line's speaker and words: `<v Priya Raman>…`, `Priya Raman: …`, `[Priya] …`.
@@ -220,5 +311,62 @@ mod tests {
         assert_eq!(turns[0].said, ["First part,", "second part."]);
         assert_eq!((turns[0].start, turns[0].end), (8, 12));
         assert_eq!(turns[1].said, ["Reply."]);
+    }
+
+    #[test]
+    fn a_case_talked_over_in_later_turns_gathers_what_they_add() {
+        let cue = |n: usize, who: &str, said: &str| {
+            format!(
+                "{n}\n00:00:{:02}.000 --> 00:00:{:02}.500\n<v {who}>{said}\n\n",
+                n * 2,
+                n * 2
+            )
+        };
+        let t = [
+            "WEBVTT\n\n".to_string(),
+            cue(
+                1,
+                "Ana",
+                "Next: \"Repeat after me: good morning\", expect echo.",
+            ),
+            cue(
+                2,
+                "Ben",
+                "Write the argument too: message = good morning. And never legacy-echo.",
+            ),
+            cue(3, "Ana", "Done."),
+            cue(
+                4,
+                "Ben",
+                "Also, should we test \"add 2 and 3 for me\"? I think get-sum.",
+            ),
+            cue(5, "Ana", "Another: echo with message = hi there, exactly."),
+            cue(
+                6,
+                "Ben",
+                "Then the prompt is: \"Can you say hi there to the team?\"",
+            ),
+        ]
+        .concat();
+        let ix = LineIndex::new(&t);
+        let drafts = extract(
+            &ix,
+            &Catalog::new(&crate::service::authoring::catalog::demo_tools()),
+        );
+        assert_eq!(drafts.len(), 3, "{drafts:#?}");
+        // The arguments a second speaker adds join the case; the agreement after adds nothing.
+        assert_eq!(drafts[0].prompts, ["Repeat after me: good morning"]);
+        assert_eq!(drafts[0].never_called, ["legacy-echo"]);
+        let args = drafts[0].expected_calls[0].args.clone().unwrap_or_default();
+        assert_eq!(
+            args.get("message"),
+            Some(&serde_json::json!("good morning"))
+        );
+        assert_eq!((drafts[0].start_line, drafts[0].end_line), (5, 9));
+        // A turn quoting something new is a case of its own.
+        assert_eq!(drafts[1].prompts, ["add 2 and 3 for me"]);
+        // A proposal whose prompt a later turn settles is read with it.
+        assert_eq!(drafts[2].prompts, ["Can you say hi there to the team?"]);
+        assert_eq!(drafts[2].expected_calls[0].tool, "echo");
     }
 }

@@ -2125,6 +2125,24 @@ const LABELS: &[(LabelRole, &[&str])] = &[
 
 /// Normalises a label: markup and a trailing colon dropped, `_-./` as spaces, camelCase
 /// split, parentheticals dropped, folded.
+/// The role of a label cut short with a full stop, when every label it opens agrees.
+fn abbreviated(label: &str, l: &str) -> Option<LabelRole> {
+    let cut = label.trim_end_matches([':', ' ', '：']);
+    if !cut.ends_with('.') || l.contains(' ') || l.chars().count() < 3 {
+        return None;
+    }
+    let mut found = None;
+    for (role, words) in LABELS {
+        if words.iter().any(|w| w.starts_with(l) && w.len() > l.len()) {
+            if found.is_some_and(|f| f != *role) {
+                return None;
+            }
+            found = Some(*role);
+        }
+    }
+    found
+}
+
 pub fn normalize_label(label: &str) -> String {
     let mut bare = String::with_capacity(label.len());
     let mut depth = 0;
@@ -2216,6 +2234,11 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
     let trimmed = l.trim_end_matches(|c: char| c.is_ascii_digit() || c == ' ');
     if trimmed != l && !trimmed.is_empty() {
         return role_of_normalized(trimmed);
+    }
+    // An abbreviated label (`Pozn.`, `Erw. Ergebnis`, `Obs.`): the one role of the labels
+    // its word opens.
+    if let Some(role) = abbreviated(label, &l) {
+        return Some(role);
     }
     // (`Okay, then mine: "…"`: a clause run up to a colon, no label; its words are not
     // looked for.)

@@ -670,6 +670,11 @@ pub const NEGATION: &[&str] = &[
     "मत",
     "cagrilmamali",
     "cagrilmamalidir",
+    "cagrilmasin",
+    "kullanilmasin",
+    "asla",
+    "yasak",
+    "yasaktir",
     "cagirmamali",
     "cagirmamasi",
     "cagirmasin",
@@ -807,6 +812,9 @@ pub const NEGATION: &[&str] = &[
     "nepouzivejte",
     "nepouzivat",
     "nesmie",
+    "nesmi",
+    "nesmis",
+    "nesmite",
     "nevolaj",
     "nevolajte",
     "nepouzivaj",
@@ -995,6 +1003,11 @@ pub const NEGATION_AFTER: &[&str] = &[
     "cagirmasin",
     "cagirmiyor",
     "cagrilmaz",
+    "cagrilmasin",
+    "kullanilmasin",
+    "asla",
+    "yasak",
+    "yasaktir",
     "degil",
     "kullanilmamali",
     "kullanmamali",
@@ -4897,6 +4910,59 @@ pub fn is_bug_type(t: &str) -> bool {
     ];
     listed(BUGS, fold(t).trim())
 }
+
+/// "Nothing" as the object of a verb (folded): "call nothing", "nichts aufrufen".
+pub const NOTHING: &[&str] = &[
+    "nothing",
+    "nichts",
+    "rien",
+    "nada",
+    "niente",
+    "nulla",
+    "niets",
+    "ничего",
+    "нічого",
+    "нищо",
+    "nic",
+    "niczego",
+    "nicego",
+    "nista",
+    "ништа",
+    "nicesa",
+    "nieko",
+    "neko",
+    "ingenting",
+    "intet",
+    "inget",
+    "mitaan",
+    "semmit",
+    "semmi",
+    "nimic",
+    "τιποτα",
+    "hicbir",
+];
+
+/// What makes "nothing" "nothing else" (folded, the word after it).
+pub const ELSE_WORDS: &[&str] = &[
+    "else",
+    "more",
+    "anderes",
+    "sonst",
+    "weiter",
+    "autre",
+    "d'autre",
+    "mas",
+    "altro",
+    "anders",
+    "другого",
+    "иного",
+    "innego",
+    "jineho",
+    "ineho",
+    "annat",
+    "andet",
+    "annet",
+];
 
 /// Verbs of calling a tool ("calls", "ruft … auf", "调用"), and arrows that mean it.
 pub const CALL_VERBS: &[&str] = &[
