@@ -1821,9 +1821,20 @@ fn read_function(
         if checks_no_calls(code) && !strs().any(|(_, s)| cat.resolve(s).is_some()) {
             segs.push(Segment::labelled("expected", "no tool call"));
         }
+        // (A failure's message, `t.Fatal("…")`, `raise AssertionError("…")`, is no prompt.)
         let asserting = {
             let t = code.trim_start().to_ascii_lowercase();
-            t.starts_with("assert") || t.starts_with("expect") || t.contains(".to")
+            t.starts_with("assert")
+                || t.starts_with("expect")
+                || t.contains(".to")
+                || t.starts_with("raise ")
+                || t.starts_with("throw ")
+                || FAILURES.iter().any(|f| {
+                    t.match_indices(f).any(|(i, _)| {
+                        t[i + f.len()..].starts_with('(')
+                            && !t[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    })
+                })
         };
         if asserting && sent_in_assertion.is_none() {
             // `expect(await agent.ask("…")).toCall(…)`: sent inside the assertion, as the
@@ -1842,6 +1853,7 @@ fn read_function(
                     .is_some_and(|r| r.starts_with(|c: char| c.is_uppercase() || c == '_'));
                 let own = matcher
                     || lower == "eq"
+                    || FAILURES.contains(&lower.as_str())
                     || ["assert", "expect", "should", "must"]
                         .iter()
                         .any(|p| lower.starts_with(p));
@@ -1911,6 +1923,11 @@ fn read_function(
         cat,
     )
 }
+
+/// Calls that report a test's failure: what they are given is a message, not a prompt.
+const FAILURES: &[&str] = &[
+    "fatal", "fatalf", "error", "errorf", "fail", "failf", "failnow", "panic", "panicf",
+];
 
 /// Where a line's comment starts (`#` or `//` outside a string), as an offset in the line.
 fn comment_start(line: &str, line_start: usize, toks: &[Token]) -> Option<usize> {

@@ -392,6 +392,13 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         table.descendants(&mut rows);
         let rows: Vec<&El> = rows.into_iter().filter(|e| is_row(&e.name)).collect();
         let cells = grid(&rows);
+        // A table of two columns whose first holds the labels (`Prompt | …`, `Tool | …`):
+        // one case, its fields down the rows.
+        if let Some(m) = label_column(&cells) {
+            records.push((table.start, table.end, m, "labelled table"));
+            read_tables.push((table.start, table.end));
+            continue;
+        }
         // (A spreadsheet's row number is no label; a title cell spanning the row is none.)
         let Some(h) = cells.iter().position(|r| {
             let labels: Vec<&String> = r
@@ -515,7 +522,9 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         return text::extract(&LineIndex::new(&blank_tags(text)), cat);
     }
-    let tabled = records.iter().any(|r| r.3 == "table row");
+    let tabled = records
+        .iter()
+        .any(|r| r.3.ends_with("table") || r.3 == "table row");
     let mut drafts: Vec<Draft> = records
         .into_iter()
         .map(|(a, b, m, shape)| {
@@ -554,6 +563,31 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         drafts.sort_by_key(|d| d.start_line);
     }
     drafts
+}
+
+/// The fields of a table whose rows are each a label and its value, when its labels name
+/// a case and the first row is no header (its value is no label).
+fn label_column(cells: &[Vec<String>]) -> Option<Map<String, Value>> {
+    let rows: Vec<&Vec<String>> = cells
+        .iter()
+        .filter(|r| r.iter().any(|c| !c.is_empty()))
+        .collect();
+    if rows.len() < 2 || rows.iter().any(|r| r.len() != 2 || r[0].is_empty()) {
+        return None;
+    }
+    let roles: Vec<Role> = rows.iter().map(|r| role_of(&r[0])).collect();
+    let labelled = roles.iter().filter(|r| **r != Role::Other).count();
+    if labelled * 2 < rows.len()
+        || !names_a_case(rows.iter().map(|r| r[0].as_str()))
+        || role_of(&rows[0][1]) != Role::Other
+    {
+        return None;
+    }
+    Some(
+        rows.iter()
+            .map(|r| (r[0].clone(), Value::String(r[1].clone())))
+            .collect(),
+    )
 }
 
 /// The record of an element: each leaf's text under its label (the tag, or the nearest
@@ -700,8 +734,8 @@ pub fn html_markdown(html: &str) -> String {
 
 /// The text with every tag replaced by a space, line breaks kept and entities decoded, so
 /// a page of prose is read as text with its lines where they were: a list item, and a
-/// paragraph opening a line, by `- ` (each a unit); a heading or a `<summary>` opening a
-/// line by `#`s; `<q>` by quotes and a strike by `~~`.
+/// paragraph or a callout opening a line, by `- ` (each a unit); a heading or a toggle's
+/// `<summary>` opening a line (or an item) by `#`s; `<q>` by quotes and a strike by `~~`.
 pub fn blank_tags(text: &str) -> String {
     let text = unescaped_tags(text);
     let mut out = String::with_capacity(text.len());
@@ -709,6 +743,8 @@ pub fn blank_tags(text: &str) -> String {
     // The elements open, and whether each was struck by its style (Google Docs' `<span
     // style="text-decoration:line-through">`), so its close ends the strike.
     let mut open: Vec<(String, bool)> = Vec::new();
+    // A toggle just closed: what opens the next line is outside it, a section of its own.
+    let mut after_toggle = false;
     while let Some(c) = rest.chars().next() {
         if c == '<'
             && let Some(close) = rest.find('>')
@@ -721,6 +757,7 @@ pub fn blank_tags(text: &str) -> String {
                 .take_while(|c| c.is_ascii_alphanumeric())
                 .collect();
             if name.starts_with('/') {
+                after_toggle |= element == "details";
                 if let Some(k) = open.iter().rposition(|(n, _)| *n == element) {
                     let struck = open[k].1;
                     open.truncate(k);
@@ -745,18 +782,40 @@ pub fn blank_tags(text: &str) -> String {
                 name.starts_with(t) && !name[t.len()..].starts_with(|c: char| c.is_alphanumeric())
             };
             let line_start = out.rsplit('\n').next().is_some_and(|l| l.trim().is_empty());
+            // (A toggle, `<li><details><summary>`, or a heading in an item: the item's
+            // marker gives way to the heading's.)
+            let marker_only = out.rsplit('\n').next().is_some_and(|l| l.trim() == "-");
+            let heads = is("summary")
+                || name.len() >= 2
+                    && name.starts_with('h')
+                    && name[1..2].parse::<u8>().is_ok_and(|d| (1..=6).contains(&d));
+            let line_start = if marker_only && heads {
+                let keep = out.trim_end_matches([' ', '-']).len();
+                out.truncate(keep);
+                true
+            } else {
+                line_start
+            };
             let level = name
                 .strip_prefix('h')
                 .and_then(|r| r.chars().next())
                 .and_then(|d| d.to_digit(10))
                 .filter(|d| (1..=6).contains(d) && is(&name[..2]));
-            out.push_str(if is("li") || is("p") && line_start {
-                // (A paragraph opening a line is a unit of its own, as an item is.)
+            let block = ["p", "figure", "aside", "div", "blockquote", "pre"]
+                .iter()
+                .any(|b| is(b));
+            let outside = after_toggle && line_start && block;
+            if outside || heads {
+                after_toggle = false;
+            }
+            out.push_str(if is("summary") && line_start || outside {
+                "#### "
+            } else if is("li") || (is("p") || is("figure") || is("aside")) && line_start {
+                // (A paragraph or a callout opening a line is a unit of its own, as an
+                // item is.)
                 "- "
             } else if let Some(l) = level.filter(|_| line_start) {
                 ["# ", "## ", "### ", "#### ", "##### ", "###### "][l as usize - 1]
-            } else if is("summary") && line_start {
-                "#### "
             } else if is("q") {
                 "“"
             } else if is("/q") {

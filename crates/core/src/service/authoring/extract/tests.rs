@@ -2596,3 +2596,31 @@ fn a_word_suffixed_after_an_apostrophe_is_no_parameter_and_a_list_ends_at_the_ne
     assert_eq!(args.get("durationMinutes"), Some(&json!(45)));
     assert_eq!(args.get("start"), None);
 }
+
+#[test]
+fn a_toggle_is_a_case_and_what_follows_it_is_not_part_of_it() {
+    // A wiki's HTML export: toggles (`<details>`) in list items, a two-column table of
+    // labelled fields inside one, and a callout after the last that sets a case aside.
+    let doc = "<html><body><h2>Scenarios</h2>\n<ul class=\"toggle\"><li><details open=\"\"><summary>Scenario 1 — sum</summary>\n<p>User: \u{ab}What is 3 plus 4?\u{bb}</p>\n<p>Expected: <code>get-sum</code> with a equal to 3 and b = 4</p>\n</details></li></ul>\n<ul class=\"toggle\"><li><details open=\"\"><summary>Scenario 2 — echo</summary>\n<table class=\"simple-table\"><tbody>\n<tr><td>Prompt</td><td>Repeat after me: good night</td></tr>\n<tr><td>Tool</td><td>echo</td></tr>\n<tr><td>Arguments</td><td>message = good night</td></tr>\n</tbody></table>\n</details></li></ul>\n<figure class=\"callout\"><div>Scenario 3 (\u{ab}crash the server\u{bb} with <code>crash</code>) is set aside for now.</div></figure>\n</body></html>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (2, 4));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert_eq!(d[1].prompts, ["Repeat after me: good night"]);
+    assert_eq!(
+        d[1].expected_calls[0]
+            .args
+            .as_ref()
+            .and_then(|a| a.get("message")),
+        Some(&json!("good night"))
+    );
+}
+
+#[test]
+fn a_test_functions_failure_message_is_no_prompt() {
+    let doc = "package evals\n\nfunc TestSum(t *testing.T) {\n\tgot := run(t, \"What is 2 plus 2?\")\n\tif !got.Called(\"get-sum\") {\n\t\tt.Fatalf(\"expected get-sum to be called, got %v\", got)\n\t}\n}\n\n// Not an eval: the harness itself.\nfunc TestHarnessRejectsEmptyPrompt(t *testing.T) {\n\tif _, err := h.TryRun(ctx, \"\"); err == nil {\n\t\tt.Fatal(\"expected an error for an empty prompt\")\n\t}\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What is 2 plus 2?"]);
+}
