@@ -855,6 +855,13 @@ impl Fields {
                             args_label = label.clone();
                         }
                         _ => {
+                            // (`state=open; never merge_pull_request`: what the arguments'
+                            // cell forbids besides.)
+                            for n in reading::read(s, cat).never {
+                                if !d.never_called.contains(&n) {
+                                    d.never_called.push(n);
+                                }
+                            }
                             args_text = Some(s.clone());
                             args_label = label.clone();
                         }

@@ -537,6 +537,13 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             Some(LabelRole::Args) => {
                 if !lexicon::is_none_word(text) && !reading::prepare(text).trim().is_empty() {
                     args_fields.push((label.to_string(), text.to_string()));
+                    // (`state=open; never merge_pull_request`: what the cell forbids
+                    // besides its arguments.)
+                    for n in reading::read(text, cat).never {
+                        if !d.never_called.contains(&n) {
+                            d.never_called.push(n);
+                        }
+                    }
                 }
             }
             // `Expected: no tool call` makes the case negative; a bare `Expected: none`

@@ -2624,3 +2624,13 @@ fn a_test_functions_failure_message_is_no_prompt() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].prompts, ["What is 2 plus 2?"]);
 }
+
+#[test]
+fn an_arguments_cell_that_forbids_a_tool_forbids_it_and_a_swahili_without_is_a_negative() {
+    let doc = "| Prompt | Tool | Arguments |\n|---|---|---|\n| \"Repeat: hello\" | echo | message=hello; never call legacy-echo |\n\n## HH-108\nMtumiaji: \"Mvua husababishwa na nini?\"\nMsaidizi ajibu tu moja kwa moja, BILA kutumia chombo chochote.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+    assert!(d[1].negative, "{d:#?}");
+}

@@ -660,6 +660,19 @@ pub const CONJUNCTIONS: &[&str] = &[
 /// Words that negate what follows them in the clause (or, for verb-final languages and
 /// passives, what precedes them).
 pub const NEGATION: &[&str] = &[
+    // Swahili "without", "do not call/use" (the subjunctive negated); Lithuanian "must
+    // not", "may not".
+    "bila",
+    "usiite",
+    "isiite",
+    "asiite",
+    "msiite",
+    "usitumie",
+    "isitumie",
+    "asitumie",
+    "msitumie",
+    "neturi",
+    "negali",
     "khong",
     "لا",
     "ألا",
@@ -873,8 +886,6 @@ pub const NEGATION: &[&str] = &[
     "kamwe",
     "haipaswi",
     "hapaswi",
-    "usitumie",
-    "usiite",
     "haitumii",
     "haiiti",
     "না",
@@ -994,6 +1005,10 @@ pub const NEGATION: &[&str] = &[
 /// Negation words that also negate a tool named before them ("`x` is not called",
 /// "`x` wird nicht aufgerufen", "x は使わない", "x 호출 금지").
 pub const NEGATION_AFTER: &[&str] = &[
+    "neturi",
+    "negali",
+    "nekvieciamas",
+    "nekvieciama",
     "नहीं",
     // Turkish negates inside the verb: "çağrılmamalı", "kullanılmaz"; "get sum değil".
     "cagrilmamali",
@@ -4437,6 +4452,17 @@ pub const DROPPED_STATUS: &[&str] = &[
     "alleen voorbeeld",
     "例のみ",
     "仅示例",
+    "僅示例",
+    "只是范例",
+    "只是範例",
+    "只是示例",
+    "不算案例",
+    "不算用例",
+    "不是案例",
+    "不是用例",
+    "例にすぎない",
+    "ケースではない",
+    "케이스 아님",
     "예시일 뿐",
     "ne pas executer",
     "no ejecutar",
