@@ -497,6 +497,25 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
+    // A name in parentheses after what it names ("must not comment on an issue
+    // (`add_issue_comment`)", "merging is forbidden (`merge_pull_request`)"): negated by
+    // the clause before the parenthesis.
+    if t[..c.0].ends_with('(') && only_names(t, c, all) {
+        let head = &t[..c.0 - 1];
+        let from = head
+            .rfind(['.', ';', '\n', ',', '!', '?', '。', '—', '–', ')'])
+            .map_or(0, |i| {
+                i + head[i..].chars().next().map_or(1, char::len_utf8)
+            });
+        let words = fold(&head[from..]);
+        if word_list(&words).iter().any(|w| {
+            matches_word(w, lexicon::NEGATION) && !["no", "none", "zero"].contains(w)
+                || matches_word(w, lexicon::NEGATION_AFTER)
+                || w.ends_with("n't")
+        }) {
+            return true;
+        }
+    }
     // Earlier names in the clause count as one word each ("not call a.b_c or x").
     let mut raw_before = String::new();
     let mut pos = c.0;

@@ -42,6 +42,7 @@
 
 pub mod asciidoc;
 pub mod asserts;
+pub mod callout;
 pub mod chatlog;
 pub mod code;
 pub mod columns;
@@ -323,7 +324,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         None => (Vec::new(), Cow::Borrowed(text)),
     };
     let uncommented = text::without_block_comments(&body);
-    let paged = pages::without_furniture(&uncommented);
+    let called_out = callout::as_fields(&uncommented);
+    let paged = pages::without_furniture(&called_out);
     let directed = rst::as_markdown(&paged);
     let added = diff::as_added(&directed);
     let marked = text::failed_marks(&added);
@@ -346,6 +348,7 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let unchanged = [
         &body,
         &uncommented,
+        &called_out,
         &paged,
         &directed,
         &added,

@@ -2634,3 +2634,30 @@ fn an_arguments_cell_that_forbids_a_tool_forbids_it_and_a_swahili_without_is_a_n
     assert_eq!(d[0].never_called, ["legacy-echo"]);
     assert!(d[1].negative, "{d:#?}");
 }
+
+#[test]
+fn a_name_in_parentheses_is_forbidden_by_the_clause_before_it() {
+    let doc = "- **T1** – \"Comment on issue 4: fixed\"\n  - expected: `echo`, message = fixed\n  - it must NOT crash the server (`crash`); deprecated echo is forbidden (`legacy-echo`)\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["crash", "legacy-echo"]);
+}
+
+#[test]
+fn a_yaml_suite_with_merge_keys_and_labels_spelled_without_their_letters_is_read() {
+    let doc = "standard: &std\n  model: m1\n\nsager:\n  - <<: *std\n    id: SUM-01\n    bruger: \"Hvad bliver 2 + 3?\"\n    forventer:\n      vaerktoej: get-sum\n      args: { a: 2, b: 3 }\n    maa_ikke: [legacy-echo]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+}
+
+#[test]
+fn a_chats_reactions_do_not_join_the_item_above_them() {
+    let doc = "ingrid  09:14\n1. \u{ab}What is 2 plus 2?\u{bb} → get-sum\n2. \u{ab}Thanks!\u{bb} → no tool\n:+1: 2 :eyes: 1\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[1].start_line, d[1].end_line), (3, 3));
+    assert!(d[1].negative);
+}

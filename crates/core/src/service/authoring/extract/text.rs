@@ -234,7 +234,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             Kind::Code
         } else if fence {
             Kind::Code
-        } else if t.is_empty() {
+        } else if t.is_empty() || reactions(t) {
             Kind::Blank
         } else if let Some(level) = atx_level(t) {
             Kind::Heading(level)
@@ -351,6 +351,26 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         }
     }
     out
+}
+
+/// A chat's reactions pasted under a message (`:+1: 2`, `:white_check_mark: 1 :eyes: 3`):
+/// no part of what was said.
+fn reactions(t: &str) -> bool {
+    let mut any = false;
+    for w in t.split_whitespace() {
+        let emoji = w.len() > 2
+            && w.starts_with(':')
+            && w.ends_with(':')
+            && w[1..w.len() - 1]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'+' | b'-'));
+        if emoji {
+            any = true;
+        } else if !w.bytes().all(|b| b.is_ascii_digit()) {
+            return false;
+        }
+    }
+    any
 }
 
 /// E-mail kept apart from what is read (as blank lines, which part paragraphs): a

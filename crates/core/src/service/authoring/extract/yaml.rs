@@ -170,9 +170,11 @@ fn is_key_line(s: &str) -> bool {
     match s.find(':') {
         Some(i) => {
             let k = &s[..i];
-            !k.is_empty()
-                && k.chars()
-                    .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' ' | '"' | '\''))
+            // (`<<: *defaults`: a merge key.)
+            (k == "<<"
+                || !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' ' | '"' | '\'')))
                 && (s.len() == i + 1 || s[i + 1..].starts_with(' '))
         }
         None => false,

@@ -48,6 +48,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "ma ikke",
+            "maa ikke",
+            "far ikke",
             "nu are voie sa apeleze",
             "ei saa kutsua",
             "ei saa kayttaa",
@@ -364,6 +367,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "negative",
             "is negative",
             "no tools",
+            "ingen vaerktoj",
+            "ingen verktoy",
+            "ingen verktyg",
             "expect no tools",
             "negativ*",
             "negatif",
@@ -777,6 +783,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "odpowiedz",
             "forvantat",
             "forventet",
+            "forventer",
+            "forventes",
             "svar",
             "resultat",
             "diharapkan",
@@ -848,6 +856,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "відповідь",
             "odotettu",
             "odotetaan",
+            "odotus",
+            "odotukset",
             "tulos",
             "vastaus",
             "elvart",
@@ -2234,6 +2244,16 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
     let trimmed = l.trim_end_matches(|c: char| c.is_ascii_digit() || c == ' ');
     if trimmed != l && !trimmed.is_empty() {
         return role_of_normalized(trimmed);
+    }
+    // A label spelled without its letters (`vaerktoej` for `værktøj`, `Ergebnisse
+    // pruefen`): as its letters fold.
+    if l.is_ascii() && ["oe", "ue", "aa"].iter().any(|d| l.contains(d)) {
+        let spelled = l.replace("oe", "o").replace("ue", "u").replace("aa", "a");
+        for (role, words) in LABELS {
+            if words.contains(&spelled.as_str()) {
+                return Some(*role);
+            }
+        }
     }
     // An abbreviated label (`Pozn.`, `Erw. Ergebnis`, `Obs.`): the one role of the labels
     // its word opens.

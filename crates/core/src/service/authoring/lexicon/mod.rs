@@ -3232,6 +3232,15 @@ pub const TEMPLATE_WORDS: &[&str] = &[
     "模板",
     "範本",
     "템플릿",
+    "pohja",
+    "skabelon",
+    "шаблон",
+    "sablona",
+    "predlozak",
+    "predloga",
+    "προτυπο",
+    "templat",
+    "แม่แบบ",
 ];
 
 pub const NOT_CASES: &[&str] = &[
