@@ -621,6 +621,12 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
         } else {
             fold(&t[c.0..c.1])
         };
+        // (`**Nu** are voie`: emphasis is no part of the words.)
+        let f = if f.contains("**") {
+            f.replace("**", "")
+        } else {
+            f
+        };
         // "In nessun caso deve essere chiamato X", "auf keinen Fall X": what the clause
         // names is never to be called.
         if names && has_any(&f, lexicon::NEVER_IDIOMS) {

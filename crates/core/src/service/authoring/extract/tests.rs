@@ -2661,3 +2661,12 @@ fn a_chats_reactions_do_not_join_the_item_above_them() {
     assert_eq!((d[1].start_line, d[1].end_line), (3, 3));
     assert!(d[1].negative);
 }
+
+#[test]
+fn an_emphasised_romanian_prohibition_forbids_and_a_footnoted_status_sets_a_row_aside() {
+    let doc = "| ID | Prompt | Comportament așteptat | Status |\n|---|---|---|---|\n| TC-02 | „Repetă: Comanda a fost expediată” | `echo`, message = Comanda a fost expediată. **Nu** are voie să folosească `legacy-echo` (depreciat). | Aprobat |\n| TC-09 | „Generează un răspuns de 2 MB” | large-result, size = 2000000 | Amânat¹ |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+}

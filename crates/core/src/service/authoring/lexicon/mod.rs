@@ -292,6 +292,9 @@ pub fn has_any(text: &str, words: &'static [&'static str]) -> bool {
 /// "In no case", "under no circumstances" (folded): what follows in the clause is never to
 /// be done.
 pub const NEVER_IDIOMS: &[&str] = &[
+    "nu are voie",
+    "nu trebuie sa",
+    "sa nu",
     "in no case",
     "under no circumstances",
     "in nessun caso",
@@ -3772,6 +3775,8 @@ pub const NOT_CASES: &[&str] = &[
     "mimo rozsahu",
     "mediul de testare",
     "mediu de testare",
+    "mediu de test",
+    "mediul de test",
     "pregatire",
     "preconditii",
     "cerinte preliminare",
@@ -4203,6 +4208,8 @@ pub const DROPPED_STATUS: &[&str] = &[
     "poistettu",
     "abandonat",
     "amanat",
+    "ตัดออก",
+    "ตัดทิ้ง",
     "sablon",
     "void",
     "avbruten",
@@ -4906,8 +4913,13 @@ pub fn is_dropped_status(s: &str) -> bool {
         .trim()
         .trim_start_matches(|c: char| !c.is_alphanumeric() && c != '(')
         .trim_start_matches('(')
-        .trim_end_matches(['.', '!', '。', ')'])
+        .trim_end_matches(['.', '!', '。', ')', '*', '†', '‡'])
         .trim();
+    // (`Amânat¹`: a footnote's mark after it, a digit once folded.)
+    let t = match t.trim_end_matches(|c: char| c.is_ascii_digit()) {
+        word if word.len() < t.len() && word.ends_with(char::is_alphabetic) => word,
+        _ => t,
+    };
     // The whole value, or its first words before a separator (`rejected (dup)`, `won't
     // do - see #12`): looked up, not scanned.
     !t.is_empty()
