@@ -917,17 +917,23 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 && (expects_something(&f.draft)
                     || f.draft.prompts.iter().all(|p| utterance_like(p)))
         });
-        // A row that leaves out the tool its table's other rows name expects none.
-        if found.iter().filter(|f| expects_something(&f.draft)).count() * 2 > found.len() {
-            for f in &mut found {
-                if !expects_something(&f.draft) && !f.draft.prompts.is_empty() {
-                    f.draft.negative = true;
-                    f.draft.exact_rule = None;
-                    f.draft.notes.push(
-                        "no expected tool in a table whose other rows name one: no tool at all"
-                            .into(),
-                    );
-                }
+        // A row that leaves out the tool its table's other rows name expects none (rows
+        // of a table named by another signature are another table's).
+        let expecting: Vec<bool> = found
+            .iter()
+            .map(|f| {
+                let rows = found.iter().filter(|o| o.fields == f.fields);
+                let n = rows.clone().count();
+                rows.filter(|o| expects_something(&o.draft)).count() * 2 > n
+            })
+            .collect();
+        for (f, expecting) in found.iter_mut().zip(expecting) {
+            if expecting && !expects_something(&f.draft) && !f.draft.prompts.is_empty() {
+                f.draft.negative = true;
+                f.draft.exact_rule = None;
+                f.draft.notes.push(
+                    "no expected tool in a table whose other rows name one: no tool at all".into(),
+                );
             }
         }
     }
@@ -1026,6 +1032,9 @@ fn case_pairs<'a>(n: &'a Node, cat: &Catalog) -> Option<&'a [(String, Node)]> {
 struct Found {
     draft: Draft,
     in_table: bool,
+    /// The fields the row's table names (its signature), when a signature named them:
+    /// the rows one rule of the table holds for.
+    fields: Vec<String>,
 }
 
 /// Reads every case literal under `n`.
@@ -1056,6 +1065,7 @@ fn records(
         out.push(Found {
             draft: record(&m, n, ix, cat),
             in_table,
+            fields: Vec::new(),
         });
         return;
     }
@@ -1089,6 +1099,7 @@ fn records(
             out.push(Found {
                 draft: d,
                 in_table: true,
+                fields: sig.clone(),
             });
             return;
         }
@@ -1109,6 +1120,7 @@ fn records(
             out.push(Found {
                 draft: d,
                 in_table: true,
+                fields: Vec::new(),
             });
         }
         return;
@@ -1140,6 +1152,7 @@ fn records(
             out.push(Found {
                 draft: record(&m, row, ix, cat),
                 in_table: true,
+                fields: sig.clone(),
             });
             taken.push(row.start);
         }
@@ -1272,6 +1285,7 @@ fn text_table(s: &str, n: &Node, ix: &LineIndex, cat: &Catalog, out: &mut Vec<Fo
         out.push(Found {
             draft,
             in_table: true,
+            fields: Vec::new(),
         });
     }
 }
@@ -1315,6 +1329,7 @@ fn where_tables(ix: &LineIndex, cat: &Catalog, out: &mut Vec<Found>) {
                 out.push(Found {
                     draft,
                     in_table: true,
+                    fields: Vec::new(),
                 });
             }
         }

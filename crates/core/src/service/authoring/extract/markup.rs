@@ -227,6 +227,15 @@ fn parse(text: &str) -> El {
                     }
                 }
             }
+            // (A Confluence macro's settings, `<ac:parameter ac:name="colour">Red`, are
+            // no text of the page.)
+            Event::Text(_)
+                if stack.last().is_some_and(|el| {
+                    el.name == "parameter"
+                        && el.field.as_ref().is_some_and(|(l, _)| {
+                            matches!(l.as_str(), "colour" | "color" | "icon" | "subtle")
+                        })
+                }) => {}
             Event::Text(t) => push(&mut stack, Node::Text(t.xml10_content().into_owned())),
             Event::CData(t) => {
                 // (A test tool's export keeps rich text as HTML inside CDATA: its text.)

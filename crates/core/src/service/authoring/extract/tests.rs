@@ -2670,3 +2670,11 @@ fn an_emphasised_romanian_prohibition_forbids_and_a_footnoted_status_sets_a_row_
     assert_eq!(tools_of(&d[0]), ["echo"]);
     assert_eq!(d[0].never_called, ["legacy-echo"]);
 }
+
+#[test]
+fn a_confluence_status_macros_colour_is_no_text() {
+    let doc = "<table><tbody>\n<tr><th>#</th><th>Prompt</th><th>Tool</th><th>Status</th></tr>\n<tr><td>1</td><td>What is 2 plus 3?</td><td>get-sum</td><td><ac:structured-macro ac:name=\"status\"><ac:parameter ac:name=\"colour\">Green</ac:parameter><ac:parameter ac:name=\"title\">ACTIVE</ac:parameter></ac:structured-macro></td></tr>\n<tr><td>2</td><td>Crash the server now</td><td>crash</td><td><ac:structured-macro ac:name=\"status\"><ac:parameter ac:name=\"colour\">Red</ac:parameter><ac:parameter ac:name=\"title\">REJECTED</ac:parameter></ac:structured-macro></td></tr>\n</tbody></table>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
