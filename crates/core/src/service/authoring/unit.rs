@@ -1488,9 +1488,7 @@ fn user_line(line: &str) -> bool {
 /// What the user says on a `user: …` line (`usuário: …`, `Người dùng: …`), trimmed.
 pub fn user_said(line: &str) -> Option<&str> {
     let (head, rest) = line.trim().split_once([':', '：'])?;
-    lexicon::USER_SPEAKERS
-        .contains(&lexicon::fold(head.trim()).as_str())
-        .then_some(rest.trim())
+    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold(head.trim())).then_some(rest.trim())
 }
 
 /// A line cut into words as a shell does: quotes group, backslashes escape.
@@ -1536,8 +1534,7 @@ pub fn assistant_line(line: &str) -> Option<String> {
     let t = strip_number(line.trim_start().trim_start_matches(['-', '*', '>', ' ']));
     let (head, rest) = t.split_once([':', '：'])?;
     let head = lexicon::fold(head.trim_matches(['*', '_', ' ']));
-    lexicon::ASSISTANT_SPEAKERS
-        .contains(&head.as_str())
+    lexicon::listed(lexicon::ASSISTANT_SPEAKERS, &head)
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
 

@@ -2158,8 +2158,9 @@ pub fn normalize_label(label: &str) -> String {
 /// head noun: "test script – expected result").
 pub fn label_role(label: &str) -> Option<LabelRole> {
     thread_local! {
-        static SEEN: std::cell::RefCell<std::collections::HashMap<String, Option<LabelRole>>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static SEEN: std::cell::RefCell<
+            std::collections::HashMap<String, Option<LabelRole>, foldhash::fast::FixedState>,
+        > = std::cell::RefCell::new(Default::default());
     }
     // Documents repeat their labels: each is looked up once per thread.
     if let Some(r) = SEEN.with(|m| m.borrow().get(label).copied()) {
@@ -2179,8 +2180,16 @@ pub fn label_role(label: &str) -> Option<LabelRole> {
 /// Whether the label is written exactly as the lexicon lists it (a long label such as
 /// Vietnamese `Kết quả mong đợi` is taken only then).
 pub fn is_listed_label(label: &str) -> bool {
-    let l = normalize_label(label);
-    LABELS.iter().any(|(_, words)| words.contains(&l.as_str()))
+    // (Every label word, hashed once: the lists run to thousands.)
+    static ALL: std::sync::LazyLock<
+        std::collections::HashSet<&'static str, foldhash::fast::FixedState>,
+    > = std::sync::LazyLock::new(|| {
+        LABELS
+            .iter()
+            .flat_map(|(_, words)| words.iter().copied())
+            .collect()
+    });
+    ALL.contains(normalize_label(label).as_str())
 }
 
 fn label_role_uncached(label: &str) -> Option<LabelRole> {

@@ -163,7 +163,11 @@ impl WordSet {
     fn new(words: &[&str]) -> WordSet {
         let patterns: Vec<&str> = words.iter().map(|w| w.trim_end_matches('*')).collect();
         WordSet {
-            ac: aho_corasick::AhoCorasick::new(&patterns).expect("lexicon words compile"),
+            // (A DFA: built once per list and process, it scans a text fastest.)
+            ac: aho_corasick::AhoCorasick::builder()
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+                .build(&patterns)
+                .expect("lexicon words compile"),
             kinds: words
                 .iter()
                 .map(|w| (w.ends_with('*'), w.chars().any(is_cjk)))
@@ -259,6 +263,39 @@ pub fn listed(words: &'static [&'static str], w: &str) -> bool {
 
 type Words = std::collections::HashSet<&'static str, foldhash::fast::FixedState>;
 
+/// A constant list split into its whole words (hashed) and its prefixes (`word*`).
+struct Matcher {
+    exact: Words,
+    prefixes: Vec<&'static str>,
+}
+
+/// Whether `w` is one of `words` or starts with one of its prefixes (`word*`): the list
+/// is split on first use and kept, so the hundreds of whole words are one hash lookup.
+pub fn matches_listed(words: &'static [&'static str], w: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static Matcher>>> =
+        LazyLock::new(Default::default);
+    let key = (words.as_ptr() as usize, words.len());
+    let m = cached(&MATCHER_CACHE, key, || {
+        *SETS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_insert_with(|| {
+                Box::leak(Box::new(Matcher {
+                    exact: words
+                        .iter()
+                        .copied()
+                        .filter(|v| !v.ends_with('*'))
+                        .collect(),
+                    prefixes: words.iter().filter_map(|v| v.strip_suffix('*')).collect(),
+                }))
+            })
+    });
+    m.exact.contains(w) || m.prefixes.iter().any(|p| w.starts_with(p))
+}
+
 type Cache<T> = std::cell::RefCell<Vec<((usize, usize), T)>>;
 
 thread_local! {
@@ -266,6 +303,7 @@ thread_local! {
     // path takes no lock (the shared maps are asked once per list and thread).
     static SET_CACHE: Cache<&'static WordSet> = const { std::cell::RefCell::new(Vec::new()) };
     static WORDS_CACHE: Cache<&'static Words> = const { std::cell::RefCell::new(Vec::new()) };
+    static MATCHER_CACHE: Cache<&'static Matcher> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The value kept for `key` in this thread's cache, else `shared()`'s, kept from now on.
