@@ -296,14 +296,16 @@ pub fn matches_listed(words: &'static [&'static str], w: &str) -> bool {
     m.exact.contains(w) || m.prefixes.iter().any(|p| w.starts_with(p))
 }
 
-type Cache<T> = std::cell::RefCell<Vec<((usize, usize), T)>>;
+type Cache<T> =
+    std::cell::RefCell<std::collections::HashMap<(usize, usize), T, foldhash::fast::FixedState>>;
 
 thread_local! {
-    // Each reading thread keeps the few lists it asked about, found by address, so the hot
-    // path takes no lock (the shared maps are asked once per list and thread).
-    static SET_CACHE: Cache<&'static WordSet> = const { std::cell::RefCell::new(Vec::new()) };
-    static WORDS_CACHE: Cache<&'static Words> = const { std::cell::RefCell::new(Vec::new()) };
-    static MATCHER_CACHE: Cache<&'static Matcher> = const { std::cell::RefCell::new(Vec::new()) };
+    // Each reading thread keeps the lists it asked about, hashed by address, so the hot
+    // path takes no lock (the shared maps are asked once per list and thread); a reader
+    // asks about dozens of lists, which a scan of them would cost more than the lookup.
+    static SET_CACHE: Cache<&'static WordSet> = Default::default();
+    static WORDS_CACHE: Cache<&'static Words> = Default::default();
+    static MATCHER_CACHE: Cache<&'static Matcher> = Default::default();
 }
 
 /// The value kept for `key` in this thread's cache, else `shared()`'s, kept from now on.
@@ -313,11 +315,11 @@ fn cached<T: Copy + 'static>(
     shared: impl FnOnce() -> T,
 ) -> T {
     cache.with(|c| {
-        if let Some((_, v)) = c.borrow().iter().find(|(k, _)| *k == key) {
+        if let Some(v) = c.borrow().get(&key) {
             return *v;
         }
         let v = shared();
-        c.borrow_mut().push((key, v));
+        c.borrow_mut().insert(key, v);
         v
     })
 }
@@ -3127,8 +3129,9 @@ pub fn is_none_word(s: &str) -> bool {
         return true;
     }
     // A no-tool phrase names a tool: most values name none, and skip the phrase checks.
-    let tool_noun = has_any(t, TOOL_NOUNS);
-    if tool_noun && is_no_tool_phrase(t) {
+    // (Scanned for only once a phrase is short enough to be one.)
+    let tool_noun = std::cell::LazyCell::new(|| has_any(t, TOOL_NOUNS));
+    if is_no_tool_phrase(t) && *tool_noun {
         return true;
     }
     // `none (small talk)`, `— (general knowledge)`: a comment after the word, which is
@@ -3150,7 +3153,7 @@ pub fn is_none_word(s: &str) -> bool {
             // (`Without any tools, what is 10 × 10?` is a prompt: a phrase counts before a
             // dash or a parenthesis only.)
             let aside = [" (", "(", " – ", " — ", " - "].contains(&sep);
-            if listed(NONE_WORDS, h) || tool_noun && aside && is_no_tool_phrase(h) {
+            if listed(NONE_WORDS, h) || aside && is_no_tool_phrase(h) && *tool_noun {
                 return true;
             }
         }
@@ -4148,6 +4151,7 @@ pub fn heading_excludes(heading: &str) -> bool {
         return true;
     }
     let f = fold(heading);
+    let template = has_any(&f, TEMPLATE_WORDS);
     if has_any(&f, CASES_HEADING)
         && !has_any(
             &f,
@@ -4156,13 +4160,13 @@ pub fn heading_excludes(heading: &str) -> bool {
                 "how", "wie", "comment", "como", "come", "notation", "written",
             ],
         )
-        && !has_any(&f, TEMPLATE_WORDS)
+        && !template
         // (`Casos descartados`, `Rejected cases`: cases, but set aside.)
         && !has_any(&f, DROPPED_STATUS)
     {
         return false;
     }
-    if has_any(&f, TEMPLATE_WORDS) {
+    if template {
         return true;
     }
     // `保留・却下となった案`: ideas a CJK heading says were put off or turned down.
