@@ -1201,12 +1201,14 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     }
     for line in lines.iter().map(|l| l.as_ref()) {
         let indent = line.len() - line.trim_start().len();
+        // (Split once: the check below and the field's start both ask for it.)
+        let label = leading_label(line);
         // A prompt that is one whole quote is complete: the unlabelled line after it says
         // what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`; `User:
         // "Three per page."`, then `After the last message the model should…`).
         if cur.role == Some(LabelRole::Prompt)
             && whole_quote(&cur.text)
-            && leading_label(line).is_none()
+            && label.is_none()
             && assistant_line(line).is_none()
         {
             out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
@@ -1240,10 +1242,7 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
             cur_indent = indent;
             continue;
         }
-        let mut rest = match leading_label(line)
-            .or_else(|| field_row(line))
-            .filter(|_| !deeper_args)
-        {
+        let mut rest = match label.or_else(|| field_row(line)).filter(|_| !deeper_args) {
             Some((label, rest)) => {
                 if !cur.text.trim().is_empty() || cur.label.is_some() {
                     out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
@@ -1314,7 +1313,10 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
         out.push(cur);
     }
     for s in &mut out {
-        s.text = s.text.trim_matches('\n').to_string();
+        let t = s.text.trim_matches('\n');
+        if t.len() < s.text.len() {
+            s.text = t.to_string();
+        }
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out

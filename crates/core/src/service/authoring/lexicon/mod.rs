@@ -3129,9 +3129,8 @@ pub fn is_none_word(s: &str) -> bool {
         return true;
     }
     // A no-tool phrase names a tool: most values name none, and skip the phrase checks.
-    // (Scanned for only once a phrase is short enough to be one.)
-    let tool_noun = std::cell::LazyCell::new(|| has_any(t, TOOL_NOUNS));
-    if is_no_tool_phrase(t) && *tool_noun {
+    let tool_noun = has_any(t, TOOL_NOUNS);
+    if tool_noun && is_no_tool_phrase(t) {
         return true;
     }
     // `none (small talk)`, `— (general knowledge)`: a comment after the word, which is
@@ -3153,7 +3152,7 @@ pub fn is_none_word(s: &str) -> bool {
             // (`Without any tools, what is 10 × 10?` is a prompt: a phrase counts before a
             // dash or a parenthesis only.)
             let aside = [" (", "(", " – ", " — ", " - "].contains(&sep);
-            if listed(NONE_WORDS, h) || aside && is_no_tool_phrase(h) && *tool_noun {
+            if listed(NONE_WORDS, h) || tool_noun && aside && is_no_tool_phrase(h) {
                 return true;
             }
         }
