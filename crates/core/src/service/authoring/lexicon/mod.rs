@@ -163,11 +163,7 @@ impl WordSet {
     fn new(words: &[&str]) -> WordSet {
         let patterns: Vec<&str> = words.iter().map(|w| w.trim_end_matches('*')).collect();
         WordSet {
-            // (A DFA: built once per list and process, it scans a text fastest.)
-            ac: aho_corasick::AhoCorasick::builder()
-                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-                .build(&patterns)
-                .expect("lexicon words compile"),
+            ac: aho_corasick::AhoCorasick::new(&patterns).expect("lexicon words compile"),
             kinds: words
                 .iter()
                 .map(|w| (w.ends_with('*'), w.chars().any(is_cjk)))
