@@ -46,6 +46,8 @@ struct Entry {
     short: Option<String>,
     /// Words of the name (`get_air_quality` → get, air, quality).
     words: Vec<String>,
+    /// The words joined by spaces (`get sum`), as a text may write the name.
+    phrase: String,
     desc: Vec<String>,
     params: Vec<(String, Value)>,
     /// A plain dictionary word (`echo`, `fail`): named in prose only with a tool-ish context.
@@ -293,10 +295,12 @@ impl Catalog {
                 })
                 .unwrap_or_default();
             let plain = name.chars().all(|c| c.is_ascii_lowercase());
+            let words = name_words(&name);
             entries.push(Entry {
                 key: squash(&name),
                 short,
-                words: name_words(&name),
+                phrase: words.join(" "),
+                words,
                 desc,
                 params: props,
                 plain,
@@ -717,25 +721,27 @@ impl Catalog {
     /// A tool-like name the catalog lacks, written as code or right after a call verb.
     fn unresolved_candidate(&self, text: &str, token: &str, s: usize, e: usize) -> bool {
         let in_code = text[..s].ends_with('`') && text[e..].starts_with('`');
-        let before = fold(&text[..s]);
-        let prev = before
-            .trim_end_matches([' ', '`'])
-            .rsplit(|c: char| !c.is_alphanumeric())
-            .find(|w| !w.is_empty())
-            .unwrap_or_default()
-            .to_string();
-        let verb = [
-            "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
-        ]
-        .contains(&prev.as_str());
+        // (The word before is looked at last: most tokens are ruled out by their shape.)
+        let verb = || {
+            let before = fold(&text[..s]);
+            let prev = before
+                .trim_end_matches([' ', '`'])
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .find(|w| !w.is_empty())
+                .unwrap_or_default();
+            [
+                "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
+            ]
+            .contains(&prev)
+        };
         // `calls `sum``: a name written as code right after a call verb.
         if in_code
-            && verb
             && token.len() >= 3
             && token
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
             && !self.is_param(token)
+            && verb()
         {
             return true;
         }
@@ -754,22 +760,7 @@ impl Catalog {
             && token.len() >= 4
             && !self.is_param(token)
             && token.rsplit_once('.').is_none_or(|(_, ext)| ext.len() > 4);
-        if !shaped {
-            return false;
-        }
-        let in_code = text[..s].ends_with('`') && text[e..].starts_with('`');
-        let before = fold(&text[..s]);
-        let prev = before
-            .trim_end_matches([' ', '`'])
-            .rsplit(|c: char| !c.is_alphanumeric())
-            .find(|w| !w.is_empty())
-            .unwrap_or_default()
-            .to_string();
-        let verb = [
-            "call", "calls", "called", "invoke", "invokes", "uses", "use", "tool",
-        ]
-        .contains(&prev.as_str());
-        verb && (in_code || token.contains('_'))
+        shaped && (in_code || token.contains('_')) && verb()
     }
 
     /// `get sum`, `list items tool`: a multi-word name written with spaces.
@@ -795,8 +786,8 @@ impl Catalog {
             if e.words.len() < 2 || (ascii_only && !e.words.iter().all(|w| w.is_ascii())) {
                 continue;
             }
-            let phrase = e.words.join(" ");
-            for at in lexicon::find_word(haystack, &phrase) {
+            let phrase = &e.phrase;
+            for at in lexicon::find_word(haystack, phrase) {
                 let end = at + phrase.len();
                 if out.iter().any(|m| m.start <= at && at < m.end)
                     || !text.is_char_boundary(at)

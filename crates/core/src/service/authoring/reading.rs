@@ -137,11 +137,9 @@ fn word_list(f: &str) -> Vec<&str> {
         .collect()
 }
 
-fn matches_word(w: &str, list: &[&str]) -> bool {
-    list.iter().any(|v| match v.strip_suffix('*') {
-        Some(p) => w.starts_with(p),
-        None => *v == w,
-    })
+/// Whether `w` is a word of `list` or starts with one of its prefixes (`word*`).
+fn matches_word(w: &str, list: &'static [&'static str]) -> bool {
+    lexicon::matches_listed(list, w)
 }
 
 /// Thai's "not", "must not", "don't": written into the words they negate.
@@ -178,12 +176,14 @@ pub fn negative_clause(f: &str) -> Option<String> {
             .into_iter()
             .rev()
             .collect();
-        let neg_before = [
-            "不", "无", "無", "没有", "沒有", "禁止", "别", "勿", "아무", "何も",
-        ]
-        .iter()
-        .any(|w| prev.contains(w))
-            || THAI_NOT.iter().any(|w| thai.contains(w));
+        // (Every word looked for is non-ASCII, and `thai` holds `prev`.)
+        let neg_before = !thai.is_ascii()
+            && ([
+                "不", "无", "無", "没有", "沒有", "禁止", "别", "勿", "아무", "何も",
+            ]
+            .iter()
+            .any(|w| prev.contains(w))
+                || THAI_NOT.iter().any(|w| thai.contains(w)));
         if noun.chars().any(is_cjk) {
             // ("不要找別的工具": no other tool, beside the one named.)
             if ["别的", "別的", "其他", "其它", "他の", "別の", "다른"]
@@ -244,13 +244,15 @@ pub fn negative_clause(f: &str) -> Option<String> {
         {
             continue;
         }
-        let neg =
-            near.iter().any(|w| {
-                matches_word(w, lexicon::NEGATION) || matches_word(w, lexicon::NO_DETERMINER)
-            }) || has_any(
-                &near.iter().rev().copied().collect::<Vec<_>>().join(" "),
-                &["n't"],
-            ) || near.iter().any(|w| w.ends_with("n't"));
+        let neg = near
+            .iter()
+            .any(|w| matches_word(w, lexicon::NEGATION) || matches_word(w, lexicon::NO_DETERMINER))
+            || near.iter().any(|w| w.contains("n't"))
+                && has_any(
+                    &near.iter().rev().copied().collect::<Vec<_>>().join(" "),
+                    &["n't"],
+                )
+            || near.iter().any(|w| w.ends_with("n't"));
         // "fallaría por tiempo, no por la herramienta": a negated cause, not a call.
         let cause = near
             .iter()
@@ -324,7 +326,7 @@ pub fn negative_clause(f: &str) -> Option<String> {
         "직접 답",
         "그냥 답",
     ] {
-        if f.contains(v) {
+        if !f.is_ascii() && f.contains(v) {
             return Some(v.to_string());
         }
     }

@@ -1208,12 +1208,14 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     }
     for line in lines.iter().map(|l| l.as_ref()) {
         let indent = line.len() - line.trim_start().len();
+        // (Split once: the check below and the field's start both ask for it.)
+        let label = leading_label(line);
         // A prompt that is one whole quote is complete: the unlabelled line after it says
         // what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`; `User:
         // "Three per page."`, then `After the last message the model should…`).
         if cur.role == Some(LabelRole::Prompt)
             && whole_quote(&cur.text)
-            && leading_label(line).is_none()
+            && label.is_none()
             && assistant_line(line).is_none()
         {
             out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
@@ -1247,10 +1249,7 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
             cur_indent = indent;
             continue;
         }
-        let mut rest = match leading_label(line)
-            .or_else(|| field_row(line))
-            .filter(|_| !deeper_args)
-        {
+        let mut rest = match label.or_else(|| field_row(line)).filter(|_| !deeper_args) {
             Some((label, rest)) => {
                 if !cur.text.trim().is_empty() || cur.label.is_some() {
                     out.push(std::mem::replace(&mut cur, Segment::plain(String::new())));
@@ -1321,7 +1320,10 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
         out.push(cur);
     }
     for s in &mut out {
-        s.text = s.text.trim_matches('\n').to_string();
+        let t = s.text.trim_matches('\n');
+        if t.len() < s.text.len() {
+            s.text = t.to_string();
+        }
     }
     out.retain(|s| s.label.is_some() || !s.text.trim().is_empty());
     out
@@ -1495,9 +1497,7 @@ fn user_line(line: &str) -> bool {
 /// What the user says on a `user: …` line (`usuário: …`, `Người dùng: …`), trimmed.
 pub fn user_said(line: &str) -> Option<&str> {
     let (head, rest) = line.trim().split_once([':', '：'])?;
-    lexicon::USER_SPEAKERS
-        .contains(&lexicon::fold(head.trim()).as_str())
-        .then_some(rest.trim())
+    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold(head.trim())).then_some(rest.trim())
 }
 
 /// A line cut into words as a shell does: quotes group, backslashes escape.
@@ -1543,8 +1543,7 @@ pub fn assistant_line(line: &str) -> Option<String> {
     let t = strip_number(line.trim_start().trim_start_matches(['-', '*', '>', ' ']));
     let (head, rest) = t.split_once([':', '：'])?;
     let head = lexicon::fold(head.trim_matches(['*', '_', ' ']));
-    lexicon::ASSISTANT_SPEAKERS
-        .contains(&head.as_str())
+    lexicon::listed(lexicon::ASSISTANT_SPEAKERS, &head)
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
 

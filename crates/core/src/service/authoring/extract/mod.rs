@@ -533,10 +533,10 @@ fn rejoin(t: &str, lines: &[String]) -> String {
 /// items each (below that a thread costs more than it saves). Items are independent, so
 /// a long document reads as fast as its share of the cores allows.
 pub(super) fn par_each<T: Send>(items: &mut [T], per_thread: usize, f: impl Fn(&mut T) + Sync) {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len() / per_thread)
-        .max(1);
+    // (Asked once: the standard library reads the cgroup's quota files on every call.)
+    static CORES: std::sync::LazyLock<usize> =
+        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = (*CORES).min(items.len() / per_thread).max(1);
     if threads == 1 {
         items.iter_mut().for_each(f);
         return;

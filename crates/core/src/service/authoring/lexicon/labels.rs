@@ -2185,15 +2185,32 @@ pub fn normalize_label(label: &str) -> String {
 /// (so "expected tool" and "outil attendu" are tool labels), else the last keyword (the
 /// head noun: "test script – expected result").
 pub fn label_role(label: &str) -> Option<LabelRole> {
+    type Seen = std::collections::HashMap<String, Option<LabelRole>, foldhash::fast::FixedState>;
     thread_local! {
-        static SEEN: std::cell::RefCell<std::collections::HashMap<String, Option<LabelRole>>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static SEEN: std::cell::RefCell<Seen> = std::cell::RefCell::new(Default::default());
     }
+    // (The reading threads are spawned per document: what one worked out is kept for the
+    // next ones too, as an unknown label costs a search of every label word.)
+    static SHARED: std::sync::LazyLock<std::sync::RwLock<Seen>> =
+        std::sync::LazyLock::new(Default::default);
     // Documents repeat their labels: each is looked up once per thread.
     if let Some(r) = SEEN.with(|m| m.borrow().get(label).copied()) {
         return r;
     }
-    let r = label_role_uncached(label);
+    let shared = SHARED
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(label)
+        .copied();
+    let r = shared.unwrap_or_else(|| {
+        let r = label_role_uncached(label);
+        let mut m = SHARED.write().unwrap_or_else(|p| p.into_inner());
+        if m.len() > 4096 {
+            m.clear();
+        }
+        m.insert(label.to_string(), r);
+        r
+    });
     SEEN.with(|m| {
         let mut m = m.borrow_mut();
         if m.len() > 4096 {
@@ -2207,9 +2224,22 @@ pub fn label_role(label: &str) -> Option<LabelRole> {
 /// Whether the label is written exactly as the lexicon lists it (a long label such as
 /// Vietnamese `Kết quả mong đợi` is taken only then).
 pub fn is_listed_label(label: &str) -> bool {
-    let l = normalize_label(label);
-    LABELS.iter().any(|(_, words)| words.contains(&l.as_str()))
+    LISTED.contains_key(normalize_label(label).as_str())
 }
+
+/// Every label word of [`LABELS`] with its role (the first list holding it), hashed once:
+/// the lists run to thousands of words.
+static LISTED: std::sync::LazyLock<
+    std::collections::HashMap<&'static str, LabelRole, foldhash::fast::FixedState>,
+> = std::sync::LazyLock::new(|| {
+    let mut m = std::collections::HashMap::default();
+    for (role, words) in LABELS {
+        for w in *words {
+            m.entry(*w).or_insert(*role);
+        }
+    }
+    m
+});
 
 fn label_role_uncached(label: &str) -> Option<LabelRole> {
     let role = role_of_normalized(label);
@@ -2231,13 +2261,11 @@ fn role_of_normalized(label: &str) -> Option<LabelRole> {
     if l.is_empty() || l.chars().count() > 60 {
         return None;
     }
-    for (role, words) in LABELS {
-        if words.contains(&l.as_str()) {
-            return Some(*role);
-        }
+    if let Some(role) = LISTED.get(l.as_str()) {
+        return Some(*role);
     }
     // The user as a speaker (`usuário:`, `Người dùng:`) says the prompt.
-    if super::USER_SPEAKERS.contains(&l.as_str()) && l.chars().count() > 1 {
+    if listed(USER_SPEAKERS, &l) && l.chars().count() > 1 {
         return Some(LabelRole::Prompt);
     }
     // promptfoo's `__expected1`, `turn 2`…: a number after a known label.

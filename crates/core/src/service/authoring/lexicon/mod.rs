@@ -259,13 +259,49 @@ pub fn listed(words: &'static [&'static str], w: &str) -> bool {
 
 type Words = std::collections::HashSet<&'static str, foldhash::fast::FixedState>;
 
-type Cache<T> = std::cell::RefCell<Vec<((usize, usize), T)>>;
+/// A constant list split into its whole words (hashed) and its prefixes (`word*`).
+struct Matcher {
+    exact: Words,
+    prefixes: Vec<&'static str>,
+}
+
+/// Whether `w` is one of `words` or starts with one of its prefixes (`word*`): the list
+/// is split on first use and kept, so the hundreds of whole words are one hash lookup.
+pub fn matches_listed(words: &'static [&'static str], w: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static Matcher>>> =
+        LazyLock::new(Default::default);
+    let key = (words.as_ptr() as usize, words.len());
+    let m = cached(&MATCHER_CACHE, key, || {
+        *SETS
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key)
+            .or_insert_with(|| {
+                Box::leak(Box::new(Matcher {
+                    exact: words
+                        .iter()
+                        .copied()
+                        .filter(|v| !v.ends_with('*'))
+                        .collect(),
+                    prefixes: words.iter().filter_map(|v| v.strip_suffix('*')).collect(),
+                }))
+            })
+    });
+    m.exact.contains(w) || m.prefixes.iter().any(|p| w.starts_with(p))
+}
+
+type Cache<T> =
+    std::cell::RefCell<std::collections::HashMap<(usize, usize), T, foldhash::fast::FixedState>>;
 
 thread_local! {
-    // Each reading thread keeps the few lists it asked about, found by address, so the hot
-    // path takes no lock (the shared maps are asked once per list and thread).
-    static SET_CACHE: Cache<&'static WordSet> = const { std::cell::RefCell::new(Vec::new()) };
-    static WORDS_CACHE: Cache<&'static Words> = const { std::cell::RefCell::new(Vec::new()) };
+    // Each reading thread keeps the lists it asked about, hashed by address, so the hot
+    // path takes no lock (the shared maps are asked once per list and thread); a reader
+    // asks about dozens of lists, which a scan of them would cost more than the lookup.
+    static SET_CACHE: Cache<&'static WordSet> = Default::default();
+    static WORDS_CACHE: Cache<&'static Words> = Default::default();
+    static MATCHER_CACHE: Cache<&'static Matcher> = Default::default();
 }
 
 /// The value kept for `key` in this thread's cache, else `shared()`'s, kept from now on.
@@ -275,11 +311,11 @@ fn cached<T: Copy + 'static>(
     shared: impl FnOnce() -> T,
 ) -> T {
     cache.with(|c| {
-        if let Some((_, v)) = c.borrow().iter().find(|(k, _)| *k == key) {
+        if let Some(v) = c.borrow().get(&key) {
             return *v;
         }
         let v = shared();
-        c.borrow_mut().push((key, v));
+        c.borrow_mut().insert(key, v);
         v
     })
 }
@@ -4160,6 +4196,7 @@ pub fn heading_excludes(heading: &str) -> bool {
         return true;
     }
     let f = fold(heading);
+    let template = has_any(&f, TEMPLATE_WORDS);
     if has_any(&f, CASES_HEADING)
         && !has_any(
             &f,
@@ -4168,13 +4205,13 @@ pub fn heading_excludes(heading: &str) -> bool {
                 "how", "wie", "comment", "como", "come", "notation", "written",
             ],
         )
-        && !has_any(&f, TEMPLATE_WORDS)
+        && !template
         // (`Casos descartados`, `Rejected cases`: cases, but set aside.)
         && !has_any(&f, DROPPED_STATUS)
     {
         return false;
     }
-    if has_any(&f, TEMPLATE_WORDS) {
+    if template {
         return true;
     }
     // `保留・却下となった案`: ideas a CJK heading says were put off or turned down.
