@@ -909,6 +909,13 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
     });
     where_tables(ix, cat, &mut found);
+    // (The list read whole, as one record, is no case beside its prompts.)
+    let lists = no_tool_lists(ix, &toks, &forest, cat, &mut found);
+    found.retain(|f| {
+        !lists
+            .iter()
+            .any(|&(a, b)| f.draft.start_line == a && f.draft.end_line == b)
+    });
     // Beside a table of cases, a lone literal is an example or a default, not a case.
     if found.iter().any(|f| f.in_table) {
         // (`[Trait("Category", "Evals")]` is a pair of words, no row of cases.)
@@ -962,6 +969,61 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     out.extend(own);
     out.sort_by_key(|d| d.start_line);
     out
+}
+
+/// A list of prompts named as needing no tool (`NO_TOOL_PROMPTS = ["…", "…"]`,
+/// `negative_cases = [...]`): each prompt a negative case.
+/// Returns the lines each such list spans.
+fn no_tool_lists(
+    ix: &LineIndex,
+    toks: &[Token],
+    forest: &[Node],
+    cat: &Catalog,
+    out: &mut Vec<Found>,
+) -> Vec<(usize, usize)> {
+    let mut lists = Vec::new();
+    visit(forest, &mut |n| {
+        let Lit::Seq(items) = &n.lit else { return };
+        let said = |i: &Node| matches!(&i.lit, Lit::Str(s) if utterance_like(s));
+        if items.is_empty() || !items.iter().all(said) {
+            return;
+        }
+        let Some(at) = toks.iter().position(|t| t.start == n.start) else {
+            return;
+        };
+        let name = match (
+            at.checked_sub(2).map(|k| &toks[k].tok),
+            at.checked_sub(1).map(|k| &toks[k].tok),
+        ) {
+            (Some(Tok::Ident(name) | Tok::Str(name)), Some(Tok::Punct("=" | ":" | ":="))) => name,
+            _ => return,
+        };
+        let words = normalize_label(name);
+        let no_tool = lexicon::label_role(&words) == Some(lexicon::LabelRole::Negative)
+            || words
+                .split(' ')
+                .any(|w| w == "negative" || w == "negatives")
+            || words.contains("no tool");
+        if !no_tool {
+            return;
+        }
+        lists.push(ix.span_of(n.start, n.end));
+        for item in items {
+            let Lit::Str(prompt) = &item.lit else {
+                continue;
+            };
+            let (start, end) = ix.span_of(item.start, item.end);
+            let mut m = Map::new();
+            m.insert("prompt".into(), Value::String(prompt.clone()));
+            m.insert("tool".into(), Value::Null);
+            out.push(Found {
+                draft: object_draft(&m, start, end, "code literal", cat),
+                in_table: true,
+                fields: vec![name.clone()],
+            });
+        }
+    });
+    lists
 }
 
 fn expects_something(d: &Draft) -> bool {

@@ -2678,3 +2678,12 @@ fn a_confluence_status_macros_colour_is_no_text() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_list_of_prompts_named_as_needing_no_tool_gives_negatives() {
+    let doc = "import pytest\n\n# small talk and general knowledge: answered without tools\nNO_TOOL_PROMPTS = [\n    \"What's the difference between a refund and an exchange?\",\n    \"Thanks, that was really helpful!\",\n]\n\n@pytest.mark.parametrize(\"prompt\", NO_TOOL_PROMPTS)\ndef test_no_tools(agent, prompt):\n    assert agent.ask(prompt).tool_calls == []\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d.iter().all(|c| c.negative && c.expected_calls.is_empty()));
+    assert_eq!((d[0].start_line, d[1].start_line), (5, 6));
+}
