@@ -79,6 +79,15 @@ impl Draft {
         !self.prompts.is_empty() || self.tool_call.is_some()
     }
 
+    /// Adds tools never to call, each once.
+    pub fn forbid(&mut self, names: impl IntoIterator<Item = String>) {
+        for n in names {
+            if !self.never_called.contains(&n) {
+                self.never_called.push(n);
+            }
+        }
+    }
+
     /// Fills an empty title from the first prompt or the call.
     pub fn ensure_title(&mut self) {
         let t = self.title.trim();

@@ -857,11 +857,7 @@ impl Fields {
                         _ => {
                             // (`state=open; never merge_pull_request`: what the arguments'
                             // cell forbids besides.)
-                            for n in reading::read(s, cat).never {
-                                if !d.never_called.contains(&n) {
-                                    d.never_called.push(n);
-                                }
-                            }
+                            d.forbid(reading::read(s, cat).never);
                             args_text = Some(s.clone());
                             args_label = label.clone();
                         }
@@ -1254,11 +1250,7 @@ pub fn apply_reading(d: &mut Draft, r: reading::Reading) {
             d.expected_calls.push(c);
         }
     }
-    for n in r.never {
-        if !d.never_called.contains(&n) {
-            d.never_called.push(n);
-        }
-    }
+    d.forbid(r.never);
     for n in r.notes {
         if !d.notes.contains(&n) {
             d.notes.push(n);

@@ -333,6 +333,12 @@ pub fn negative_clause(f: &str) -> Option<String> {
     None
 }
 
+/// A word that negates what follows it ("not", "nie", "don't"); "no" alone only as a
+/// determiner, which is looked at apart.
+fn negates(w: &str) -> bool {
+    matches_word(w, lexicon::NEGATION) && !["no", "none", "zero"].contains(&w) || w.ends_with("n't")
+}
+
 /// Whether the mention at `m` (within clause `c`) is negated.
 /// Whether the tool's sentence says the case fails if it is called: "`legacy-echo` est
 /// déprécié : s'il est appelé, le cas est en échec", "if it calls crash the run fails".
@@ -510,11 +516,10 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
                 i + head[i..].chars().next().map_or(1, char::len_utf8)
             });
         let words = fold(&head[from..]);
-        if word_list(&words).iter().any(|w| {
-            matches_word(w, lexicon::NEGATION) && !["no", "none", "zero"].contains(w)
-                || matches_word(w, lexicon::NEGATION_AFTER)
-                || w.ends_with("n't")
-        }) {
+        if word_list(&words)
+            .iter()
+            .any(|w| negates(w) || matches_word(w, lexicon::NEGATION_AFTER))
+        {
             return true;
         }
     }
@@ -542,11 +547,7 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     let after = fold(&t[m.end.min(after_end)..after_end]);
     let bw = word_list(&before);
     let near: Vec<&str> = bw.iter().rev().take(5).copied().collect();
-    let neg_words = |w: &&str| {
-        matches_word(w, lexicon::NEGATION) && !["no", "none", "zero"].contains(w)
-            || w.ends_with("n't")
-    };
-    if near.iter().any(neg_words) {
+    if near.iter().any(|w| negates(w)) {
         return true;
     }
     if bw.iter().rev().take(5).any(|w| ["no", "ne"].contains(w))

@@ -539,11 +539,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                     args_fields.push((label.to_string(), text.to_string()));
                     // (`state=open; never merge_pull_request`: what the cell forbids
                     // besides its arguments.)
-                    for n in reading::read(text, cat).never {
-                        if !d.never_called.contains(&n) {
-                            d.never_called.push(n);
-                        }
-                    }
+                    d.forbid(reading::read(text, cat).never);
                 }
             }
             // `Expected: no tool call` makes the case negative; a bare `Expected: none`
@@ -608,11 +604,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 if names.is_empty() && r.negative.is_none() {
                     names.extend(described_call(text, cat).map(|c| c.tool));
                 }
-                for n in names {
-                    if !d.never_called.contains(&n) {
-                        d.never_called.push(n);
-                    }
-                }
+                d.forbid(names);
                 rules.push(format!("`{label}` → toolNeverCalled"));
             }
             Some(LabelRole::Contains) => {
@@ -833,11 +825,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         }
     }
     d.expected_calls = calls;
-    for n in never {
-        if !d.never_called.contains(&n) {
-            d.never_called.push(n);
-        }
-    }
+    d.forbid(never);
     // Every named tool forbidden: no tool at all.
     if !d.negative
         && !cat.is_empty()

@@ -909,13 +909,6 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
     });
     where_tables(ix, cat, &mut found);
-    // (The list read whole, as one record, is no case beside its prompts.)
-    let lists = no_tool_lists(ix, &toks, &forest, cat, &mut found);
-    found.retain(|f| {
-        !lists
-            .iter()
-            .any(|&(a, b)| f.draft.start_line == a && f.draft.end_line == b)
-    });
     // Beside a table of cases, a lone literal is an example or a default, not a case.
     if found.iter().any(|f| f.in_table) {
         // (`[Trait("Category", "Evals")]` is a pair of words, no row of cases.)
@@ -944,6 +937,14 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             }
         }
     }
+    // Prompts listed as needing no tool, each a case of its own (the list read whole, as
+    // one record, is none); kept out of the table rules above, which are other tables'.
+    let lists = no_tool_lists(ix, &toks, &forest, cat, &mut found);
+    found.retain(|f| {
+        !lists
+            .iter()
+            .any(|&(a, b)| f.draft.start_line == a && f.draft.end_line == b)
+    });
     if found.is_empty() {
         return test_functions(ix, &toks, &forest, cat);
     }
@@ -988,9 +989,11 @@ fn no_tool_lists(
         if items.is_empty() || !items.iter().all(said) {
             return;
         }
-        let Some(at) = toks.iter().position(|t| t.start == n.start) else {
+        // (The tokens are in order: the list's opening one is found by halving.)
+        let at = toks.partition_point(|t| t.start < n.start);
+        if toks.get(at).is_none_or(|t| t.start != n.start) {
             return;
-        };
+        }
         let name = match (
             at.checked_sub(2).map(|k| &toks[k].tok),
             at.checked_sub(1).map(|k| &toks[k].tok),
@@ -998,12 +1001,13 @@ fn no_tool_lists(
             (Some(Tok::Ident(name) | Tok::Str(name)), Some(Tok::Punct("=" | ":" | ":="))) => name,
             _ => return,
         };
+        // (`NO_TOOL_PROMPTS`, `negative_cases`, `ohne_werkzeug`: as a label or a clause
+        // would say it, in any language of the lexicon.)
         let words = normalize_label(name);
-        let no_tool = lexicon::label_role(&words) == Some(lexicon::LabelRole::Negative)
-            || words
-                .split(' ')
-                .any(|w| w == "negative" || w == "negatives")
-            || words.contains("no tool");
+        let negative = |w: &str| lexicon::label_role(w) == Some(lexicon::LabelRole::Negative);
+        let no_tool = negative(&words)
+            || words.split(' ').any(negative)
+            || super::super::reading::negative_clause(&lexicon::fold(&words)).is_some();
         if !no_tool {
             return;
         }

@@ -726,8 +726,7 @@ pub fn object_draft(
             // `"expect": {"get-sum": {"a": 2}}`: the expected calls keyed by the tool each
             // names, with its arguments (or none).
             (_, Value::Object(m))
-                if matches!(role_of(k), Role::Expected | Role::Tool | Role::Other)
-                    && (is_expectation_key(k) || role_of(k) == Role::Tool)
+                if (is_expectation_key(k) || role_of(k) == Role::Tool)
                     && !m.is_empty()
                     && m.iter().all(|(mk, mv)| {
                         cat.resolve(mk).is_some() && matches!(mv, Value::Object(_) | Value::Null)

@@ -208,33 +208,22 @@ fn macros(t: &str) -> Macros {
     let mut out = Macros::new();
     for l in t.lines() {
         let s = strip_comment(l).trim();
-        let rest = ["\\newcommand", "\\renewcommand", "\\providecommand"]
+        // What follows the defined command's backslash: `tool}[1]{…}`, `none{…}`.
+        let defined = match ["\\newcommand", "\\renewcommand", "\\providecommand"]
             .iter()
             .find_map(|c| s.strip_prefix(c))
-            .map(|r| r.trim_start_matches('*'));
-        let (name, rest) = match rest {
+        {
             Some(r) => {
-                let r = r.trim_start();
-                let r = r.strip_prefix('{').unwrap_or(r);
-                let Some(r) = r.strip_prefix('\\') else {
-                    continue;
-                };
-                let n = r
-                    .find(|c: char| !c.is_ascii_alphabetic())
-                    .unwrap_or(r.len());
-                let after = &r[n..];
-                (&r[..n], after.strip_prefix('}').unwrap_or(after))
+                let r = r.trim_start_matches('*').trim_start();
+                r.strip_prefix('{').unwrap_or(r).strip_prefix('\\')
             }
-            None => match s.strip_prefix("\\def\\") {
-                Some(r) => {
-                    let n = r
-                        .find(|c: char| !c.is_ascii_alphabetic())
-                        .unwrap_or(r.len());
-                    (&r[..n], &r[n..])
-                }
-                None => continue,
-            },
+            None => s.strip_prefix("\\def\\"),
         };
+        let Some(r) = defined else { continue };
+        let n = r
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(r.len());
+        let (name, rest) = (&r[..n], r[n..].strip_prefix('}').unwrap_or(&r[n..]));
         let (nargs, rest) = match rest.trim_start().strip_prefix('[') {
             Some(r) => match r.split_once(']') {
                 Some((n, r)) => (n.trim().parse().unwrap_or(0), r),

@@ -794,10 +794,12 @@ pub fn blank_tags(text: &str) -> String {
             // (A toggle, `<li><details><summary>`, or a heading in an item: the item's
             // marker gives way to the heading's.)
             let marker_only = out.rsplit('\n').next().is_some_and(|l| l.trim() == "-");
-            let heads = is("summary")
-                || name.len() >= 2
-                    && name.starts_with('h')
-                    && name[1..2].parse::<u8>().is_ok_and(|d| (1..=6).contains(&d));
+            let level = name
+                .strip_prefix('h')
+                .and_then(|r| r.chars().next())
+                .and_then(|d| d.to_digit(10))
+                .filter(|d| (1..=6).contains(d) && is(&name[..2]));
+            let heads = is("summary") || level.is_some();
             let line_start = if marker_only && heads {
                 let keep = out.trim_end_matches([' ', '-']).len();
                 out.truncate(keep);
@@ -805,11 +807,6 @@ pub fn blank_tags(text: &str) -> String {
             } else {
                 line_start
             };
-            let level = name
-                .strip_prefix('h')
-                .and_then(|r| r.chars().next())
-                .and_then(|d| d.to_digit(10))
-                .filter(|d| (1..=6).contains(d) && is(&name[..2]));
             let block = ["p", "figure", "aside", "div", "blockquote", "pre"]
                 .iter()
                 .any(|b| is(b));

@@ -2687,3 +2687,12 @@ fn a_list_of_prompts_named_as_needing_no_tool_gives_negatives() {
     assert!(d.iter().all(|c| c.negative && c.expected_calls.is_empty()));
     assert_eq!((d[0].start_line, d[1].start_line), (5, 6));
 }
+
+#[test]
+fn a_no_tool_list_in_another_language_beside_one_case_keeps_both() {
+    let doc = "import pytest\n\nFAELLE = [\n    {\"prompt\": \"Wie viel ist 4 plus 9?\", \"erwartet\": {\"get-sum\": {\"a\": 4, \"b\": 9}}},\n]\n\n# Smalltalk\nOHNE_WERKZEUG = [\n    \"Danke, das war sehr hilfreich!\",\n    \"Was ist der Unterschied zwischen MCP und REST?\",\n]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert!(d[1].negative && d[2].negative);
+}

@@ -119,7 +119,14 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 let mut best = d.clone();
                 for j in k + 1..end {
                     match read(k, j) {
-                        Some(t) if t.prompts == d.prompts && t.negative == d.negative => {
+                        // (Read with the turns after it, the case keeps what it expected.)
+                        Some(t)
+                            if t.prompts == d.prompts
+                                && t.negative == d.negative
+                                && d.expected_calls
+                                    .iter()
+                                    .all(|c| t.expected_calls.iter().any(|e| e.tool == c.tool)) =>
+                        {
                             if adds(&t, &best) {
                                 best = t;
                             }
@@ -368,5 +375,18 @@ mod tests {
         // A proposal whose prompt a later turn settles is read with it.
         assert_eq!(drafts[2].prompts, ["Can you say hi there to the team?"]);
         assert_eq!(drafts[2].expected_calls[0].tool, "echo");
+    }
+
+    #[test]
+    fn turns_read_after_a_case_never_take_away_what_it_expects() {
+        // The second cue opens with a label of its own; read with it, the first cue's
+        // tool must not be lost.
+        let t = "1\n00:00:01,000 --> 00:00:04,000\nLucía: Primer caso: \"¿Cuánto es 8 más 5?\", esperamos get-sum.\n\n2\n00:00:05,000 --> 00:00:08,000\nMarcos: Añade los argumentos: a = 8, b = 5. Y nunca legacy-echo.\n";
+        let drafts = extract(
+            &LineIndex::new(t),
+            &Catalog::new(&crate::service::authoring::catalog::demo_tools()),
+        );
+        assert_eq!(drafts.len(), 1, "{drafts:#?}");
+        assert_eq!(drafts[0].expected_calls[0].tool, "get-sum");
     }
 }
