@@ -873,6 +873,9 @@ impl Catalog {
                                 && !self.is_param(w)
                                 && !["con", "avec", "mit", "com", "met", "with"].contains(w)
                     })
+                    // (Of a relative clause, its words that say something: "the tool
+                    // that returns the current time".)
+                    .filter(|(_, w)| !relative || !STOP.contains(w))
                     .take(3)
                     .map(|(i, w)| (i + e, w))
                     .collect();
@@ -992,7 +995,10 @@ impl Catalog {
             '「', '」', '`', '→', '|',
         ];
         for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(lower) {
-            let e = s + len;
+            // (To the word's end: `verktyg*` matches `verktyget`.)
+            let e = lower[s + len..]
+                .find(|c: char| !c.is_alphanumeric())
+                .map_or(lower.len(), |i| s + len + i);
             // (English descriptions are read by their own words, above.)
             if lower[s..e].starts_with("tool") || lower[s..e].starts_with("function") {
                 continue;
@@ -1033,7 +1039,8 @@ impl Catalog {
                 .split(|c: char| !c.is_alphanumeric())
                 .next()
                 .is_some_and(|w| {
-                    lexicon::listed(lexicon::RELATIVES, w) || lexicon::listed(PREPOSITIONS, w)
+                    let w = fold(w);
+                    lexicon::listed(lexicon::RELATIVES, &w) || lexicon::listed(PREPOSITIONS, &w)
                 });
             let to = if opens {
                 let off = lower.len() - after.len();

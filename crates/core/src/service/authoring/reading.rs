@@ -537,10 +537,16 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     let before = fold(&raw_before);
     // (A name in parentheses, `古いほう（legacy-echo）は呼ばない`, is negated by what
     // follows the parenthesis, up to the sentence's end.)
-    let after_end = if t[c.1..].starts_with(')') {
-        t[c.1..]
+    // (Nor is one followed by a remark in parentheses, `legacy-echo (versaler) får inte
+    // anropas`: the clause goes on after it.)
+    let remark_end = (m.end <= c.1 && t[m.end..c.1].trim().is_empty() && t[c.1..].starts_with('('))
+        .then(|| t[c.1..].find(')').map(|i| c.1 + i + 1))
+        .flatten();
+    let after_end = if t[c.1..].starts_with(')') || remark_end.is_some() {
+        let from = remark_end.unwrap_or(c.1);
+        t[from..]
             .find(['.', '。', ';', '\n', ',', '，', '、', '—', '–'])
-            .map_or(t.len(), |i| c.1 + i)
+            .map_or(t.len(), |i| from + i)
     } else {
         c.1
     };

@@ -904,20 +904,44 @@ fn is_history_key(k: &str) -> bool {
 fn switched_off(o: &Map<String, Value>) -> bool {
     is_dropped_card(o)
         || o.iter().any(|(k, v)| {
-            let k = k.to_ascii_lowercase();
+            // (`active` as its languages spell it: `aktiv`, `activo`, `aktibo`, `attivo`.)
+            const ON: &[&str] = &[
+                "enabled",
+                "active",
+                "include",
+                "run",
+                "aktiv",
+                "aktive",
+                "aktivo",
+                "aktibo",
+                "activo",
+                "activa",
+                "actif",
+                "attivo",
+                "actief",
+                "ativo",
+                "aktywny",
+                "aktivni",
+                "aktivny",
+                "aktiivinen",
+                "aktif",
+                "engedelyezve",
+                "aktivan",
+            ];
+            let k = crate::service::authoring::lexicon::fold(k);
             let on = match v {
                 Value::Bool(b) => Some(*b),
                 Value::String(s) => crate::service::authoring::lexicon::truthy(s),
                 _ => None,
             };
-            matches!(
-                (k.as_str(), on),
-                ("enabled" | "active" | "include" | "run", Some(false))
-                    | (
-                        "skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip",
-                        Some(true)
-                    )
-            )
+            match on {
+                Some(false) => ON.contains(&k.as_str()),
+                Some(true) => matches!(
+                    k.as_str(),
+                    "skip" | "skipped" | "disabled" | "ignore" | "ignored" | "wip"
+                ),
+                None => false,
+            }
         })
 }
 

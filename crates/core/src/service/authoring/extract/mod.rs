@@ -52,6 +52,7 @@ pub mod gherkin;
 pub mod ini;
 pub mod json;
 pub mod json5;
+pub mod keys;
 pub mod latex;
 pub mod markup;
 pub mod notebook;

@@ -32,7 +32,7 @@ pub fn without_furniture(t: &str) -> Cow<'_, str> {
     // matched against the pattern.)
     let page_number = |l: &str| {
         let e = l.trim_end();
-        e.len() <= 60
+        e.trim_start().len() <= 60
             && e.ends_with(|c: char| c.is_numeric() || matches!(c, '页' | '頁' | 'ジ' | '지' | '-'))
             && PAGE_NUMBER.is_match(l)
     };
@@ -79,7 +79,41 @@ pub fn without_furniture(t: &str) -> Cow<'_, str> {
         .zip(&blank)
         .map(|(l, b)| if *b { String::new() } else { l.to_string() })
         .collect();
-    Cow::Owned(super::rejoin(t, &out))
+    Cow::Owned(super::rejoin(t, &joined_hyphenation(out, &blank)))
+}
+
+/// Words a page's hard wrap hyphenated (`om-` / `ständigheter anropas`), whole again: the
+/// word's end moves up to the line its start ends, both lines kept.
+fn joined_hyphenation(mut lines: Vec<String>, furniture: &[bool]) -> Vec<String> {
+    for k in 0..lines.len() {
+        let broken = {
+            let l = lines[k].trim_end();
+            l.len() >= 40
+                && l.strip_suffix('-')
+                    .and_then(|w| w.chars().next_back())
+                    .is_some_and(char::is_lowercase)
+        };
+        if !broken {
+            continue;
+        }
+        // (The word goes on past the page's furniture and the blank lines round it.)
+        let Some(next) =
+            (k + 1..lines.len()).find(|&j| !furniture[j] && !lines[j].trim().is_empty())
+        else {
+            continue;
+        };
+        let rest = lines[next].trim_start();
+        if !rest.starts_with(char::is_lowercase) {
+            continue;
+        }
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let tail = rest[..end].to_string();
+        let left = rest[end..].trim_start().to_string();
+        let head = lines[k].trim_end().trim_end_matches('-').to_string();
+        lines[k] = head + &tail;
+        lines[next] = left;
+    }
+    lines
 }
 
 #[cfg(test)]
@@ -101,6 +135,19 @@ mod tests {
         let zh = "第 1 页 共 2 页\n用例\n第 2 页 共 2 页\n";
         assert_eq!(without_furniture(zh).lines().nth(1), Some("用例"));
         assert_eq!(without_furniture(zh).lines().next(), Some(""));
+    }
+
+    #[test]
+    fn a_word_hyphenated_across_a_page_break_is_whole_again() {
+        let doc = "Utfall: verktyget delete-item får under inga om-\n\n\t\tSida 1 av 2\nPlan\nständigheter anropas här.\n\t\tSida 2 av 2\nPlan\n";
+        let out = without_furniture(doc);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), doc.lines().count());
+        assert_eq!(
+            lines[0],
+            "Utfall: verktyget delete-item får under inga omständigheter"
+        );
+        assert_eq!(lines[4], "anropas här.");
     }
 
     #[test]

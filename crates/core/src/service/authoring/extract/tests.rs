@@ -2696,3 +2696,86 @@ fn a_no_tool_list_in_another_language_beside_one_case_keeps_both() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert!(d[1].negative && d[2].negative);
 }
+
+#[test]
+fn a_proposal_quoted_twice_under_inline_replies_is_read() {
+    // Top-posted: the newest reply above, the thread below it quoted at two depths, the
+    // reviewer's remarks written between the quoted proposal's items.
+    let doc = "From: ana@example.org\nTo: bea@example.org\nSubject: Re: cases\nDate: Mon, 1 Jan 2024 10:00:00 +0000\n\nAll applied, thanks.\n\nOn Sun, 31 Dec 2023 at 09:00, Bea <bea@example.org> wrote:\n> Comments inline.\n>\n> > 1. \"Add 2 and 40 for me\"\n> >    -> get-sum, a 2, b 40\n>\n> Fine.\n>\n> > 2. \"What does MCP stand for?\"\n> >    -> no tool at all, it answers itself\n>\n> Fine too.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (11, 12));
+    assert!(d[1].negative);
+    // A copy quoted under a reply, nothing written between its lines, is still no case.
+    let copy = "Thanks, will do.\n\nOn Sun, Bea <bea@example.org> wrote:\n> > 1. \"Add 2 and 40 for me\"\n> >    -> get-sum, a 2, b 40\n";
+    assert!(drafts(copy).is_empty(), "{:#?}", drafts(copy));
+}
+
+#[test]
+fn keys_in_a_language_the_lexicon_lacks_are_read_by_their_values() {
+    // Welsh keys: the question, the tool (a live name), its arguments (the tool's
+    // parameters), and a title shorter than the question.
+    let doc = "[gosodiadau]\nmodel = \"x\"\n\n[[achos]]\nteitl = \"Swm\"\ncwestiwn = \"Beth yw 2 a 40 gyda'i gilydd?\"\nofferyn = \"get-sum\"\ndadleuon = { a = 2, b = 40 }\n\n[[achos]]\nteitl = \"Adlais\"\ncwestiwn = \"Dywed helo yn ôl wrthyf, os gweli di'n dda\"\nofferyn = \"echo\"\ndadleuon = { message = \"helo\" }\n\n[[achos]]\nteitl = \"Ystadegau\"\ncwestiwn = \"Rho gyfartaledd 1, 2 a 3 i mi\"\nofferynnau = [\"get-stats\"]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Beth yw 2 a 40 gyda'i gilydd?"]);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(40)
+    );
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        json!("helo")
+    );
+    assert_eq!(tools_of(&d[2]), ["get-stats"]);
+    // Switched off in the writer's language: no case.
+    let off = doc.replace("offeryn = \"echo\"", "offeryn = \"echo\"\naktiv = false");
+    assert_eq!(drafts(&off).len(), 2);
+}
+
+#[test]
+fn a_wiki_table_caption_is_no_row() {
+    let doc = "== Cases ==\n{| class=\"wikitable\"\n|+ Calculator cases, as of May\n! # !! Prompt !! Tool\n|-\n| 1 || \"Add 5 and 6\" || get-sum\n|-\n| 2 || \"Echo ping\" || echo\n|}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].start_line, 6);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn an_expectation_a_page_break_parts_from_its_prompt_is_the_cases() {
+    let doc = "Testplan           Doc TP-7\n\nTF-1 Summa\nPrompt: \"Vad är 4 plus 5? Jag vill bara ha svaret, inget annat\n.\"\n\n                                         Sida 1 av 2\n\nTestplan           Doc TP-7\n\nFörväntat: get-sum med a = 4 och b = 5. Det gamla verktyget legacy-echo\n(versaler) får inte anropas.\n\nTF-2 Eko\nPrompt: \"Säg hej\"\nFörväntat: verktyget som returnerar meddelandet oförändrat anropas.\n\n                                         Sida 2 av 2\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (3, 12));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn a_name_followed_by_a_remark_in_parentheses_is_negated_after_it() {
+    let d = drafts(
+        "Prompt: \"Säg hej\"\nFörväntat: echo. Det gamla verktyget legacy-echo (versaler) får inte anropas.\n",
+    );
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+    let d = drafts(
+        "Prompt: \"Säg hej\"\nFörväntat: echo; legacy-echo får under inga omständigheter anropas.\n",
+    );
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+}
+
+#[test]
+fn an_inflected_tool_noun_opens_its_description() {
+    // `verktyg*` matches `verktyget`; the clause after the whole word describes.
+    let d =
+        drafts("Prompt: \"Vad är 3 + 9?\"\nFörväntat: verktyget som adderar två tal anropas.\n");
+    assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
+    let d = drafts(
+        "Prompt: \"Säg hej\"\nExpected: the tool that echoes the message back unchanged is called.\n",
+    );
+    assert_eq!(tools_of(&d[0]), ["echo"], "{d:#?}");
+}

@@ -769,42 +769,54 @@ pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// A reply written between the lines of the message it quotes (`> 4. «…» → slow …`, then
-/// the replier's `Este lo cambiaría …`): the quoted message is what is discussed, so its
-/// lines are read without their `>` marks, line for line. A quoted copy under a reply
-/// (nothing written between its lines) is left to be skipped.
+/// the replier's `Este lo cambiaría …`), at any depth of quoting (a reply quoted in turn,
+/// `> > 4. …` between `> OK`): the quoted message is what is discussed, so its lines are
+/// read without their `>` marks, line for line. A quoted copy under a reply (nothing
+/// written between its lines) is left to be skipped.
 pub fn inline_reply(t: &str) -> Cow<'_, str> {
     if !t.contains("\n>") {
         return Cow::Borrowed(t);
     }
     let lines: Vec<&str> = t.lines().collect();
-    let quoted = |l: &str| l.starts_with('>');
-    // Quoted runs parted by a few lines of the replier's own (a copy quoted under each
-    // message of a thread has a whole message between).
-    let mut interleaved = false;
-    let mut seen_quote = false;
-    let mut gap: Option<usize> = None;
-    for l in &lines {
-        if quoted(l) {
-            if gap.is_some_and(|g| (1..=6).contains(&g)) {
-                interleaved = true;
-                break;
+    // Each line's depth of quoting and its text without the marks.
+    let unquoted: Vec<(usize, &str)> = lines
+        .iter()
+        .map(|l| {
+            let mut depth = 0;
+            let mut rest = *l;
+            while let Some(r) = rest.strip_prefix('>') {
+                depth += 1;
+                rest = r.strip_prefix(' ').unwrap_or(r);
             }
-            seen_quote = true;
-            gap = Some(0);
-        } else if seen_quote && !l.trim().is_empty() {
-            gap = gap.map(|g| g + 1);
+            (depth, rest)
+        })
+        .collect();
+    let deepest = unquoted.iter().map(|(d, _)| *d).max().unwrap_or(0);
+    // Quoted runs at some depth parted by a few lines written at a shallower one (a copy
+    // quoted under each message of a thread has a whole message between).
+    let interleaved = (1..=deepest).any(|depth| {
+        let mut seen_quote = false;
+        let mut gap: Option<usize> = None;
+        for (d, text) in &unquoted {
+            if text.trim().is_empty() {
+                continue;
+            }
+            if *d >= depth {
+                if gap.is_some_and(|g| (1..=6).contains(&g)) {
+                    return true;
+                }
+                seen_quote = true;
+                gap = Some(0);
+            } else if seen_quote {
+                gap = gap.map(|g| g + 1);
+            }
         }
-    }
+        false
+    });
     if !interleaved {
         return Cow::Borrowed(t);
     }
-    let out: Vec<String> = lines
-        .iter()
-        .map(|l| match l.strip_prefix('>') {
-            Some(r) => r.strip_prefix(' ').unwrap_or(r).to_string(),
-            None => l.to_string(),
-        })
-        .collect();
+    let out: Vec<String> = unquoted.iter().map(|(_, r)| r.to_string()).collect();
     Cow::Owned(super::rejoin(t, &out))
 }
 
@@ -993,19 +1005,27 @@ fn section_rule(lines: &[Ln], a: usize, b: usize, cat: &Catalog, found: &mut [Dr
 }
 
 /// A conversation set apart from what it expects (`> User: …` turns, then "After the
-/// last message the assistant should call list-items …" as a paragraph of its own): the
-/// paragraph right under turns that expect nothing is theirs.
+/// last message the assistant should call list-items …" as a paragraph of its own), or a
+/// case whose `Expected:` paragraph a page break parted from it (the page's furniture
+/// blanked between): the paragraph right under a case that expects nothing is its own.
 fn expectations_below(lines: &[Ln], drafts: &mut [Draft], cat: &Catalog) {
     for d in drafts.iter_mut() {
         // (Tools its section forbids are no expectation of its own.)
         let expects = d.negative || !d.expected_calls.is_empty() || !d.contains.is_empty();
-        if expects || d.prompts.len() < 2 {
+        if expects {
             continue;
         }
         // Lines are numbered from 1, indexed from 0.
         let Some(from) = (d.end_line..lines.len()).find(|&k| lines[k].kind != Kind::Blank) else {
             continue;
         };
+        let labelled = matches!(
+            lines[from].label,
+            Some(LabelRole::Expected | LabelRole::Tool)
+        );
+        if d.prompts.len() < 2 && !labelled {
+            continue;
+        }
         let to = (from..lines.len())
             .find(|&k| lines[k].kind != Kind::Text)
             .unwrap_or(lines.len());

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::json::object_draft;
+use super::keys;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
 use crate::service::authoring::fields::names_a_case;
@@ -27,7 +28,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let headers: Vec<usize> = (1..=n)
         .filter(|&k| ix.line(k).trim_start().starts_with('['))
         .collect();
-    let mut out = Vec::new();
+    let mut tables = Vec::new();
     for (i, &h) in headers.iter().enumerate() {
         if !is_array_header(ix.line(h).trim()) {
             continue;
@@ -50,10 +51,14 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         let Ok(Value::Object(m)) = serde_json::to_value(&table) else {
             continue;
         };
-        if !names_a_case(m.keys().map(String::as_str)) {
-            continue;
-        }
-        out.push(object_draft(&m, h, end, "TOML table", cat));
+        tables.push((m, h, end));
     }
-    out
+    let mut records: Vec<_> = tables.iter_mut().map(|(m, ..)| std::mem::take(m)).collect();
+    keys::name_unknown(&mut records, cat);
+    records
+        .into_iter()
+        .zip(tables)
+        .filter(|(m, _)| names_a_case(m.keys().map(String::as_str)))
+        .map(|(m, (_, h, end))| object_draft(&m, h, end, "TOML table", cat))
+        .collect()
 }

@@ -149,7 +149,13 @@ fn media_table(src: &[&str], mut k: usize, out: &mut Vec<String>) -> usize {
             k += 1;
             continue;
         }
-        if t.starts_with("|-") || t.starts_with("|+") {
+        if t.starts_with("|+") {
+            // The table's caption: no row.
+            out.push(String::new());
+            k += 1;
+            continue;
+        }
+        if t.starts_with("|-") {
             // The row's cells, up to the next row or the end of the table.
             let mut cells: Vec<String> = Vec::new();
             let mut j = k + 1;
@@ -171,12 +177,8 @@ fn media_table(src: &[&str], mut k: usize, out: &mut Vec<String>) -> usize {
                 j += 1;
             }
             columns = columns.max(cells.len());
-            if t.starts_with("|+") {
-                out.push(String::new());
-            } else {
-                // (The `|-` line is the rule between rows: no part of either.)
-                out.push(format!("|{}", "---|".repeat(columns.max(1))));
-            }
+            // (The `|-` line is the rule between rows: no part of either.)
+            out.push(format!("|{}", "---|".repeat(columns.max(1))));
             let empty = format!("|{}", " |".repeat(columns.max(1)));
             for at in k + 1..j {
                 if at == k + 1 && !cells.is_empty() {

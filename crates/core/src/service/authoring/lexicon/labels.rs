@@ -48,6 +48,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "debekatu*",
             "ma ikke",
             "maa ikke",
             "far ikke",
@@ -364,6 +365,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Negative,
         &[
+            "tresnarik ez",
+            "tresnarik gabe",
             "negative",
             "is negative",
             "no tools",
@@ -460,6 +463,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Args,
         &[
+            "argumentuak",
+            "parametroak",
             "argumente",
             "argumente json",
             "argumenter",
@@ -565,6 +570,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Tool,
         &[
+            "tresna*",
             "unelte asteptate",
             "unealta asteptata",
             "unealta",
@@ -763,6 +769,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Expected,
         &[
+            "emaitza",
+            "erantzuna",
+            "espero dena",
             "ket qua mong doi",
             "ket qua",
             "mong doi",
@@ -1085,6 +1094,11 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Prompt,
         &[
+            "galdera",
+            "eskaera",
+            "poziv",
+            "pozivi",
+            "vyzva",
             "cau lenh",
             "loi nhac",
             "cau hoi",
@@ -1472,6 +1486,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Notes,
         &[
+            "oharrak",
+            "oharra",
             "ghi chu",
             "ملاحظات",
             "ملاحظة",
@@ -1611,6 +1627,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Status,
         &[
+            "egoera",
             "status",
             "state",
             "resolution",
@@ -1763,6 +1780,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Title,
         &[
+            "izenburu*",
             "tieu de",
             "title",
             "name",

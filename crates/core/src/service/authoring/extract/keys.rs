@@ -1,0 +1,150 @@
+//! Roles of record keys no lexicon knows (`galdera`, `tresna`, `argumentuak`), told by
+//! what the records hold: a file of cases keys them in its writer's language, but its
+//! values still name live tools, assign their parameters and quote what users say.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::fields::{Role, role_of};
+
+/// The records with their unknown keys renamed to the roles their values show, when the
+/// set reads as cases that way: a key whose values name live tools is the tool, one whose
+/// objects assign the tools' parameters the arguments, and the key of longest free text
+/// the prompt. A set whose keys already name a prompt and a tool is left as it is.
+pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
+    if records.len() < 2 || cat.is_empty() {
+        return;
+    }
+    let known =
+        |role: fn(&Role) -> bool| records.iter().any(|r| r.keys().any(|k| role(&role_of(k))));
+    let has_prompt = known(|r| {
+        matches!(
+            r,
+            Role::Prompt | Role::Prompts | Role::Steps | Role::Turn(_)
+        )
+    });
+    let has_tool = known(|r| matches!(r, Role::Tool | Role::Expected));
+    let has_args = known(|r| *r == Role::Args);
+    if has_prompt && has_tool {
+        return;
+    }
+    let unknown: Vec<String> = {
+        let mut seen = HashSet::new();
+        records
+            .iter()
+            .flat_map(|r| r.keys())
+            .filter(|k| role_of(k) == Role::Other && seen.insert(k.as_str()))
+            .cloned()
+            .collect()
+    };
+    let names_tools = |v: &Value| match v {
+        Value::String(s) => cat.resolve(s).is_some(),
+        Value::Array(a) => {
+            !a.is_empty()
+                && a.iter()
+                    .all(|x| x.as_str().is_some_and(|s| cat.resolve(s).is_some()))
+        }
+        _ => false,
+    };
+    // The tool key: the one naming tools in most records, with at least two such records
+    // and in at least half of those that have it. A second such key in records without the
+    // first (`tools = [...]` beside `tool = "..."`) is the tool too; one beside it in the
+    // same record says something else of the tools (forbidden, optional) and stays unread.
+    let mut tools: Vec<String> = Vec::new();
+    if !has_tool {
+        let mut scored: Vec<(usize, &String)> = unknown
+            .iter()
+            .filter_map(|k| {
+                let all = values_of(records, k).count();
+                let hits = values_of(records, k).filter(|v| names_tools(v)).count();
+                (hits >= 1 && hits * 2 >= all).then_some((hits, k))
+            })
+            .collect();
+        scored.sort_by_key(|s| std::cmp::Reverse(s.0));
+        for (n, (hits, k)) in scored.into_iter().enumerate() {
+            // (A second key names tools in every record that has it.)
+            if (n == 0 || hits == values_of(records, k).count())
+                && records
+                    .iter()
+                    .all(|r| !(r.contains_key(k) && tools.iter().any(|t| r.contains_key(t))))
+            {
+                tools.push(k.clone());
+            }
+        }
+        if tools.is_empty()
+            || values_of(records, &tools[0])
+                .filter(|v| names_tools(v))
+                .count()
+                < 2
+        {
+            return;
+        }
+    }
+    let assigns = |v: &Value| match v {
+        Value::Object(m) => {
+            !m.is_empty() && m.keys().filter(|p| cat.is_param(p)).count() * 2 >= m.len()
+        }
+        _ => false,
+    };
+    let args = (!has_args)
+        .then(|| {
+            unknown
+                .iter()
+                .filter(|k| !tools.contains(k))
+                .filter(|k| values_of(records, k).any(assigns))
+                .max_by_key(|k| values_of(records, k).filter(|v| assigns(v)).count())
+                .cloned()
+        })
+        .flatten();
+    // The prompt: free text of three words or more in most records, no two alike, the
+    // longest on average of such keys (a title is shorter than what a user asks).
+    let prompt = (!has_prompt)
+        .then(|| {
+            let words = |v: &Value| v.as_str().map_or(0, |s| s.split_whitespace().count());
+            unknown
+                .iter()
+                .filter(|k| !tools.contains(k) && Some(*k) != args.as_ref())
+                .filter_map(|k| {
+                    let texts: Vec<&str> =
+                        values_of(records, k).filter_map(Value::as_str).collect();
+                    let long = texts
+                        .iter()
+                        .filter(|s| words(&Value::from(**s)) >= 3)
+                        .count();
+                    let distinct = texts.iter().collect::<HashSet<_>>().len() == texts.len();
+                    (long * 2 > records.len() && distinct).then(|| {
+                        let mean = texts.iter().map(|s| s.chars().count()).sum::<usize>()
+                            / texts.len().max(1);
+                        (mean, k)
+                    })
+                })
+                .max_by_key(|(mean, _)| *mean)
+                .map(|(_, k)| k.clone())
+        })
+        .flatten();
+    if !has_prompt && prompt.is_none() {
+        return;
+    }
+    let renames: Vec<(&str, &str)> = tools
+        .iter()
+        .map(|k| (k.as_str(), "tool"))
+        .chain(args.iter().map(|k| (k.as_str(), "arguments")))
+        .chain(prompt.iter().map(|k| (k.as_str(), "prompt")))
+        .collect();
+    for r in records.iter_mut() {
+        *r = std::mem::take(r)
+            .into_iter()
+            .map(|(k, v)| match renames.iter().find(|(from, _)| *from == k) {
+                Some((_, to)) => ((*to).to_string(), v),
+                None => (k, v),
+            })
+            .collect();
+    }
+}
+
+/// The values of key `k` in the records that have it.
+fn values_of<'a>(records: &'a [Map<String, Value>], k: &'a str) -> impl Iterator<Item = &'a Value> {
+    records.iter().filter_map(move |r| r.get(k))
+}
