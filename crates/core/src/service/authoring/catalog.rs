@@ -258,6 +258,21 @@ const PREPOSITIONS: &[&str] = &[
     "para", "per", "for", "to", "zum", "zur", "om",
 ];
 
+/// `t` folded as the lexicon writes its words, with the byte offset in `t` of each of its
+/// bytes (and of its end).
+fn folded_with_offsets(t: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(t.len());
+    let mut at = Vec::with_capacity(t.len() + 1);
+    let mut buf = [0u8; 4];
+    for (i, c) in t.char_indices() {
+        let f = fold(c.encode_utf8(&mut buf));
+        at.extend(std::iter::repeat_n(i, f.len()));
+        out.push_str(&f);
+    }
+    at.push(t.len());
+    (out, at)
+}
+
 impl Catalog {
     pub fn new(tools: &[DiscoveredTool]) -> Self {
         let mut entries = Vec::with_capacity(tools.len());
@@ -994,11 +1009,27 @@ impl Catalog {
             '\n', '.', ';', ':', '：', '(', '（', ')', '）', ',', '，', '、', '。', '"', '“', '”',
             '「', '」', '`', '→', '|',
         ];
-        for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(lower) {
+        // (The lexicon writes nouns folded, `tooriist*` for `tööriist`: looked for in the
+        // folded text, their places mapped back.)
+        let nouns: Vec<(usize, usize)> = if lower.is_ascii() {
+            lexicon::WordSet::of(lexicon::TOOL_NOUNS)
+                .find(lower)
+                .into_iter()
+                .map(|(s, len, _)| (s, s + len))
+                .collect()
+        } else {
+            let (folded, at) = folded_with_offsets(lower);
+            lexicon::WordSet::of(lexicon::TOOL_NOUNS)
+                .find(&folded)
+                .into_iter()
+                .map(|(s, len, _)| (at[s], at[s + len]))
+                .collect()
+        };
+        for (s, found_end) in nouns {
             // (To the word's end: `verktyg*` matches `verktyget`.)
-            let e = lower[s + len..]
+            let e = lower[found_end..]
                 .find(|c: char| !c.is_alphanumeric())
-                .map_or(lower.len(), |i| s + len + i);
+                .map_or(lower.len(), |i| found_end + i);
             // (English descriptions are read by their own words, above.)
             if lower[s..e].starts_with("tool") || lower[s..e].starts_with("function") {
                 continue;

@@ -193,6 +193,10 @@ fn words_say_dropped(text: &str) -> bool {
     if lexicon::is_dropped_status(&last) {
         return true;
     }
+    // (A passage saying it only shows the notation, anywhere in it.)
+    if lexicon::has_any(&lexicon::fold(&t.replace("**", "")), lexicon::EXAMPLE_ONLY) {
+        return true;
+    }
     // A line that starts with a status word and a colon, or a verdict after an arrow
     // (`→ Rejected ❌ — admins only`).
     t.lines().any(|l| {

@@ -56,7 +56,9 @@ fn is_header(cells: &[String]) -> bool {
                 && !h.contains(['\n', '!', '！'])
                 // (A form's columns are its questions: `¿Qué herramienta debería usar?`.)
                 && (!h.contains(['?', '？']) || role_of(h) != Role::Other || filled.len() >= 4)
-                && !h.ends_with(['.', '。', ':', '：'])
+                && (!h.ends_with(['.', '。', ':', '：'])
+                    // (`No.`, `Nr.`: an abbreviation, no sentence.)
+                    || h.ends_with('.') && h.chars().count() <= 4 && !h.contains(' '))
                 // (`- «say hi» → echo, message = hi`: a list item cut at its comma.)
                 && !h.contains(['«', '»', '“', '”', '→', '='])
                 && !h.starts_with("- ")
@@ -163,12 +165,20 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             Err(_) => break,
         }
     }
-    let Some(h) = records
-        .iter()
-        .position(|(_, r)| is_header(&r.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>()))
-    else {
+    let cells_of =
+        |r: &csv::StringRecord| r.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>();
+    let filled = |r: &csv::StringRecord| r.iter().filter(|c| !c.trim().is_empty()).count();
+    let Some(mut h) = records.iter().position(|(_, r)| is_header(&cells_of(r))) else {
         return Vec::new();
     };
+    // A merged header's upper row (`Input | Expected | Admin` over the columns it
+    // groups): the row of more labels under it is the header.
+    while records
+        .get(h + 1)
+        .is_some_and(|(_, r)| filled(r) > filled(&records[h].1) && is_header(&cells_of(r)))
+    {
+        h += 1;
+    }
     let header: Vec<String> = records[h].1.iter().map(|c| c.trim().to_string()).collect();
     let rows = &records[h + 1..];
     let promptfoo = header.iter().any(|h| h.starts_with("__"));
@@ -205,10 +215,19 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         // the record above and is no case.
         let filled: Vec<&String> = cells.iter().filter(|c| !c.trim().is_empty()).collect();
         // A note row (`NOTA: …` in the first cell alone, a sentence or more): no case.
+        // (In a script without spaces, a sentence's length; and only where the first
+        // column holds no prompt.)
+        let sentence = |c: &str| {
+            c.split_whitespace().count() >= 6
+                || c.chars().filter(|ch| lexicon::is_cjk(*ch)).count() >= 12
+                    && !header.first().is_some_and(|h| {
+                        matches!(role_of(h), Role::Prompt | Role::Prompts | Role::Steps)
+                    })
+        };
         if header.len() >= 3
             && let [only] = filled[..]
             && std::ptr::eq(only, &cells[0])
-            && only.split_whitespace().count() >= 6
+            && sentence(only)
         {
             after_blank = true;
             continue;

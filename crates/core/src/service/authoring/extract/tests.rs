@@ -2779,3 +2779,37 @@ fn an_inflected_tool_noun_opens_its_description() {
     );
     assert_eq!(tools_of(&d[0]), ["echo"], "{d:#?}");
 }
+
+#[test]
+fn a_feature_file_in_finnish_reads_its_scenarios() {
+    let doc = "# language: fi\nOminaisuus: Laskin\n\n  Tausta:\n    Oletetaan että palvelin on käynnissä\n\n  Tapaus: Summa\n    Kun käyttäjä kirjoittaa \"Paljonko on 2 ja 5 yhteensä?\"\n    Niin avustaja kutsuu työkalua get-sum\n    Mutta työkalua get-stats ei kutsuta\n\n  Tapaus: Yleinen kysymys\n    Kun käyttäjä kirjoittaa \"Mikä on MCP?\"\n    Niin avustaja vastaa itse eikä kutsu mitään työkalua\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["get-stats"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_tool_noun_written_with_its_accents_opens_its_description() {
+    // The lexicon keeps `eszkoz*` folded; the page writes `eszköz`.
+    let d = drafts("Prompt: \"Mennyi 2 meg 3?\"\nElvárt: a két számot összeadó eszköz hívása.\n");
+    assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
+}
+
+#[test]
+fn a_sheet_with_a_merged_header_row_reads_the_row_of_labels_under_it() {
+    let doc = "Calculator sheet\t\t\t\t\n\t\tInput\tExpected\tAdmin\n#\tArea\tPrompt\tTool\tStatus\n1\tmath\tAdd 2 and 9\tget-sum\tready\n2\tmath\tRepeat ping back\techo\ton hold\n\t\t\t\t\nExample row: 0 | \"What time is it?\" | echo — only an example, not part of the suite\t\t\t\t\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].start_line, 4);
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
+
+#[test]
+fn a_retired_section_and_an_example_in_a_note_hold_no_case() {
+    let doc = "Active\n======\n\n.. note::\n\n   e.g. ``\"add 1 and 1\" - get-sum``. That example is only illustrative.\n\n| ID | Prompt | Tool | Notes / status |\n|---|---|---|---|\n| A1 | \"Add 4 and 4\" | get-sum | ok |\n| A2 | \"Echo hi\" | echo | **Deferred** to Q3, blocked |\n\nRetired cases\n=============\n\n| ID | Prompt | Tool |\n|---|---|---|\n| R1 | \"Say hello loudly\" | legacy-echo |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].key.as_deref(), Some("A1"));
+}

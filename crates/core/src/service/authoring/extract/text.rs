@@ -2360,7 +2360,10 @@ fn footnote_drops(lines: &[Ln], cell: &str) -> bool {
     let mark = &cell[at..=at + len];
     lines.iter().any(|l| {
         l.text.trim_start().strip_prefix(mark).is_some_and(|r| {
-            r.starts_with(':') && lexicon::has_any(&lexicon::fold(r), lexicon::DROPPED_STATUS)
+            let f = lexicon::fold(r);
+            r.starts_with(':')
+                && (lexicon::has_any(&f, lexicon::DROPPED_STATUS)
+                    || lexicon::has_any(&f, lexicon::EXAMPLE_ONLY))
         })
     })
 }

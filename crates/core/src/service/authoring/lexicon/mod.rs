@@ -3337,6 +3337,15 @@ pub const NOT_CASES: &[&str] = &[
     "discarded",
     "parked",
     "removed",
+    "retired",
+    "decommissioned",
+    "obsolete",
+    "ausgemustert",
+    "retires",
+    "retirados",
+    "dismessi",
+    "uitgefaseerd",
+    "pensionerade",
     "out of scope",
     "not in scope",
     "ideas",
@@ -4217,10 +4226,8 @@ pub fn title_says_dropped(title: &str) -> bool {
                     .split(['(', ':', ',', ';', '.'])
                     .next()
                     .unwrap_or_default();
-                listed(
-                    DROPPED_STATUS,
-                    status.trim().trim_matches(['*', '_', '~']).trim(),
-                )
+                let status = status.trim().trim_matches(['*', '_', '~']).trim();
+                listed(DROPPED_STATUS, status) || listed(EXAMPLE_ONLY, status)
             })
         })
 }
@@ -4243,6 +4250,7 @@ pub fn heading_excludes(heading: &str) -> bool {
         && !template
         // (`Casos descartados`, `Rejected cases`: cases, but set aside.)
         && !has_any(&f, DROPPED_STATUS)
+        && !has_any(&f, EXAMPLE_ONLY)
     {
         return false;
     }
@@ -4251,11 +4259,12 @@ pub fn heading_excludes(heading: &str) -> bool {
     }
     // `保留・却下となった案`: ideas a CJK heading says were put off or turned down.
     if f.chars().any(is_cjk) {
-        let statuses = WordSet::of(DROPPED_STATUS).find(&f);
+        let statuses =
+            WordSet::of(DROPPED_STATUS).find(&f).len() + WordSet::of(EXAMPLE_ONLY).find(&f).len();
         let ideas = ["案", "アイデア", "提案", "想法", "点子", "아이디어", "제안"]
             .iter()
             .any(|w| f.contains(w));
-        if statuses.len() >= 2 || !statuses.is_empty() && ideas {
+        if statuses >= 2 || statuses > 0 && ideas {
             return true;
         }
     }
@@ -4510,6 +4519,7 @@ pub const DROPPED_STATUS: &[&str] = &[
     "이번엔 제외",
     "이번 제외",
     "연기",
+    "on hold",
     "postponed",
     "deferred",
     "do not run",
@@ -4532,32 +4542,6 @@ pub const DROPPED_STATUS: &[&str] = &[
     "実行しません",
     "不会执行",
     "실행하지 않음",
-    "example only",
-    "only an example",
-    "just an example",
-    "nur beispiel",
-    "nur ein beispiel",
-    "exemple seulement",
-    "juste un exemple",
-    "solo ejemplo",
-    "solo un ejemplo",
-    "apenas exemplo",
-    "solo esempio",
-    "alleen voorbeeld",
-    "例のみ",
-    "仅示例",
-    "僅示例",
-    "只是范例",
-    "只是範例",
-    "只是示例",
-    "不算案例",
-    "不算用例",
-    "不是案例",
-    "不是用例",
-    "例にすぎない",
-    "ケースではない",
-    "케이스 아님",
-    "예시일 뿐",
     "ne pas executer",
     "no ejecutar",
     "nao executar",
@@ -4980,12 +4964,56 @@ pub fn is_todo_marker(s: &str) -> bool {
 }
 
 /// Whether a status value says the unit was dropped.
+/// What a passage says of itself when it only shows the notation (`e.g. …, only an
+/// example, not part of the suite`), folded: it is no case.
+pub const EXAMPLE_ONLY: &[&str] = &[
+    "example only",
+    "only an example",
+    "only illustrative",
+    "illustrative only",
+    "for illustration only",
+    "not part of the suite",
+    "not part of the test suite",
+    "not part of the set",
+    "just an example",
+    "nur beispiel",
+    "nur ein beispiel",
+    "exemple seulement",
+    "juste un exemple",
+    "solo ejemplo",
+    "solo un ejemplo",
+    "apenas exemplo",
+    "solo esempio",
+    "alleen voorbeeld",
+    "例のみ",
+    "仅示例",
+    "僅示例",
+    "只是范例",
+    "只是範例",
+    "只是示例",
+    "不算案例",
+    "不算用例",
+    "不是案例",
+    "不是用例",
+    "例にすぎない",
+    "ケースではない",
+    "케이스 아님",
+    "예시일 뿐",
+    "評価対象外",
+    "記入例のため",
+    "评估对象外",
+    "不在评估范围",
+    "평가 대상 아님",
+    "평가 제외",
+];
+
 pub fn is_dropped_status(s: &str) -> bool {
     let t = s.trim();
     if t.is_empty() || t.chars().count() > 80 {
         return false;
     }
-    let f = fold(t);
+    // (`**Deferred** to Q4`: emphasis is no part of the words.)
+    let f = fold(t).replace('*', "");
     // (`❌ Abandonat`, `⏸ Amânat`: a sheet's status may open with its symbol.)
     let t = f
         .trim()
@@ -5002,6 +5030,7 @@ pub fn is_dropped_status(s: &str) -> bool {
     // do - see #12`): looked up, not scanned.
     !t.is_empty()
         && (listed(DROPPED_STATUS, t)
+            || listed(EXAMPLE_ONLY, t)
             || t.char_indices()
                 .filter(|(_, c)| {
                     matches!(
@@ -5010,7 +5039,7 @@ pub fn is_dropped_status(s: &str) -> bool {
                     )
                 })
                 .take(4)
-                .any(|(i, _)| listed(DROPPED_STATUS, &t[..i])))
+                .any(|(i, _)| listed(DROPPED_STATUS, &t[..i]) || listed(EXAMPLE_ONLY, &t[..i])))
 }
 
 /// Whether a record's type says it is a bug report: its steps reproduce a failure, they
