@@ -871,12 +871,16 @@ impl Catalog {
                 rest_words[0] = (i, "d");
                 rest_words.insert(1, (i + cut, tail));
             }
-            let relative = rest_words
-                .first()
-                .is_some_and(|(_, w)| ["that", "which", "for", "to"].contains(w));
-            if rest_words.first().is_some_and(|(_, w)| {
-                ["that", "which", "dello"].contains(w) || lexicon::listed(PREPOSITIONS, w)
-            }) {
+            // (`the tool that …`, `yung tool na nagbibigay …`: a relative in the words of
+            // the lexicon too.)
+            let relative = rest_words.first().is_some_and(|(_, w)| {
+                ["that", "which", "for", "to"].contains(w) || lexicon::listed(lexicon::RELATIVES, w)
+            });
+            if relative
+                || rest_words
+                    .first()
+                    .is_some_and(|(_, w)| ["dello"].contains(w) || lexicon::listed(PREPOSITIONS, w))
+            {
                 after = rest_words
                     .into_iter()
                     .skip(1)
@@ -890,8 +894,8 @@ impl Catalog {
                     })
                     // (Of a relative clause, its words that say something: "the tool
                     // that returns the current time".)
-                    .filter(|(_, w)| !relative || !STOP.contains(w))
-                    .take(3)
+                    .filter(|(_, w)| !relative || !STOP.contains(w) && w.chars().count() > 2)
+                    .take(if relative { 4 } else { 3 })
                     .map(|(i, w)| (i + e, w))
                     .collect();
             }

@@ -94,8 +94,10 @@ const DROPPING: &[&str] = &[
     "veto",
     "vetoed",
     "tirar",
+    "tira",
     "tirei",
     "tiramos",
+    "fora",
     "retirar",
     "retirado",
     "retirada",
@@ -104,6 +106,35 @@ const DROPPING: &[&str] = &[
     "descartada",
     "quitar",
     "quitamos",
+    "traiem",
+    "treiem",
+    "treure",
+    "descartem",
+    "retirem",
+    "stryker",
+    "stryk",
+    "struken",
+    "eemaldame",
+    "jatame valja",
+    "izmetamo",
+    "izbacujemo",
+    "izbacimo",
+    "izpustimo",
+    "crtamo",
+    "vyhodime",
+    "vyradime",
+    "izmetam",
+    "izsvitrojam",
+    "махаме",
+    "премахваме",
+    "retiramos",
+    "cortamos",
+    "sleppum",
+    "kendu",
+    "kentzen",
+    "tanggalin",
+    "alisin",
+    "buang",
     "risquei",
     "streichen",
     "gestrichen",
@@ -211,8 +242,10 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
     let dropping: Vec<usize> = (first_end + 1..=ix.len())
         .filter(|&n| {
             let l = ix.line(n);
-            // (A heading names a part of the document, `## 2. Add and delete`, not a case.)
+            // (A heading names a part of the document, `## 2. Add and delete`, not a case;
+            // `#9 drop it` names one.)
             let heading = l.trim_start().starts_with('#')
+                && l.trim_start().trim_start_matches('#').starts_with(' ')
                 || l.trim_start().starts_with(|c: char| c.is_ascii_digit())
                     && l.split_whitespace().count() <= 4
                     && !l.trim_end().ends_with(['.', '!', '?', '。']);
@@ -271,11 +304,16 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
             }
         }
         // "Este lo quitamos.", "This one we drop": the case just above, with nothing but
-        // blank lines between.
+        // blank lines between (quoted ones, `>`, in a reply written between the lines).
+        let blank = |j: usize| {
+            ix.line(j)
+                .trim_matches(|c: char| c == '>' || c.is_whitespace())
+                .is_empty()
+        };
         if points_back(&f)
-            && let Some(k) = drafts.iter().rposition(|d| {
-                d.end_line < n && (d.end_line + 1..n).all(|j| ix.line(j).trim().is_empty())
-            })
+            && let Some(k) = drafts
+                .iter()
+                .rposition(|d| d.end_line < n && (d.end_line + 1..n).all(blank))
         {
             dropped[k] = true;
             continue;
@@ -385,6 +423,12 @@ pub(super) fn declines(reply: &str) -> bool {
 
 /// What a reply says of a proposal it puts off or turns down (folded).
 const DECLINES: &[&str] = &[
+    "nao vale a pena",
+    "no vale la pena",
+    "not worth it",
+    "ne vaut pas la peine",
+    "non vale la pena",
+    "lohnt sich nicht",
     "hagyjuk ki",
     "kihagyjuk",
     "kovetkezo sprint*",
@@ -668,6 +712,26 @@ fn points_back(f: &str) -> bool {
         "esse ",
         "essa ",
         "este, ",
+        "aquest ",
+        "aquesta ",
+        "aquest cas",
+        "denna ",
+        "detta ",
+        "den har",
+        "see ",
+        "seda ",
+        "ovaj ",
+        "ovo ",
+        "ta ",
+        "tento ",
+        "toto ",
+        "този ",
+        "това ",
+        "sem ",
+        "hau ",
+        "ito ",
+        "yung ",
+        "hierdie ",
         "이건",
         "이 케이스",
         "这个",

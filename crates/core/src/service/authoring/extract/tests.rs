@@ -2813,3 +2813,36 @@ fn a_retired_section_and_an_example_in_a_note_hold_no_case() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].key.as_deref(), Some("A1"));
 }
+
+#[test]
+fn a_quotation_wrapped_before_a_number_is_no_numbered_item() {
+    let doc = "TC-3 Stats\nPrompt: \"Here are the delays: 4, 7, 2, 11,\n5. Give me the mean.\"\nExpected: get-stats with numbers = [4, 7, 2, 11, 5].\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-stats"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (1, 4));
+}
+
+#[test]
+fn a_chat_reply_drops_a_proposal_by_its_number() {
+    let doc = "Ana   10:02\nCases, numbered so we can comment:\n1. \"Add 3 and 4\" → get-sum\n2. \"Echo hi\" → echo\n3. \"Crash the server\" → crash\n\nBea   10:15\n#3 tira isso, não faz sentido\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn a_reply_between_quoted_lines_drops_the_case_above_it() {
+    let doc = "Hola,\n\nEl dt., Ana <ana@example.org> va escriure:\n> > 1. \"Suma 3 i 4\"\n> >    -> get-sum\n>\n> D'acord.\n>\n> > 2. \"Fes petar el servidor\"\n> >    -> crash\n>\n> Aquest el traiem.\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
+
+#[test]
+fn a_tool_described_by_a_relative_clause_in_taglish() {
+    let d = drafts(
+        "*Case 7* — “Gaano na katagal tumatakbo yung server?” -> yung tool na nagbibigay ng process id at uptime ng server\n",
+    );
+    assert_eq!(tools_of(&d[0]), ["server-info"], "{d:#?}");
+}

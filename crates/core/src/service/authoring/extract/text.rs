@@ -277,6 +277,20 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             title_head: false,
         });
     }
+    // A quotation a hard wrap broke before a number (`…: 4, 7, 2, 11,` / `5. Ge mig…"`):
+    // the line closing it goes on with the text, it is no numbered item.
+    for i in 1..out.len() {
+        let open = |t: &str| {
+            t.matches('"').count() % 2 == 1 || t.matches('“').count() > t.matches('”').count()
+        };
+        if out[i].kind == Kind::Item
+            && matches!(out[i - 1].kind, Kind::Text | Kind::Item)
+            && open(out[i - 1].text)
+            && out[i].text.matches('"').count() % 2 == 1
+        {
+            out[i].kind = Kind::Text;
+        }
+    }
     label_lines(&mut out);
     title_heads(&mut out);
     // Setext headings: a text line above `===` or `---` that stands alone (a field line,
