@@ -1034,10 +1034,24 @@ impl Catalog {
             let e = lower[found_end..]
                 .find(|c: char| !c.is_alphanumeric())
                 .map_or(lower.len(), |i| found_end + i);
-            // (English descriptions are read by their own words, above.)
-            if lower[s..e].starts_with("tool") || lower[s..e].starts_with("function") {
+            // (English descriptions are read by their own words, above; an English noun
+            // before words of another script, `tool สภาพอากาศปัจจุบัน`, is read here.)
+            let foreign_after = lower[e..]
+                .trim_start()
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() && !c.is_ascii());
+            let english = lower[s..e].starts_with("tool") || lower[s..e].starts_with("function");
+            if english && !foreign_after {
                 continue;
             }
+            // (Other nouns take their modifier after them in many languages: `alat cuaca`.)
+            let modifier_after = foreign_after
+                || lower[e..]
+                    .trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphabetic);
             // Before the noun, the words of its clause that can describe it: a Korean
             // relative clause runs to eight words, a Latin-script modifier to three, a
             // script without spaces to twenty characters.
@@ -1080,6 +1094,25 @@ impl Catalog {
             let to = if opens {
                 let off = lower.len() - after.len();
                 off + after.find(BOUNDS).unwrap_or(after.len())
+            } else if modifier_after {
+                // A modifier after its noun (`công cụ thời tiết`, `alat cuaca`, `tool
+                // สภาพอากาศ`): its next three words, up to a bound or an argument.
+                let off = lower.len() - after.len();
+                let stop = after.find(BOUNDS).unwrap_or(after.len());
+                let stop = after[..stop].find('=').unwrap_or(stop);
+                let mut end = off;
+                for (k, w) in after[..stop].split_whitespace().take(3).enumerate() {
+                    // (`tööriista ei kutsuta`: a negation ends it, and what follows is the
+                    // verb.)
+                    if k > 0 && (foreign_after && w.is_ascii() || self.is_param(w))
+                        || lexicon::listed(lexicon::NEGATION, &fold(w))
+                    {
+                        break;
+                    }
+                    let at = w.as_ptr() as usize - after.as_ptr() as usize;
+                    end = off + at + w.len();
+                }
+                end
             } else {
                 e
             };
@@ -1107,7 +1140,7 @@ impl Catalog {
             // (Or in a short phrase right after it: `la herramienta de la hora`.)
             let phrase_after = |t: usize| {
                 let next: Vec<&str> = lower[e..to].split_whitespace().take(3).collect();
-                opens
+                (opens || modifier_after)
                     && self
                         .best_described(&lexicon::concepts::english_words(&fold(&next.join(" "))))
                         .is_some_and(|(n, _)| n == t)

@@ -2846,3 +2846,38 @@ fn a_tool_described_by_a_relative_clause_in_taglish() {
     );
     assert_eq!(tools_of(&d[0]), ["server-info"], "{d:#?}");
 }
+
+#[test]
+fn a_tool_noun_followed_by_its_modifier_is_described_by_it() {
+    let weather = corpus_tools("weather");
+    let read = |doc: &str| super::extract(doc, &weather);
+    // Thai after an English noun; Indonesian after its own; Slovenian in a relative clause.
+    let d = read("1) \"ฝนตกที่ภูเก็ตไหม\"\n   → ใช้ tool สภาพอากาศปัจจุบัน city = \"Phuket\"\n");
+    assert_eq!(tools_of(&d[0]), ["get_current_conditions"], "{d:#?}");
+    let d = read("Prompt: \"Bagaimana cuaca di Medan?\"\nHarapan: alat cuaca saat ini dipanggil\n");
+    assert_eq!(tools_of(&d[0]), ["get_current_conditions"], "{d:#?}");
+    let d = read(
+        "Poziv: »Kakšen je zrak v Kranju?«\nPričakovano: orodje, ki vrne indeks kakovosti zraka za mesto\n",
+    );
+    assert_eq!(tools_of(&d[0]), ["get_air_quality"], "{d:#?}");
+    // A negation after the noun is no modifier: "no tool is called".
+    let d = read("Prompt: \"Mis on ilm?\"\nOotus: ühtegi tööriista ei kutsuta\n");
+    assert!(d[0].negative, "{d:#?}");
+}
+
+/// A catalog of the authoring corpus (`tests/corpus/authoring/servers/<name>.json`).
+fn corpus_tools(name: &str) -> Vec<crate::service::authoring::ground::DiscoveredTool> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/corpus/authoring/servers")
+        .join(format!("{name}.json"));
+    let tools: Vec<crate::spec::primitives::ToolItem> =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("catalog")).expect("JSON");
+    tools
+        .into_iter()
+        .map(|tool| crate::service::authoring::ground::DiscoveredTool {
+            server_id: "srv".into(),
+            server_name: name.into(),
+            tool,
+        })
+        .collect()
+}

@@ -58,7 +58,15 @@ static CONCEPTS: LazyLock<Concepts> = LazyLock::new(|| {
 pub fn english_words(folded: &str) -> Vec<&'static str> {
     let c = &*CONCEPTS;
     let mut out: Vec<&'static str> = Vec::new();
-    for (_, _, i) in c.words.find(folded) {
+    let found = c.words.find(folded);
+    // (A word inside a longer one found is no word of its own: `อากาศ`, air, in
+    // `สภาพอากาศ`, weather.)
+    let inside = |&(at, len, _): &(usize, usize, usize)| {
+        found
+            .iter()
+            .any(|&(a, l, _)| l > len && a <= at && at + len <= a + l)
+    };
+    for &(_, _, i) in found.iter().filter(|m| !inside(m)) {
         let w = c.english[i];
         if !out.contains(&w) {
             out.push(w);
