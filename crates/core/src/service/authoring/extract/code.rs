@@ -948,6 +948,29 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if found.is_empty() {
         return test_functions(ix, &toks, &forest, cat);
     }
+    // Rows that name no tool, of a test that asserts its tools in its body (`assert
+    // "echo" in names`, `assert "legacy-echo" not in names`): the body's expectations
+    // are each row's.
+    for f in found
+        .iter_mut()
+        .filter(|f| !f.draft.negative && f.draft.expected_calls.is_empty())
+    {
+        if let Some(k) = parametrized_function(ix, f.draft.end_line) {
+            let (calls, never) = asserted_tools(ix, &toks, k, function_end(ix, k), cat);
+            let d = &mut f.draft;
+            for tool in calls {
+                if !d.expected_calls.iter().any(|c| c.tool == tool) {
+                    d.expected_calls
+                        .push(super::super::draft::ExpectedCall { tool, args: None });
+                }
+            }
+            d.forbid(never);
+            if !d.expected_calls.is_empty() || !d.never_called.is_empty() {
+                d.exact_rule = None;
+                d.notes.push("the tools asserted in the test's body".into());
+            }
+        }
+    }
     let mut out: Vec<Draft> = found
         .into_iter()
         .map(|f| f.draft)
@@ -1613,27 +1636,7 @@ fn test_functions(ix: &LineIndex, toks: &[Token], forest: &[Node], cat: &Catalog
             k += 1;
             continue;
         };
-        let ind = indent(line);
-        let python = line.trim_start().starts_with("def ") || line.contains("async def ");
-        let mut end = k;
-        for j in k + 1..=n {
-            let l = ix.line(j);
-            let t = l.trim();
-            if t.is_empty() {
-                continue;
-            }
-            if python {
-                if indent(l) <= ind {
-                    break;
-                }
-                end = j;
-            } else {
-                end = j;
-                if indent(l) == ind && (t.starts_with(['}', ')']) || t == "end") {
-                    break;
-                }
-            }
-        }
+        let end = function_end(ix, k);
         let decorated_off = (1..k).rev().take_while(|&j| {
             let t = ix.line(j).trim();
             t.starts_with('@') || t.starts_with("#[")
@@ -1652,6 +1655,86 @@ fn test_functions(ix: &LineIndex, toks: &[Token], forest: &[Node], cat: &Catalog
         k = end + 1;
     }
     out
+}
+
+/// The last line of the function that opens on line `k`: its indented body in Python, up
+/// to its closing line elsewhere.
+fn function_end(ix: &LineIndex, k: usize) -> usize {
+    let line = ix.line(k);
+    let ind = indent(line);
+    let python = line.trim_start().starts_with("def ") || line.contains("async def ");
+    let mut end = k;
+    for j in k + 1..=ix.len() {
+        let l = ix.line(j);
+        let t = l.trim();
+        if t.is_empty() {
+            continue;
+        }
+        if python {
+            if indent(l) <= ind {
+                break;
+            }
+            end = j;
+        } else {
+            end = j;
+            if indent(l) == ind && (t.starts_with(['}', ')']) || t == "end") {
+                break;
+            }
+        }
+    }
+    end
+}
+
+/// The test function a row ending on line `row_end` is a parameter set of
+/// (`@pytest.mark.parametrize(…, [rows], ids=[…])` over `def test_…`): its first line,
+/// when only the table's other rows and the decorator's closing lines stand between.
+fn parametrized_function(ix: &LineIndex, row_end: usize) -> Option<usize> {
+    for k in row_end + 1..=(row_end + 60).min(ix.len()) {
+        let t = ix.line(k).trim();
+        if test_start(t) == Some(true) {
+            return Some(k);
+        }
+        let closing = t.is_empty()
+            || t.starts_with(['@', ')', ']', '#', '(', '[', '{', '"', '\''])
+            || t.starts_with("pytest.param")
+            || t.starts_with("ids=")
+            || t.starts_with("ids =");
+        if !closing {
+            return None;
+        }
+    }
+    None
+}
+
+/// The tools a function's lines name in strings, as it asserts them: called, or (on a
+/// line that says absent) never called.
+fn asserted_tools(
+    ix: &LineIndex,
+    toks: &[Token],
+    start: usize,
+    end: usize,
+    cat: &Catalog,
+) -> (Vec<String>, Vec<String>) {
+    let (a, b) = ix.bounds(start, end);
+    let (mut calls, mut never) = (Vec::new(), Vec::new());
+    for t in toks.iter().filter(|t| a <= t.start && t.start < b) {
+        let Tok::Str(s) = &t.tok else {
+            continue;
+        };
+        if cat.resolve(s).is_none() {
+            continue;
+        }
+        let line = ix.line(ix.line_of(t.start));
+        let list = if negated(line) {
+            &mut never
+        } else {
+            &mut calls
+        };
+        if !list.contains(s) {
+            list.push(s.clone());
+        }
+    }
+    (calls, never)
 }
 
 /// Whether a line of code says something is absent (`not in`, `.not.`, `assert not`).

@@ -2881,3 +2881,14 @@ fn corpus_tools(name: &str) -> Vec<crate::service::authoring::ground::Discovered
         })
         .collect()
 }
+
+#[test]
+fn a_parametrized_test_asserting_its_tools_in_its_body_gives_them_to_its_rows() {
+    let doc = "import pytest\n\n\n@pytest.mark.parametrize(\n    \"prompt, expected_text\",\n    [\n        (\"Repeat exactly: order received\", \"order received\"),\n        (\"Say back: parcel shipped\", \"parcel shipped\"),\n    ],\n    ids=[\"received\", \"shipped\"],\n)\ndef test_echo_only(agent, prompt, expected_text):\n    names = [c.name for c in agent.ask(prompt).calls]\n    assert \"echo\" in names\n    assert \"legacy-echo\" not in names\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    for c in &d {
+        assert_eq!(tools_of(c), ["echo"]);
+        assert_eq!(c.never_called, ["legacy-echo"]);
+    }
+}
