@@ -382,6 +382,25 @@ impl Catalog {
         self.params.contains(word)
     }
 
+    /// The one live tool whose parameters the lines of `text` that are nothing but
+    /// assignments name (`numbers = [5.6, 7.2]`), with those arguments: no other tool
+    /// takes as many of them.
+    pub fn tool_by_args(&self, text: &str) -> Option<(usize, Map<String, Value>)> {
+        let lines: Vec<&str> = text.lines().filter(|l| self.assigns_params(l)).collect();
+        if lines.is_empty() {
+            return None;
+        }
+        let assigned = lines.join("\n");
+        let found: Vec<(usize, Map<String, Value>)> = (0..self.len())
+            .map(|t| (t, self.read_args(t, &assigned)))
+            .filter(|(_, a)| !a.is_empty())
+            .collect();
+        let most = found.iter().map(|(_, a)| a.len()).max()?;
+        let mut top = found.into_iter().filter(|(_, a)| a.len() == most);
+        let one = top.next()?;
+        top.next().is_none().then_some(one)
+    }
+
     /// Whether a cell is nothing but assignments of the live tools' parameters (`a = 1,
     /// b = 2`, `numbers: [1, 2]`, `{"a": 1}`): an argument column whatever its heading.
     pub fn assigns_params(&self, v: &str) -> bool {

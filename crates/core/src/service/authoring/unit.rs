@@ -797,6 +797,27 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         calls.clear();
     }
     never.retain(|n| !calls.iter().any(|c| &c.tool == n));
+    // No tool named, but arguments that only one live tool takes (`numbers = [5.6, 7.2]`
+    // under a tool described in words the lexicon lacks): that tool, approximated.
+    if calls.is_empty() && !d.negative && d.contains.is_empty() {
+        // (The lines that are not the prompt's: a message may run on under it.)
+        let rest: Vec<&str> = segs
+            .iter()
+            .flat_map(|s| s.text.lines())
+            .filter(|l| !d.prompts.iter().any(|p| l.contains(p.as_str())))
+            .collect();
+        if let Some((t, args)) = cat.tool_by_args(&rest.join("\n")) {
+            calls.push(ExpectedCall {
+                tool: cat.name(t).to_string(),
+                args: Some(args),
+            });
+            d.exact_rule = None;
+            notes.push(format!(
+                "no tool named; `{}` is the one live tool that takes the arguments given",
+                cat.name(t)
+            ));
+        }
+    }
     // A tool named in its own field, its arguments in the expectation (`Tool: get-sum`,
     // `Expected: a 4, b 9`): an expectation that is nothing but the tool's parameters,
     // each before its value.

@@ -1860,6 +1860,9 @@ fn checks_no_calls(code: &str) -> bool {
             "assert_eq!(0,",
             ".len(),0)",
             "tostrictequal([])",
+            // (`assertEqual(run.tool_names(), [])`, `assert_eq!(calls, vec![])`.)
+            ",[])",
+            ",vec![])",
         ]
         .iter()
         .any(|w| c.contains(w))

@@ -753,6 +753,27 @@ pub fn object_draft(
                     f.push(mk.clone(), mv);
                 }
             }
+            // `expect: [{tool: a, args: {…}}, {not: b}]`: a list of such objects, each
+            // read the same way.
+            (_, Value::Array(items))
+                if matches!(role_of(k), Role::Expected | Role::Other)
+                    && is_expectation_key(k)
+                    && !items.is_empty()
+                    && items.iter().all(|i| {
+                        i.as_object()
+                            .is_some_and(|m| m.keys().all(|mk| !matches!(role_of(mk), Role::Other)))
+                    }) =>
+            {
+                for m in items.iter().filter_map(Value::as_object) {
+                    for (mk, mv) in m {
+                        let mv = match (role_of(mk), mv) {
+                            (Role::Tool, Value::Null) => Value::String("none".into()),
+                            _ => mv.clone(),
+                        };
+                        f.push(mk.clone(), mv);
+                    }
+                }
+            }
             _ => f.push(k.clone(), v.clone()),
         }
     }
@@ -927,6 +948,19 @@ fn switched_off(o: &Map<String, Value>) -> bool {
                 "aktif",
                 "engedelyezve",
                 "aktivan",
+                "ενεργο",
+                "ενεργη",
+                "ενεργος",
+                "активен",
+                "активный",
+                "активний",
+                "aktyvus",
+                "hoat dong",
+                "פעיל",
+                "فعال",
+                "نشط",
+                "सक्रिय",
+                "ativa",
             ];
             let k = crate::service::authoring::lexicon::fold(k);
             let on = match v {

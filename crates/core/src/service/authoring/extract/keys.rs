@@ -8,14 +8,55 @@ use serde_json::{Map, Value};
 
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::fields::{Role, role_of};
+use crate::service::authoring::lexicon::LabelRole;
+use crate::service::authoring::reading::{quotes, utterance_like};
+use crate::service::authoring::unit::leading_role;
 
 /// The records with their unknown keys renamed to the roles their values show, when the
 /// set reads as cases that way: a key whose values name live tools is the tool, one whose
 /// objects assign the tools' parameters the arguments, and the key of longest free text
 /// the prompt. A set whose keys already name a prompt and a tool is left as it is.
 pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
-    if records.len() < 2 || cat.is_empty() {
+    let renames = renames(records, cat);
+    if renames.is_empty() {
         return;
+    }
+    for r in records.iter_mut() {
+        *r = std::mem::take(r)
+            .into_iter()
+            .map(|(k, v)| match renames.iter().find(|(from, _)| *from == k) {
+                Some((_, to)) => ((*to).to_string(), v),
+                None => (k, v),
+            })
+            .collect();
+    }
+}
+
+/// A table's columns named the same way: a header cell no lexicon knows takes the role
+/// its column's cells show (`Câu người dùng` over what users say is the prompt).
+pub fn name_columns(header: &mut [String], rows: &[Vec<String>], cat: &Catalog) {
+    let records: Vec<Map<String, Value>> = rows
+        .iter()
+        .map(|row| {
+            header
+                .iter()
+                .zip(row)
+                .filter(|(h, c)| !h.is_empty() && !c.trim().is_empty())
+                .map(|(h, c)| (h.clone(), Value::String(c.trim().to_string())))
+                .collect()
+        })
+        .collect();
+    for (from, to) in renames(&records, cat) {
+        if let Some(h) = header.iter_mut().find(|h| **h == from) {
+            *h = to.to_string();
+        }
+    }
+}
+
+/// The renames [`name_unknown`] makes: each unknown key and the role it takes.
+fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'static str)> {
+    if records.len() < 2 || cat.is_empty() {
+        return Vec::new();
     }
     let known =
         |role: fn(&Role) -> bool| records.iter().any(|r| r.keys().any(|k| role(&role_of(k))));
@@ -28,7 +69,7 @@ pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
     let has_tool = known(|r| matches!(r, Role::Tool | Role::Expected));
     let has_args = known(|r| *r == Role::Args);
     if has_prompt && has_tool {
-        return;
+        return Vec::new();
     }
     let unknown: Vec<String> = {
         let mut seen = HashSet::new();
@@ -79,7 +120,7 @@ pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
                 .count()
                 < 2
         {
-            return;
+            return Vec::new();
         }
     }
     let assigns = |v: &Value| match v {
@@ -123,25 +164,29 @@ pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
                 .max_by_key(|(mean, _)| *mean)
                 .map(|(_, k)| k.clone())
         })
-        .flatten();
-    if !has_prompt && prompt.is_none() {
-        return;
-    }
-    let renames: Vec<(&str, &str)> = tools
-        .iter()
-        .map(|k| (k.as_str(), "tool"))
-        .chain(args.iter().map(|k| (k.as_str(), "arguments")))
-        .chain(prompt.iter().map(|k| (k.as_str(), "prompt")))
-        .collect();
-    for r in records.iter_mut() {
-        *r = std::mem::take(r)
-            .into_iter()
-            .map(|(k, v)| match renames.iter().find(|(from, _)| *from == k) {
-                Some((_, to)) => ((*to).to_string(), v),
-                None => (k, v),
+        .flatten()
+        // (Not where another field says what the user says, as a prompt line or a
+        // quoted utterance in a description: the prompt is there.)
+        .filter(|k| {
+            !records.iter().any(|r| {
+                r.iter().filter(|(rk, _)| *rk != k).any(|(_, v)| {
+                    v.as_str().is_some_and(|t| {
+                        t.lines()
+                            .any(|l| leading_role(l) == Some(LabelRole::Prompt))
+                            || quotes(t).iter().any(|&(a, b)| utterance_like(&t[a..b]))
+                    })
+                })
             })
-            .collect();
+        });
+    if !has_prompt && prompt.is_none() {
+        return Vec::new();
     }
+    tools
+        .into_iter()
+        .map(|k| (k, "tool"))
+        .chain(args.map(|k| (k, "arguments")))
+        .chain(prompt.map(|k| (k, "prompt")))
+        .collect()
 }
 
 /// The values of key `k` in the records that have it.

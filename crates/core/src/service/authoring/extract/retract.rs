@@ -98,6 +98,11 @@ const DROPPING: &[&str] = &[
     "tirei",
     "tiramos",
     "fora",
+    "tuiache",
+    "tuache",
+    "naifuta",
+    "tuifute",
+    "tuiondoe",
     "retirar",
     "retirado",
     "retirada",
@@ -423,6 +428,8 @@ pub(super) fn declines(reply: &str) -> bool {
 
 /// What a reply says of a proposal it puts off or turns down (folded).
 const DECLINES: &[&str] = &[
+    "tuiache",
+    "tuiahirishe",
     "nao vale a pena",
     "no vale la pena",
     "not worth it",

@@ -179,8 +179,13 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
     {
         h += 1;
     }
-    let header: Vec<String> = records[h].1.iter().map(|c| c.trim().to_string()).collect();
     let rows = &records[h + 1..];
+    let mut header: Vec<String> = records[h].1.iter().map(|c| c.trim().to_string()).collect();
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|(_, r)| r.iter().map(str::to_string).collect())
+        .collect();
+    super::keys::name_columns(&mut header, &cells, cat);
     let promptfoo = header.iter().any(|h| h.starts_with("__"));
     let first_is_key = header
         .first()

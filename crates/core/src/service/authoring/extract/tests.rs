@@ -2892,3 +2892,45 @@ fn a_parametrized_test_asserting_its_tools_in_its_body_gives_them_to_its_rows() 
         assert_eq!(c.never_called, ["legacy-echo"]);
     }
 }
+
+#[test]
+fn a_sheet_column_no_lexicon_names_is_read_by_its_cells() {
+    // A Welsh heading over what users say: the longest free text, no two cells alike.
+    let doc = "Teitl,Brawddeg y defnyddiwr,Tool,Arguments\nSwm,Adio 12 a 30 i mi os gweli di'n dda,get-sum,\"a=12, b=30\"\nAdlais,Dywed helo yn ôl wrtha i nawr,echo,message=helo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Adio 12 a 30 i mi os gweli di'n dda"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn arguments_only_one_tool_takes_name_it() {
+    let doc = "[11/03/24, 08:40:02] Ana: Case 3: \"Give me the mean of 5.6, 7.2 and 6.1\"\nthe one that does the list maths\nnumbers = [5.6, 7.2, 6.1]\n";
+    let d = drafts(doc);
+    assert_eq!(tools_of(&d[0]), ["get-stats"], "{d:#?}");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["numbers"],
+        json!([5.6, 7.2, 6.1])
+    );
+    // A parameter more than one tool takes names none.
+    let d = drafts("Prompt: \"Say it back\"\nmessage = hi\n");
+    assert!(d.iter().all(|c| c.expected_calls.is_empty()), "{d:#?}");
+}
+
+#[test]
+fn an_expectation_list_of_labelled_objects_in_greek() {
+    let doc = "σενάρια:\n  - id: Α1\n    ενεργό: true\n    steps:\n      - χρήστης: \"Βγάλε μέσο όρο: 4, 5, 9\"\n    expect:\n      - εργαλείο: get-stats\n      - όχι: get-sum\n  - id: Α2\n    ενεργό: true\n    steps:\n      - χρήστης: \"Τι είναι το MCP;\"\n    expect:\n      - κανένα_εργαλείο: true\n  - id: Α3\n    ενεργό: false\n    steps:\n      - χρήστης: \"Σβήσε τα πάντα\"\n    expect:\n      - εργαλείο: delete-item\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-stats"]);
+    assert_eq!(d[0].never_called, ["get-sum"]);
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_test_asserting_an_empty_list_of_calls_is_negative() {
+    let doc = "class Evals(unittest.TestCase):\n    def test_general_question(self):\n        run = self.ask(\"What does MCP stand for?\")\n        self.assertEqual(run.tool_names(), [])\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(d[0].negative);
+}

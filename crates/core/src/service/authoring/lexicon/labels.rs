@@ -48,6 +48,9 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            "οχι",
+            "μην καλεσεις",
+            "δεν καλει",
             "debekatu*",
             "ma ikke",
             "maa ikke",
@@ -365,6 +368,24 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Negative,
         &[
+            "κανενα εργαλειο",
+            "χωρις εργαλεια",
+            "bez nastroju",
+            "zadny nastroj",
+            "bez narzedzi",
+            "zadnych narzedzi",
+            "без инструментов",
+            "без інструментів",
+            "arac yok",
+            "khong cong cu",
+            "tanpa alat",
+            "ללא כלים",
+            "אין כלים",
+            "بدون ابزار",
+            "hakuna zana",
+            "bila zana",
+            "be irankiu",
+            "jokiu irankiu",
             "tresnarik ez",
             "tresnarik gabe",
             "negative",
@@ -1094,6 +1115,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Prompt,
         &[
+            "nguoi dung",
+            "cau nguoi dung",
             "galdera",
             "eskaera",
             "poziv",
