@@ -398,16 +398,17 @@ impl Catalog {
     pub fn resolve(&self, written: &str) -> Option<(usize, Via)> {
         let w = written
             .trim()
-            .trim_matches(|c: char| "`\"'“”„«»「」*".contains(c));
+            .trim_matches(['`', '"', '\'', '“', '”', '„', '«', '»', '「', '」', '*']);
         if w.is_empty() {
             return None;
         }
         let mut buf = [0u8; 128];
+        // (Most words are none of the names: said by one lookup, before the separators.)
         if self.aliases.is_empty()
-            && !w.contains(['.', '/', ':'])
-            && !w.contains("__")
             && let Some(k) = squash_ascii(w, &mut buf)
             && !self.squashed.contains(k)
+            && !w.bytes().any(|b| matches!(b, b'.' | b'/' | b':'))
+            && !w.contains("__")
         {
             return None;
         }
@@ -591,17 +592,20 @@ impl Catalog {
                 }
             }
         }
-        self.spaced_mentions(text, &mut out);
+        let lower = text.to_lowercase();
+        self.spaced_mentions(text, &lower, &mut out);
         if !self.aliases.is_empty() {
             self.alias_mentions(text, &mut out);
         }
-        // (Both description readers work on the lower-cased text, the same length as the
+        // (The description readers work on the lower-cased text, the same length as the
         // original so its positions hold; one that changes length describes nothing.)
-        let lower = text.to_lowercase();
         if lower.len() == text.len() {
             self.described_mentions(text, &lower, &mut out);
-            self.described_in_other_words(text, &lower, &mut out);
-            self.described_in_compounds(text, &lower, &mut out);
+            // (One scan for the tool nouns, standing alone and closing compounds.)
+            let (nouns, compounds) =
+                lexicon::WordSet::of(lexicon::TOOL_NOUNS).find_and_compound_ends(&lower);
+            self.described_in_other_words(text, &lower, &nouns, &mut out);
+            self.described_in_compounds(text, &lower, &compounds, &mut out);
         }
         out.sort_by_key(|m| m.start);
         out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
@@ -764,7 +768,11 @@ impl Catalog {
     }
 
     /// `get sum`, `list items tool`: a multi-word name written with spaces.
-    fn spaced_mentions(&self, text: &str, out: &mut Vec<Mention>) {
+    fn spaced_mentions(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
+        // (ASCII text folds to its lower-case form, already made.)
+        if text.is_ascii() {
+            return self.spaced_phrases(lower, text, false, out);
+        }
         let f = fold(text);
         if f.len() != text.len() {
             // Offsets differ: only ASCII-compatible text is searched this way.
@@ -986,12 +994,18 @@ impl Catalog {
     /// A tool described in the words of another language (`두 수를 더해 합을 돌려주는
     /// 도구`, `l'outil qui supprime un article`, `エラーを返すツール`): the clause before
     /// a tool noun and the one after it, read as English description words.
-    fn described_in_other_words(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
+    fn described_in_other_words(
+        &self,
+        text: &str,
+        lower: &str,
+        nouns: &[(usize, usize, usize)],
+        out: &mut Vec<Mention>,
+    ) {
         const BOUNDS: &[char] = &[
             '\n', '.', ';', ':', '：', '(', '（', ')', '）', ',', '，', '、', '。', '"', '“', '”',
             '「', '」', '`', '→', '|',
         ];
-        for (s, len, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(lower) {
+        for &(s, len, _) in nouns {
             let e = s + len;
             // (English descriptions are read by their own words, above.)
             if lower[s..e].starts_with("tool") || lower[s..e].starts_with("function") {
@@ -1090,8 +1104,14 @@ impl Catalog {
 
     /// A compound whose last part is a tool noun (`väderverktyget`, `Suchwerkzeug`): the
     /// tool its first part says, in the words of the lexicon's concepts.
-    fn described_in_compounds(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
-        for (word, part, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).compound_ends(lower) {
+    fn described_in_compounds(
+        &self,
+        text: &str,
+        lower: &str,
+        compounds: &[(usize, usize, usize)],
+        out: &mut Vec<Mention>,
+    ) {
+        for &(word, part, _) in compounds {
             let modifier = &lower[word..part];
             let end = lower[part..]
                 .find(|c: char| !c.is_alphanumeric())

@@ -98,7 +98,7 @@ pub fn clauses(t: &str) -> Vec<(usize, usize)> {
                 next.is_empty()
                     || next.starts_with(['-', '*', '•', '➜', '→', '>', '|', '\n'])
                     || next.chars().next().is_some_and(|c| c.is_ascii_digit())
-                    || super::unit::leading_label(next.lines().next().unwrap_or_default()).is_some()
+                    || super::unit::has_leading_label(next.lines().next().unwrap_or_default())
             }
             ';' | '!' | '?' | '(' | ')' | '→' | '➜' | '。' | '、' | '|' | '·' => true,
             ',' => {
@@ -559,13 +559,15 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
-    // (`→ get-sum × get-stats`: a cross before a name strikes it.)
-    if [
-        "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지", "×", "✗", "✘",
-    ]
-    .iter()
-    .chain(THAI_NOT)
-    .any(|w| before.contains(w))
+    // (`→ get-sum × get-stats`: a cross before a name strikes it.) (Every word looked
+    // for here and after the name is non-ASCII.)
+    if !before.is_ascii()
+        && [
+            "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지", "×", "✗", "✘",
+        ]
+        .iter()
+        .chain(THAI_NOT)
+        .any(|w| before.contains(w))
     {
         return true;
     }
@@ -578,27 +580,28 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
         return true;
     }
     let post: String = after.chars().take(16).collect();
-    [
-        "ない",
-        "しない",
-        "せず",
-        "ずに",
-        "禁止",
-        "않",
-        "안 됨",
-        "안 돼",
-        "안됨",
-        "안 됩",
-        "안 된",
-        "안됩",
-        "금지",
-        "말 것",
-        "말고",
-        "不要",
-        "不",
-    ]
-    .iter()
-    .any(|w| post.contains(w))
+    !post.is_ascii()
+        && [
+            "ない",
+            "しない",
+            "せず",
+            "ずに",
+            "禁止",
+            "않",
+            "안 됨",
+            "안 돼",
+            "안됨",
+            "안 됩",
+            "안 된",
+            "안됩",
+            "금지",
+            "말 것",
+            "말고",
+            "不要",
+            "不",
+        ]
+        .iter()
+        .any(|w| post.contains(w))
 }
 
 /// Reads a passage against the catalog.
@@ -655,6 +658,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
     }
     // `"…" => none`, `→ keins`: an arrow to nothing.
     if r.negative.is_none()
+        && lexicon::may_hold_arrow(t)
         && let Some(none) = lexicon::ARROWS.iter().find_map(|a| {
             let at = t.find(a)?;
             let head = t[at + a.len()..].split([',', ';', '(', '\n', '!']).next()?;

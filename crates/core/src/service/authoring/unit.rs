@@ -985,6 +985,11 @@ pub fn leading_label(line: &str) -> Option<(String, String)> {
     Some((head.to_string(), rest))
 }
 
+/// Whether a line opens with a label ([`leading_label`] is `Some`), without copying it.
+pub fn has_leading_label(line: &str) -> bool {
+    label_parts(line).is_some()
+}
+
 /// The role of a line's leading label, without copying the line ([`leading_label`]'s
 /// rules).
 pub fn leading_role(line: &str) -> Option<LabelRole> {
@@ -1036,10 +1041,11 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         .trim_start_matches('~')
         .trim_matches(['*', '_'])
         .trim();
-    let cjk = head_clean.chars().any(lexicon::is_cjk);
+    let ascii = head_clean.is_ascii();
+    let cjk = !ascii && head_clean.chars().any(lexicon::is_cjk);
     // Han, kana and hangul write a word in a character or two; Thai, Lao, Khmer and
     // Myanmar spell theirs out, with vowel and tone marks of their own.
-    let cjk_limit = if head_clean.chars().any(lexicon::is_spelled_no_space) {
+    let cjk_limit = if !ascii && head_clean.chars().any(lexicon::is_spelled_no_space) {
         24
     } else {
         16
@@ -1051,7 +1057,7 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         .split_whitespace()
         .count();
     if head_clean.is_empty()
-        || head_clean.chars().count() > 40
+        || head_clean.len() > 40 && head_clean.chars().count() > 40
         || (!cjk && words > 3 && !(words <= 5 && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
@@ -1068,16 +1074,17 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     }
     // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label (but
     // "Prohibited tool invocations:", "Nie wywoływać:" label what is forbidden).
+    let role = label_role(head_clean);
     let first = head_clean.split_whitespace().next().unwrap_or_default();
-    let first = lexicon::fold(first);
+    let first = lexicon::fold_cow(first);
     if (lexicon::listed(lexicon::NO_DETERMINER, &first)
         || lexicon::listed(lexicon::NEGATION, &first))
         && !lexicon::is_listed_label(head_clean)
-        && label_role(head_clean) != Some(LabelRole::Forbidden)
+        && role != Some(LabelRole::Forbidden)
     {
         return None;
     }
-    let Some(role) = label_role(head_clean) else {
+    let Some(role) = role else {
         // A case's key set before its first field (`**R2**: user: "…" → echo`): the field.
         let key = head_clean.len() <= 12
             && head_clean.chars().any(|c| c.is_ascii_digit())
@@ -1485,7 +1492,7 @@ fn user_line(line: &str) -> bool {
 /// What the user says on a `user: …` line (`usuário: …`, `Người dùng: …`), trimmed.
 pub fn user_said(line: &str) -> Option<&str> {
     let (head, rest) = line.trim().split_once([':', '：'])?;
-    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold(head.trim())).then_some(rest.trim())
+    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold_cow(head.trim())).then_some(rest.trim())
 }
 
 /// A line cut into words as a shell does: quotes group, backslashes escape.
@@ -1530,7 +1537,7 @@ fn shell_words(line: &str) -> Vec<String> {
 pub fn assistant_line(line: &str) -> Option<String> {
     let t = strip_number(line.trim_start().trim_start_matches(['-', '*', '>', ' ']));
     let (head, rest) = t.split_once([':', '：'])?;
-    let head = lexicon::fold(head.trim_matches(['*', '_', ' ']));
+    let head = lexicon::fold_cow(head.trim_matches(['*', '_', ' ']));
     lexicon::listed(lexicon::ASSISTANT_SPEAKERS, &head)
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
@@ -1553,6 +1560,10 @@ fn quote_then_arrow(t: &str) -> Option<(String, String)> {
 
 /// A label after a sentence end inside a line: `(before, label, after)`.
 fn inline_label(line: &str) -> Option<(String, String, String)> {
+    // (A label ends at a colon: a line without one has none.)
+    if !line.contains([':', '：']) {
+        return None;
+    }
     let b = line.as_bytes();
     let mut i = 0;
     while i < line.len() {

@@ -130,10 +130,16 @@ fn title_heads(lines: &mut [Ln]) {
             }
             k += 1;
         }
-        let heads: Vec<(usize, Option<String>)> = items
+        // (Fewer than three items name no cases.)
+        if items.len() < 3 {
+            i = k.max(i + 1);
+            continue;
+        }
+        let heads: Vec<(usize, Option<&str>)> = items
             .iter()
             .filter_map(|&k| {
-                item_head(lines[k].text).map(|(h, _)| (k, label_role(h).map(|_| h.to_string())))
+                let text = lines[k].text;
+                item_head(text).map(|(h, _)| (k, label_role(h).map(|_| h)))
             })
             .collect();
         let unnamed = heads.iter().filter(|(_, r)| r.is_none()).count();
@@ -152,10 +158,7 @@ fn title_heads(lines: &mut [Ln]) {
             // (Only a name that reads as a label needs taking apart; a speaker's name or
             // a plain one leaves the item as it is.)
             for (k, head) in heads {
-                if head
-                    .as_deref()
-                    .is_some_and(|h| !lexicon::is_listed_label(h))
-                {
+                if head.is_some_and(|h| !lexicon::is_listed_label(h)) {
                     lines[k].label = None;
                     lines[k].title_head = true;
                 }
