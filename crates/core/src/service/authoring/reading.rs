@@ -147,6 +147,10 @@ const THAI_NOT: &[&str] = &["ไม่", "ห้าม", "อย่า"];
 
 /// Whether a folded clause asks for no tool at all; the wording when it does.
 pub fn negative_clause(f: &str) -> Option<String> {
+    // (Each reading below needs one of its cue words: most clauses hold none.)
+    if !lexicon::may_negate(f) {
+        return None;
+    }
     // A tool noun governed by a negation or a negating determiner.
     for (at, len, i) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(f) {
         let noun = lexicon::TOOL_NOUNS[i];
@@ -317,15 +321,7 @@ pub fn negative_clause(f: &str) -> Option<String> {
             }
         }
     }
-    for v in [
-        "直接回答",
-        "直接答",
-        "自己回答",
-        "自分で回答",
-        "바로 답",
-        "직접 답",
-        "그냥 답",
-    ] {
+    for v in lexicon::ANSWER_DIRECTLY {
         if !f.is_ascii() && f.contains(v) {
             return Some(v.to_string());
         }

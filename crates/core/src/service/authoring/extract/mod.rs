@@ -543,10 +543,14 @@ pub(super) fn par_each<T: Send>(items: &mut [T], per_thread: usize, f: impl Fn(&
     }
     let chunk = items.len().div_ceil(threads);
     let f = &f;
+    // (The calling thread reads the first share itself: one thread fewer to start.)
     std::thread::scope(|s| {
-        for part in items.chunks_mut(chunk) {
+        let mut parts = items.chunks_mut(chunk);
+        let first = parts.next();
+        for part in parts {
             s.spawn(move || part.iter_mut().for_each(f));
         }
+        first.into_iter().flatten().for_each(f);
     });
 }
 

@@ -47,6 +47,10 @@ struct Ln<'a> {
     label: Option<LabelRole>,
     /// An item led by its case's name (`- Pergunta geral: "…" → …`), not by a field.
     title_head: bool,
+    /// A heading's title, and whether it names a part that holds no case (worked out
+    /// once for every heading, in parallel: the walk asks them of each it passes).
+    title: String,
+    excludes: bool,
 }
 
 fn indent_of(s: &str) -> usize {
@@ -130,31 +134,38 @@ fn title_heads(lines: &mut [Ln]) {
             }
             k += 1;
         }
-        // (Fewer than three items name no cases.)
-        if items.len() < 3 {
-            i = k.max(i + 1);
-            continue;
-        }
-        let heads: Vec<(usize, Option<&str>)> = items
-            .iter()
-            .filter_map(|&k| {
-                let text = lines[k].text;
-                item_head(text).map(|(h, _)| (k, label_role(h).map(|_| h)))
-            })
-            .collect();
-        let unnamed = heads.iter().filter(|(_, r)| r.is_none()).count();
+        let head = |k: usize| {
+            let text = lines[k].text;
+            item_head(text).map(|(h, _)| (k, label_role(h).map(|_| h)))
+        };
         // Names of cases, not keys of fields: at least two of them lead to what a user
-        // says (a quote) or what is expected (an arrow).
-        let said = heads
-            .iter()
-            .filter(|(k, r)| {
-                let t = lines[*k].text;
-                r.is_none()
-                    && (!reading::quotes(t).is_empty()
-                        || ["→", "->", "=>"].iter().any(|a| t.contains(a)))
-            })
-            .count();
-        if items.len() >= 3 && unnamed * 2 >= heads.len() && said >= 2 {
+        // says (a quote) or what is expected (an arrow). (Counted first among the items
+        // that can: most lists are passed over before every item's head is read.)
+        let says = |&(k, r): &(usize, Option<&str>)| {
+            let t = lines[k].text;
+            r.is_none()
+                && (!reading::quotes(t).is_empty()
+                    || ["→", "->", "=>"].iter().any(|a| t.contains(a)))
+        };
+        let may_say = |k: &usize| {
+            let t = lines[*k].text;
+            t.contains(['"', '“', '„', '«', '「', '『']) || lexicon::may_hold_arrow(t)
+        };
+        let said = items.len() >= 3
+            && items
+                .iter()
+                .filter(|k| may_say(k))
+                .filter_map(|&k| head(k))
+                .filter(says)
+                .count()
+                >= 2;
+        let heads: Vec<(usize, Option<&str>)> = if said {
+            items.iter().filter_map(|&k| head(k)).collect()
+        } else {
+            Vec::new()
+        };
+        let unnamed = heads.iter().filter(|(_, r)| r.is_none()).count();
+        if said && unnamed * 2 >= heads.len() {
             // (Only a name that reads as a label needs taking apart; a speaker's name or
             // a plain one leaves the item as it is.)
             for (k, head) in heads {
@@ -278,6 +289,8 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             indent,
             label: None,
             title_head: false,
+            title: String::new(),
+            excludes: false,
         });
     }
     label_lines(&mut out);
@@ -353,7 +366,18 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             out[i].kind = Kind::Heading(8);
         }
     }
+    heading_titles(&mut out);
     out
+}
+
+/// Each heading's title and whether it heads what holds no case.
+fn heading_titles(lines: &mut [Ln]) {
+    super::par_each(lines, 500, |l| {
+        if matches!(l.kind, Kind::Heading(_)) {
+            l.title = heading_text(l.text);
+            l.excludes = lexicon::heading_excludes(&l.title);
+        }
+    });
 }
 
 /// A chat's reactions pasted under a message (`:+1: 2`, `:white_check_mark: 1 :eyes: 3`):
@@ -947,7 +971,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         cat,
         &mut out,
     );
-    let mut drafts = out.finish(cat);
+    let mut drafts = out.finish(&lines, cat);
     expectations_below(&lines, &mut drafts, cat);
     drafts
 }
@@ -1054,11 +1078,14 @@ struct Out {
     sections: Vec<Pending>,
 }
 
-/// A section still to read: its text, where it came from, its slot in `drafts`.
+/// A section still to read as one unit: its heading's line, where it ends, its title,
+/// its slot in `drafts`. (Its text is put together where it is read.)
 struct Pending {
     slot: usize,
-    text: String,
-    info: UnitInfo<'static>,
+    heading: usize,
+    end: usize,
+    title: String,
+    titled: bool,
     read: Option<Draft>,
 }
 
@@ -1067,19 +1094,22 @@ impl Out {
         self.drafts.push(Some(d));
     }
 
-    fn defer(&mut self, text: String, info: UnitInfo<'static>) {
+    fn defer(&mut self, heading: usize, end: usize, title: String, titled: bool) {
         self.sections.push(Pending {
             slot: self.drafts.len(),
-            text,
-            info,
+            heading,
+            end,
+            title,
+            titled,
             read: None,
         });
         self.drafts.push(None);
     }
 
-    fn finish(mut self, cat: &Catalog) -> Vec<Draft> {
+    fn finish(mut self, lines: &[Ln], cat: &Catalog) -> Vec<Draft> {
         super::par_each(&mut self.sections, 32, |p| {
-            p.read = read_unit(&segments_of(&p.text), &p.info, cat);
+            p.read = section_unit(lines, p.heading, p.end, &p.title, p.titled)
+                .and_then(|(text, info)| read_unit(&segments_of(&text), &info, cat));
         });
         for p in self.sections {
             self.drafts[p.slot] = p.read;
@@ -1126,8 +1156,8 @@ fn walk(
                                 && lines[k].text.trim_start().starts_with("**")))
             })
             .unwrap_or(b);
-        let title = heading_text(lines[i].text);
-        let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);
+        let title = lines[i].title.clone();
+        let excluded = Some(lines[i].n) != title_line && lines[i].excludes;
         // (A lead-in that heads no cases, `Kurz zur Schreibweise:`, leaves out the list
         // under it, not what follows the list.)
         let below = (i + 1..end).find(|&k| lines[k].kind != Kind::Blank);
@@ -1164,8 +1194,8 @@ fn walk(
             // (Nor does a lead-in, unless it heads what is no case: `Notatie per eis:` over
             // the fields explained.)
             let sub_headings = (i + 1..end).any(|k| match lines[k].kind {
-                Kind::Heading(8) => lexicon::heading_excludes(&heading_text(lines[k].text)),
-                Kind::Heading(_) => !lexicon::is_listed_label(&heading_text(lines[k].text)),
+                Kind::Heading(8) => lines[k].excludes,
+                Kind::Heading(_) => !lexicon::is_listed_label(&lines[k].title),
                 _ => false,
             });
             let steps = (i + 1..end)
@@ -1298,7 +1328,7 @@ fn walk(
                 || table_turns)
                 && !sub_headings
             {
-                section_unit(lines, i, end, &title, titled, out);
+                out.defer(i, end, title, titled);
             } else {
                 chain.push(title);
                 walk(lines, i + 1, end, chain, title_line, cat, out);
@@ -1361,8 +1391,14 @@ fn prose_fence(lines: &[Ln], from: usize, to: usize) -> Option<(usize, usize)> {
         .then_some((open + 1, close))
 }
 
-/// A whole section as one unit.
-fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, out: &mut Out) {
+/// A whole section as one unit: its text and where it came from (`None`: it has no body).
+fn section_unit(
+    lines: &[Ln],
+    h: usize,
+    end: usize,
+    title: &str,
+    titled: bool,
+) -> Option<(String, UnitInfo<'static>)> {
     // A rule (`---`) ends the case: what follows it is not part of it.
     let end = (h + 1..end)
         .find(|&k| {
@@ -1378,9 +1414,7 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, o
             !matches!(l.kind, Kind::Code | Kind::Rule) || objects.iter().any(|(n, _)| *n == l.n)
         })
         .collect();
-    let Some(last) = body.iter().rev().find(|l| l.kind != Kind::Blank) else {
-        return;
-    };
+    let last = body.iter().rev().find(|l| l.kind != Kind::Blank)?;
     // A conversation written as a table: its user rows are the turns.
     let turns = conversation_table(lines, h + 1, end);
     let fence = prose_fence(lines, h + 1, end);
@@ -1431,7 +1465,7 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, o
         structured: false,
         title_said: titled,
     };
-    out.defer(text, info);
+    Some((text, info))
 }
 
 /// Each fenced block in lines `[a, b)` that holds one JSON object: the line number of its

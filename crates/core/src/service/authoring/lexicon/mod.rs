@@ -259,6 +259,34 @@ impl WordSet {
     }
 }
 
+/// "Answer directly" as scripts without spaces write it (folded).
+pub const ANSWER_DIRECTLY: &[&str] = &[
+    "直接回答",
+    "直接答",
+    "自己回答",
+    "自分で回答",
+    "바로 답",
+    "직접 답",
+    "그냥 답",
+];
+
+/// Whether folded `f` holds a cue word of a clause that asks for no tool
+/// (`reading::negative_clause`): a tool noun as a whole word, or a word of [`NOTHING`],
+/// [`ANSWER_VERBS`] or [`ANSWER_DIRECTLY`] anywhere (that reader splits words otherwise
+/// than a scan does). Most clauses hold none, said by one scan.
+pub fn may_negate(f: &str) -> bool {
+    static CUES: std::sync::LazyLock<WordSet> = std::sync::LazyLock::new(|| {
+        let all: Vec<&str> = [TOOL_NOUNS, NOTHING, ANSWER_VERBS, ANSWER_DIRECTLY]
+            .iter()
+            .flat_map(|l| l.iter().copied())
+            .collect();
+        WordSet::new(&all)
+    });
+    CUES.ac
+        .find_overlapping_iter(f)
+        .any(|m| m.pattern().as_usize() >= TOOL_NOUNS.len() || CUES.whole(f, &m))
+}
+
 /// Whether `w` is one of `words` (a constant list, hashed on first use and kept).
 pub fn listed(words: &'static [&'static str], w: &str) -> bool {
     use std::collections::HashMap;
