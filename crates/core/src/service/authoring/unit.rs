@@ -976,7 +976,11 @@ impl Nfkc for String {
 
 /// Splits a line at a leading label: `**Prompt:** …`, `- Erwartung: …`, `入力：「…」`.
 pub fn leading_label(line: &str) -> Option<(String, String)> {
-    let (head, rest, struck) = label_parts(line)?;
+    owned_label(label_parts(line)?)
+}
+
+/// [`LabelParts`] as [`leading_label`] gives them: a struck label's value keeps the mark.
+fn owned_label((head, rest, struck): LabelParts) -> Option<(String, String)> {
     let rest = if struck {
         format!("~~{rest}")
     } else {
@@ -996,9 +1000,12 @@ pub fn leading_role(line: &str) -> Option<LabelRole> {
     label_parts(line).and_then(|(head, _, _)| label_role(head))
 }
 
-/// A line's leading label and the text after it (both trimmed), and whether the label was
+/// A line's leading label, the text after it (both trimmed), and whether the label was
 /// struck through.
-fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
+pub type LabelParts<'a> = (&'a str, &'a str, bool);
+
+/// The [`LabelParts`] of a line, when it opens with a label.
+pub fn label_parts(line: &str) -> Option<LabelParts<'_>> {
     let t = line.trim_start();
     let t = t
         .trim_start_matches(['-', '*', '+', '•', '>', '▪', '◦'])
@@ -1174,6 +1181,15 @@ pub fn numbered_utterance(line: &str) -> Option<(&str, &str)> {
 /// Splits a unit's text into labelled segments; a label may start a line or follow a
 /// sentence end (`… twice. Expected: …`).
 pub fn segments_of(text: &str) -> Vec<Segment> {
+    segments_of_known(text, |_| None)
+}
+
+/// [`segments_of`], given the [`label_parts`] of lines already read (`known(line)` is
+/// `Some(parts)` for those).
+pub fn segments_of_known<'k>(
+    text: &str,
+    known: impl Fn(&str) -> Option<Option<LabelParts<'k>>>,
+) -> Vec<Segment> {
     let flags = command_flags(text);
     let text = flags.as_deref().unwrap_or(text);
     let mut out: Vec<Segment> = Vec::new();
@@ -1204,7 +1220,9 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     for line in lines.iter().map(|l| l.as_ref()) {
         let indent = line.len() - line.trim_start().len();
         // (Split once: the check below and the field's start both ask for it.)
-        let label = leading_label(line);
+        let label = known(line)
+            .unwrap_or_else(|| label_parts(line))
+            .and_then(owned_label);
         // A prompt that is one whole quote is complete: the unlabelled line after it says
         // what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`; `User:
         // "Three per page."`, then `After the last message the model should…`).

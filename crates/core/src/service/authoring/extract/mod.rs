@@ -250,15 +250,40 @@ pub fn sniff(text: &str) -> Shape {
 
 /// Extracts every case of a document, read against the discovered tools.
 pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
-    let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
-    let aliases = super::glossary::aliases(text, &cat);
-    extract_with(text, &cat.with_aliases(aliases))
+    let catalog = || {
+        let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
+        let aliases = super::glossary::aliases(text, &cat);
+        cat.with_aliases(aliases)
+    };
+    // (A long document's shape is sniffed on a thread of its own while the catalog is
+    // built: neither needs the other, and each reads all of the text.)
+    if text.len() < PARALLEL_SNIFF || cores() < 2 {
+        return extract_with(text, &catalog());
+    }
+    let (cat, shape) = std::thread::scope(|s| {
+        let shape = s.spawn(|| sniff(text));
+        let cat = catalog();
+        let shape = shape
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (cat, shape)
+    });
+    extract_shaped(text, &cat, shape)
 }
+
+/// The length from which [`extract`] sniffs beside building the catalog (below it, a
+/// thread costs more than it saves).
+const PARALLEL_SNIFF: usize = 16 * 1024;
 
 /// [`extract`] with a catalog built once.
 pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
+    extract_shaped(text, cat, sniff(text))
+}
+
+/// [`extract_with`] for a document whose shape is known.
+fn extract_shaped(text: &str, cat: &Catalog, shape: Shape) -> Vec<Draft> {
     let ix = LineIndex::new(text);
-    let mut drafts = match sniff(text) {
+    let mut drafts = match shape {
         Shape::Json => json::extract(&ix, cat),
         Shape::Json5 => match json5::to_json(text) {
             Some(j) => json::extract(&LineIndex::new(&j), cat),
@@ -533,10 +558,7 @@ fn rejoin(t: &str, lines: &[String]) -> String {
 /// items each (below that a thread costs more than it saves). Items are independent, so
 /// a long document reads as fast as its share of the cores allows.
 pub(super) fn par_each<T: Send>(items: &mut [T], per_thread: usize, f: impl Fn(&mut T) + Sync) {
-    // (Asked once: the standard library reads the cgroup's quota files on every call.)
-    static CORES: std::sync::LazyLock<usize> =
-        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads = (*CORES).min(items.len() / per_thread).max(1);
+    let threads = cores().min(items.len() / per_thread).max(1);
     if threads == 1 {
         items.iter_mut().for_each(f);
         return;
@@ -552,6 +574,14 @@ pub(super) fn par_each<T: Send>(items: &mut [T], per_thread: usize, f: impl Fn(&
         }
         first.into_iter().flatten().for_each(f);
     });
+}
+
+/// How many threads the extractor reads with.
+fn cores() -> usize {
+    // (Asked once: the standard library reads the cgroup's quota files on every call.)
+    static CORES: std::sync::LazyLock<usize> =
+        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    *CORES
 }
 
 /// Arguments written per tool (`{"create-item": {"name": "x"}}`): this tool's own.

@@ -21,8 +21,8 @@ use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
 use super::super::reading;
 use super::super::unit::{
-    Segment, UnitInfo, assistant_line, leading_label, leading_role, read_unit, said_title,
-    segments_of,
+    LabelParts, Segment, UnitInfo, assistant_line, label_parts, leading_label, leading_role,
+    read_unit, said_title, segments_of, segments_of_known,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,9 @@ struct Ln<'a> {
     indent: usize,
     /// The role of the line's leading label, read once (sections ask it many times).
     label: Option<LabelRole>,
+    /// The line's label and value, when they were read (a section's reader splits its
+    /// lines at them again).
+    parts: Option<Option<LabelParts<'a>>>,
     /// An item led by its case's name (`- Pergunta geral: "…" → …`), not by a field.
     title_head: bool,
     /// A heading's title, and whether it names a part that holds no case (worked out
@@ -216,7 +219,9 @@ fn item_head(line: &str) -> Option<(&str, &str)> {
 fn label_lines(lines: &mut [Ln]) {
     super::par_each(lines, 500, |l| {
         if matches!(l.kind, Kind::Text | Kind::Item | Kind::Heading(7)) {
-            l.label = leading_role(l.text);
+            let parts = label_parts(l.text);
+            l.label = parts.and_then(|(head, _, _)| label_role(head));
+            l.parts = Some(parts);
         }
     });
 }
@@ -288,6 +293,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             kind,
             indent,
             label: None,
+            parts: None,
             title_head: false,
             title: String::new(),
             excludes: false,
@@ -1108,8 +1114,11 @@ impl Out {
 
     fn finish(mut self, lines: &[Ln], cat: &Catalog) -> Vec<Draft> {
         super::par_each(&mut self.sections, 32, |p| {
+            // (Its lines' labels were read already: looked up, not read again.)
+            let own = &lines[p.heading + 1..p.end];
+            let known = |line: &str| own.iter().find(|l| l.text == line).and_then(|l| l.parts);
             p.read = section_unit(lines, p.heading, p.end, &p.title, p.titled)
-                .and_then(|(text, info)| read_unit(&segments_of(&text), &info, cat));
+                .and_then(|(text, info)| read_unit(&segments_of_known(&text, known), &info, cat));
         });
         for p in self.sections {
             self.drafts[p.slot] = p.read;
