@@ -438,7 +438,7 @@ fn code_blocks(t: &str) -> Option<String> {
         "cs",
         "c#",
     ];
-    if !t.contains("```") {
+    if !has_fence(t) {
         return None;
     }
     let mut any = false;
@@ -464,6 +464,20 @@ fn code_blocks(t: &str) -> Option<String> {
         })
         .collect();
     any.then(|| rejoin(t, &lines))
+}
+
+/// Whether `t` holds three backticks in a row (found from its backticks, which memchr
+/// finds quickly, rather than by a substring search over all of it).
+fn has_fence(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(i) = t[from..].find('`') {
+        if b[from + i..].starts_with(b"```") {
+            return true;
+        }
+        from += i + 1;
+    }
+    false
 }
 
 /// A reply quoting a case (`> 5. «…» → fail`) to answer it: the quote is no case, whatever
@@ -517,10 +531,12 @@ fn verbatim_strings(d: &mut Draft, source: &str) {
 /// A document opened by YAML front matter (`---` … `---`), as two documents of its lines:
 /// the front matter alone, and the page without it (the other's lines left blank).
 fn front_matter(t: &str) -> Option<(String, String)> {
-    let lines: Vec<&str> = t.trim_start_matches('\u{feff}').lines().collect();
-    if lines.first().map(|l| l.trim_end()) != Some("---") {
+    let t0 = t.trim_start_matches('\u{feff}');
+    // (The first line says it: the rest is split only for a page that opens so.)
+    if t0.lines().next().map(|l| l.trim_end()) != Some("---") {
         return None;
     }
+    let lines: Vec<&str> = t0.lines().collect();
     let close =
         (1..lines.len().min(5000)).find(|&k| matches!(lines[k].trim_end(), "---" | "..."))?;
     let front: Vec<String> = (0..lines.len())

@@ -709,7 +709,7 @@ pub fn crosses_are_failures(t: &str) -> bool {
 /// The page with its block comments blanked, line for line: a `/* … */` opening a line
 /// (a config file's entry commented out) runs to the line that closes it.
 pub fn without_block_comments(t: &str) -> Cow<'_, str> {
-    if !t.lines().any(|l| l.trim_start().starts_with("/*")) {
+    if !t.contains("/*") || !t.lines().any(|l| l.trim_start().starts_with("/*")) {
         return Cow::Borrowed(t);
     }
     let mut inside = false;
@@ -894,8 +894,9 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
             .map(|n| n.trim())
             .find(|n| !n.is_empty());
         // (An item's label is one the lexicon lists: `- large-result` names a tool.)
-        if let Some(label) = field(head)
-            .filter(|_| deeper)
+        if let Some(label) = deeper
+            .then(|| field(head))
+            .flatten()
             .filter(|h| item.is_none() || lexicon::is_listed_label(h))
             && next.is_some_and(|n| !n.starts_with(['#', '|']))
         {
