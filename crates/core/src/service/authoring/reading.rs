@@ -885,7 +885,17 @@ pub fn quotes(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut code = false;
     let mut i = 0;
+    let b = t.as_bytes();
     while i < t.len() {
+        // Only a backtick or an opening quote matters: every other character is passed
+        // over by its bytes (each opening quote is `"` or starts with 0xC2, 0xE2 or 0xE3).
+        match b[i..]
+            .iter()
+            .position(|x| matches!(x, b'"' | b'`' | 0xC2 | 0xE2 | 0xE3))
+        {
+            Some(p) => i += p,
+            None => break,
+        }
         let c = t[i..].chars().next().unwrap();
         let len = c.len_utf8();
         if c == '`' {

@@ -323,13 +323,14 @@ fn extract_shaped(text: &str, cat: &Catalog, shape: Shape) -> Vec<Draft> {
     retract::replace_named(&ix, &mut drafts);
     drop_repeated(&mut drafts);
     let ascii = text.is_ascii();
-    for d in &mut drafts {
+    // (Each draft is grounded on its own: a long document's in parallel.)
+    par_each(&mut drafts, 64, |d| {
         ground_names(d, cat);
         if !ascii {
             verbatim_strings(d, ix.excerpt(d.start_line, d.end_line));
         }
         d.ensure_title();
-    }
+    });
     drafts
 }
 

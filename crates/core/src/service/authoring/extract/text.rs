@@ -214,10 +214,53 @@ fn item_head(line: &str) -> Option<(&str, &str)> {
     .then_some((head, rest.trim_start_matches(['*', '_']).trim_start()))
 }
 
-/// The role of each text, item and bold line's leading label (each line on its own, so a
-/// long document's are read in parallel).
-fn label_lines(lines: &mut [Ln]) {
+/// The kind of a line outside a fenced block, by its trimmed text and its indent.
+fn line_kind(t: &str, indent: usize) -> Kind {
+    if t.is_empty() || reactions(t) {
+        Kind::Blank
+    } else if let Some(level) = atx_level(t) {
+        Kind::Heading(level)
+    } else if t.starts_with(['□', '■']) && t[3..].starts_with(' ') && indent == 0 {
+        // `□ 검증 항목`: an office document's section mark.
+        Kind::Heading(2)
+    } else if bare_tag(t) && !t.contains("details") && !t.contains("summary") {
+        // `<aside>`, `</div>` alone on a line: markup round the text, no part of it.
+        Kind::Blank
+    } else if t.starts_with("<details") || t.starts_with("</details") {
+        // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
+        // section of its own: its summary the heading, its close the end.
+        Kind::Rule
+    } else if is_rule(t) {
+        Kind::Rule
+    } else if t.starts_with('|') || grid_border(t) {
+        Kind::Table
+    } else if t.starts_with("<!--") || t.starts_with("{toc") {
+        Kind::Code
+    } else if item_marker(t).is_some() {
+        Kind::Item
+    } else if bracket_title(t)
+        || bold_line(t)
+        // (`**공통 금지: `crash`**` states a rule, it heads nothing.)
+        && !leading_label(t).is_some_and(|(l, r)| {
+            !r.trim_matches(['*', ' ']).is_empty()
+                && label_role(&l) == Some(LabelRole::Forbidden)
+        })
+    {
+        Kind::Heading(7)
+    } else {
+        Kind::Text
+    }
+}
+
+/// Each line's indent, the kind of each line outside a fenced block, and the role of each
+/// text, item and bold line's leading label (each line on its own, so a long document's
+/// are read in parallel).
+fn kinds_and_labels(lines: &mut [Ln]) {
     super::par_each(lines, 500, |l| {
+        l.indent = indent_of(l.text);
+        if l.kind != Kind::Code {
+            l.kind = line_kind(l.text.trim(), l.indent);
+        }
         if matches!(l.kind, Kind::Text | Kind::Item | Kind::Heading(7)) {
             let parts = label_parts(l.text);
             l.label = parts.and_then(|(head, _, _)| label_role(head));
@@ -247,51 +290,19 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         let raw = ix.line(n);
         let text = raw.trim_end_matches('\r');
         let t = text.trim();
-        let indent = indent_of(text);
-        let kind = if t.starts_with("```") || t.starts_with("~~~") {
+        // (Fenced lines are told here, in order; every other line's kind is its own, read
+        // with its label in `kinds_and_labels`.)
+        let code = if t.starts_with("```") || t.starts_with("~~~") {
             fence = !fence;
-            Kind::Code
-        } else if fence {
-            Kind::Code
-        } else if t.is_empty() || reactions(t) {
-            Kind::Blank
-        } else if let Some(level) = atx_level(t) {
-            Kind::Heading(level)
-        } else if t.starts_with(['□', '■']) && t[3..].starts_with(' ') && indent == 0 {
-            // `□ 검증 항목`: an office document's section mark.
-            Kind::Heading(2)
-        } else if bare_tag(t) && !t.contains("details") && !t.contains("summary") {
-            // `<aside>`, `</div>` alone on a line: markup round the text, no part of it.
-            Kind::Blank
-        } else if t.starts_with("<details") || t.starts_with("</details") {
-            // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
-            // section of its own: its summary the heading, its close the end.
-            Kind::Rule
-        } else if is_rule(t) {
-            Kind::Rule
-        } else if t.starts_with('|') || grid_border(t) {
-            Kind::Table
-        } else if t.starts_with("<!--") || t.starts_with("{toc") {
-            Kind::Code
-        } else if item_marker(t).is_some() {
-            Kind::Item
-        } else if bracket_title(t)
-            || bold_line(t)
-            // (`**공통 금지: `crash`**` states a rule, it heads nothing.)
-            && !leading_label(t).is_some_and(|(l, r)| {
-                !r.trim_matches(['*', ' ']).is_empty()
-                    && label_role(&l) == Some(LabelRole::Forbidden)
-            })
-        {
-            Kind::Heading(7)
+            true
         } else {
-            Kind::Text
+            fence
         };
         out.push(Ln {
             n,
             text,
-            kind,
-            indent,
+            kind: if code { Kind::Code } else { Kind::Text },
+            indent: 0,
             label: None,
             parts: None,
             title_head: false,
@@ -299,7 +310,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             excludes: false,
         });
     }
-    label_lines(&mut out);
+    kinds_and_labels(&mut out);
     title_heads(&mut out);
     // Setext headings: a text line above `===` or `---` that stands alone (a field line,
     // or the last line of a block, above a `----` separator is not a title).
