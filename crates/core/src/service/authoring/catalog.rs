@@ -505,29 +505,33 @@ impl Catalog {
     pub fn mentions(&self, text: &str) -> Vec<Mention> {
         let mut out: Vec<Mention> = Vec::new();
         let bytes = text.as_bytes();
-        let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':');
+        // (A name is ASCII: it is read byte by byte, and no byte of another character is
+        // one of its.)
+        let ident =
+            |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':');
         let mut i = 0;
         while i < text.len() {
-            let c = text[i..].chars().next().unwrap();
-            if !c.is_ascii_alphabetic() {
-                i += c.len_utf8();
+            if !bytes[i].is_ascii_alphabetic() {
+                i += 1;
                 continue;
             }
             // The start of a word only.
             if i > 0 {
-                let prev = text[..i].chars().next_back().unwrap();
-                if prev.is_alphanumeric() || prev == '_' {
-                    i += c.len_utf8();
+                let in_word = match bytes[i - 1] {
+                    b if b.is_ascii() => b.is_ascii_alphanumeric() || b == b'_',
+                    _ => text[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric),
+                };
+                if in_word {
+                    i += 1;
                     continue;
                 }
             }
             let mut j = i;
-            while j < text.len() {
-                let ch = text[j..].chars().next().unwrap();
-                if !ident(ch) {
-                    break;
-                }
-                j += ch.len_utf8();
+            while j < text.len() && ident(bytes[j]) {
+                j += 1;
             }
             let mut end = j;
             while end > i && matches!(bytes[end - 1], b'.' | b':' | b'/' | b'-') {
@@ -821,7 +825,11 @@ impl Catalog {
     /// with words of one tool's name or description around it.
     fn described_mentions(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
         // (`l'outil d'écho`: an elided article or preposition is a word of its own.)
-        let lower = lower.replace('\'', " ");
+        let lower: std::borrow::Cow<str> = if lower.contains('\'') {
+            lower.replace('\'', " ").into()
+        } else {
+            lower.into()
+        };
         // The noun for a tool in the languages of the lexicon: "the sum tool", "das
         // Echo-Werkzeug", "l'outil d'écho", "la herramienta de suma".
         const NOUNS: &[&str] = &[
