@@ -432,16 +432,17 @@ impl Catalog {
     pub fn resolve(&self, written: &str) -> Option<(usize, Via)> {
         let w = written
             .trim()
-            .trim_matches(|c: char| "`\"'“”„«»「」*".contains(c));
+            .trim_matches(['`', '"', '\'', '“', '”', '„', '«', '»', '「', '」', '*']);
         if w.is_empty() {
             return None;
         }
         let mut buf = [0u8; 128];
+        // (Most words are none of the names: said by one lookup, before the separators.)
         if self.aliases.is_empty()
-            && !w.contains(['.', '/', ':'])
-            && !w.contains("__")
             && let Some(k) = squash_ascii(w, &mut buf)
             && !self.squashed.contains(k)
+            && !w.bytes().any(|b| matches!(b, b'.' | b'/' | b':'))
+            && !w.contains("__")
         {
             return None;
         }
@@ -538,29 +539,33 @@ impl Catalog {
     pub fn mentions(&self, text: &str) -> Vec<Mention> {
         let mut out: Vec<Mention> = Vec::new();
         let bytes = text.as_bytes();
-        let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':');
+        // (A name is ASCII: it is read byte by byte, and no byte of another character is
+        // one of its.)
+        let ident =
+            |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b':');
         let mut i = 0;
         while i < text.len() {
-            let c = text[i..].chars().next().unwrap();
-            if !c.is_ascii_alphabetic() {
-                i += c.len_utf8();
+            if !bytes[i].is_ascii_alphabetic() {
+                i += 1;
                 continue;
             }
             // The start of a word only.
             if i > 0 {
-                let prev = text[..i].chars().next_back().unwrap();
-                if prev.is_alphanumeric() || prev == '_' {
-                    i += c.len_utf8();
+                let in_word = match bytes[i - 1] {
+                    b if b.is_ascii() => b.is_ascii_alphanumeric() || b == b'_',
+                    _ => text[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric),
+                };
+                if in_word {
+                    i += 1;
                     continue;
                 }
             }
             let mut j = i;
-            while j < text.len() {
-                let ch = text[j..].chars().next().unwrap();
-                if !ident(ch) {
-                    break;
-                }
-                j += ch.len_utf8();
+            while j < text.len() && ident(bytes[j]) {
+                j += 1;
             }
             let mut end = j;
             while end > i && matches!(bytes[end - 1], b'.' | b':' | b'/' | b'-') {
@@ -625,17 +630,20 @@ impl Catalog {
                 }
             }
         }
-        self.spaced_mentions(text, &mut out);
+        let lower = text.to_lowercase();
+        self.spaced_mentions(text, &lower, &mut out);
         if !self.aliases.is_empty() {
             self.alias_mentions(text, &mut out);
         }
-        // (Both description readers work on the lower-cased text, the same length as the
+        // (The description readers work on the lower-cased text, the same length as the
         // original so its positions hold; one that changes length describes nothing.)
-        let lower = text.to_lowercase();
         if lower.len() == text.len() {
             self.described_mentions(text, &lower, &mut out);
-            self.described_in_other_words(text, &lower, &mut out);
-            self.described_in_compounds(text, &lower, &mut out);
+            // (One scan for the tool nouns, standing alone and closing compounds.)
+            let (nouns, compounds) =
+                lexicon::WordSet::of(lexicon::TOOL_NOUNS).find_and_compound_ends(&lower);
+            self.described_in_other_words(text, &lower, &nouns, &mut out);
+            self.described_in_compounds(text, &lower, &compounds, &mut out);
         }
         out.sort_by_key(|m| m.start);
         out.dedup_by(|b, a| a.start <= b.start && b.start < a.end);
@@ -798,7 +806,11 @@ impl Catalog {
     }
 
     /// `get sum`, `list items tool`: a multi-word name written with spaces.
-    fn spaced_mentions(&self, text: &str, out: &mut Vec<Mention>) {
+    fn spaced_mentions(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
+        // (ASCII text folds to its lower-case form, already made.)
+        if text.is_ascii() {
+            return self.spaced_phrases(lower, text, false, out);
+        }
         let f = fold(text);
         if f.len() != text.len() {
             // Offsets differ: only ASCII-compatible text is searched this way.
@@ -847,7 +859,11 @@ impl Catalog {
     /// with words of one tool's name or description around it.
     fn described_mentions(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
         // (`l'outil d'écho`: an elided article or preposition is a word of its own.)
-        let lower = lower.replace('\'', " ");
+        let lower: std::borrow::Cow<str> = if lower.contains('\'') {
+            lower.replace('\'', " ").into()
+        } else {
+            lower.into()
+        };
         // The noun for a tool in the languages of the lexicon: "the sum tool", "das
         // Echo-Werkzeug", "l'outil d'écho", "la herramienta de suma".
         const NOUNS: &[&str] = &[
@@ -1027,7 +1043,13 @@ impl Catalog {
     /// A tool described in the words of another language (`두 수를 더해 합을 돌려주는
     /// 도구`, `l'outil qui supprime un article`, `エラーを返すツール`): the clause before
     /// a tool noun and the one after it, read as English description words.
-    fn described_in_other_words(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
+    fn described_in_other_words(
+        &self,
+        text: &str,
+        lower: &str,
+        nouns: &[(usize, usize, usize)],
+        out: &mut Vec<Mention>,
+    ) {
         const BOUNDS: &[char] = &[
             '\n', '.', ';', ':', '：', '(', '（', ')', '）', ',', '，', '、', '。', '"', '“', '”',
             '「', '」', '`', '→', '|',
@@ -1035,11 +1057,7 @@ impl Catalog {
         // (The lexicon writes nouns folded, `tooriist*` for `tööriist`: looked for in the
         // folded text, their places mapped back.)
         let nouns: Vec<(usize, usize)> = if lower.is_ascii() {
-            lexicon::WordSet::of(lexicon::TOOL_NOUNS)
-                .find(lower)
-                .into_iter()
-                .map(|(s, len, _)| (s, s + len))
-                .collect()
+            nouns.iter().map(|&(s, len, _)| (s, s + len)).collect()
         } else {
             let (folded, at) = folded_with_offsets(lower);
             lexicon::WordSet::of(lexicon::TOOL_NOUNS)
@@ -1184,8 +1202,14 @@ impl Catalog {
 
     /// A compound whose last part is a tool noun (`väderverktyget`, `Suchwerkzeug`): the
     /// tool its first part says, in the words of the lexicon's concepts.
-    fn described_in_compounds(&self, text: &str, lower: &str, out: &mut Vec<Mention>) {
-        for (word, part, _) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).compound_ends(lower) {
+    fn described_in_compounds(
+        &self,
+        text: &str,
+        lower: &str,
+        compounds: &[(usize, usize, usize)],
+        out: &mut Vec<Mention>,
+    ) {
+        for &(word, part, _) in compounds {
             let modifier = &lower[word..part];
             let end = lower[part..]
                 .find(|c: char| !c.is_alphanumeric())

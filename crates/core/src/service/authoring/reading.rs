@@ -98,7 +98,7 @@ pub fn clauses(t: &str) -> Vec<(usize, usize)> {
                 next.is_empty()
                     || next.starts_with(['-', '*', '•', '➜', '→', '>', '|', '\n'])
                     || next.chars().next().is_some_and(|c| c.is_ascii_digit())
-                    || super::unit::leading_label(next.lines().next().unwrap_or_default()).is_some()
+                    || super::unit::has_leading_label(next.lines().next().unwrap_or_default())
             }
             ';' | '!' | '?' | '(' | ')' | '→' | '➜' | '。' | '、' | '|' | '·' => true,
             ',' => {
@@ -147,6 +147,10 @@ const THAI_NOT: &[&str] = &["ไม่", "ห้าม", "อย่า"];
 
 /// Whether a folded clause asks for no tool at all; the wording when it does.
 pub fn negative_clause(f: &str) -> Option<String> {
+    // (Each reading below needs one of its cue words: most clauses hold none.)
+    if !lexicon::may_negate(f) {
+        return None;
+    }
     // A tool noun governed by a negation or a negating determiner.
     for (at, len, i) in lexicon::WordSet::of(lexicon::TOOL_NOUNS).find(f) {
         let noun = lexicon::TOOL_NOUNS[i];
@@ -317,15 +321,7 @@ pub fn negative_clause(f: &str) -> Option<String> {
             }
         }
     }
-    for v in [
-        "直接回答",
-        "直接答",
-        "自己回答",
-        "自分で回答",
-        "바로 답",
-        "직접 답",
-        "그냥 답",
-    ] {
+    for v in lexicon::ANSWER_DIRECTLY {
         if !f.is_ascii() && f.contains(v) {
             return Some(v.to_string());
         }
@@ -565,13 +561,15 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     {
         return true;
     }
-    // (`→ get-sum × get-stats`: a cross before a name strikes it.)
-    if [
-        "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지", "×", "✗", "✘",
-    ]
-    .iter()
-    .chain(THAI_NOT)
-    .any(|w| before.contains(w))
+    // (`→ get-sum × get-stats`: a cross before a name strikes it.) (Every word looked
+    // for here and after the name is non-ASCII.)
+    if !before.is_ascii()
+        && [
+            "不要", "不能", "不应", "不得", "别", "勿", "禁止", "不", "금지", "×", "✗", "✘",
+        ]
+        .iter()
+        .chain(THAI_NOT)
+        .any(|w| before.contains(w))
     {
         return true;
     }
@@ -584,27 +582,28 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
         return true;
     }
     let post: String = after.chars().take(16).collect();
-    [
-        "ない",
-        "しない",
-        "せず",
-        "ずに",
-        "禁止",
-        "않",
-        "안 됨",
-        "안 돼",
-        "안됨",
-        "안 됩",
-        "안 된",
-        "안됩",
-        "금지",
-        "말 것",
-        "말고",
-        "不要",
-        "不",
-    ]
-    .iter()
-    .any(|w| post.contains(w))
+    !post.is_ascii()
+        && [
+            "ない",
+            "しない",
+            "せず",
+            "ずに",
+            "禁止",
+            "않",
+            "안 됨",
+            "안 돼",
+            "안됨",
+            "안 됩",
+            "안 된",
+            "안됩",
+            "금지",
+            "말 것",
+            "말고",
+            "不要",
+            "不",
+        ]
+        .iter()
+        .any(|w| post.contains(w))
 }
 
 /// Reads a passage against the catalog.
@@ -661,6 +660,7 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
     }
     // `"…" => none`, `→ keins`: an arrow to nothing.
     if r.negative.is_none()
+        && lexicon::may_hold_arrow(t)
         && let Some(none) = lexicon::ARROWS.iter().find_map(|a| {
             let at = t.find(a)?;
             let head = t[at + a.len()..].split([',', ';', '(', '\n', '!']).next()?;
@@ -891,7 +891,17 @@ pub fn quotes(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut code = false;
     let mut i = 0;
+    let b = t.as_bytes();
     while i < t.len() {
+        // Only a backtick or an opening quote matters: every other character is passed
+        // over by its bytes (each opening quote is `"` or starts with 0xC2, 0xE2 or 0xE3).
+        match b[i..]
+            .iter()
+            .position(|x| matches!(x, b'"' | b'`' | 0xC2 | 0xE2 | 0xE3))
+        {
+            Some(p) => i += p,
+            None => break,
+        }
         let c = t[i..].chars().next().unwrap();
         let len = c.len_utf8();
         if c == '`' {

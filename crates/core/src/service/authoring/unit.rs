@@ -1001,7 +1001,11 @@ impl Nfkc for String {
 
 /// Splits a line at a leading label: `**Prompt:** …`, `- Erwartung: …`, `入力：「…」`.
 pub fn leading_label(line: &str) -> Option<(String, String)> {
-    let (head, rest, struck) = label_parts(line)?;
+    owned_label(label_parts(line)?)
+}
+
+/// [`LabelParts`] as [`leading_label`] gives them: a struck label's value keeps the mark.
+fn owned_label((head, rest, struck): LabelParts) -> Option<(String, String)> {
     let rest = if struck {
         format!("~~{rest}")
     } else {
@@ -1010,15 +1014,23 @@ pub fn leading_label(line: &str) -> Option<(String, String)> {
     Some((head.to_string(), rest))
 }
 
+/// Whether a line opens with a label ([`leading_label`] is `Some`), without copying it.
+pub fn has_leading_label(line: &str) -> bool {
+    label_parts(line).is_some()
+}
+
 /// The role of a line's leading label, without copying the line ([`leading_label`]'s
 /// rules).
 pub fn leading_role(line: &str) -> Option<LabelRole> {
     label_parts(line).and_then(|(head, _, _)| label_role(head))
 }
 
-/// A line's leading label and the text after it (both trimmed), and whether the label was
+/// A line's leading label, the text after it (both trimmed), and whether the label was
 /// struck through.
-fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
+pub type LabelParts<'a> = (&'a str, &'a str, bool);
+
+/// The [`LabelParts`] of a line, when it opens with a label.
+pub fn label_parts(line: &str) -> Option<LabelParts<'_>> {
     let t = line.trim_start();
     let t = t
         .trim_start_matches(['-', '*', '+', '•', '>', '▪', '◦'])
@@ -1061,10 +1073,11 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         .trim_start_matches('~')
         .trim_matches(['*', '_'])
         .trim();
-    let cjk = head_clean.chars().any(lexicon::is_cjk);
+    let ascii = head_clean.is_ascii();
+    let cjk = !ascii && head_clean.chars().any(lexicon::is_cjk);
     // Han, kana and hangul write a word in a character or two; Thai, Lao, Khmer and
     // Myanmar spell theirs out, with vowel and tone marks of their own.
-    let cjk_limit = if head_clean.chars().any(lexicon::is_spelled_no_space) {
+    let cjk_limit = if !ascii && head_clean.chars().any(lexicon::is_spelled_no_space) {
         24
     } else {
         16
@@ -1076,7 +1089,7 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
         .split_whitespace()
         .count();
     if head_clean.is_empty()
-        || head_clean.chars().count() > 40
+        || head_clean.len() > 40 && head_clean.chars().count() > 40
         || (!cjk && words > 3 && !(words <= 5 && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
@@ -1093,16 +1106,17 @@ fn label_parts(line: &str) -> Option<(&str, &str, bool)> {
     }
     // "Nessuno strumento: …", "No tool: …": the negation is the point, not a label (but
     // "Prohibited tool invocations:", "Nie wywoływać:" label what is forbidden).
+    let role = label_role(head_clean);
     let first = head_clean.split_whitespace().next().unwrap_or_default();
-    let first = lexicon::fold(first);
+    let first = lexicon::fold_cow(first);
     if (lexicon::listed(lexicon::NO_DETERMINER, &first)
         || lexicon::listed(lexicon::NEGATION, &first))
         && !lexicon::is_listed_label(head_clean)
-        && label_role(head_clean) != Some(LabelRole::Forbidden)
+        && role != Some(LabelRole::Forbidden)
     {
         return None;
     }
-    let Some(role) = label_role(head_clean) else {
+    let Some(role) = role else {
         // A case's key set before its first field (`**R2**: user: "…" → echo`): the field.
         let key = head_clean.len() <= 12
             && head_clean.chars().any(|c| c.is_ascii_digit())
@@ -1192,6 +1206,15 @@ pub fn numbered_utterance(line: &str) -> Option<(&str, &str)> {
 /// Splits a unit's text into labelled segments; a label may start a line or follow a
 /// sentence end (`… twice. Expected: …`).
 pub fn segments_of(text: &str) -> Vec<Segment> {
+    segments_of_known(text, |_| None)
+}
+
+/// [`segments_of`], given the [`label_parts`] of lines already read (`known(line)` is
+/// `Some(parts)` for those).
+pub fn segments_of_known<'k>(
+    text: &str,
+    known: impl Fn(&str) -> Option<Option<LabelParts<'k>>>,
+) -> Vec<Segment> {
     let flags = command_flags(text);
     let text = flags.as_deref().unwrap_or(text);
     let mut out: Vec<Segment> = Vec::new();
@@ -1222,7 +1245,9 @@ pub fn segments_of(text: &str) -> Vec<Segment> {
     for line in lines.iter().map(|l| l.as_ref()) {
         let indent = line.len() - line.trim_start().len();
         // (Split once: the check below and the field's start both ask for it.)
-        let label = leading_label(line);
+        let label = known(line)
+            .unwrap_or_else(|| label_parts(line))
+            .and_then(owned_label);
         // A prompt that is one whole quote is complete: the unlabelled line after it says
         // what is expected (`Der Nutzer schreibt: „…“`, then `Erwartet wird …`; `User:
         // "Three per page."`, then `After the last message the model should…`).
@@ -1510,7 +1535,7 @@ fn user_line(line: &str) -> bool {
 /// What the user says on a `user: …` line (`usuário: …`, `Người dùng: …`), trimmed.
 pub fn user_said(line: &str) -> Option<&str> {
     let (head, rest) = line.trim().split_once([':', '：'])?;
-    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold(head.trim())).then_some(rest.trim())
+    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold_cow(head.trim())).then_some(rest.trim())
 }
 
 /// A line cut into words as a shell does: quotes group, backslashes escape.
@@ -1555,7 +1580,7 @@ fn shell_words(line: &str) -> Vec<String> {
 pub fn assistant_line(line: &str) -> Option<String> {
     let t = strip_number(line.trim_start().trim_start_matches(['-', '*', '>', ' ']));
     let (head, rest) = t.split_once([':', '：'])?;
-    let head = lexicon::fold(head.trim_matches(['*', '_', ' ']));
+    let head = lexicon::fold_cow(head.trim_matches(['*', '_', ' ']));
     lexicon::listed(lexicon::ASSISTANT_SPEAKERS, &head)
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
@@ -1578,6 +1603,10 @@ fn quote_then_arrow(t: &str) -> Option<(String, String)> {
 
 /// A label after a sentence end inside a line: `(before, label, after)`.
 fn inline_label(line: &str) -> Option<(String, String, String)> {
+    // (A label ends at a colon: a line without one has none.)
+    if !line.contains([':', '：']) {
+        return None;
+    }
     let b = line.as_bytes();
     let mut i = 0;
     while i < line.len() {

@@ -111,7 +111,7 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
 pub fn tab_separated(text: &str) -> Cow<'_, str> {
     // (Cells parted by a tab: a tab after something other than indentation.)
     let tabs = |l: &str| l.trim().matches('\t').count();
-    if !text.lines().any(|l| tabs(l) > 0) {
+    if !text.contains('\t') || !text.lines().any(|l| tabs(l) > 0) {
         return Cow::Borrowed(text);
     }
     let lines: Vec<&str> = text.lines().collect();

@@ -251,15 +251,40 @@ pub fn sniff(text: &str) -> Shape {
 
 /// Extracts every case of a document, read against the discovered tools.
 pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
-    let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
-    let aliases = super::glossary::aliases(text, &cat);
-    extract_with(text, &cat.with_aliases(aliases))
+    let catalog = || {
+        let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
+        let aliases = super::glossary::aliases(text, &cat);
+        cat.with_aliases(aliases)
+    };
+    // (A long document's shape is sniffed on a thread of its own while the catalog is
+    // built: neither needs the other, and each reads all of the text.)
+    if text.len() < PARALLEL_SNIFF || cores() < 2 {
+        return extract_with(text, &catalog());
+    }
+    let (cat, shape) = std::thread::scope(|s| {
+        let shape = s.spawn(|| sniff(text));
+        let cat = catalog();
+        let shape = shape
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (cat, shape)
+    });
+    extract_shaped(text, &cat, shape)
 }
+
+/// The length from which [`extract`] sniffs beside building the catalog (below it, a
+/// thread costs more than it saves).
+const PARALLEL_SNIFF: usize = 16 * 1024;
 
 /// [`extract`] with a catalog built once.
 pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
+    extract_shaped(text, cat, sniff(text))
+}
+
+/// [`extract_with`] for a document whose shape is known.
+fn extract_shaped(text: &str, cat: &Catalog, shape: Shape) -> Vec<Draft> {
     let ix = LineIndex::new(text);
-    let mut drafts = match sniff(text) {
+    let mut drafts = match shape {
         Shape::Json => json::extract(&ix, cat),
         Shape::Json5 => match json5::to_json(text) {
             Some(j) => json::extract(&LineIndex::new(&j), cat),
@@ -299,13 +324,14 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
     retract::replace_named(&ix, &mut drafts);
     drop_repeated(&mut drafts);
     let ascii = text.is_ascii();
-    for d in &mut drafts {
+    // (Each draft is grounded on its own: a long document's in parallel.)
+    par_each(&mut drafts, 64, |d| {
         ground_names(d, cat);
         if !ascii {
             verbatim_strings(d, ix.excerpt(d.start_line, d.end_line));
         }
         d.ensure_title();
-    }
+    });
     drafts
 }
 
@@ -414,7 +440,7 @@ fn code_blocks(t: &str) -> Option<String> {
         "cs",
         "c#",
     ];
-    if !t.contains("```") {
+    if !has_fence(t) {
         return None;
     }
     let mut any = false;
@@ -440,6 +466,20 @@ fn code_blocks(t: &str) -> Option<String> {
         })
         .collect();
     any.then(|| rejoin(t, &lines))
+}
+
+/// Whether `t` holds three backticks in a row (found from its backticks, which memchr
+/// finds quickly, rather than by a substring search over all of it).
+fn has_fence(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut from = 0;
+    while let Some(i) = t[from..].find('`') {
+        if b[from + i..].starts_with(b"```") {
+            return true;
+        }
+        from += i + 1;
+    }
+    false
 }
 
 /// A reply quoting a case (`> 5. «…» → fail`) to answer it: the quote is no case, whatever
@@ -493,10 +533,12 @@ fn verbatim_strings(d: &mut Draft, source: &str) {
 /// A document opened by YAML front matter (`---` … `---`), as two documents of its lines:
 /// the front matter alone, and the page without it (the other's lines left blank).
 fn front_matter(t: &str) -> Option<(String, String)> {
-    let lines: Vec<&str> = t.trim_start_matches('\u{feff}').lines().collect();
-    if lines.first().map(|l| l.trim_end()) != Some("---") {
+    let t0 = t.trim_start_matches('\u{feff}');
+    // (The first line says it: the rest is split only for a page that opens so.)
+    if t0.lines().next().map(|l| l.trim_end()) != Some("---") {
         return None;
     }
+    let lines: Vec<&str> = t0.lines().collect();
     let close =
         (1..lines.len().min(5000)).find(|&k| matches!(lines[k].trim_end(), "---" | "..."))?;
     let front: Vec<String> = (0..lines.len())
@@ -534,21 +576,30 @@ fn rejoin(t: &str, lines: &[String]) -> String {
 /// items each (below that a thread costs more than it saves). Items are independent, so
 /// a long document reads as fast as its share of the cores allows.
 pub(super) fn par_each<T: Send>(items: &mut [T], per_thread: usize, f: impl Fn(&mut T) + Sync) {
-    // (Asked once: the standard library reads the cgroup's quota files on every call.)
-    static CORES: std::sync::LazyLock<usize> =
-        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let threads = (*CORES).min(items.len() / per_thread).max(1);
+    let threads = cores().min(items.len() / per_thread).max(1);
     if threads == 1 {
         items.iter_mut().for_each(f);
         return;
     }
     let chunk = items.len().div_ceil(threads);
     let f = &f;
+    // (The calling thread reads the first share itself: one thread fewer to start.)
     std::thread::scope(|s| {
-        for part in items.chunks_mut(chunk) {
+        let mut parts = items.chunks_mut(chunk);
+        let first = parts.next();
+        for part in parts {
             s.spawn(move || part.iter_mut().for_each(f));
         }
+        first.into_iter().flatten().for_each(f);
     });
+}
+
+/// How many threads the extractor reads with.
+fn cores() -> usize {
+    // (Asked once: the standard library reads the cgroup's quota files on every call.)
+    static CORES: std::sync::LazyLock<usize> =
+        std::sync::LazyLock::new(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    *CORES
 }
 
 /// Arguments written per tool (`{"create-item": {"name": "x"}}`): this tool's own.

@@ -36,13 +36,16 @@ pub fn without_furniture(t: &str) -> Cow<'_, str> {
             && e.ends_with(|c: char| c.is_numeric() || matches!(c, '页' | '頁' | 'ジ' | '지' | '-'))
             && PAGE_NUMBER.is_match(l)
     };
-    let lines: Vec<&str> = t.lines().collect();
-    let numbers: Vec<usize> = (0..lines.len())
-        .filter(|&k| page_number(lines[k]))
+    let numbers: Vec<usize> = t
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| page_number(l))
+        .map(|(k, _)| k)
         .collect();
     if numbers.len() < 2 {
         return Cow::Borrowed(t);
     }
+    let lines: Vec<&str> = t.lines().collect();
     let mut blank = vec![false; lines.len()];
     for &k in &numbers {
         blank[k] = true;

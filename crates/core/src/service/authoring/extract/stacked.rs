@@ -17,10 +17,11 @@ const MAX_COLUMNS: usize = 12;
 /// field (`Prompt: …`) and no quote.
 fn could_be_label(l: &str) -> bool {
     let t = l.trim();
+    // (Markup first: most lines of a page are headings, items or table rows.)
     !t.is_empty()
+        && !t.starts_with(['#', '-', '*', '|', '>', '+', '`'])
         && t.len() <= 160
         && t.chars().count() <= 40
-        && !t.starts_with(['#', '-', '*', '|', '>', '+', '`'])
         && !t.contains([':', '：', '"', '“', '「', '«', '„'])
         && !t.ends_with(['?', '!'])
         && (!t.ends_with('.') || t.chars().count() <= 4)

@@ -21,8 +21,8 @@ use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
 use super::super::reading;
 use super::super::unit::{
-    Segment, UnitInfo, assistant_line, leading_label, leading_role, read_unit, said_title,
-    segments_of,
+    LabelParts, Segment, UnitInfo, assistant_line, label_parts, leading_label, leading_role,
+    read_unit, said_title, segments_of, segments_of_known,
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,8 +45,15 @@ struct Ln<'a> {
     indent: usize,
     /// The role of the line's leading label, read once (sections ask it many times).
     label: Option<LabelRole>,
+    /// The line's label and value, when they were read (a section's reader splits its
+    /// lines at them again).
+    parts: Option<Option<LabelParts<'a>>>,
     /// An item led by its case's name (`- Pergunta geral: "…" → …`), not by a field.
     title_head: bool,
+    /// A heading's title, and whether it names a part that holds no case (worked out
+    /// once for every heading, in parallel: the walk asks them of each it passes).
+    title: String,
+    excludes: bool,
 }
 
 fn indent_of(s: &str) -> usize {
@@ -130,32 +137,42 @@ fn title_heads(lines: &mut [Ln]) {
             }
             k += 1;
         }
-        let heads: Vec<(usize, Option<String>)> = items
-            .iter()
-            .filter_map(|&k| {
-                item_head(lines[k].text).map(|(h, _)| (k, label_role(h).map(|_| h.to_string())))
-            })
-            .collect();
-        let unnamed = heads.iter().filter(|(_, r)| r.is_none()).count();
+        let head = |k: usize| {
+            let text = lines[k].text;
+            item_head(text).map(|(h, _)| (k, label_role(h).map(|_| h)))
+        };
         // Names of cases, not keys of fields: at least two of them lead to what a user
-        // says (a quote) or what is expected (an arrow).
-        let said = heads
-            .iter()
-            .filter(|(k, r)| {
-                let t = lines[*k].text;
-                r.is_none()
-                    && (!reading::quotes(t).is_empty()
-                        || ["→", "->", "=>"].iter().any(|a| t.contains(a)))
-            })
-            .count();
-        if items.len() >= 3 && unnamed * 2 >= heads.len() && said >= 2 {
+        // says (a quote) or what is expected (an arrow). (Counted first among the items
+        // that can: most lists are passed over before every item's head is read.)
+        let says = |&(k, r): &(usize, Option<&str>)| {
+            let t = lines[k].text;
+            r.is_none()
+                && (!reading::quotes(t).is_empty()
+                    || ["→", "->", "=>"].iter().any(|a| t.contains(a)))
+        };
+        let may_say = |k: &usize| {
+            let t = lines[*k].text;
+            t.contains(['"', '“', '„', '«', '「', '『']) || lexicon::may_hold_arrow(t)
+        };
+        let said = items.len() >= 3
+            && items
+                .iter()
+                .filter(|k| may_say(k))
+                .filter_map(|&k| head(k))
+                .filter(says)
+                .count()
+                >= 2;
+        let heads: Vec<(usize, Option<&str>)> = if said {
+            items.iter().filter_map(|&k| head(k)).collect()
+        } else {
+            Vec::new()
+        };
+        let unnamed = heads.iter().filter(|(_, r)| r.is_none()).count();
+        if said && unnamed * 2 >= heads.len() {
             // (Only a name that reads as a label needs taking apart; a speaker's name or
             // a plain one leaves the item as it is.)
             for (k, head) in heads {
-                if head
-                    .as_deref()
-                    .is_some_and(|h| !lexicon::is_listed_label(h))
-                {
+                if head.is_some_and(|h| !lexicon::is_listed_label(h)) {
                     lines[k].label = None;
                     lines[k].title_head = true;
                 }
@@ -197,12 +214,57 @@ fn item_head(line: &str) -> Option<(&str, &str)> {
     .then_some((head, rest.trim_start_matches(['*', '_']).trim_start()))
 }
 
-/// The role of each text, item and bold line's leading label (each line on its own, so a
-/// long document's are read in parallel).
-fn label_lines(lines: &mut [Ln]) {
+/// The kind of a line outside a fenced block, by its trimmed text and its indent.
+fn line_kind(t: &str, indent: usize) -> Kind {
+    if t.is_empty() || reactions(t) {
+        Kind::Blank
+    } else if let Some(level) = atx_level(t) {
+        Kind::Heading(level)
+    } else if t.starts_with(['□', '■']) && t[3..].starts_with(' ') && indent == 0 {
+        // `□ 검증 항목`: an office document's section mark.
+        Kind::Heading(2)
+    } else if bare_tag(t) && !t.contains("details") && !t.contains("summary") {
+        // `<aside>`, `</div>` alone on a line: markup round the text, no part of it.
+        Kind::Blank
+    } else if t.starts_with("<details") || t.starts_with("</details") {
+        // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
+        // section of its own: its summary the heading, its close the end.
+        Kind::Rule
+    } else if is_rule(t) {
+        Kind::Rule
+    } else if t.starts_with('|') || grid_border(t) {
+        Kind::Table
+    } else if t.starts_with("<!--") || t.starts_with("{toc") {
+        Kind::Code
+    } else if item_marker(t).is_some() {
+        Kind::Item
+    } else if bracket_title(t)
+        || bold_line(t)
+        // (`**공통 금지: `crash`**` states a rule, it heads nothing.)
+        && !leading_label(t).is_some_and(|(l, r)| {
+            !r.trim_matches(['*', ' ']).is_empty()
+                && label_role(&l) == Some(LabelRole::Forbidden)
+        })
+    {
+        Kind::Heading(7)
+    } else {
+        Kind::Text
+    }
+}
+
+/// Each line's indent, the kind of each line outside a fenced block, and the role of each
+/// text, item and bold line's leading label (each line on its own, so a long document's
+/// are read in parallel).
+fn kinds_and_labels(lines: &mut [Ln]) {
     super::par_each(lines, 500, |l| {
+        l.indent = indent_of(l.text);
+        if l.kind != Kind::Code {
+            l.kind = line_kind(l.text.trim(), l.indent);
+        }
         if matches!(l.kind, Kind::Text | Kind::Item | Kind::Heading(7)) {
-            l.label = leading_role(l.text);
+            let parts = label_parts(l.text);
+            l.label = parts.and_then(|(head, _, _)| label_role(head));
+            l.parts = Some(parts);
         }
     });
 }
@@ -228,55 +290,27 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
         let raw = ix.line(n);
         let text = raw.trim_end_matches('\r');
         let t = text.trim();
-        let indent = indent_of(text);
-        let kind = if t.starts_with("```") || t.starts_with("~~~") {
+        // (Fenced lines are told here, in order; every other line's kind is its own, read
+        // with its label in `kinds_and_labels`.)
+        let code = if t.starts_with("```") || t.starts_with("~~~") {
             fence = !fence;
-            Kind::Code
-        } else if fence {
-            Kind::Code
-        } else if t.is_empty() || reactions(t) {
-            Kind::Blank
-        } else if let Some(level) = atx_level(t) {
-            Kind::Heading(level)
-        } else if t.starts_with(['□', '■']) && t[3..].starts_with(' ') && indent == 0 {
-            // `□ 검증 항목`: an office document's section mark.
-            Kind::Heading(2)
-        } else if bare_tag(t) && !t.contains("details") && !t.contains("summary") {
-            // `<aside>`, `</div>` alone on a line: markup round the text, no part of it.
-            Kind::Blank
-        } else if t.starts_with("<details") || t.starts_with("</details") {
-            // A collapsible block (`<details><summary>E3 …</summary> … </details>`) is a
-            // section of its own: its summary the heading, its close the end.
-            Kind::Rule
-        } else if is_rule(t) {
-            Kind::Rule
-        } else if t.starts_with('|') || grid_border(t) {
-            Kind::Table
-        } else if t.starts_with("<!--") || t.starts_with("{toc") {
-            Kind::Code
-        } else if item_marker(t).is_some() {
-            Kind::Item
-        } else if bracket_title(t)
-            || bold_line(t)
-            // (`**공통 금지: `crash`**` states a rule, it heads nothing.)
-            && !leading_label(t).is_some_and(|(l, r)| {
-                !r.trim_matches(['*', ' ']).is_empty()
-                    && label_role(&l) == Some(LabelRole::Forbidden)
-            })
-        {
-            Kind::Heading(7)
+            true
         } else {
-            Kind::Text
+            fence
         };
         out.push(Ln {
             n,
             text,
-            kind,
-            indent,
+            kind: if code { Kind::Code } else { Kind::Text },
+            indent: 0,
             label: None,
+            parts: None,
             title_head: false,
+            title: String::new(),
+            excludes: false,
         });
     }
+    kinds_and_labels(&mut out);
     // A quotation a hard wrap broke before a number (`…: 4, 7, 2, 11,` / `5. Ge mig…"`):
     // the line closing it goes on with the text, it is no numbered item.
     for i in 1..out.len() {
@@ -291,7 +325,6 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             out[i].kind = Kind::Text;
         }
     }
-    label_lines(&mut out);
     title_heads(&mut out);
     // Setext headings: a text line above `===` or `---` that stands alone (a field line,
     // or the last line of a block, above a `----` separator is not a title).
@@ -364,7 +397,18 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             out[i].kind = Kind::Heading(8);
         }
     }
+    heading_titles(&mut out);
     out
+}
+
+/// Each heading's title and whether it heads what holds no case.
+fn heading_titles(lines: &mut [Ln]) {
+    super::par_each(lines, 500, |l| {
+        if matches!(l.kind, Kind::Heading(_)) {
+            l.title = heading_text(l.text);
+            l.excludes = lexicon::heading_excludes(&l.title);
+        }
+    });
 }
 
 /// A chat's reactions pasted under a message (`:+1: 2`, `:white_check_mark: 1 :eyes: 3`):
@@ -690,7 +734,7 @@ pub fn crosses_are_failures(t: &str) -> bool {
 /// The page with its block comments blanked, line for line: a `/* … */` opening a line
 /// (a config file's entry commented out) runs to the line that closes it.
 pub fn without_block_comments(t: &str) -> Cow<'_, str> {
-    if !t.lines().any(|l| l.trim_start().starts_with("/*")) {
+    if !t.contains("/*") || !t.lines().any(|l| l.trim_start().starts_with("/*")) {
         return Cow::Borrowed(t);
     }
     let mut inside = false;
@@ -887,8 +931,9 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
             .map(|n| n.trim())
             .find(|n| !n.is_empty());
         // (An item's label is one the lexicon lists: `- large-result` names a tool.)
-        if let Some(label) = field(head)
-            .filter(|_| deeper)
+        if let Some(label) = deeper
+            .then(|| field(head))
+            .flatten()
             .filter(|h| item.is_none() || lexicon::is_listed_label(h))
             && next.is_some_and(|n| !n.starts_with(['#', '|']))
         {
@@ -970,7 +1015,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         cat,
         &mut out,
     );
-    let mut drafts = out.finish(cat);
+    let mut drafts = out.finish(&lines, cat);
     expectations_below(&lines, &mut drafts, cat);
     drafts
 }
@@ -1085,11 +1130,14 @@ struct Out {
     sections: Vec<Pending>,
 }
 
-/// A section still to read: its text, where it came from, its slot in `drafts`.
+/// A section still to read as one unit: its heading's line, where it ends, its title,
+/// its slot in `drafts`. (Its text is put together where it is read.)
 struct Pending {
     slot: usize,
-    text: String,
-    info: UnitInfo<'static>,
+    heading: usize,
+    end: usize,
+    title: String,
+    titled: bool,
     read: Option<Draft>,
 }
 
@@ -1098,19 +1146,25 @@ impl Out {
         self.drafts.push(Some(d));
     }
 
-    fn defer(&mut self, text: String, info: UnitInfo<'static>) {
+    fn defer(&mut self, heading: usize, end: usize, title: String, titled: bool) {
         self.sections.push(Pending {
             slot: self.drafts.len(),
-            text,
-            info,
+            heading,
+            end,
+            title,
+            titled,
             read: None,
         });
         self.drafts.push(None);
     }
 
-    fn finish(mut self, cat: &Catalog) -> Vec<Draft> {
+    fn finish(mut self, lines: &[Ln], cat: &Catalog) -> Vec<Draft> {
         super::par_each(&mut self.sections, 32, |p| {
-            p.read = read_unit(&segments_of(&p.text), &p.info, cat);
+            // (Its lines' labels were read already: looked up, not read again.)
+            let own = &lines[p.heading + 1..p.end];
+            let known = |line: &str| own.iter().find(|l| l.text == line).and_then(|l| l.parts);
+            p.read = section_unit(lines, p.heading, p.end, &p.title, p.titled)
+                .and_then(|(text, info)| read_unit(&segments_of_known(&text, known), &info, cat));
         });
         for p in self.sections {
             self.drafts[p.slot] = p.read;
@@ -1157,8 +1211,8 @@ fn walk(
                                 && lines[k].text.trim_start().starts_with("**")))
             })
             .unwrap_or(b);
-        let title = heading_text(lines[i].text);
-        let excluded = Some(lines[i].n) != title_line && lexicon::heading_excludes(&title);
+        let title = lines[i].title.clone();
+        let excluded = Some(lines[i].n) != title_line && lines[i].excludes;
         // (A lead-in that heads no cases, `Kurz zur Schreibweise:`, leaves out the list
         // under it, not what follows the list.)
         let below = (i + 1..end).find(|&k| lines[k].kind != Kind::Blank);
@@ -1195,8 +1249,8 @@ fn walk(
             // (Nor does a lead-in, unless it heads what is no case: `Notatie per eis:` over
             // the fields explained.)
             let sub_headings = (i + 1..end).any(|k| match lines[k].kind {
-                Kind::Heading(8) => lexicon::heading_excludes(&heading_text(lines[k].text)),
-                Kind::Heading(_) => !lexicon::is_listed_label(&heading_text(lines[k].text)),
+                Kind::Heading(8) => lines[k].excludes,
+                Kind::Heading(_) => !lexicon::is_listed_label(&lines[k].title),
                 _ => false,
             });
             let steps = (i + 1..end)
@@ -1329,7 +1383,7 @@ fn walk(
                 || table_turns)
                 && !sub_headings
             {
-                section_unit(lines, i, end, &title, titled, out);
+                out.defer(i, end, title, titled);
             } else {
                 chain.push(title);
                 walk(lines, i + 1, end, chain, title_line, cat, out);
@@ -1392,8 +1446,14 @@ fn prose_fence(lines: &[Ln], from: usize, to: usize) -> Option<(usize, usize)> {
         .then_some((open + 1, close))
 }
 
-/// A whole section as one unit.
-fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, out: &mut Out) {
+/// A whole section as one unit: its text and where it came from (`None`: it has no body).
+fn section_unit(
+    lines: &[Ln],
+    h: usize,
+    end: usize,
+    title: &str,
+    titled: bool,
+) -> Option<(String, UnitInfo<'static>)> {
     // A rule (`---`) ends the case: what follows it is not part of it.
     let end = (h + 1..end)
         .find(|&k| {
@@ -1409,9 +1469,7 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, o
             !matches!(l.kind, Kind::Code | Kind::Rule) || objects.iter().any(|(n, _)| *n == l.n)
         })
         .collect();
-    let Some(last) = body.iter().rev().find(|l| l.kind != Kind::Blank) else {
-        return;
-    };
+    let last = body.iter().rev().find(|l| l.kind != Kind::Blank)?;
     // A conversation written as a table: its user rows are the turns.
     let turns = conversation_table(lines, h + 1, end);
     let fence = prose_fence(lines, h + 1, end);
@@ -1462,7 +1520,7 @@ fn section_unit(lines: &[Ln], h: usize, end: usize, title: &str, titled: bool, o
         structured: false,
         title_said: titled,
     };
-    out.defer(text, info);
+    Some((text, info))
 }
 
 /// Each fenced block in lines `[a, b)` that holds one JSON object: the line number of its

@@ -50,6 +50,16 @@ pub fn fold(s: &str) -> String {
     out
 }
 
+/// [`fold`], borrowing `s` when it is folded already (ASCII without capitals, as most
+/// words looked up are).
+pub fn fold_cow(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        std::borrow::Cow::Borrowed(s)
+    } else {
+        std::borrow::Cow::Owned(fold(s))
+    }
+}
+
 /// Latin letters that carry their mark in the glyph, not as a combining accent
 /// (Turkish ı, Polish ł, Danish ø): the letter they fold to.
 fn base_letter(c: char) -> Option<char> {
@@ -207,29 +217,38 @@ impl WordSet {
             .collect()
     }
 
-    /// Every occurrence that closes a longer word (a compound's last part: `verktyget` in
-    /// `väderverktyget`): `(position of the word, position of the part, its end)`.
-    pub fn compound_ends(&self, text: &str) -> Vec<(usize, usize, usize)> {
-        self.ac
-            .find_overlapping_iter(text)
-            .filter(|m| {
-                let (prefix, cjk) = self.kinds[m.pattern().as_usize()];
-                let after = text[m.end()..].chars().next();
-                !cjk && text[..m.start()]
+    /// [`Self::find`] of `text`, and every occurrence that closes a longer word (a
+    /// compound's last part: `verktyget` in `väderverktyget`) as `(position of the word,
+    /// position of the part, its end)`: both from one scan.
+    #[allow(clippy::type_complexity)]
+    pub fn find_and_compound_ends(
+        &self,
+        text: &str,
+    ) -> (Vec<(usize, usize, usize)>, Vec<(usize, usize, usize)>) {
+        let mut found = Vec::new();
+        let mut ends = Vec::new();
+        for m in self.ac.find_overlapping_iter(text) {
+            if self.whole(text, &m) {
+                found.push((m.start(), m.len(), m.pattern().as_usize()));
+            }
+            let (prefix, cjk) = self.kinds[m.pattern().as_usize()];
+            let after = text[m.end()..].chars().next();
+            if !cjk
+                && text[..m.start()]
                     .chars()
                     .next_back()
                     .is_some_and(char::is_alphabetic)
-                    && (prefix || after.is_none_or(|c| !is_word_char(c)))
-            })
-            .map(|m| {
+                && (prefix || after.is_none_or(|c| !is_word_char(c)))
+            {
                 let word = text[..m.start()]
                     .rfind(|c: char| !c.is_alphabetic())
                     .map_or(0, |i| {
                         i + text[i..].chars().next().map_or(1, char::len_utf8)
                     });
-                (word, m.start(), m.end())
-            })
-            .collect()
+                ends.push((word, m.start(), m.end()));
+            }
+        }
+        (found, ends)
     }
 
     /// Whether folded `text` holds any of the words.
@@ -238,6 +257,34 @@ impl WordSet {
             .find_overlapping_iter(text)
             .any(|m| self.whole(text, &m))
     }
+}
+
+/// "Answer directly" as scripts without spaces write it (folded).
+pub const ANSWER_DIRECTLY: &[&str] = &[
+    "直接回答",
+    "直接答",
+    "自己回答",
+    "自分で回答",
+    "바로 답",
+    "직접 답",
+    "그냥 답",
+];
+
+/// Whether folded `f` holds a cue word of a clause that asks for no tool
+/// (`reading::negative_clause`): a tool noun as a whole word, or a word of [`NOTHING`],
+/// [`ANSWER_VERBS`] or [`ANSWER_DIRECTLY`] anywhere (that reader splits words otherwise
+/// than a scan does). Most clauses hold none, said by one scan.
+pub fn may_negate(f: &str) -> bool {
+    static CUES: std::sync::LazyLock<WordSet> = std::sync::LazyLock::new(|| {
+        let all: Vec<&str> = [TOOL_NOUNS, NOTHING, ANSWER_VERBS, ANSWER_DIRECTLY]
+            .iter()
+            .flat_map(|l| l.iter().copied())
+            .collect();
+        WordSet::new(&all)
+    });
+    CUES.ac
+        .find_overlapping_iter(f)
+        .any(|m| m.pattern().as_usize() >= TOOL_NOUNS.len() || CUES.whole(f, &m))
 }
 
 /// Whether `w` is one of `words` (a constant list, hashed on first use and kept).
@@ -259,10 +306,40 @@ pub fn listed(words: &'static [&'static str], w: &str) -> bool {
 
 type Words = std::collections::HashSet<&'static str, foldhash::fast::FixedState>;
 
-/// A constant list split into its whole words (hashed) and its prefixes (`word*`).
+/// A constant list split into its whole words and its prefixes (`word*`), both hashed:
+/// a word is looked up by each prefix length the list has, not compared with every prefix.
 struct Matcher {
     exact: Words,
-    prefixes: Vec<&'static str>,
+    prefixes: Words,
+    /// The byte lengths of the prefixes, shortest first.
+    lens: Vec<usize>,
+}
+
+impl Matcher {
+    fn new(words: &[&'static str]) -> Matcher {
+        let prefixes: Words = words.iter().filter_map(|v| v.strip_suffix('*')).collect();
+        let mut lens: Vec<usize> = prefixes.iter().map(|p| p.len()).collect();
+        lens.sort_unstable();
+        lens.dedup();
+        Matcher {
+            exact: words
+                .iter()
+                .copied()
+                .filter(|v| !v.ends_with('*'))
+                .collect(),
+            prefixes,
+            lens,
+        }
+    }
+
+    fn matches(&self, w: &str) -> bool {
+        self.exact.contains(w)
+            || self
+                .lens
+                .iter()
+                .take_while(|&&n| n <= w.len())
+                .any(|&n| w.is_char_boundary(n) && self.prefixes.contains(&w[..n]))
+    }
 }
 
 /// Whether `w` is one of `words` or starts with one of its prefixes (`word*`): the list
@@ -278,18 +355,9 @@ pub fn matches_listed(words: &'static [&'static str], w: &str) -> bool {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .entry(key)
-            .or_insert_with(|| {
-                Box::leak(Box::new(Matcher {
-                    exact: words
-                        .iter()
-                        .copied()
-                        .filter(|v| !v.ends_with('*'))
-                        .collect(),
-                    prefixes: words.iter().filter_map(|v| v.strip_suffix('*')).collect(),
-                }))
-            })
+            .or_insert_with(|| Box::leak(Box::new(Matcher::new(words))))
     });
-    m.exact.contains(w) || m.prefixes.iter().any(|p| w.starts_with(p))
+    m.matches(w)
 }
 
 type Cache<T> =
@@ -568,6 +636,12 @@ pub const OFF_SWITCHES: &[&str] = &[
 
 /// Arrows that lead from what is said to what is expected.
 pub const ARROWS: [&str; 5] = ["→", "->", "=>", "➜", "⇒"];
+
+/// Whether `t` may hold one of the [`ARROWS`]: each has a `>` or opens with the byte
+/// 0xE2, so most text is ruled out by one pass over its bytes.
+pub fn may_hold_arrow(t: &str) -> bool {
+    t.bytes().any(|b| b == b'>' || b == 0xE2)
+}
 
 /// What a sheet's note says of its blank cells when merged cells came out blank, folded.
 pub const SAME_AS_ABOVE: &[&str] = &[
@@ -3191,9 +3265,11 @@ pub fn is_none_word(s: &str) -> bool {
     if listed(NONE_WORDS, t) {
         return true;
     }
-    // A no-tool phrase names a tool: most values name none, and skip the phrase checks.
-    let tool_noun = has_any(t, TOOL_NOUNS);
-    if tool_noun && is_no_tool_phrase(t) {
+    // A no-tool phrase names a tool (looked for only once the words could be one: most
+    // values are longer than a phrase).
+    let tool_noun = std::cell::OnceCell::new();
+    let tool_noun = || *tool_noun.get_or_init(|| has_any(t, TOOL_NOUNS));
+    if is_no_tool_phrase(t) && tool_noun() {
         return true;
     }
     // `none (small talk)`, `— (general knowledge)`: a comment after the word, which is
@@ -3204,8 +3280,18 @@ pub fn is_none_word(s: &str) -> bool {
     if t[..first].chars().count() > 40 {
         return false;
     }
-    for sep in [" (", "(", " – ", " — ", " - ", ":", ",", ";"] {
-        if let Some((head, _)) = t.split_once(sep)
+    for (sep, mark) in [
+        (" (", '('),
+        ("(", '('),
+        (" – ", '–'),
+        (" — ", '—'),
+        (" - ", '-'),
+        (":", ':'),
+        (",", ','),
+        (";", ';'),
+    ] {
+        // (A separator's own mark is looked for first: most are not there.)
+        if let Some((head, _)) = t.contains(mark).then(|| t.split_once(sep)).flatten()
             && !head.trim().is_empty()
             && head.len() < t.len()
         {
@@ -3215,7 +3301,7 @@ pub fn is_none_word(s: &str) -> bool {
             // (`Without any tools, what is 10 × 10?` is a prompt: a phrase counts before a
             // dash or a parenthesis only.)
             let aside = [" (", "(", " – ", " — ", " - "].contains(&sep);
-            if listed(NONE_WORDS, h) || tool_noun && aside && is_no_tool_phrase(h) {
+            if listed(NONE_WORDS, h) || aside && is_no_tool_phrase(h) && tool_noun() {
                 return true;
             }
         }
@@ -3258,10 +3344,7 @@ fn is_no_tool_phrase(f: &str) -> bool {
 
 /// Whether a folded word is in the list, as itself or by a listed prefix (`инструмент*`).
 fn word_in(words: &'static [&'static str], w: &str) -> bool {
-    listed(words, w)
-        || words
-            .iter()
-            .any(|x| x.strip_suffix('*').is_some_and(|p| w.starts_with(p)))
+    listed(words, w) || matches_listed(words, w)
 }
 
 /// Yes / no in every language of the lexicon.
