@@ -514,6 +514,16 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                             tool: n,
                             args: None,
                         });
+                    } else if let Some((t, hits)) =
+                        cat.described_with_hits(&without_parentheses(&t))
+                        && hits >= 2
+                    {
+                        // A tool field that says what the tool does (`Narzędzie:
+                        // dodanie komentarza do zgłoszenia`): the tool it describes.
+                        r.calls.push(ExpectedCall {
+                            tool: cat.name(t).to_string(),
+                            args: None,
+                        });
                     }
                 }
                 let head = reading::prepare(text);
@@ -1666,4 +1676,20 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
 /// A value as text.
 pub fn value_text(v: &Value) -> String {
     super::draft::value_text(v)
+}
+
+/// `t` without its remarks in parentheses (`(ne výpis událostí!)`): what it says aside
+/// describes no tool it expects.
+fn without_parentheses(t: &str) -> String {
+    let mut out = String::with_capacity(t.len());
+    let mut depth = 0usize;
+    for c in t.chars() {
+        match c {
+            '(' | '（' => depth += 1,
+            ')' | '）' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }

@@ -2934,3 +2934,11 @@ fn a_test_asserting_an_empty_list_of_calls_is_negative() {
     assert_eq!(d.len(), 1, "{d:#?}");
     assert!(d[0].negative);
 }
+
+#[test]
+fn a_tool_field_that_says_what_the_tool_does_names_it() {
+    let d = drafts(
+        "Użytkownik: „Wyślij mi sumę 3 i 4”\nNarzędzie: dodanie dwóch liczb (nie statystyki!)\n",
+    );
+    assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
+}
