@@ -274,6 +274,7 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
             let first = s.text.split(['.', '।', '。', ';', '!', '\n']).next();
             if lexicon::is_dropped_status(&s.text)
                 || lexicon::is_dropped_status(first.unwrap_or_default())
+                || lexicon::listed(lexicon::STATUS_ONLY, &lexicon::fold(s.text.trim()))
             {
                 return None;
             }

@@ -2942,3 +2942,14 @@ fn a_tool_field_that_says_what_the_tool_does_names_it() {
     );
     assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
 }
+
+#[test]
+fn a_status_word_that_is_also_a_name_sets_aside_only_a_status_field() {
+    // Vietnamese `Bỏ` (dropped) is a status in a status column; `Bo:` leading a note is
+    // a speaker.
+    let d = drafts("- Bo: \"what is 12 plus 30\" → should call `get-sum`\n");
+    assert_eq!(tools_of(&d[0]), ["get-sum"], "{d:#?}");
+    let sheet = "Tên,Trạng thái,Câu lệnh người dùng,Công cụ\nA,Sẵn sàng,Cộng 2 với 3 giúp mình,get-sum\nB,Bỏ,Nhắc lại chữ xin chào,echo\n";
+    let d = drafts(sheet);
+    assert_eq!(d.len(), 1, "{d:#?}");
+}

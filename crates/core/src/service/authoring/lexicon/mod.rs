@@ -4612,8 +4612,6 @@ pub const DROPPED_STATUS: &[&str] = &[
     "이번 제외",
     "연기",
     "on hold",
-    "mau",
-    "bo",
     "da bo",
     "dung chay",
     "khong chay",
@@ -5063,6 +5061,11 @@ pub fn is_todo_marker(s: &str) -> bool {
 }
 
 /// Whether a status value says the unit was dropped.
+/// Status values that set a case aside only as a status field's value (Vietnamese `Mẫu`,
+/// template, and `Bỏ`, dropped): anywhere else they are a name or another word (`Bo:` a
+/// speaker).
+pub const STATUS_ONLY: &[&str] = &["mau", "bo"];
+
 /// What a passage says of itself when it only shows the notation (`e.g. …, only an
 /// example, not part of the suite`), folded: it is no case.
 pub const EXAMPLE_ONLY: &[&str] = &[
