@@ -321,6 +321,10 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
     }
     if nodes.is_empty() {
+        let named = unknown_keyed(&root, ix, cat);
+        if !named.is_empty() {
+            return named;
+        }
         return requests(&root, ix, cat);
     }
     // The whole document read as one case (a board export whose `actions` look like
@@ -357,6 +361,51 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         })
         .collect();
     super::retract::without_declined(read.into_iter().map(|(d, _)| d).collect(), &replies)
+}
+
+/// Cases keyed in a language the lexicon lacks (`{"ceist": …, "uirlis": "get-sum"}`): the
+/// first array of objects, at the top or under one key of it, read once its keys have the
+/// roles their values show ([`keys::name_unknown`](super::keys::name_unknown)).
+fn unknown_keyed(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    fn array(n: &Node) -> Option<Vec<&Node>> {
+        let Node::Arr(items, ..) = n else {
+            return None;
+        };
+        let objects: Vec<&Node> = items
+            .iter()
+            .filter(|i| matches!(i, Node::Obj(..)))
+            .collect();
+        (objects.len() >= 2).then_some(objects)
+    }
+    let items = match root {
+        Node::Obj(fields, ..) => fields.iter().find_map(|(_, v)| array(v)),
+        _ => array(root),
+    };
+    let Some(items) = items else {
+        return Vec::new();
+    };
+    let text = ix.text();
+    let mut records: Vec<Map<String, Value>> = items
+        .iter()
+        .filter_map(|n| {
+            let (a, b) = n.range();
+            serde_json::from_str::<Map<String, Value>>(&text[a..b]).ok()
+        })
+        .collect();
+    if records.len() != items.len() {
+        return Vec::new();
+    }
+    super::keys::name_unknown(&mut records, cat);
+    records
+        .iter()
+        .zip(items)
+        .filter(|(m, _)| names_a_case(m.keys().map(String::as_str)))
+        .map(|(m, n)| {
+            let (a, b) = n.range();
+            let (s, e) = ix.span_of(a, b);
+            object_draft(m, s, e, "JSON object", cat)
+        })
+        .collect()
 }
 
 /// The requests of an API collection (Postman, Insomnia, Bruno exports): the smallest

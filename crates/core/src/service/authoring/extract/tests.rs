@@ -2953,3 +2953,16 @@ fn a_status_word_that_is_also_a_name_sets_aside_only_a_status_field() {
     let d = drafts(sheet);
     assert_eq!(d.len(), 1, "{d:#?}");
 }
+
+#[test]
+fn a_json_array_keyed_in_a_language_the_lexicon_lacks_is_read_by_its_values() {
+    let doc = "{\n  \"cásanna\": [\n    {\"ceist\": \"Cad é 17 móide 25, le do thoil?\", \"uirlis\": \"get-sum\", \"argóintí\": {\"a\": 17, \"b\": 25}},\n    {\"ceist\": \"Abair dia duit ar ais liom\", \"uirlis\": \"echo\"}\n  ]\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (3, 3));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["b"],
+        json!(25)
+    );
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
