@@ -547,6 +547,10 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
         c.1
     };
     let after = fold(&t[m.end.min(after_end)..after_end]);
+    // ("`legacy-echo` (upper case) shall under no circumstances be called".)
+    if has_any(&after, lexicon::NEVER_IDIOMS) {
+        return true;
+    }
     let bw = word_list(&before);
     let near: Vec<&str> = bw.iter().rev().take(5).copied().collect();
     if near.iter().any(|w| negates(w)) {

@@ -14,9 +14,11 @@
 //! 2. **Ground first.** Tools are discovered before authoring, so the [`Catalog`] is the
 //!    dictionary: a tool mention is text that resolves to a live tool; a parameter name is
 //!    never a tool; argument values are typed by the tool's input schema.
-//! 3. **Read each unit** ([`read_unit`](super::unit::read_unit)): field labels in ten
-//!    languages, the prompt (a prompt field, else a quoted utterance), the expectation,
-//!    negatives and forbidden tools ([`reading`](super::reading)).
+//! 3. **Read each unit** ([`read_unit`](super::unit::read_unit)): field labels in the
+//!    lexicon's languages, the prompt (a prompt field, else a quoted utterance), the
+//!    expectation, negatives and forbidden tools ([`reading`](super::reading)). Record keys
+//!    and sheet columns in a language the lexicon lacks take the roles their values show
+//!    ([`keys`]).
 //! 4. **Precision.** Units that are not cases stay out: no prompt, no expectation, a
 //!    section about set-up, environment, exit criteria, dropped ideas, action items or
 //!    history, a struck-through prompt, a dropped status.

@@ -2766,6 +2766,12 @@ fn a_name_followed_by_a_remark_in_parentheses_is_negated_after_it() {
         "Prompt: \"Säg hej\"\nFörväntat: echo; legacy-echo får under inga omständigheter anropas.\n",
     );
     assert_eq!(d[0].never_called, ["legacy-echo"]);
+    // The remark on a line of its own, the idiom after it.
+    let d = drafts(
+        "Prompt: \"Si hei\"\nForventet: echo. Det gamle verktøyet legacy-echo\n(store bokstaver) skal under ingen omstendigheter kalles.\n",
+    );
+    assert_eq!(tools_of(&d[0]), ["echo"], "{d:#?}");
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
 }
 
 #[test]
