@@ -233,6 +233,20 @@ pub(crate) async fn cancel_in_flight(ctx: &Ctx<'_>) -> Verdict {
             "{method}, cancelled at once, was answered anyway (allowed): {}",
             describe(&a)
         )),
+        // The transport closing under the request is the server going away on the
+        // cancellation (a race the cancellation can win): a failure, not a check that
+        // could not run.
+        Err(e) if !ctx.probe.alive().await => {
+            return Verdict::fail(
+                "after a cancellation the session stopped answering",
+                vec![
+                    Evidence::new(format!(
+                        "{method}, cancelled at once: {e}; the server is gone"
+                    ))
+                    .at("notification:notifications/cancelled"),
+                ],
+            );
+        }
         Err(e) => {
             return Verdict::could_not_run(format!("could not send the request: {e}"), vec![]);
         }
