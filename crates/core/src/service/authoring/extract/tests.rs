@@ -2972,3 +2972,16 @@ fn a_json_array_keyed_in_a_language_the_lexicon_lacks_is_read_by_its_values() {
     );
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_yaml_list_keyed_in_a_language_the_lexicon_lacks_is_read_by_its_values() {
+    let doc = "cásanna:\n  - ceist: \"Cad é 17 móide 25, le do thoil?\"\n    uirlis: get-sum\n    argóintí: {a: 17, b: 25}\n  - ceist: \"Abair dia duit ar ais liom\"\n    uirlis: echo\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (2, 4));
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["a"],
+        json!(17)
+    );
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}

@@ -634,13 +634,20 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         _ => Vec::new(),
     };
-    let maps: Vec<(usize, usize, Map<String, Value>)> = items
+    let mut maps: Vec<(usize, usize, Map<String, Value>)> = items
         .into_iter()
         .filter_map(|n| {
             let (a, b) = n.span();
             Some((a, b, n.to_value().as_object()?.clone()))
         })
         .collect();
+    // (Keys in a language the lexicon lacks take the roles their values show.)
+    let mut records: Vec<Map<String, Value>> =
+        maps.iter_mut().map(|(_, _, m)| std::mem::take(m)).collect();
+    super::keys::name_unknown(&mut records, cat);
+    for ((_, _, m), r) in maps.iter_mut().zip(records) {
+        *m = r;
+    }
     let mut drafts: Vec<Draft> = maps
         .iter()
         .map(|(a, b, m)| object_draft(m, *a, *b, "YAML item", cat))
