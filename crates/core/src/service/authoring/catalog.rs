@@ -1250,7 +1250,12 @@ impl Catalog {
                 let v = serde_json::from_str::<Value>(raw)
                     .ok()
                     .or_else(|| super::yaml_values::parse_flow(raw));
-                if let Some(Value::Object(m)) = v {
+                if let Some(Value::Object(mut m)) = v {
+                    // (An object further on may be the reply's, `{"result": 42}`.)
+                    let lead = &text[..open];
+                    let next_to =
+                        lead.split_whitespace().count() <= 3 && !lead.contains(['.', '\n']);
+                    self.own_names(tool, &mut m, next_to);
                     for (k, v) in m {
                         if let Some(t) = self.type_value(tool, &k, &v) {
                             out.insert(k, t);
@@ -1748,6 +1753,63 @@ impl Catalog {
             .or_else(|| Some(v.clone()))
     }
 
+    /// Renames arguments written under names the tool does not have to its parameters: a
+    /// spelling of a name (`start_date` for `startDate`); else, when each remaining name is a
+    /// parameter of no live tool (`číslo1`, `όριο`: the writer's own words), each in turn to
+    /// the next unset parameter, in the schema's order, whose type takes its value — all of
+    /// them or none, and only `by_type`. Returns the renames, as `(written, parameter)`.
+    pub fn own_names(
+        &self,
+        tool: usize,
+        args: &mut Map<String, Value>,
+        by_type: bool,
+    ) -> Vec<(String, String)> {
+        let params = &self.entries[tool].params;
+        let known = |k: &str| params.iter().any(|(p, _)| p == k);
+        if args.keys().all(|k| known(k)) {
+            return Vec::new();
+        }
+        let mut renames = Vec::new();
+        for k in args.keys().filter(|k| !known(k)) {
+            let spelled = params
+                .iter()
+                .find(|(p, _)| squash(p) == squash(k) && !args.contains_key(p));
+            if let Some((p, _)) = spelled {
+                renames.push((k.clone(), p.clone()));
+            }
+        }
+        let foreign: Vec<&String> = args
+            .keys()
+            .filter(|k| !known(k) && !renames.iter().any(|(w, _)| w == *k))
+            .collect();
+        if by_type && !foreign.is_empty() && foreign.iter().all(|k| !self.is_param(k)) {
+            let mut taken: Vec<&str> = renames.iter().map(|(_, p)| p.as_str()).collect();
+            taken.extend(args.keys().filter(|k| known(k)).map(String::as_str));
+            let mut by_type = Vec::new();
+            for k in &foreign {
+                let slot = params.iter().find(|(p, s)| {
+                    !taken.contains(&p.as_str())
+                        && !by_type.iter().any(|(_, q): &(String, String)| q == p)
+                        && takes(s, &args[k.as_str()])
+                });
+                match slot {
+                    Some((p, _)) => by_type.push(((*k).clone(), p.clone())),
+                    None => {
+                        by_type.clear();
+                        break;
+                    }
+                }
+            }
+            renames.extend(by_type);
+        }
+        for (w, p) in &renames {
+            if let Some(v) = args.shift_remove(w) {
+                args.insert(p.clone(), v);
+            }
+        }
+        renames
+    }
+
     /// Coerces every argument of a set the tool knows to its schema type.
     pub fn type_args(&self, tool: usize, args: &Map<String, Value>) -> Map<String, Value> {
         args.iter()
@@ -1758,6 +1820,26 @@ impl Catalog {
                 )
             })
             .collect()
+    }
+}
+
+/// Whether a parameter of this schema takes the value as written (a number for a number,
+/// a listed value for an enum, …).
+fn takes(schema: &Value, v: &Value) -> bool {
+    if let Some(Value::Array(allowed)) = schema.get("enum") {
+        let s = value_string(v);
+        return allowed
+            .iter()
+            .any(|a| value_string(a).eq_ignore_ascii_case(&s));
+    }
+    match (schema_type(schema), v) {
+        ("string", Value::String(_))
+        | ("number", Value::Number(_))
+        | ("boolean", Value::Bool(_))
+        | ("array", Value::Array(_))
+        | ("object", Value::Object(_)) => true,
+        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
+        _ => false,
     }
 }
 

@@ -15,7 +15,7 @@ use crate::service::authoring::unit::leading_role;
 /// The records with their unknown keys renamed to the roles their values show, when the
 /// set reads as cases that way: a key whose values name live tools is the tool, one whose
 /// objects assign the tools' parameters the arguments, and the key of longest free text
-/// the prompt. A set whose keys already name a prompt and a tool is left as it is.
+/// the prompt. Keys the lexicon knows keep their roles.
 pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
     let renames = renames(records, cat);
     if renames.is_empty() {
@@ -68,7 +68,7 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
     });
     let has_tool = known(|r| matches!(r, Role::Tool | Role::Expected));
     let has_args = known(|r| *r == Role::Args);
-    if has_prompt && has_tool {
+    if has_prompt && has_tool && has_args {
         return Vec::new();
     }
     let unknown: Vec<String> = {
@@ -123,19 +123,39 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
             return Vec::new();
         }
     }
-    let assigns = |v: &Value| match v {
-        Value::Object(m) => {
-            !m.is_empty() && m.keys().filter(|p| cat.is_param(p)).count() * 2 >= m.len()
+    // The record's tool, under the key found or a key the lexicon knows.
+    let tool_of = |r: &Map<String, Value>| {
+        r.iter()
+            .filter(|(k, _)| tools.contains(k) || role_of(k) == Role::Tool)
+            .find_map(|(_, v)| v.as_str().and_then(|s| cat.resolve(s)))
+            .map(|(i, _)| i)
+    };
+    // An object of arguments: mostly parameters of live tools, or the writer's own names
+    // for all of its tool's parameters (`{fyrri_tala: 17, seinni_tala: 25}`).
+    let assigns = |r: &Map<String, Value>, v: &Value| match v {
+        Value::Object(m) if !m.is_empty() => {
+            m.keys().filter(|p| cat.is_param(p)).count() * 2 >= m.len()
+                || tool_of(r).is_some_and(|i| {
+                    let mut m = m.clone();
+                    cat.own_names(i, &mut m, true);
+                    m.keys().all(|p| cat.has_param(i, p))
+                })
         }
         _ => false,
+    };
+    let assigned = |k: &String| {
+        records
+            .iter()
+            .filter(|r| r.get(k).is_some_and(|v| assigns(r, v)))
+            .count()
     };
     let args = (!has_args)
         .then(|| {
             unknown
                 .iter()
                 .filter(|k| !tools.contains(k))
-                .filter(|k| values_of(records, k).any(assigns))
-                .max_by_key(|k| values_of(records, k).filter(|v| assigns(v)).count())
+                .filter(|k| assigned(k) > 0)
+                .max_by_key(|k| assigned(k))
                 .cloned()
         })
         .flatten();

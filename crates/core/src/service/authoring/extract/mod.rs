@@ -616,6 +616,23 @@ fn own_args(
     }
 }
 
+/// A call's arguments under the tool's own parameter names ([`Catalog::own_names`], each
+/// rename noted) and typed by its schema.
+fn typed_args(
+    cat: &Catalog,
+    tool: usize,
+    mut args: Map<String, serde_json::Value>,
+    notes: &mut Vec<String>,
+) -> Map<String, serde_json::Value> {
+    for (written, param) in cat.own_names(tool, &mut args, true) {
+        notes.push(format!(
+            "`{written}` read as the parameter `{param}` of `{}`",
+            cat.name(tool)
+        ));
+    }
+    cat.type_args(tool, &args)
+}
+
 /// Rewrites every tool a draft names to the live tool it resolves to (noting a spelling
 /// that differs), types its arguments by the tool's schema, drops a parameter taken for a
 /// tool, and makes a case that forbids every tool of the target negative.
@@ -651,7 +668,7 @@ pub fn ground_names(d: &mut Draft, cat: &Catalog) {
             continue;
         };
         let args = match (idx, c.args.map(|a| own_args(a, &c.tool, &name))) {
-            (Some(i), Some(a)) => Some(cat.type_args(i, &a)),
+            (Some(i), Some(a)) => Some(typed_args(cat, i, a, &mut notes)),
             (_, a) => a,
         };
         match calls.iter_mut().find(|x| x.tool == name) {
@@ -671,7 +688,7 @@ pub fn ground_names(d: &mut Draft, cat: &Catalog) {
         match resolve(&c.tool, &mut notes) {
             Some((name, idx)) => {
                 let args = match (idx, c.args.map(|a| own_args(a, &c.tool, &name))) {
-                    (Some(i), Some(a)) => Some(cat.type_args(i, &a)),
+                    (Some(i), Some(a)) => Some(typed_args(cat, i, a, &mut notes)),
                     (_, a) => a,
                 };
                 d.tool_call = Some(super::draft::ExpectedCall { tool: name, args });

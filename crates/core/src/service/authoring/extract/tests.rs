@@ -2985,3 +2985,27 @@ fn a_yaml_list_keyed_in_a_language_the_lexicon_lacks_is_read_by_its_values() {
     );
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn arguments_named_in_the_writers_words_take_the_parameters_their_values_fit() {
+    // Icelandic keys in YAML, a spelling of the name in JSON, an object beside the mention.
+    let doc = "cases:\n  - spurning: \"Hvað er 17 + 25?\"\n    verkfæri: get-sum\n    rök: {fyrri_tala: 17, seinni_tala: 25}\n  - spurning: \"Hægja á þér í 2 sekúndur\"\n    verkfæri: slow\n    rök: {duration_ms: 2000, framvinda: false}\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:?}");
+    let with = |c: &EvalCase| of_type(c, "toolCalledWith")[0]["args"]["args"].clone();
+    assert_eq!(with(&c[0]), json!({"a": 17, "b": 25}));
+    assert_eq!(with(&c[1]), json!({"durationMs": 2000, "progress": false}));
+    for x in &c {
+        assert_eq!(x.import.as_ref().unwrap().status, ClaimStatus::Approximated);
+    }
+    // A key some live tool takes is no word of the writer's: it is left as written.
+    let c = cases(
+        "- \"Say hi\" → `echo` {\"a\": \"hi\"}\n- \"Sum 2 and 3\": get-sum {\"x\": 2, \"y\": 3}\n",
+    );
+    assert_eq!(with(&c[1]), json!({"a": 2, "b": 3}));
+    // An object that is the reply's, further on, renames nothing.
+    let c = cases(
+        "### Sum\nPrompt: \"What is 2 + 3?\"\nExpected: `get-sum` with a=2, b=3. The reply is shaped like {\"vastaus\": 5}.\n",
+    );
+    assert_eq!(with(&c[0]), json!({"a": 2, "b": 3}));
+}
