@@ -329,14 +329,21 @@ async fn spreadsheet_json_notes_and_yaml_shapes() {
     let page = by_title(&body, "Show me page 2 of the catalogue, 5 items per page");
     assert_eq!(page["import"]["status"], "approximated");
     assert_eq!(page["steps"][1]["assertion"]["toolName"], "list-items");
-    // An argument the tool's schema does not have.
+    // An argument under a name the tool does not have, whose value only one of its
+    // parameters takes: read as that parameter, said so, and approximated.
     let stats = by_title(&body, "Compute statistics for 3, 3, 3");
-    assert_eq!(stats["import"]["status"], "unresolved");
+    assert_eq!(stats["import"]["status"], "approximated");
+    assert_eq!(
+        stats["steps"][1]["assertion"]["args"]["args"],
+        json!({"numbers": [3, 3, 3]}),
+        "{stats:#}"
+    );
     assert!(
         stats["import"]["note"]
             .as_str()
             .unwrap()
-            .contains("`values` is not a parameter of `get-stats`")
+            .contains("`values` read as the parameter `numbers` of `get-stats`"),
+        "{stats:#}"
     );
 
     let content = plan("meeting-notes.md");

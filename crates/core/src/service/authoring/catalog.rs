@@ -382,11 +382,24 @@ impl Catalog {
         self.params.contains(word)
     }
 
-    /// The one live tool whose parameters the lines of `text` that are nothing but
-    /// assignments name (`numbers = [5.6, 7.2]`), with those arguments: no other tool
-    /// takes as many of them.
+    /// The one live tool whose parameters `text` assigns, with those arguments: no other
+    /// tool takes as many of them. Read are lines that are nothing but assignments
+    /// (`numbers = [5.6, 7.2]`) and, in prose, a parameter in a code span given its value
+    /// (`… cu `size` = 250000.`).
     pub fn tool_by_args(&self, text: &str) -> Option<(usize, Map<String, Value>)> {
-        let lines: Vec<&str> = text.lines().filter(|l| self.assigns_params(l)).collect();
+        let lines: Vec<&str> = text
+            .lines()
+            .filter_map(|l| {
+                if self.assigns_params(l) {
+                    return Some(l);
+                }
+                l.match_indices('`').step_by(2).find_map(|(at, _)| {
+                    let (name, after) = l[at + 1..].split_once('`')?;
+                    (self.is_param(name) && after.trim_start().starts_with(['=', ':']))
+                        .then(|| &l[at..])
+                })
+            })
+            .collect();
         if lines.is_empty() {
             return None;
         }

@@ -954,6 +954,8 @@ impl Fields {
                         rules.push(format!("`{label}` = negative → isNegative"));
                     }
                 }
+                // (A note that says the case was set aside, `UTSATT venter på …`.)
+                Role::Notes if super::unit::says_dropped(&text) => dropped = true,
                 Role::Notes => {
                     let r = reading::read(&text, cat);
                     if r.negative.is_some() || !r.never.is_empty() {

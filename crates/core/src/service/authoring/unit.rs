@@ -212,6 +212,14 @@ fn words_say_dropped(text: &str) -> bool {
         {
             return true;
         }
+        // (A shouted status opening the line, a status lozenge's `UTSATT venter på …`.)
+        let first = l.split_whitespace().next().unwrap_or_default();
+        if first.chars().filter(|c| c.is_alphabetic()).count() > 3
+            && !first.chars().any(char::is_lowercase)
+            && lexicon::is_dropped_status(first)
+        {
+            return true;
+        }
         l.split_once([':', '：']).is_some_and(|(head, _)| {
             // `Dropped: …`, or a shouted status before its reason (`DROPPED (review 11/6): …`).
             let first = head.split_whitespace().next().unwrap_or_default();

@@ -189,13 +189,23 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
         // quoted utterance in a description: the prompt is there.)
         .filter(|k| {
             !records.iter().any(|r| {
-                r.iter().filter(|(rk, _)| *rk != k).any(|(_, v)| {
-                    v.as_str().is_some_and(|t| {
-                        t.lines()
-                            .any(|l| leading_role(l) == Some(LabelRole::Prompt))
-                            || quotes(t).iter().any(|&(a, b)| utterance_like(&t[a..b]))
+                // (A quote in an argument or a tool's field is a value.)
+                r.iter()
+                    .filter(|(rk, _)| {
+                        *rk != k && !matches!(role_of(rk), Role::Args | Role::Tool | Role::Expected)
                     })
-                })
+                    .any(|(_, v)| {
+                        v.as_str().is_some_and(|t| {
+                            // (`query: renovasjon` assigns a parameter of that name.)
+                            t.lines().any(|l| {
+                                leading_role(l) == Some(LabelRole::Prompt)
+                                    && !l
+                                        .split([':', '='])
+                                        .next()
+                                        .is_some_and(|p| cat.is_param(p.trim()))
+                            }) || quotes(t).iter().any(|&(a, b)| utterance_like(&t[a..b]))
+                        })
+                    })
             })
         });
     if !has_prompt && prompt.is_none() {

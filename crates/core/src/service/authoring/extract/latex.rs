@@ -25,8 +25,18 @@ pub fn to_markdown(t: &str) -> String {
     // In a table: its column count, whether the header row was written, and the column
     // the current row has reached.
     let mut table: Option<Table> = None;
+    // Inside `\iffalse … \fi` or a `comment` environment: text kept out of the document.
+    let mut hidden = false;
     for l in t.lines() {
         let s = strip_comment(l).trim();
+        if s.starts_with("\\iffalse") || s.starts_with("\\begin{comment}") {
+            hidden = true;
+        }
+        if hidden {
+            hidden = !(s.starts_with("\\fi") || s.starts_with("\\end{comment}"));
+            out.push(String::new());
+            continue;
+        }
         if s.starts_with("\\begin{tabular") || s.starts_with("\\begin{longtable") {
             table = Some(Table {
                 cols: columns(s),
@@ -259,7 +269,8 @@ fn inline(s: &str, m: &Macros) -> String {
     let mut out = String::new();
     let mut rest = s.trim();
     // Bare braces only group: their text stays, they go; `~` is a space that does not break.
-    let text_of = |s: &str| s.replace(['{', '}'], "").replace('~', " ");
+    // A bare `$` opens or closes math, whose symbols are read as commands.
+    let text_of = |s: &str| s.replace(['{', '}', '$'], "").replace('~', " ");
     while let Some(i) = rest.find('\\') {
         out.push_str(&text_of(&rest[..i]));
         let after = &rest[i + 1..];
@@ -320,6 +331,8 @@ fn inline(s: &str, m: &Macros) -> String {
             "sout" | "st" | "xout" => out.push_str(&format!("~~{text}~~")),
             "newline" | "linebreak" | "quad" | "qquad" => out.push(' '),
             "ldots" => out.push('…'),
+            "rightarrow" | "Rightarrow" | "longrightarrow" | "Longrightarrow" | "to"
+            | "implies" | "mapsto" => out.push_str(" → "),
             // Commands whose arguments are settings, not text.
             "color" | "rowcolor" | "cellcolor" | "label" | "vspace" | "hspace" | "setlength"
             | "includegraphics" | "definecolor" => {}
@@ -330,10 +343,13 @@ fn inline(s: &str, m: &Macros) -> String {
         rest = tail;
     }
     out.push_str(&text_of(rest));
+    // (`,,…''` is babel's low opening quote, as Romanian, German and Czech write.)
+    let out = out.replace(",,", "„");
+    let close = if out.contains('„') { "“" } else { "\"" };
     out.replace("---", "—")
         .replace("--", "–")
         .replace("``", "\"")
-        .replace("''", "\"")
+        .replace("''", close)
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")

@@ -443,6 +443,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             }
             first_row = h + 2;
         }
+        super::keys::name_columns(&mut header, &cells[first_row.min(cells.len())..], cat);
         for (tr, row) in rows.iter().zip(&cells).skip(first_row) {
             // A row of one cell across the table is a note or a section's name (`범례) 예:
             // "…" → listEvents`, `Totals`), no case.
@@ -799,7 +800,9 @@ pub fn blank_tags(text: &str) -> String {
                 .and_then(|r| r.chars().next())
                 .and_then(|d| d.to_digit(10))
                 .filter(|d| (1..=6).contains(d) && is(&name[..2]));
-            let heads = is("summary") || level.is_some();
+            // (A Confluence panel's title, `<ac:parameter ac:name="title">`, heads it.)
+            let panel_title = is("ac:parameter") && name.contains("name=\"title\"");
+            let heads = is("summary") || panel_title || level.is_some();
             let line_start = if marker_only && heads {
                 let keep = out.trim_end_matches([' ', '-']).len();
                 out.truncate(keep);
@@ -814,7 +817,7 @@ pub fn blank_tags(text: &str) -> String {
             if outside || heads {
                 after_toggle = false;
             }
-            out.push_str(if is("summary") && line_start || outside {
+            out.push_str(if (is("summary") || panel_title) && line_start || outside {
                 "#### "
             } else if is("li") || (is("p") || is("figure") || is("aside")) && line_start {
                 // (A paragraph or a callout opening a line is a unit of its own, as an

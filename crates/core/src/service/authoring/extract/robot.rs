@@ -41,9 +41,60 @@ const SENDS: &[&str] = &[
     "invoke",
 ];
 
+/// The steps of `*** Test Cases ***`, each with the test it is in.
+fn test_steps<'a>(
+    t: &'a str,
+    vars: &'a Variables,
+) -> impl Iterator<Item = (usize, Vec<String>)> + 'a {
+    let mut in_tests = false;
+    let mut test = 0;
+    t.lines().filter_map(move |l| {
+        if let Some(h) = section(l) {
+            in_tests = h == "test cases" || h == "tasks";
+            return None;
+        }
+        if !in_tests || l.trim().is_empty() || l.trim_start().starts_with('#') {
+            return None;
+        }
+        if !l.starts_with([' ', '\t']) {
+            test += 1;
+            return None;
+        }
+        Some((test, cells(l, vars)))
+    })
+}
+
+/// The suite's own keyword that sends the agent what the user says, in any language
+/// (`Korisnik Pita`, `Utilizatorul Întreabă`): the one whose last argument is free text of
+/// three words or more in at least two tests, each time different.
+fn asking_keyword(t: &str, vars: &Variables) -> Option<String> {
+    let mut said: HashMap<String, Vec<(usize, String)>> = HashMap::new();
+    for (test, c) in test_steps(t, vars) {
+        let c: Vec<&String> = c.iter().filter(|c| !is_variable(c)).collect();
+        if let [kw, .., last] = c[..]
+            && !kw.starts_with('[')
+            && last.split_whitespace().count() >= 3
+            && !last.contains('=')
+        {
+            said.entry(kw.to_lowercase())
+                .or_default()
+                .push((test, last.clone()));
+        }
+    }
+    said.into_iter()
+        .filter(|(_, uses)| {
+            let tests: std::collections::HashSet<usize> = uses.iter().map(|u| u.0).collect();
+            let texts: std::collections::HashSet<&String> = uses.iter().map(|u| &u.1).collect();
+            tests.len() >= 2 && texts.len() == uses.len()
+        })
+        .max_by_key(|(kw, uses)| (uses.len(), kw.clone()))
+        .map(|(kw, _)| kw)
+}
+
 /// The suite as Markdown, line for line.
 pub fn to_markdown(t: &str) -> String {
     let vars = variables(t);
+    let asks = asking_keyword(t, &vars);
     let mut out = Vec::new();
     let mut in_tests = false;
     for l in t.lines() {
@@ -61,7 +112,7 @@ pub fn to_markdown(t: &str) -> String {
             out.push(format!("## {}", l.trim()));
             continue;
         }
-        out.push(step(&cells(l, &vars)));
+        out.push(step(&cells(l, &vars), asks.as_deref()));
     }
     super::rejoin(t, &out)
 }
@@ -154,8 +205,8 @@ fn value(c: &str) -> String {
     out
 }
 
-/// One step as a Markdown line.
-fn step(c: &[String]) -> String {
+/// One step as a Markdown line; `asks` is the suite's own asking keyword, if any.
+fn step(c: &[String], asks: Option<&str>) -> String {
     // Variables assigned to (`${calls}=`) and passed along (`${calls}`) are left out.
     let unknown = c.iter().any(|c| is_variable(c));
     let c: Vec<&String> = c.iter().filter(|c| !is_variable(c)).collect();
@@ -165,6 +216,17 @@ fn step(c: &[String]) -> String {
     let rest = &c[1..];
     match first.to_ascii_lowercase().as_str() {
         "[documentation]" => return format!("Notes: {}", join(rest, " ")),
+        // (Robot's own tags that keep a test from running.)
+        "[tags]"
+            if rest.iter().any(|t| {
+                matches!(
+                    t.to_ascii_lowercase().as_str(),
+                    "robot:skip" | "robot:exclude"
+                )
+            }) =>
+        {
+            return "Status: skipped".into();
+        }
         "[tags]" => return format!("Tags: {}", join(rest, ", ")),
         s if s.starts_with('[') => return String::new(),
         _ => {}
@@ -174,11 +236,17 @@ fn step(c: &[String]) -> String {
         return first.clone();
     }
     let kw = first.to_ascii_lowercase();
-    if SENDS.iter().any(|w| kw.split_whitespace().any(|k| k == *w))
+    if (SENDS.iter().any(|w| kw.split_whitespace().any(|k| k == *w))
+        || asks == Some(first.to_lowercase().as_str()))
         && let Some(said) = rest.last()
         && said.contains(' ')
     {
-        return format!("Prompt: \"{said}\"");
+        // (Quoted, unless it quotes something itself.)
+        return if said.contains('"') {
+            format!("Prompt: {said}")
+        } else {
+            format!("Prompt: \"{said}\"")
+        };
     }
     // A check on the reply (`Response Should Contain`, `Réponse Doit Mentionner`): what
     // it names is said, not called.
@@ -204,12 +272,14 @@ fn step(c: &[String]) -> String {
         return format!("Expected: the reply mentions \"{}\"", join(rest, " "));
     }
     // A checking keyword: what it names is expected, or forbidden when it is negated
-    // (`Tool Should Not Be Called`); negated with nothing named, no tool at all.
+    // or forbids (`Tool Should Not Be Called`, `Zabrani Alat`); negated with nothing
+    // named, no tool at all.
     // (`No Tool Should Be Called`, `Aucun Outil Appelé`: a negating determiner too.)
     let negated = kw.split_whitespace().any(|w| {
         let w = lexicon::fold(w);
         lexicon::listed(lexicon::NEGATION, &w)
             || lexicon::listed(lexicon::NO_DETERMINER, &w)
+            || lexicon::label_role(&w) == Some(lexicon::LabelRole::Forbidden)
             || w.ends_with("n't")
     });
     match (negated, rest.split_first()) {
@@ -247,6 +317,19 @@ mod tests {
         assert_eq!(lines[7], "Expected tool: get-sum with a=17, progress=false");
         assert_eq!(lines[9], "user: Hello there");
         assert_eq!(lines[13], "");
+    }
+
+    #[test]
+    fn a_suites_own_asking_and_forbidding_keywords_in_any_language() {
+        // Slovak keywords the suite defines for itself; Robot's skip tag.
+        let robot = "*** Test Cases ***\nSúčet\n    Používateľ Sa Pýta    Koľko je 4 plus 5, prosím?\n    Over Nástroj    get-sum    a=4    b=5\n\nOzvena\n    Používateľ Sa Pýta    Zopakuj \"ahoj svet\" presne tak\n    Over Nástroj    echo\n    Zakázaný Nástroj    legacy-echo\n\nPád\n    [Tags]    robot:skip\n    Používateľ Sa Pýta    Zhoď server hneď teraz\n    Over Nástroj    crash\n";
+        let md = super::to_markdown(robot);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines[2], "Prompt: \"Koľko je 4 plus 5, prosím?\"");
+        assert_eq!(lines[3], "Expected tool: get-sum with a=4, b=5");
+        assert_eq!(lines[6], "Prompt: Zopakuj \"ahoj svet\" presne tak");
+        assert_eq!(lines[8], "Must not call: legacy-echo");
+        assert_eq!(lines[11], "Status: skipped");
     }
 
     #[test]

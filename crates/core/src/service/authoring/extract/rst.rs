@@ -1,7 +1,8 @@
 //! reStructuredText directives, as Sphinx specs write them, made the Markdown the text
 //! reader knows, line for line: a `.. code-block:: json` block becomes a fenced block (its
 //! closing fence on the blank line after it); an admonition (`.. note::`, `.. warning::`)
-//! lets its body out, unindented, to be read as the text it is; a `.. todo::`, a
+//! lets its body out, unindented, to be read as the text it is, under its title if it has
+//! one (`.. admonition:: Scenario 8`); a `.. todo::`, a
 //! table of contents and comments are left out, as no part of a case.
 
 use std::borrow::Cow;
@@ -95,7 +96,13 @@ pub fn as_markdown(t: &str) -> Cow<'_, str> {
                 }
             }
             Some(n) if ADMONITIONS.contains(&n) => {
-                out[i] = String::new();
+                // (A generic admonition's title, `.. admonition:: Scenario 8`, heads it.)
+                let title = lines[i].split_once("::").map_or("", |(_, t)| t.trim());
+                out[i] = if title.is_empty() {
+                    String::new()
+                } else {
+                    format!("#### {title}")
+                };
                 let cut = (i + 1..=last)
                     .filter(|&k| !lines[k].trim().is_empty())
                     .map(|k| indent(lines[k]))

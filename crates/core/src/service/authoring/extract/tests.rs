@@ -3009,3 +3009,79 @@ fn arguments_named_in_the_writers_words_take_the_parameters_their_values_fit() {
     );
     assert_eq!(with(&c[0]), json!({"a": 2, "b": 3}));
 }
+
+#[test]
+fn a_confluence_page_reads_its_table_panels_and_status_lozenges() {
+    // A Danish page: the prompt column is headed in words no lexicon has, a row's status
+    // lozenge says it was postponed, and a panel's paragraphs hold a case of their own.
+    let doc = "<h2>Testtilfælde</h2>\n<table><tbody>\n<tr><th><p>#</p></th><th><p>Borgeren skriver</p></th><th><p>Forventet værktøj</p></th><th><p>Argumenter</p></th><th><p>Bemærkning</p></th></tr>\n<tr><td><p>1</p></td><td><p>«Hvad er 12 plus 30 kroner?»</p></td><td><p><code>get-sum</code></p></td><td><p>a: 12, b: 30</p></td><td><p>&nbsp;</p></td></tr>\n<tr><td><p>2</p></td><td><p>«Gentag: tak for din henvendelse»</p></td><td><p><code>echo</code></p></td><td><p>message: tak for din henvendelse</p></td><td><p>&nbsp;</p></td></tr>\n<tr><td><p>3</p></td><td><p>«Slet element 77 med det samme»</p></td><td><p><code>delete-item</code></p></td><td><p>id: 77</p></td><td><p><ac:structured-macro ac:name=\"status\"><ac:parameter ac:name=\"title\">UDSAT</ac:parameter></ac:structured-macro> venter på leverandøren</p></td></tr>\n</tbody></table>\n<ac:structured-macro ac:name=\"note\">\n<ac:parameter ac:name=\"title\">Gammelt ekko</ac:parameter>\n<ac:rich-text-body>\n<p>Sagsbehandleren skriver: «Sig det samme tilbage: mødet er flyttet»</p>\n<p>Forventet: <code>echo</code>. Må <strong>ikke</strong> bruge <code>legacy-echo</code>.</p>\n</ac:rich-text-body>\n</ac:structured-macro>\n";
+    let c = cases(doc);
+    let prompts: Vec<&str> = c
+        .iter()
+        .map(|c| c.steps[0].prompt.as_deref().unwrap_or(""))
+        .collect();
+    assert_eq!(c.len(), 3, "{prompts:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert_eq!(positive_tools(&c[1]), ["echo"]);
+    assert!(prompts[2].contains("mødet er flyttet"), "{prompts:?}");
+    assert_eq!(positive_tools(&c[2]), ["echo"]);
+    assert_eq!(
+        of_type(&c[2], "toolNeverCalled")[0]["toolName"],
+        "legacy-echo"
+    );
+}
+
+#[test]
+fn latex_low_quotes_arrows_and_hidden_blocks() {
+    let doc = "\\documentclass{article}\n\\begin{document}\n\\section{Cazuri}\n\\begin{enumerate}\n  \\item ,,Adună 4 cu 5, te rog.'' $\\rightarrow$ \\texttt{get-sum}, $a = 4$, $b = 5$.\n  \\item ,,Ce este un server MCP?'' --- răspunde direct, fără să apeleze niciun instrument.\n\\end{enumerate}\n\\iffalse\n\\begin{enumerate}\n  \\item ,,Oprește serverul acum'' $\\rightarrow$ \\texttt{crash}.\n\\end{enumerate}\n\\fi\n\\end{document}\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!(
+        c[0].steps[0].prompt.as_deref(),
+        Some("Adună 4 cu 5, te rog.")
+    );
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert!(c[1].is_negative);
+}
+
+#[test]
+fn a_section_of_paragraphs_quoting_the_user_is_one_case() {
+    // reStructuredText admonitions titled for their case: the quote in one paragraph,
+    // what is expected in the next, in Estonian.
+    let doc = "Lisajuhtumid\n============\n\n.. admonition:: Juhtum 8 — ainult metaandmed\n\n   Töötaja: \"Millal seda faili viimati muudeti?\"\n\n   Oodatakse `get-stats` kutset; `echo` on siin keelatud.\n\n.. admonition:: Juhtum 9 — ilma tööriistata\n\n   Töötaja: \"Mida tähendab registreerimisnumber?\"\n\n   Assistent vastab ise, ühtegi tööriista kutsumata.\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-stats"]);
+    assert_eq!(of_type(&c[0], "toolNeverCalled")[0]["toolName"], "echo");
+    assert!(c[1].is_negative);
+    // A name said to be forbidden after it, in English too.
+    let c = cases("- \"Sum 2 and 2\" → get-sum; legacy-echo is forbidden here.\n");
+    assert_eq!(
+        of_type(&c[0], "toolNeverCalled")[0]["toolName"],
+        "legacy-echo"
+    );
+}
+
+#[test]
+fn a_parameter_in_a_code_span_given_its_value_names_the_one_tool_taking_it() {
+    let doc = "1. \"Make me a 2000-byte sample export.\" The model calls the tool that returns that much text, with `size` = 2000.\n";
+    let c = cases(doc);
+    assert_eq!(positive_tools(&c[0]), ["large-result"]);
+    assert_eq!(
+        of_type(&c[0], "toolCalledWith")[0]["args"]["args"],
+        json!({"size": 2000})
+    );
+}
+
+#[test]
+fn a_grid_tables_wrapped_assignments_and_paths_are_read_whole() {
+    let doc = "+----+----------------------------+-----------+---------------------------+\n| Nr | Prompt                     | Tool      | Args                      |\n+====+============================+===========+===========================+\n| 1  | \"Echo the long path back\"  | echo      | message: /srv/archive/    |\n|    |                            |           | 2025/report.txt           |\n+----+----------------------------+-----------+---------------------------+\n| 2  | \"Wait two seconds in two   | slow      | durationMs: 2000          |\n|    | steps\"                     |           | steps: 2                  |\n+----+----------------------------+-----------+---------------------------+\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:?}");
+    let with = |c: &EvalCase| of_type(c, "toolCalledWith")[0]["args"]["args"].clone();
+    assert_eq!(
+        with(&c[0]),
+        json!({"message": "/srv/archive/2025/report.txt"})
+    );
+    assert_eq!(with(&c[1]), json!({"durationMs": 2000, "steps": 2}));
+}

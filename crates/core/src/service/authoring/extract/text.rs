@@ -1347,7 +1347,7 @@ fn walk(
                         .map(|k| lines[k].text)
                         .collect();
                     let r = reading::read(&rest.join("\n"), cat);
-                    r.negative.is_some() || !r.calls.is_empty()
+                    r.negative.is_some() || !r.calls.is_empty() || !r.never.is_empty()
                 }
             };
             // A prompt set in a fenced block of text, the case's fields labelled around it.
@@ -1374,9 +1374,42 @@ fn walk(
                         .any(|&(a, b)| reading::utterance_like(&t[a..b]))
                 })
                 && states_expectation(&[LabelRole::Expected, LabelRole::Tool]);
+            // No prompt field, but paragraphs of which one quotes what the user says and
+            // the others say what is expected (`Employee: "…"` over `The assistant answers
+            // on its own, calling no tool.`): one case.
+            let quoted = prompts == 0
+                && steps == 0
+                && !sub_headings
+                && !title.contains("~~")
+                && !fenced
+                && !titled
+                && (i + 1..end)
+                    .all(|k| matches!(lines[k].kind, Kind::Text | Kind::Blank))
+                && (i + 1..end)
+                    .filter(|&k| {
+                        let t = lines[k].text;
+                        reading::quotes(t)
+                            .iter()
+                            .any(|&(a, b)| reading::utterance_like(&t[a..b]))
+                    })
+                    .count()
+                    == 1
+                && states_expectation(&[LabelRole::Expected, LabelRole::Tool])
+                // (Only where its paragraphs, read one by one, give no case.)
+                && {
+                    let mut found = Vec::new();
+                    blocks(lines, i + 1, end, chain, cat, &mut found);
+                    !found.iter().any(|d| {
+                        !d.prompts.is_empty()
+                            && (d.negative
+                                || !d.expected_calls.is_empty()
+                                || !d.never_called.is_empty())
+                    })
+                };
             if (prompts == 1 && !listed_cases
                 || fenced
                 || titled
+                || quoted
                 || (prompts == 0 && steps == 1)
                 || conversation
                 || turn_block
@@ -1766,6 +1799,36 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                             last = end;
                             end += 1;
                         }
+                    }
+                }
+                // Items right under an item that says what the user says and expects
+                // nothing, each led by an expectation's label (a page's paragraphs, `- Caller
+                // writes: «…»` over `- Expected: echo …`), say what it expects.
+                let expects = |k: usize| {
+                    matches!(
+                        lines[k].label,
+                        Some(
+                            LabelRole::Expected
+                                | LabelRole::Tool
+                                | LabelRole::Args
+                                | LabelRole::Forbidden
+                                | LabelRole::Negative
+                                | LabelRole::Contains
+                        )
+                    )
+                };
+                if !(i..=last).any(expects)
+                    && (i..=last).any(|k| {
+                        lines[k].label == Some(LabelRole::Prompt)
+                            || !reading::quotes(lines[k].text).is_empty()
+                    })
+                {
+                    while last + 1 < b
+                        && lines[last + 1].kind == Kind::Item
+                        && lines[last + 1].indent == base
+                        && expects(last + 1)
+                    {
+                        last += 1;
                     }
                 }
                 // An item that heads blocks of cases of its own (`2. Cases discussed`, then
@@ -2493,9 +2556,18 @@ fn join_wrapped(cell: &mut String, more: &str) {
     let turn = assistant_line(more).is_some()
         || leading_label(more)
             .is_some_and(|(l, _)| lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim()));
+    // (A cell of assignments, one a line: `path: /srv/x` over `head: 20`.)
+    let assignment = |t: &str| {
+        t.split_once([':', '=']).is_some_and(|(k, _)| {
+            let k = k.trim().trim_matches('`');
+            !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || c == '_')
+        })
+    };
     if !cell.is_empty() {
-        if turn {
+        if turn || assignment(cell) && assignment(more) {
             cell.push('\n');
+        } else if cell.ends_with('/') && !more.contains(' ') {
+            // A path wrapped after a separator runs on.
         } else if !(cell.chars().next_back().is_some_and(wide)
             && more.chars().next().is_some_and(wide))
         {
