@@ -418,6 +418,11 @@ impl Catalog {
     /// b = 2`, `numbers: [1, 2]`, `{"a": 1}`): an argument column whatever its heading.
     pub fn assigns_params(&self, v: &str) -> bool {
         let v = v.trim().trim_matches('`').trim();
+        // (A TOML inline table, `{ query = "…", limit = 2 }`, as its assignments.)
+        let v = match v.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+            Some(inner) if inner.contains('=') && !inner.contains(':') => inner.trim(),
+            _ => v,
+        };
         if let Ok(serde_json::Value::Object(m)) = serde_json::from_str::<serde_json::Value>(v) {
             return !m.is_empty() && m.keys().all(|k| self.is_param(k));
         }
@@ -599,15 +604,18 @@ impl Catalog {
             {
                 continue;
             }
-            // `createEvent-Aufruf`, `get-sum-Tool`: a name joined to a noun after it.
+            // `createEvent-Aufruf`, `get-sum-Tool`: a name joined to a noun after it; or
+            // to a case ending, as Hungarian and Finnish write (`deleteEvent-et`).
             let (token, end, resolved) = match resolved {
                 Some(r) => (token, end, Some(r)),
                 None => token
                     .match_indices('-')
                     .rev()
                     .find_map(|(k, _)| {
-                        token[k + 1..]
-                            .starts_with(|c: char| c.is_uppercase())
+                        let rest = &token[k + 1..];
+                        let ending = (1..=3).contains(&rest.len())
+                            && rest.bytes().all(|b| b.is_ascii_lowercase());
+                        (rest.starts_with(|c: char| c.is_uppercase()) || ending)
                             .then(|| self.resolve(&token[..k]))
                             .flatten()
                             .map(|r| (&token[..k], start + k, Some(r)))
@@ -1767,7 +1775,8 @@ impl Catalog {
     }
 
     /// Renames arguments written under names the tool does not have to its parameters: a
-    /// spelling of a name (`start_date` for `startDate`); else, when each remaining name is a
+    /// spelling of a name (`start_date` for `startDate`), or the writer's word for what the
+    /// name says (`شهر` for `city`); else, when each remaining name is a
     /// parameter of no live tool (`číslo1`, `όριο`: the writer's own words), each in turn to
     /// the next unset parameter, in the schema's order, whose type takes its value — all of
     /// them or none, and only `by_type`. Returns the renames, as `(written, parameter)`.
@@ -1789,6 +1798,30 @@ impl Catalog {
                 .find(|(p, _)| squash(p) == squash(k) && !args.contains_key(p));
             if let Some((p, _)) = spelled {
                 renames.push((k.clone(), p.clone()));
+            }
+        }
+        // A name in the writer's words for what a parameter's name says (`شهر`, city).
+        if by_type {
+            for k in args.keys().filter(|k| !known(k) && !self.is_param(k)) {
+                if renames.iter().any(|(w, _)| w == k) {
+                    continue;
+                }
+                let said = lexicon::concepts::english_words(&fold(&k.replace(['_', '-'], " ")));
+                let fits: Vec<&String> = params
+                    .iter()
+                    .filter(|(p, s)| {
+                        !args.contains_key(p)
+                            && !renames.iter().any(|(_, q)| q == p)
+                            && takes(s, &args[k.as_str()])
+                            && name_words(p)
+                                .iter()
+                                .any(|w| said.iter().any(|e| stem_eq(w, e)))
+                    })
+                    .map(|(p, _)| p)
+                    .collect();
+                if let [p] = fits[..] {
+                    renames.push((k.clone(), p.clone()));
+                }
             }
         }
         let foreign: Vec<&String> = args

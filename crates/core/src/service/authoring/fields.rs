@@ -999,6 +999,21 @@ impl Fields {
         d.prompts.extend(turns.into_iter().map(|(_, p)| p));
         if let Some(a) = args {
             match d.expected_calls.len() {
+                // No tool read, but arguments only one live tool takes (a tool field that
+                // describes it in words no lexicon has): that tool.
+                0 if !d.negative
+                    && let Some((t, own)) =
+                        cat.tool_by_args(&Value::Object(a.clone()).to_string()) =>
+                {
+                    d.notes.push(format!(
+                        "no tool named; `{}` is the one live tool that takes the arguments given",
+                        cat.name(t)
+                    ));
+                    d.expected_calls.push(ExpectedCall {
+                        tool: cat.name(t).to_string(),
+                        args: Some(own),
+                    });
+                }
                 0 => d.notes.push(format!(
                     "`{args_label}` given without a tool; the arguments were not used"
                 )),

@@ -361,6 +361,34 @@ fn fails_if_called(t: &str, m: &Mention) -> bool {
         "cagrilirsa",
         "kullanirsa",
         "kullanilirsa",
+        "ha",
+        "pokud",
+        "kdyz",
+        "если",
+        "якщо",
+        "daca",
+        "ako",
+        "jos",
+        "hvis",
+        "jika",
+        "kalau",
+        "apabila",
+        "neu",
+        "ถ้า",
+        "अगर",
+        "यदि",
+        "اذا",
+        "إذا",
+        "אם",
+        "اگر",
+        "ja",
+        "jei",
+        "jeigu",
+        "kui",
+        "αν",
+        "nese",
+        "indien",
+        "ef",
     ];
     const FAILS: &[&str] = &[
         "fail*",
@@ -382,6 +410,43 @@ fn fails_if_called(t: &str, m: &Mention) -> bool {
         "不合格",
         "yanlis*",
         "basarisiz*",
+        "sikertelen",
+        "bukik",
+        "selh*",
+        "nieudan*",
+        "niepowodzen*",
+        "провал*",
+        "неуспеш*",
+        "неудач*",
+        "esuat",
+        "esueaza",
+        "neuspjes*",
+        "neuspjeh",
+        "epaonnist*",
+        "hylatty",
+        "hylataan",
+        "misslyck*",
+        "underkand",
+        "fejler",
+        "fejlet",
+        "feiler",
+        "feilet",
+        "gagal",
+        "that bai",
+        "ล้มเหลว",
+        "ไม่ผ่าน",
+        "विफल",
+        "फेल",
+        "فشل",
+        "נכשל",
+        "شکست",
+        "neizdev*",
+        "nepavyk*",
+        "nesekming*",
+        "αποτυχ*",
+        "ebaonnestu*",
+        "deshtim",
+        "mislukk*",
     ];
     const CALLED: &[&str] = &[
         "cagirirsa",
@@ -411,6 +476,37 @@ fn fails_if_called(t: &str, m: &Mention) -> bool {
         "使用",
         "호출",
         "사용",
+        "부르",
+        "불러",
+        "부를",
+        "hiv*",
+        "vola*",
+        "zavola*",
+        "wywola*",
+        "uzyt*",
+        "вызов*",
+        "вызыва*",
+        "виклик*",
+        "apel*",
+        "poziv*",
+        "kutsu*",
+        "anrop*",
+        "kald*",
+        "panggil*",
+        "dipanggil",
+        "goi",
+        "เรียก",
+        "कॉल",
+        "استدعاء",
+        "فراخوان*",
+        "izsauc*",
+        "iskvie*",
+        "kaivita*",
+        "καλει*",
+        "κληθ*",
+        "thirr*",
+        "aanroep*",
+        "roep*",
     ];
     let start = t[..m.start]
         .char_indices()
@@ -461,6 +557,28 @@ fn subject_forbidden(t: &str, m: &Mention, all: &[Mention]) -> bool {
                 && (words[i + 1..].iter().take(3).any(|x| NOT.contains(x))
                     || i > 0 && NOT.contains(&words[i - 1]))
     })
+}
+
+/// The text with each word it quotes written `q`: the words around keep their distances.
+fn without_quotes(t: &str) -> Cow<'_, str> {
+    let spans = quotes(t);
+    if spans.is_empty() {
+        return Cow::Borrowed(t);
+    }
+    let mut out = String::with_capacity(t.len());
+    let mut pos = 0;
+    for (a, b) in spans {
+        if a >= pos {
+            out.push_str(&t[pos..a]);
+            for _ in t[a..b].split_whitespace() {
+                out.push_str(" q");
+            }
+            out.push(' ');
+            pos = b;
+        }
+    }
+    out.push_str(&t[pos..]);
+    Cow::Owned(out)
 }
 
 /// What [`blank_mentions`] writes for a tool's name.
@@ -546,7 +664,8 @@ fn negated(t: &str, c: (usize, usize), m: &Mention, all: &[Mention]) -> bool {
     } else {
         c.1
     };
-    let after = fold(&t[m.end.min(after_end)..after_end]);
+    // (A quoted value after the name, `title "Bin day not shown"`, says nothing of it.)
+    let after = fold(&without_quotes(&t[m.end.min(after_end)..after_end]));
     // ("`legacy-echo` (upper case) shall under no circumstances be called".)
     if has_any(&after, lexicon::NEVER_IDIOMS) {
         return true;

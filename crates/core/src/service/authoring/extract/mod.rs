@@ -57,6 +57,7 @@ pub mod json5;
 pub mod keys;
 pub mod latex;
 pub mod markup;
+pub mod mime;
 pub mod notebook;
 pub mod org;
 pub mod outline;
@@ -253,6 +254,7 @@ pub fn sniff(text: &str) -> Shape {
 
 /// Extracts every case of a document, read against the discovered tools.
 pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
+    let text = &*mime::decoded(text);
     let catalog = || {
         let cat = Catalog::new(tools).with_comma_decimals(super::catalog::comma_decimals(text));
         let aliases = super::glossary::aliases(text, &cat);

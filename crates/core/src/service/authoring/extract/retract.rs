@@ -210,6 +210,55 @@ const DROPPING: &[&str] = &[
     "刪掉",
     "移除",
     "拿掉",
+    "kivett*",
+    "kivesszuk",
+    "kihagyjuk",
+    "hagyjuk ki",
+    "toroljuk",
+    "toroltuk",
+    "eliminam",
+    "eliminat",
+    "scoatem",
+    "poistetaan",
+    "poistettu",
+    "jatetaan pois",
+    "fjerner",
+    "fjernet",
+    "dropper",
+    "tar bort",
+    "izmetam",
+    "svitrojam",
+    "iznemam",
+    "isbraukiam",
+    "isbraukem",
+    "heqim",
+    "hoqem",
+    "verwyder",
+    "skrap",
+    "αφαιρουμε",
+    "βγαζουμε",
+    "להסיר",
+    "הסרנו",
+    "نحذف",
+    "حذفنا",
+    "حذف شد",
+    "हटा दिया",
+    "हटाते",
+    "eliminamos",
+    "eliminado",
+    "eliminiamo",
+    "eliminato",
+    "removido",
+    "викида*",
+    "викину*",
+    "выкидыва*",
+    "выкину*",
+    "не рахуємо",
+    "не считаем",
+    "відклада*",
+    "откладыва*",
+    "переносимо",
+    "переносим",
 ];
 
 /// Removes the drafts a later line drops.
@@ -234,11 +283,23 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
     // In a thread with the newest message on top (Outlook's), a reply stands above the
     // message it answers: lines are compared by message, newest first.
     let message = top_posted_messages(ix);
-    let later = |n: usize, case_end: usize| match &message {
-        Some(m) => m[n] < m[case_end] || m[n] == m[case_end] && case_end < n,
-        None => case_end < n,
+    // (In one message, what it quotes, `> …`, came before what it says above it.)
+    let depth = |n: usize| {
+        ix.line(n)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .take_while(|&c| c == '>')
+            .count()
     };
-    let first_end = if message.is_some() {
+    let in_order = |n: usize, case_end: usize| {
+        depth(n) < depth(case_end) || depth(n) == depth(case_end) && case_end < n
+    };
+    let later = |n: usize, case_end: usize| match &message {
+        Some(m) => m[n] < m[case_end] || m[n] == m[case_end] && in_order(n, case_end),
+        None => in_order(n, case_end),
+    };
+    // (A reply written above the message it quotes stands before the cases it drops.)
+    let first_end = if message.is_some() || drafts.iter().any(|d| depth(d.start_line) > 0) {
         0
     } else {
         drafts.iter().map(|d| d.end_line).min().unwrap_or(0)
@@ -273,8 +334,16 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
         .iter()
         .map(|d| {
             let mut n: Vec<(String, u32)> = case_name(ix, d).into_iter().collect();
-            // (Its number in a numbered list, `5. «…»`, kept as `#`.)
-            n.extend(list_number(ix.line(d.start_line)).map(|num| ("#".to_string(), num)));
+            // (Its number in a numbered list, `5. «…»`, kept as `#`; in a chat export's
+            // message, `{` over `"text": "5) …"`, the first of its lines that has one.)
+            let opener = |k: usize| matches!(ix.line(k).trim(), "{" | "[" | "{{");
+            let first = if opener(d.start_line) {
+                (d.start_line..=d.end_line.min(d.start_line + 8))
+                    .find_map(|k| list_number(ix.line(k)))
+            } else {
+                list_number(ix.line(d.start_line))
+            };
+            n.extend(first.map(|num| ("#".to_string(), num)));
             n.extend(
                 d.key
                     .iter()
@@ -339,14 +408,18 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
                     })
                     .collect()
             };
-            // (`case 5` names the case keyed so, or else the fifth of a numbered list.)
-            let mut named = named_by(false);
+            // (`case 5` names the case keyed so, or else the fifth of a numbered list; of
+            // the cases so named, those the line comes after.)
+            let before_line = |ks: Vec<usize>| -> Vec<usize> {
+                ks.into_iter()
+                    .filter(|&k| later(n, drafts[k].end_line))
+                    .collect()
+            };
+            let mut named = before_line(named_by(false));
             if named.is_empty() && (r.0.is_empty() || lexicon::listed(CASE_WORDS, &r.0)) {
-                named = named_by(true);
+                named = before_line(named_by(true));
             }
-            if let [k] = named[..]
-                && later(n, drafts[k].end_line)
-            {
+            if let [k] = named[..] {
                 dropped[k] = true;
             }
         }
@@ -768,6 +841,24 @@ fn dropped_refs(line: &str, keys: &[&str]) -> Vec<(String, u32)> {
             }
         }
     }
+    // (A number standing alone before the verb of its clause, `І 8 теж викидаємо`,
+    // `+1, 4 не рахуємо`: after a conjunction or a comma, not a vote's `+1`.)
+    // Only with the dropping verb in the next two words (`8 теж викидаємо`, not `8 (6
+    // 제외)`), never as the line's one reference.
+    let loose: Vec<((String, u32), usize)> = loose_numbers(line)
+        .into_iter()
+        .filter(|(at, _)| !named.iter().any(|(_, a)| a == at))
+        .filter(|&(at, _)| {
+            let rest = line[at..].trim_start_matches(|c: char| c.is_ascii_digit());
+            let next: Vec<&str> = rest
+                .split_whitespace()
+                .take_while(|w| !w.starts_with('('))
+                .take(2)
+                .collect();
+            drops(&fold(&next.join(" ")))
+        })
+        .map(|(at, num)| ((String::new(), num), at))
+        .collect();
     let mut out: Vec<(String, u32)> = Vec::new();
     let mut start = 0;
     for (end, _) in line
@@ -779,6 +870,7 @@ fn dropped_refs(line: &str, keys: &[&str]) -> Vec<(String, u32)> {
             out.extend(
                 named
                     .iter()
+                    .chain(&loose)
                     .filter(|(_, at)| (start..end).contains(at))
                     .map(|(r, _)| r.clone()),
             );
@@ -798,6 +890,47 @@ fn dropped_refs(line: &str, keys: &[&str]) -> Vec<(String, u32)> {
     out
 }
 
+/// Numbers of one to three digits standing as words of their own, each with its byte
+/// position: after nothing but a conjunction or a short word (`і`, `and`, `a`), a comma or
+/// the line's start, and before a space or a comma; not signed, nor a date or a time.
+fn loose_numbers(line: &str) -> Vec<(usize, u32)> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || i > 0 && bytes[i - 1].is_ascii_alphanumeric() {
+            i += 1;
+            continue;
+        }
+        let end = (i..bytes.len())
+            .find(|&j| !bytes[j].is_ascii_digit())
+            .unwrap_or(bytes.len());
+        let after_ok = bytes.get(end).is_none_or(|&b| b == b' ' || b == b',');
+        let before = line[..i].trim_end();
+        let signed = before.ends_with(['+', '-', '#', '/', '.', ':']);
+        let word = before
+            .rsplit(|c: char| !c.is_alphabetic())
+            .next()
+            .unwrap_or_default();
+        let lead_ok = before.is_empty()
+            || before.ends_with(',')
+            || !word.is_empty()
+                && (word.chars().count() <= 2
+                    || lexicon::listed(lexicon::CONJUNCTIONS, &fold(word)))
+                && before.ends_with(word);
+        if end - i <= 3
+            && after_ok
+            && !signed
+            && lead_ok
+            && let Ok(n) = line[i..end].parse()
+        {
+            out.push((i, n));
+        }
+        i = end;
+    }
+    out
+}
+
 /// The name a case goes by: the first reference in its key or its own lines.
 fn case_name(ix: &LineIndex, d: &Draft) -> Option<(String, u32)> {
     if let Some(r) = d.key.as_deref().and_then(|k| refs(k).into_iter().next()) {
@@ -810,7 +943,13 @@ fn case_name(ix: &LineIndex, d: &Draft) -> Option<(String, u32)> {
 
 /// The number a numbered list item opens with (`5. «…»`, `12) …`).
 fn list_number(line: &str) -> Option<u32> {
-    let t = line.trim_start().trim_start_matches(['-', '*', ' ']);
+    let t = line.trim_start();
+    // (A chat export's message, `"text": "6) …"`, opens after its key.)
+    let t = match t.split_once("\": \"") {
+        Some((key, rest)) if key.starts_with('"') && !key[1..].contains(['"', ' ']) => rest,
+        _ => t,
+    };
+    let t = t.trim_start_matches(['-', '*', ' ', '>']);
     let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let rest = &t[digits..];
     (digits > 0 && digits <= 3 && (rest.starts_with(". ") || rest.starts_with(") ")))
@@ -884,6 +1023,18 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
         let decimal = matches!(after, Some('.' | '/' | ':'))
             && chars.get(m + 1).is_some_and(|c| c.1.is_ascii_digit());
         let counted = after.is_some_and(|c| "번号番".contains(c));
+        // (`3-as pontját`, `a 3-ast`: a number taking a suffix, as Hungarian and Finnish
+        // name an item of a list.)
+        let suffixed = after == Some('-') && {
+            let letters = chars[m + 1..]
+                .iter()
+                .take_while(|c| c.1.is_alphabetic())
+                .count();
+            (1..=5).contains(&letters)
+                && chars
+                    .get(m + 1 + letters)
+                    .is_none_or(|c| !c.1.is_alphanumeric())
+        };
         let ends = after.is_none_or(|c| !c.is_alphanumeric() || counted) && !decimal;
         // One separator at most between the word and the number.
         let mut w_end = k;
@@ -912,6 +1063,7 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
             if code || lexicon::listed(CASE_WORDS, &folded) {
                 out.push(((folded, num), chars[k].0));
             } else if word.is_empty() && (opening && !list_marker(&chars, m) || counted)
+                || suffixed
                 // (`Слушно, прибираю 5.`, `dropping 5`: a number right after the verb.)
                 || drops(&folded)
             {

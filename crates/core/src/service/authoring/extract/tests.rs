@@ -3085,3 +3085,49 @@ fn a_grid_tables_wrapped_assignments_and_paths_are_read_whole() {
     );
     assert_eq!(with(&c[1]), json!({"durationMs": 2000, "steps": 2}));
 }
+
+#[test]
+fn a_reply_drops_a_case_by_its_number_in_its_own_words() {
+    // Finnish: a number with a case ending; Ukrainian: a number before the verb; the
+    // proposals quoted below the replies that drop them.
+    let doc = "Kommentti: kohdan 2-sta luovutaan? Ei, 2-sta ei. Mutta 3-as jätetään pois.\n\nІ 4 теж викидаємо.\n\n> 1) \"Sum 2 and 3\" → get-sum a=2, b=3\n> 2) \"Echo hi\" → echo message=hi\n> 3) \"Stats of 1, 2\" → get-stats numbers=[1, 2]\n> 4) \"Wait a second\" → slow durationMs=1000\n";
+    let c = cases(doc);
+    let tools: Vec<Vec<String>> = c.iter().map(positive_tools).collect();
+    assert_eq!(tools, [vec!["get-sum"], vec!["echo"]], "{tools:?}");
+}
+
+#[test]
+fn a_testrail_export_and_a_toml_file_read_as_their_tools_write_them() {
+    // TestRail: the expected results of the steps are expectations, the lifecycle a status.
+    let csv = "ID,Title,Steps (Step),Steps (Expected Result),Lifecycle\nC1,Sum,\"Send prompt: \"\"What is 2 plus 3?\"\"\",get-sum with a=2 and b=3,Active\nC2,Echo,\"Send prompt: \"\"Say hi back\"\"\",echo,Retired\n";
+    let c = cases(csv);
+    assert_eq!(c.len(), 1, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    // TOML: a template table is no case; arguments alone name the one tool taking them;
+    // keys in the writer's words for what the parameters' names say.
+    let toml = "[[kes]]\nsoalan = \"Berapa 2 tambah 3?\"\nalat = \"alat penjumlahan dalam bahasa saya\"\nargumen = { a = 2, b = 3 }\n\n[[kes]]\nsoalan = \"Ulang perkataan ini: selamat pagi\"\nalat = \"echo\"\nargumen = { mesej = \"selamat pagi\" }\n\n[[example]]\nsoalan = \"teks soalan\"\nalat = \"nama alat\"\n";
+    let c = cases(toml);
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert_eq!(
+        of_type(&c[1], "toolCalledWith")[0]["args"]["args"],
+        json!({"message": "selamat pagi"})
+    );
+}
+
+#[test]
+fn a_tool_name_with_a_case_ending_and_a_call_that_fails_the_case() {
+    // Hungarian writes a case ending after a hyphen; Korean says the case fails if the
+    // tool is called.
+    let c = cases(
+        "1) \"Mondd vissza: szia\" → echo. A legacy-echo-t NEM hívhatja!\n2) \"오늘 합계 알려줘\" → get-sum a=1 b=2. 이 경우 get-stats 부르면 실패 처리해주세요.\n",
+    );
+    assert_eq!(
+        of_type(&c[0], "toolNeverCalled")[0]["toolName"],
+        "legacy-echo"
+    );
+    assert_eq!(
+        of_type(&c[1], "toolNeverCalled")[0]["toolName"],
+        "get-stats"
+    );
+}

@@ -1,5 +1,5 @@
-//! TOML files of cases: each `[[case]]` (any name) table whose keys name a prompt, steps or
-//! tool is a record, read like a JSON case object. A table runs from its header to the
+//! TOML files of cases: each `[[case]]` (any name but a template's, `[[example]]`) table
+//! whose keys name a prompt, steps or tool is a record, read like a JSON case object. A table runs from its header to the
 //! next header; its span leaves out trailing blank and comment lines.
 
 use serde_json::Value;
@@ -9,10 +9,46 @@ use super::keys;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
 use crate::service::authoring::fields::names_a_case;
+use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
 
 fn is_array_header(t: &str) -> bool {
     t.starts_with("[[") && t.trim_end().ends_with("]]")
+}
+
+/// Whether tables of this name show how a case is written (`[[example]]`, `[[template]]`)
+/// rather than hold one.
+fn is_template(name: &str) -> bool {
+    const SAMPLES: &[&str] = &[
+        "example",
+        "examples",
+        "sample",
+        "samples",
+        "exemple",
+        "ejemplo",
+        "beispiel",
+        "voorbeeld",
+        "esempio",
+        "exemplo",
+        "przyklad",
+        "priklad",
+        "esimerkki",
+        "exempel",
+        "eksempel",
+        "pelda",
+        "пример",
+        "приклад",
+        "contoh",
+        "ornek",
+        "例",
+        "例子",
+        "示例",
+        "サンプル",
+        "예시",
+    ];
+    let f = lexicon::fold(name);
+    let last = f.rsplit('.').next().unwrap_or(&f);
+    lexicon::listed(SAMPLES, last) || lexicon::has_any(last, lexicon::TEMPLATE_WORDS)
 }
 
 /// Whether the document is TOML with arrays of tables.
@@ -30,7 +66,8 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         .collect();
     let mut tables = Vec::new();
     for (i, &h) in headers.iter().enumerate() {
-        if !is_array_header(ix.line(h).trim()) {
+        let header = ix.line(h).trim();
+        if !is_array_header(header) || is_template(header.trim_matches(['[', ']', ' '])) {
             continue;
         }
         let next = headers.get(i + 1).copied().unwrap_or(n + 1);

@@ -1664,6 +1664,8 @@ const LABELS: &[(LabelRole, &[&str])] = &[
         &[
             "egoera",
             "status",
+            "lifecycle",
+            "life cycle",
             "state",
             "resolution",
             "estado",
@@ -2295,6 +2297,13 @@ static LISTED: std::sync::LazyLock<
 });
 
 fn label_role_uncached(label: &str) -> Option<LabelRole> {
+    // TestRail's `Steps (Expected Result)`: the steps' expected results, not steps.
+    if let Some((outer, inner)) = label.split_once(['(', '（'])
+        && role_of_normalized(outer) == Some(LabelRole::Steps)
+        && role_of_normalized(inner.trim_end_matches([')', '）'])) == Some(LabelRole::Expected)
+    {
+        return Some(LabelRole::Expected);
+    }
     let role = role_of_normalized(label);
     if role.is_some() {
         return role;
