@@ -1150,8 +1150,12 @@ impl Catalog {
                     lexicon::listed(lexicon::RELATIVES, &w) || lexicon::listed(PREPOSITIONS, &w)
                 });
             let to = if opens {
+                // (To the clause's end: a list of what it does may run on past commas,
+                // `kas atgriež faila izmēru, laika zīmogus un atļaujas`.)
                 let off = lower.len() - after.len();
-                off + after.find(BOUNDS).unwrap_or(after.len())
+                off + after
+                    .find(|c: char| c != ',' && c != '，' && c != '、' && BOUNDS.contains(&c))
+                    .unwrap_or(after.len())
             } else if modifier_after {
                 // A modifier after its noun (`công cụ thời tiết`, `alat cuaca`, `tool
                 // สภาพอากาศ`): its next three words, up to a bound or an argument.

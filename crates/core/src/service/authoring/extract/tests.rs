@@ -3131,3 +3131,12 @@ fn a_tool_name_with_a_case_ending_and_a_call_that_fails_the_case() {
         "get-stats"
     );
 }
+
+#[test]
+fn a_relative_clause_describing_a_tool_runs_on_past_its_commas() {
+    // Ukrainian "that" opens the clause; the clause lists what the tool does.
+    let c = cases(
+        "1. «Скільки буде 4 і 5?» Очікується: інструмент, що додає два числа, і повертає суму; a=4, b=5.\n",
+    );
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+}
