@@ -241,6 +241,40 @@ pub fn negative_clause(f: &str) -> Option<String> {
             4
         };
         let near: Vec<&str> = words.iter().rev().take(reach).copied().collect();
+        // "must not answer without tools" (`Не сме да рачуна „напамет“ без алата`): a
+        // negation before "without" asks for a tool.
+        const WITHOUT: &[&str] = &[
+            "without",
+            "ohne",
+            "sans",
+            "sin",
+            "senza",
+            "zonder",
+            "sem",
+            "bez",
+            "без",
+            "utan",
+            "uden",
+            "uten",
+            "ilman",
+            "nelkul",
+            "fara",
+            "χωρις",
+            "بدون",
+            "בלי",
+            "tanpa",
+            "sonder",
+        ];
+        if let Some(k) = near.iter().position(|w| WITHOUT.contains(w))
+            && words
+                .iter()
+                .rev()
+                .skip(k + 1)
+                .take(5)
+                .any(|w| matches_word(w, lexicon::NEGATION) || w.ends_with("n't"))
+        {
+            continue;
+        }
         // "no other tool" (beside a named one): not a negative.
         if near
             .first()

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use crate::service::authoring::catalog::Catalog;
+use crate::service::authoring::catalog::{Catalog, Via};
 use crate::service::authoring::fields::{Role, role_of};
 use crate::service::authoring::lexicon::LabelRole;
 use crate::service::authoring::reading::{quotes, utterance_like};
@@ -81,7 +81,15 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
             .collect()
     };
     let names_tools = |v: &Value| match v {
-        Value::String(s) => cat.resolve(s).is_some(),
+        // (Or a short phrase naming one, `buscar no catálogo (search-items)`.)
+        Value::String(s) => {
+            cat.resolve(s).is_some()
+                || s.split_whitespace().count() <= 6
+                    && cat
+                        .mentions(s)
+                        .iter()
+                        .any(|m| m.tool.is_some() && m.via == Via::Exact)
+        }
         Value::Array(a) => {
             !a.is_empty()
                 && a.iter()

@@ -48,6 +48,7 @@ pub mod callout;
 pub mod chatlog;
 pub mod code;
 pub mod columns;
+pub mod defaults;
 pub mod diff;
 pub mod doctest;
 pub mod gherkin;
@@ -326,6 +327,7 @@ fn extract_shaped(text: &str, cat: &Catalog, shape: Shape) -> Vec<Draft> {
     retract::replace_amended(&ix, &mut drafts);
     retract::apply_changes(&ix, &mut drafts, cat);
     retract::replace_named(&ix, &mut drafts);
+    defaults::apply(&ix, &mut drafts, cat);
     drop_repeated(&mut drafts);
     let ascii = text.is_ascii();
     // (Each draft is grounded on its own: a long document's in parallel.)

@@ -3140,3 +3140,27 @@ fn a_relative_clause_describing_a_tool_runs_on_past_its_commas() {
     );
     assert_eq!(positive_tools(&c[0]), ["get-sum"]);
 }
+
+#[test]
+fn defaults_stated_once_fill_every_call_that_leaves_them_out() {
+    // A Welsh plan: a default for all calls, one only for `slow`, one case overriding it.
+    let doc = "# Cynllun\n\nRhagosodiad ar gyfer pob galwad: `steps` = 3 oni nodir fel arall.\n\n1. \"Aros dwy eiliad\" → slow durationMs=2000\n2. \"Aros un eiliad mewn un cam\" → slow durationMs=1000, steps=1\n3. \"Faint yw 2 a 2?\" → get-sum a=2, b=2\n";
+    let c = cases(doc);
+    let with = |c: &EvalCase| of_type(c, "toolCalledWith")[0]["args"]["args"].clone();
+    assert_eq!(with(&c[0]), json!({"durationMs": 2000, "steps": 3}));
+    assert_eq!(with(&c[1]), json!({"durationMs": 1000, "steps": 1}));
+    assert_eq!(with(&c[2]), json!({"a": 2, "b": 2}));
+}
+
+#[test]
+fn a_pipe_tables_columns_in_any_language_and_a_double_negation() {
+    let doc = "| # | Cais | Beth ddylai ddigwydd | Nodyn |\n|---|---|---|---|\n| 1 | \"Faint yw 3 a 4?\" | adio (get-sum) | Ni ddylai ateb heb offeryn. |\n| 2 | \"Dywed helo yn ôl\" | echo | |\n| 3 | \"Ailadrodd hwn\" | echo | |\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 3, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert!(!c[0].is_negative);
+    // "Must not answer without a tool" asks for one.
+    let c = cases("- \"What is 3 + 4?\" → get-sum. It must not answer without using a tool.\n");
+    assert!(!c[0].is_negative);
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+}

@@ -2428,13 +2428,41 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
             {
                 h
             }
+            // (Or a header in words no lexicon has, whose prompt column its cells show.)
+            _ if {
+                let mut h = cells(lines[a].text);
+                let rows: Vec<Vec<String>> = lines[a + 1..b]
+                    .iter()
+                    .filter(|l| !is_separator(l.text))
+                    .map(|l| cells(l.text))
+                    .collect();
+                super::keys::name_columns(&mut h, &rows, cat);
+                // (What users say, quoted or asked, in most rows: not a table of what
+                // each tool does.)
+                h.iter()
+                    .position(|c| label_role(c) == Some(LabelRole::Prompt))
+                    .is_some_and(|p| {
+                        let said = rows
+                            .iter()
+                            .filter_map(|r| r.get(p))
+                            .filter(|c| {
+                                let c = c.trim();
+                                c.ends_with('?') || !reading::quotes(c).is_empty()
+                            })
+                            .count();
+                        said * 2 > rows.len()
+                    })
+            } =>
+            {
+                a
+            }
             _ => {
                 field_table(lines, a, b, cat, out);
                 return;
             }
         }
     };
-    let header = cells(lines[a].text);
+    let mut header = cells(lines[a].text);
     // A row whose first cell is empty continues the one above (a wrapped line, a merged
     // cell, a wiki row's cell written on a line of its own): its cells join the row's, and
     // the row's span grows.
@@ -2456,6 +2484,9 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
             _ => rows.push((row, (l.n, l.n))),
         }
     }
+    // Columns headed in words no lexicon has take the roles their cells show.
+    let row_cells: Vec<Vec<String>> = rows.iter().map(|(r, _)| r.clone()).collect();
+    super::keys::name_columns(&mut header, &row_cells, cat);
     // A sheet's merged cells that came out blank, as the page says ("a blank tool cell
     // takes the one above"): the tool and forbidden columns fill down.
     let same_as_above = lines
