@@ -88,6 +88,7 @@ use super::draft::Draft;
 use super::ground::DiscoveredTool;
 use super::lines::LineIndex;
 use super::reading;
+use crate::service::authoring::lines::split_lines;
 
 /// The version recorded as each case's `source.extractorVersion`.
 pub const EXTRACTOR_VERSION: &str = "evaldeck-extract/2.0";
@@ -134,8 +135,8 @@ const SNIFF_LINES: usize = 400;
 
 /// The first [`SNIFF_LINES`] lines of `t`.
 fn head(t: &str) -> &str {
-    match t.match_indices('\n').nth(SNIFF_LINES) {
-        Some((i, _)) => &t[..i],
+    match memchr::memchr_iter(b'\n', t.as_bytes()).nth(SNIFF_LINES) {
+        Some(i) => &t[..i],
         None => t,
     }
 }
@@ -143,8 +144,7 @@ fn head(t: &str) -> &str {
 /// Whether the document is a TAP report: `TAP version 13`, or a plan line (`1..8`) and
 /// `ok` / `not ok` result lines.
 fn looks_like_tap(head: &str) -> bool {
-    let lines: Vec<&str> = head
-        .lines()
+    let lines: Vec<&str> = split_lines(head)
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();

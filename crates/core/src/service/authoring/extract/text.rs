@@ -24,6 +24,7 @@ use super::super::unit::{
     LabelParts, Segment, UnitInfo, assistant_line, label_parts, leading_label, leading_role,
     read_unit, said_title, segments_of, segments_of_known,
 };
+use crate::service::authoring::lines::split_lines;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -888,7 +889,7 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
             && !lexicon::heading_excludes(h))
         .then_some(h)
     }
-    let lines: Vec<&str> = t.lines().collect();
+    let lines: Vec<&str> = split_lines(t).collect();
     let mut out: Option<Vec<String>> = None;
     let mut level = 0;
     for (i, l) in lines.iter().enumerate() {
