@@ -448,9 +448,15 @@ impl Catalog {
 
     /// Resolves a written name to a live tool.
     pub fn resolve(&self, written: &str) -> Option<(usize, Via)> {
-        let w = written
-            .trim()
-            .trim_matches(['`', '"', '\'', '“', '”', '„', '«', '»', '「', '」', '*']);
+        let w = written.trim();
+        // (A word that opens and closes with a letter or digit has no quotes to trim, as
+        // the words of a text each looked up here have not.)
+        let bare = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_alphanumeric());
+        let w = if bare(w.bytes().next()) && bare(w.bytes().next_back()) {
+            w
+        } else {
+            w.trim_matches(['`', '"', '\'', '“', '”', '„', '«', '»', '「', '」', '*'])
+        };
         if w.is_empty() {
             return None;
         }

@@ -87,48 +87,62 @@ pub fn verbatim_in(source: &str, value: &str) -> Option<String> {
 pub fn clauses(t: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
-    let b = t.as_bytes();
-    let mut i = 0;
-    while i < t.len() {
-        let c = t[i..].chars().next().unwrap();
-        let len = c.len_utf8();
-        let cut = match c {
-            '\n' => {
-                let next = t[i + 1..].trim_start_matches([' ', '\t', '\r']);
-                next.is_empty()
-                    || next.starts_with(['-', '*', '•', '➜', '→', '>', '|', '\n'])
-                    || next.chars().next().is_some_and(|c| c.is_ascii_digit())
-                    || super::unit::has_leading_label(next.lines().next().unwrap_or_default())
-            }
-            ';' | '!' | '?' | '(' | ')' | '→' | '➜' | '。' | '、' | '|' | '·' => true,
-            ',' => {
-                !(i > 0
-                    && b[i - 1].is_ascii_digit()
-                    && b.get(i + 1).is_some_and(u8::is_ascii_digit))
-            }
-            '.' => b
-                .get(i + 1)
-                .is_none_or(|n| *n == b' ' || *n == b'\n' || *n == b'\r'),
-            '—' | '–' => true,
-            '-' => {
-                b.get(i + 1) == Some(&b'>')
-                    || (i > 0 && b[i - 1] == b' ' && b.get(i + 1) == Some(&b' '))
-            }
-            ':' => b.get(i + 1).is_none_or(|n| *n == b' '),
-            _ => false,
-        };
-        if cut {
+    for (i, c) in t.char_indices() {
+        if cuts_at(t, i, c) {
             if i > start {
                 out.push((start, i));
             }
-            start = i + len;
+            start = i + c.len_utf8();
         }
-        i += len;
     }
     if start < t.len() {
         out.push((start, t.len()));
     }
     out
+}
+
+/// The last of [`clauses`] of `t`, found from the end (a unit's last words are asked
+/// about, not all of its clauses, each line break of which needs its next line read).
+pub fn last_clause(t: &str) -> Option<(usize, usize)> {
+    let mut end = t.len();
+    for (i, c) in t.char_indices().rev() {
+        if cuts_at(t, i, c) {
+            let next = i + c.len_utf8();
+            if next < end {
+                return Some((next, end));
+            }
+            end = i;
+        }
+    }
+    (end > 0).then_some((0, end))
+}
+
+/// Whether character `c`, at byte `i` of `t`, ends a clause.
+fn cuts_at(t: &str, i: usize, c: char) -> bool {
+    let b = t.as_bytes();
+    match c {
+        '\n' => {
+            let next = t[i + 1..].trim_start_matches([' ', '\t', '\r']);
+            next.is_empty()
+                || next.starts_with(['-', '*', '•', '➜', '→', '>', '|', '\n'])
+                || next.chars().next().is_some_and(|c| c.is_ascii_digit())
+                || super::unit::has_leading_label(next.lines().next().unwrap_or_default())
+        }
+        ';' | '!' | '?' | '(' | ')' | '→' | '➜' | '。' | '、' | '|' | '·' => true,
+        ',' => {
+            !(i > 0 && b[i - 1].is_ascii_digit() && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+        }
+        '.' => b
+            .get(i + 1)
+            .is_none_or(|n| *n == b' ' || *n == b'\n' || *n == b'\r'),
+        '—' | '–' => true,
+        '-' => {
+            b.get(i + 1) == Some(&b'>')
+                || (i > 0 && b[i - 1] == b' ' && b.get(i + 1) == Some(&b' '))
+        }
+        ':' => b.get(i + 1).is_none_or(|n| *n == b' '),
+        _ => false,
+    }
 }
 
 fn word_list(f: &str) -> Vec<&str> {
@@ -782,13 +796,13 @@ pub fn read_prepared(t: &str, cat: &Catalog) -> Reading {
         // ausweichen" forbids one tool.)
         let names = mentions.iter().any(|m| m.start >= c.0 && m.end <= c.1);
         let f = if names {
-            fold(&blank_mentions(t, *c, &mentions))
+            Cow::Owned(fold(&blank_mentions(t, *c, &mentions)))
         } else {
-            fold(&t[c.0..c.1])
+            lexicon::fold_cow(&t[c.0..c.1])
         };
         // (`**Nu** are voie`: emphasis is no part of the words.)
         let f = if f.contains("**") {
-            f.replace("**", "")
+            Cow::Owned(f.replace("**", ""))
         } else {
             f
         };

@@ -186,15 +186,17 @@ fn words_say_dropped(text: &str) -> bool {
     let t = prepare(text);
     let trimmed = t.trim_end();
     // The last clause of the unit.
-    let last = reading::clauses(trimmed)
-        .last()
-        .map(|(a, b)| trimmed[*a..*b].trim().to_string())
+    let last = reading::last_clause(trimmed)
+        .map(|(a, b)| trimmed[a..b].trim())
         .unwrap_or_default();
-    if lexicon::is_dropped_status(&last) {
+    if lexicon::is_dropped_status(last) {
         return true;
     }
     // (A passage saying it only shows the notation, anywhere in it.)
-    if lexicon::has_any(&lexicon::fold(&t.replace("**", "")), lexicon::EXAMPLE_ONLY) {
+    if lexicon::has_any(
+        &lexicon::fold(&without_bold_marks(&t)),
+        lexicon::EXAMPLE_ONLY,
+    ) {
         return true;
     }
     // A line that starts with a status word and a colon, or a verdict after an arrow
@@ -227,6 +229,27 @@ fn words_say_dropped(text: &str) -> bool {
             lexicon::is_dropped_status(head) && (head.chars().count() < 24 || shouted)
         })
     })
+}
+
+/// `t` without its `**` marks (as `t.replace("**", "")`, copied in runs between them).
+fn without_bold_marks(t: &str) -> Cow<'_, str> {
+    if !t.contains("**") {
+        return Cow::Borrowed(t);
+    }
+    let b = t.as_bytes();
+    let mut out = String::with_capacity(t.len());
+    let (mut from, mut i) = (0, 0);
+    while i + 1 < b.len() {
+        if b[i] == b'*' && b[i + 1] == b'*' {
+            out.push_str(&t[from..i]);
+            i += 2;
+            from = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&t[from..]);
+    Cow::Owned(out)
 }
 
 /// Reads a unit into a draft; `None` when it is no case.
@@ -1627,9 +1650,7 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
         return None;
     }
     let b = line.as_bytes();
-    let mut i = 0;
-    while i < line.len() {
-        let c = line[i..].chars().next()?;
+    for (i, c) in line.char_indices() {
         // A dash, a slash or a bar set off by spaces parts clauses too.
         let dash = matches!(c, '—' | '–' | '/' | '|' | '·' | '•') && i > 0 && b[i - 1] == b' ';
         // After a comma, only a forbidden-tools label starts a field (`→ get-sum, vietati:
@@ -1677,7 +1698,6 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
                 }
             }
         }
-        i += c.len_utf8();
     }
     None
 }

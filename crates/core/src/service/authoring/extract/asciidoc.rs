@@ -2,18 +2,18 @@
 //! listing blocks, `.` numbered items. Read as the Markdown it corresponds to, line for
 //! line (its `|===` tables the text reader knows as they are).
 
+use crate::service::authoring::lines::split_lines;
+
 /// Whether the document is AsciiDoc: section titles written `== Title`, or a `= Title`
 /// document header with `:attribute:` lines.
 pub fn looks_like_asciidoc(head: &str) -> bool {
-    let sections = head
-        .lines()
+    let sections = split_lines(head)
         .filter(|l| title_level(l).is_some_and(|n| n >= 2))
         .count();
-    let header = head
-        .lines()
+    let header = split_lines(head)
         .find(|l| !l.trim().is_empty())
         .is_some_and(|l| title_level(l) == Some(1));
-    let attributes = head.lines().any(|l| {
+    let attributes = split_lines(head).any(|l| {
         l.starts_with(':')
             && l[1..]
                 .find(':')

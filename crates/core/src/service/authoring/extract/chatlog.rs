@@ -12,6 +12,7 @@ use super::super::catalog::Catalog;
 use super::super::draft::Draft;
 use super::super::lines::LineIndex;
 use super::super::reading;
+use crate::service::authoring::lines::split_lines;
 
 /// A message's first line: its time in brackets, then its sender (and maybe its words).
 static BRACKETED: LazyLock<Regex> = LazyLock::new(|| {
@@ -64,7 +65,7 @@ fn is_name(who: &str) -> bool {
 pub fn looks_like_chat_log(head: &str) -> bool {
     let mut lines = 0;
     let mut heads = 0;
-    for l in head.lines().filter(|l| !l.trim().is_empty()) {
+    for l in split_lines(head).filter(|l| !l.trim().is_empty()) {
         lines += 1;
         heads += usize::from(header(l).is_some());
     }

@@ -19,6 +19,7 @@ use crate::service::authoring::draft::Draft;
 use crate::service::authoring::fields::{names_a_case, normalize_label};
 use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::lines::split_lines;
 use crate::service::authoring::reading::utterance_like;
 use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, says_dropped};
 
@@ -26,7 +27,7 @@ use crate::service::authoring::unit::{Segment, UnitInfo, read_unit, says_dropped
 /// statements, and some declare, import or define something. (Source in fenced blocks is
 /// a page about code: a notebook saved as Markdown.)
 pub fn looks_like_code(t: &str) -> bool {
-    if t.lines()
+    if split_lines(t)
         .filter(|l| l.trim_start().starts_with("```"))
         .count()
         >= 2
@@ -38,7 +39,7 @@ pub fn looks_like_code(t: &str) -> bool {
     let mut keyword = false;
     // (A docstring or heredoc, `"""` … `"""`, is prose inside code: not counted.)
     let mut doc = false;
-    for l in t.lines().map(str::trim) {
+    for l in split_lines(t).map(str::trim) {
         if l.matches("\"\"\"").count() % 2 == 1 {
             doc = !doc;
             if !doc {

@@ -5,6 +5,7 @@
 //! span stays exact; a row whose first cell is empty continues the one above. So is a
 //! table pasted from a spreadsheet into prose, its cells parted by tabs.
 
+use crate::service::authoring::lines::split_lines;
 use std::borrow::Cow;
 
 /// The column starts of a rule line: at least two runs of `-` or `=` (of two or more),
@@ -56,7 +57,7 @@ pub(super) fn row(cells: &[impl AsRef<str>]) -> String {
 /// when it has none.
 pub fn as_markdown(text: &str) -> Cow<'_, str> {
     // Most documents have no rule of runs: one cheap pass says so.
-    if !text.lines().any(|l| {
+    if !split_lines(text).any(|l| {
         let t = l.trim_start();
         (t.starts_with("--") || t.starts_with("==")) && rule_columns(l).is_some()
     }) {

@@ -11,6 +11,7 @@ use crate::service::authoring::draft::Draft;
 use crate::service::authoring::fields::{Role, names_a_case, role_of};
 use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::lines::split_lines;
 
 fn section(l: &str) -> Option<&str> {
     let t = l.trim_end();
@@ -31,8 +32,7 @@ fn key_value(l: &str) -> Option<(&str, &str)> {
 /// Whether the document is an INI file: two sections or more, and (comments and blank
 /// lines aside) lines of keys and values or their continuations.
 pub fn looks_like_ini(head: &str) -> bool {
-    let lines: Vec<&str> = head
-        .lines()
+    let lines: Vec<&str> = split_lines(head)
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with([';', '#']))
         .collect();
     let sections = lines.iter().filter(|l| section(l).is_some()).count();

@@ -90,6 +90,7 @@ use super::draft::Draft;
 use super::ground::DiscoveredTool;
 use super::lines::LineIndex;
 use super::reading;
+use crate::service::authoring::lines::split_lines;
 
 /// The version recorded as each case's `source.extractorVersion`.
 pub const EXTRACTOR_VERSION: &str = "evaldeck-extract/2.0";
@@ -136,8 +137,8 @@ const SNIFF_LINES: usize = 400;
 
 /// The first [`SNIFF_LINES`] lines of `t`.
 fn head(t: &str) -> &str {
-    match t.match_indices('\n').nth(SNIFF_LINES) {
-        Some((i, _)) => &t[..i],
+    match memchr::memchr_iter(b'\n', t.as_bytes()).nth(SNIFF_LINES) {
+        Some(i) => &t[..i],
         None => t,
     }
 }
@@ -145,8 +146,7 @@ fn head(t: &str) -> &str {
 /// Whether the document is a TAP report: `TAP version 13`, or a plan line (`1..8`) and
 /// `ok` / `not ok` result lines.
 fn looks_like_tap(head: &str) -> bool {
-    let lines: Vec<&str> = head
-        .lines()
+    let lines: Vec<&str> = split_lines(head)
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
@@ -266,15 +266,17 @@ pub fn extract(text: &str, tools: &[DiscoveredTool]) -> Vec<Draft> {
     if text.len() < PARALLEL_SNIFF || cores() < 2 {
         return extract_with(text, &catalog());
     }
-    let (cat, shape) = std::thread::scope(|s| {
+    // (Sniffing takes the longer: the lines are indexed meanwhile.)
+    let (cat, ix, shape) = std::thread::scope(|s| {
         let shape = s.spawn(|| sniff(text));
         let cat = catalog();
+        let ix = LineIndex::new(text);
         let shape = shape
             .join()
             .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (cat, shape)
+        (cat, ix, shape)
     });
-    extract_shaped(text, &cat, shape)
+    extract_indexed(&ix, &cat, shape)
 }
 
 /// The length from which [`extract`] sniffs beside building the catalog (below it, a
@@ -288,24 +290,29 @@ pub fn extract_with(text: &str, cat: &Catalog) -> Vec<Draft> {
 
 /// [`extract_with`] for a document whose shape is known.
 fn extract_shaped(text: &str, cat: &Catalog, shape: Shape) -> Vec<Draft> {
-    let ix = LineIndex::new(text);
+    extract_indexed(&LineIndex::new(text), cat, shape)
+}
+
+/// [`extract_shaped`] with the document's lines indexed.
+fn extract_indexed(ix: &LineIndex, cat: &Catalog, shape: Shape) -> Vec<Draft> {
+    let text = ix.text();
     let mut drafts = match shape {
-        Shape::Json => json::extract(&ix, cat),
+        Shape::Json => json::extract(ix, cat),
         Shape::Json5 => match json5::to_json(text) {
             Some(j) => json::extract(&LineIndex::new(&j), cat),
             None => Vec::new(),
         },
-        Shape::Jsonl => json::extract_lines(&ix, cat),
-        Shape::Yaml => yaml::extract(&ix, cat),
-        Shape::Csv(d) => table::extract(&ix, d, cat),
-        Shape::Gherkin => gherkin::extract(&ix, cat),
-        Shape::Markup => markup::extract(&ix, cat),
-        Shape::Toml => toml_tables::extract(&ix, cat),
-        Shape::Code => code::extract(&ix, cat),
+        Shape::Jsonl => json::extract_lines(ix, cat),
+        Shape::Yaml => yaml::extract(ix, cat),
+        Shape::Csv(d) => table::extract(ix, d, cat),
+        Shape::Gherkin => gherkin::extract(ix, cat),
+        Shape::Markup => markup::extract(ix, cat),
+        Shape::Toml => toml_tables::extract(ix, cat),
+        Shape::Code => code::extract(ix, cat),
         Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
-        Shape::Shell => shell::extract(&ix, cat),
+        Shape::Shell => shell::extract(ix, cat),
         Shape::Sql => code::extract(&LineIndex::new(&sql::to_code(text)), cat),
-        Shape::Ini => ini::extract(&ix, cat),
+        Shape::Ini => ini::extract(ix, cat),
         Shape::Wiki => text::extract(&LineIndex::new(&wiki::to_markdown(text)), cat),
         Shape::Wikitext(d) => text::extract(&LineIndex::new(&wikitext::to_markdown(text, d)), cat),
         Shape::Asciidoc => text::extract(&LineIndex::new(&asciidoc::to_markdown(text)), cat),
@@ -316,18 +323,18 @@ fn extract_shaped(text: &str, cat: &Catalog, shape: Shape) -> Vec<Draft> {
             let md = org::to_markdown(text);
             text::extract(&LineIndex::new(&md), cat)
         }
-        Shape::Transcript => transcript::extract(&ix, cat),
-        Shape::ChatLog => chatlog::extract(&ix, cat),
+        Shape::Transcript => transcript::extract(ix, cat),
+        Shape::ChatLog => chatlog::extract(ix, cat),
         Shape::RunReport => Vec::new(),
-        Shape::Markdown => markdown(&ix, cat),
+        Shape::Markdown => markdown(ix, cat),
     };
     drafts.retain(Draft::is_case);
-    drop_quoted_repeats(&ix, &mut drafts);
-    retract::drop_retracted(&ix, &mut drafts, !text::crosses_are_failures(text));
-    retract::replace_amended(&ix, &mut drafts);
-    retract::apply_changes(&ix, &mut drafts, cat);
-    retract::replace_named(&ix, &mut drafts);
-    defaults::apply(&ix, &mut drafts, cat);
+    drop_quoted_repeats(ix, &mut drafts);
+    retract::drop_retracted(ix, &mut drafts, !text::crosses_are_failures(text));
+    retract::replace_amended(ix, &mut drafts);
+    retract::apply_changes(ix, &mut drafts, cat);
+    retract::replace_named(ix, &mut drafts);
+    defaults::apply(ix, &mut drafts, cat);
     drop_repeated(&mut drafts);
     let ascii = text.is_ascii();
     // (Each draft is grounded on its own: a long document's in parallel.)

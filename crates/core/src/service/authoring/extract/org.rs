@@ -5,12 +5,13 @@
 //! source blocks are code fences, and drawers, planning lines and `#+` settings are blank.
 
 use crate::service::authoring::lexicon;
+use crate::service::authoring::lines::split_lines;
 
 /// Whether the document is Org: `#+` settings or property drawers beside `*` headings.
 pub fn looks_like_org(t: &str) -> bool {
     let mut headings = 0;
     let mut org = 0;
-    for l in t.lines() {
+    for l in split_lines(t) {
         let s = l.trim_start();
         if star_heading(l).is_some() {
             headings += 1;

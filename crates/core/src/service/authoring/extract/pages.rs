@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
+use crate::service::authoring::lines::split_lines;
 use regex::Regex;
 
 /// A line that is a page number and nothing else.
@@ -36,8 +37,7 @@ pub fn without_furniture(t: &str) -> Cow<'_, str> {
             && e.ends_with(|c: char| c.is_numeric() || matches!(c, '页' | '頁' | 'ジ' | '지' | '-'))
             && PAGE_NUMBER.is_match(l)
     };
-    let numbers: Vec<usize> = t
-        .lines()
+    let numbers: Vec<usize> = split_lines(t)
         .enumerate()
         .filter(|(_, l)| page_number(l))
         .map(|(k, _)| k)
@@ -45,7 +45,7 @@ pub fn without_furniture(t: &str) -> Cow<'_, str> {
     if numbers.len() < 2 {
         return Cow::Borrowed(t);
     }
-    let lines: Vec<&str> = t.lines().collect();
+    let lines: Vec<&str> = split_lines(t).collect();
     let mut blank = vec![false; lines.len()];
     for &k in &numbers {
         blank[k] = true;

@@ -3,17 +3,19 @@
 //! values, as a `parametrize` signature does. `--` comments become `//` comments and a
 //! doubled quote inside a string (`'What''s'`) an escaped one.
 
+use crate::service::authoring::lines::split_lines;
+
 /// Whether the document is SQL: statements that create or fill tables.
 pub fn looks_like_sql(head: &str) -> bool {
     let mut statements = 0;
-    for l in head.lines() {
+    for l in split_lines(head) {
         let u = l.trim_start().to_ascii_uppercase();
         if u.starts_with("INSERT INTO") || u.starts_with("CREATE TABLE") || u.starts_with("COPY ") {
             statements += 1;
         }
     }
     statements >= 1
-        && head.lines().any(|l| {
+        && split_lines(head).any(|l| {
             l.trim_start()
                 .to_ascii_uppercase()
                 .starts_with("INSERT INTO")

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use super::columns::row;
 use crate::service::authoring::lexicon::{self, LabelRole};
+use crate::service::authoring::lines::split_lines;
 
 /// The most columns such a header is taken to have.
 const MAX_COLUMNS: usize = 12;
@@ -156,7 +157,7 @@ fn keyed_rows(lines: &[&str], mut k: usize, width: usize, out: &mut Vec<String>)
 /// The document with every table pasted one cell a line rewritten as Markdown, or the
 /// document itself when it has none.
 pub fn as_markdown(text: &str) -> Cow<'_, str> {
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = split_lines(text).collect();
     // (Most documents have no three label-like lines in a row: one pass says so.)
     let mut run = 0;
     let candidate = lines.iter().any(|l| {

@@ -24,6 +24,7 @@ use super::super::unit::{
     LabelParts, Segment, UnitInfo, assistant_line, label_parts, leading_label, leading_role,
     read_unit, said_title, segments_of, segments_of_known,
 };
+use crate::service::authoring::lines::split_lines;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -50,6 +51,9 @@ struct Ln<'a> {
     parts: Option<Option<LabelParts<'a>>>,
     /// An item led by its case's name (`- Pergunta geral: "…" → …`), not by a field.
     title_head: bool,
+    /// An item led by a name that is no label, with a quote or an arrow after it: a
+    /// list of such items names its cases (read once per line, in parallel).
+    says: bool,
     /// A heading's title, and whether it names a part that holds no case (worked out
     /// once for every heading, in parallel: the walk asks them of each it passes).
     title: String,
@@ -142,26 +146,8 @@ fn title_heads(lines: &mut [Ln]) {
             item_head(text).map(|(h, _)| (k, label_role(h).map(|_| h)))
         };
         // Names of cases, not keys of fields: at least two of them lead to what a user
-        // says (a quote) or what is expected (an arrow). (Counted first among the items
-        // that can: most lists are passed over before every item's head is read.)
-        let says = |&(k, r): &(usize, Option<&str>)| {
-            let t = lines[k].text;
-            r.is_none()
-                && (!reading::quotes(t).is_empty()
-                    || ["→", "->", "=>"].iter().any(|a| t.contains(a)))
-        };
-        let may_say = |k: &usize| {
-            let t = lines[*k].text;
-            t.contains(['"', '“', '„', '«', '「', '『']) || lexicon::may_hold_arrow(t)
-        };
-        let said = items.len() >= 3
-            && items
-                .iter()
-                .filter(|k| may_say(k))
-                .filter_map(|&k| head(k))
-                .filter(says)
-                .count()
-                >= 2;
+        // says (a quote) or what is expected (an arrow) (each item's `says`).
+        let said = items.len() >= 3 && items.iter().filter(|&&k| lines[k].says).count() >= 2;
         let heads: Vec<(usize, Option<&str>)> = if said {
             items.iter().filter_map(|&k| head(k)).collect()
         } else {
@@ -266,6 +252,16 @@ fn kinds_and_labels(lines: &mut [Ln]) {
             l.label = parts.and_then(|(head, _, _)| label_role(head));
             l.parts = Some(parts);
         }
+        if l.kind == Kind::Item {
+            let t = l.text;
+            // (Only a line that can hold either has its head read.)
+            let may_say =
+                t.contains(['"', '“', '„', '«', '「', '『']) || lexicon::may_hold_arrow(t);
+            l.says = may_say
+                && item_head(t).is_some_and(|(h, _)| label_role(h).is_none())
+                && (!reading::quotes(t).is_empty()
+                    || ["→", "->", "=>"].iter().any(|a| t.contains(a)));
+        }
     });
 }
 
@@ -306,6 +302,7 @@ fn classify<'a>(ix: &LineIndex<'a>) -> Vec<Ln<'a>> {
             label: None,
             parts: None,
             title_head: false,
+            says: false,
             title: String::new(),
             excludes: false,
         });
@@ -892,7 +889,7 @@ pub fn label_headings(t: &str) -> std::borrow::Cow<'_, str> {
             && !lexicon::heading_excludes(h))
         .then_some(h)
     }
-    let lines: Vec<&str> = t.lines().collect();
+    let lines: Vec<&str> = split_lines(t).collect();
     let mut out: Option<Vec<String>> = None;
     let mut level = 0;
     for (i, l) in lines.iter().enumerate() {

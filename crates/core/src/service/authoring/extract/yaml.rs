@@ -17,6 +17,7 @@ use crate::service::authoring::draft::{Draft, value_text};
 use crate::service::authoring::fields::{Fields, Role, names_a_case, role_of};
 use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
+use crate::service::authoring::lines::split_lines;
 use crate::service::authoring::yaml_values::scalar;
 
 #[derive(Debug, Clone)]
@@ -61,7 +62,7 @@ impl YNode {
 /// Whether a line of the document is a top-level key that holds a list of cases
 /// (`tests:`, `cases:`, `scenarios:`…).
 pub fn has_case_list_key(t: &str) -> bool {
-    t.lines().any(|l| {
+    split_lines(t).any(|l| {
         // Top-level keys only, and each of these starts with one of four letters.
         if !l.starts_with(['t', 'c', 's', 'e']) {
             return false;
@@ -81,19 +82,17 @@ pub fn looks_like_yaml(t: &str) -> bool {
     }
     // Markdown that happens to hold `key: value` lines: task-list items or section
     // headings (`## get-sum`) are no YAML.
-    let markdown = t.lines().any(|l| {
+    let markdown = split_lines(t).any(|l| {
         let l = l.trim_start();
         l.starts_with("- [ ]") || l.starts_with("- [x]") || l.starts_with("- [X]")
-    }) || t
-        .lines()
+    }) || split_lines(t)
         .filter(|l| l.starts_with("## ") && l.len() > 3)
         .count()
         >= 2;
     if markdown {
         return false;
     }
-    let lines: Vec<&str> = t
-        .lines()
+    let lines: Vec<&str> = split_lines(t)
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#') && l.trim() != "---")
         .collect();
     // A top-level key holding a list of mappings (`casi:` then `  - id: …`), in a

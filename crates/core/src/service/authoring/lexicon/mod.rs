@@ -3360,8 +3360,24 @@ fn is_no_tool_phrase(f: &str) -> bool {
             .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && !is_combining_mark(c)))
             .filter(|w| !w.is_empty())
     };
-    // Most values are longer: said cheaply.
-    if words().nth(6).is_some() {
+    // Most values are longer: said cheaply (for ASCII, by counting runs of letters and
+    // digits between the separators, without splitting).
+    let long = if f.is_ascii() {
+        let mut n = 0;
+        let mut in_word = false;
+        for b in f.bytes() {
+            if (b as char).is_whitespace() || (b.is_ascii_punctuation() && b != b'\'') {
+                in_word = false;
+            } else if b.is_ascii_alphanumeric() && !in_word {
+                in_word = true;
+                n += 1;
+            }
+        }
+        n > 6
+    } else {
+        words().nth(6).is_some()
+    };
+    if long {
         return false;
     }
     let (mut neg, mut tool) = (false, false);
@@ -5174,7 +5190,10 @@ pub fn is_dropped_status(s: &str) -> bool {
         return false;
     }
     // (`**Deferred** to Q4`: emphasis is no part of the words.)
-    let f = fold(t).replace('*', "");
+    let mut f = fold(t);
+    if f.contains('*') {
+        f = f.replace('*', "");
+    }
     // (`❌ Abandonat`, `⏸ Amânat`: a sheet's status may open with its symbol.)
     let t = f
         .trim()
