@@ -988,7 +988,7 @@ impl Catalog {
     /// words of its description), with how many of the words it matched; `None` when none
     /// does or two do equally well.
     fn best_described(&self, words: &[&str]) -> Option<(usize, usize)> {
-        let mut best: Option<(usize, usize, usize, usize)> = None;
+        let mut best: Option<((usize, usize, bool), usize, usize)> = None;
         let mut tie = false;
         for (t, en) in self.entries.iter().enumerate() {
             let name_hits = words
@@ -1027,22 +1027,27 @@ impl Catalog {
                 .count()
                 * 10
                 / en.words.len().max(1);
+            // (On a tie, the tool whose verb is said: "lists pull requests" is
+            // `list_pull_requests`, not `merge_pull_request`.)
+            let verb = en
+                .words
+                .first()
+                .is_some_and(|v| words.iter().any(|w| stem_eq(w, v)));
             let score = (
-                name_hits * 2 + desc_hits,
-                coverage,
+                (name_hits * 2 + desc_hits, coverage, verb),
                 t,
                 name_hits.max(desc_hits),
             );
             match best {
-                Some((s0, c0, _, _)) if (score.0, score.1) == (s0, c0) => tie = true,
-                Some((s0, c0, _, _)) if (score.0, score.1) < (s0, c0) => {}
+                Some((s0, _, _)) if score.0 == s0 => tie = true,
+                Some((s0, _, _)) if score.0 < s0 => {}
                 _ => {
                     best = Some(score);
                     tie = false;
                 }
             }
         }
-        best.filter(|_| !tie).map(|(_, _, t, hits)| (t, hits))
+        best.filter(|_| !tie).map(|(_, t, hits)| (t, hits))
     }
 
     /// The tool a short phrase describes in any language (`el eco viejo` → `legacy-echo`,
@@ -1192,15 +1197,17 @@ impl Catalog {
             if words.is_empty() {
                 continue;
             }
-            // (English words set in a CJK clause count too: `(DEPRECATED) 대문자 에코 도구`.)
-            let raw: Vec<String> = if clause.chars().any(lexicon::is_cjk) {
-                name_words(&clause)
-                    .into_iter()
-                    .filter(|w| w.len() >= 3 && w.is_ascii() && !STOP.contains(&w.as_str()))
-                    .collect()
+            // (English words set in the clause count too: `(DEPRECATED) 대문자 에코 도구`,
+            // `eina que llista les pull requests`.)
+            let min = if clause.chars().any(lexicon::is_cjk) {
+                3
             } else {
-                Vec::new()
+                4
             };
+            let raw: Vec<String> = name_words(&clause)
+                .into_iter()
+                .filter(|w| w.len() >= min && w.is_ascii() && !STOP.contains(&w.as_str()))
+                .collect();
             words.extend(raw.iter().map(String::as_str));
             // (One word alone describes only right beside the noun: `에코 도구`, not `liste
             // les outils que …`.)

@@ -469,14 +469,6 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 return true;
             }
         }
-        if turns.is_empty() || lines.is_empty() {
-            return false;
-        }
-        let mut segs: Vec<Segment> = turns
-            .into_iter()
-            .map(|t| Segment::labelled("prompt", t))
-            .collect();
-        segs.extend(segments_of(&lines.join("\n")));
         // (What the request's description says it expects counts with its script; Postman
         // keeps it in the request, as text or as `{content}`.)
         let described = [Some(&o), o.get("request").and_then(Value::as_object)]
@@ -488,6 +480,14 @@ fn requests(root: &Node, ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 _ => None,
             })
             .filter(|t| !t.trim().is_empty());
+        if turns.is_empty() || lines.is_empty() && described.is_none() {
+            return false;
+        }
+        let mut segs: Vec<Segment> = turns
+            .into_iter()
+            .map(|t| Segment::labelled("prompt", t))
+            .collect();
+        segs.extend(segments_of(&lines.join("\n")));
         if let Some(t) = described {
             segs.push(Segment::labelled("expected", t.to_string()));
         }
@@ -649,6 +649,13 @@ fn gather(v: &Value, turns: &mut Vec<String>, lines: &mut Vec<String>) {
                 return;
             }
             for (k, x) in o {
+                // (A request body's `prompt`, what the user says.)
+                if let Value::String(t) = x
+                    && role_of(k) == Role::Prompt
+                {
+                    turns.push(t.clone());
+                    continue;
+                }
                 if !matches!(
                     k.as_str(),
                     "url"

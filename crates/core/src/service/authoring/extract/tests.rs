@@ -3164,3 +3164,21 @@ fn a_pipe_tables_columns_in_any_language_and_a_double_negation() {
     assert!(!c[0].is_negative);
     assert_eq!(positive_tools(&c[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_postman_request_whose_body_holds_the_prompt_and_its_description_the_tool() {
+    // Catalan: the prompt in the request body, the tool described in the description.
+    let doc = r#"{"info": {"name": "Proves", "schema": "https://schema.getpostman.com/json/collection/v2.1.0/collection.json"},
+ "item": [
+  {"name": "C01 suma", "request": {"method": "POST", "body": {"mode": "raw", "raw": "{\"prompt\": \"Quant fan 2 i 3?\"}"}, "url": {"raw": "{{url}}/runs"}, "description": "Esperat: l'eina que suma dos nombres, a=2, b=3."}},
+  {"name": "C02 eco", "request": {"method": "POST", "body": {"mode": "raw", "raw": "{\"prompt\": \"Repeteix: bon dia\"}"}, "url": {"raw": "{{url}}/runs"}, "description": "Esperat: `echo` amb message \"bon dia\"; mai `legacy-echo`."}}
+ ]}"#;
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert_eq!(positive_tools(&c[1]), ["echo"]);
+    assert_eq!(
+        of_type(&c[1], "toolNeverCalled")[0]["toolName"],
+        "legacy-echo"
+    );
+}
