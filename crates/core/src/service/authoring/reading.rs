@@ -176,6 +176,25 @@ pub fn negative_clause(f: &str) -> Option<String> {
         if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) || next == NAME {
             continue;
         }
+        // "without" after the noun, as Hungarian and Georgian write it (`eszköz nélkül`,
+        // `ხელსაწყოს გარეშე`).
+        // (After the noun's whole word: `ხელსაწყო*` matches `ხელსაწყოს`.)
+        let word_end = after
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(after.len());
+        let next_word = word_list(&after[word_end..])
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        if ["nelkul", "გარეშე", "olmadan", "bila", "bez"].contains(&next_word)
+            && !word_list(before)
+                .iter()
+                .rev()
+                .take(4)
+                .any(|w| matches_word(w, lexicon::NEGATION))
+        {
+            return Some(format!("{} {next_word}", noun.trim_end_matches('*')));
+        }
         // The eight characters before the noun, where a CJK sentence negates it.
         let prev: String = before
             .chars()
@@ -353,7 +372,8 @@ pub fn negative_clause(f: &str) -> Option<String> {
         {
             continue;
         }
-        let near = &words[i.saturating_sub(2)..(i + 3).min(words.len())];
+        // (Georgian puts "must not" between: `არაფერი არ უნდა გამოიძახოს`.)
+        let near = &words[i.saturating_sub(2)..(i + 4).min(words.len())];
         if !near.contains(&NAME) && near.iter().any(|x| calls(x)) {
             return Some(near.join(" "));
         }

@@ -259,6 +259,10 @@ const DROPPING: &[&str] = &[
     "откладыва*",
     "переносимо",
     "переносим",
+    "ამოვაგდ*",
+    "ამოვიღ*",
+    "ამოვშალ*",
+    "აღარ გვინდა",
 ];
 
 /// Removes the drafts a later line drops.
@@ -501,6 +505,8 @@ pub(super) fn declines(reply: &str) -> bool {
 
 /// What a reply says of a proposal it puts off or turns down (folded).
 const DECLINES: &[&str] = &[
+    "ამოვაგდოთ",
+    "არ გვინდა",
     "tuiache",
     "tuiahirishe",
     "nao vale a pena",

@@ -3182,3 +3182,15 @@ fn a_postman_request_whose_body_holds_the_prompt_and_its_description_the_tool() 
         "legacy-echo"
     );
 }
+
+#[test]
+fn no_tool_as_georgian_hungarian_and_hebrew_write_it() {
+    for doc in [
+        "1. \"გამარჯობა!\" — აქ არაფერი არ უნდა გამოიძახოს.\n",
+        "1. \"Jó reggelt!\" — eszköz nélkül válaszol.\n",
+        "1. \"בוקר טוב!\" — תשובה רגילה, בלי שום קריאה לכלים.\n",
+    ] {
+        let c = cases(doc);
+        assert!(c[0].is_negative, "{doc}");
+    }
+}

@@ -1540,6 +1540,16 @@ pub const TOOL_NOUNS: &[&str] = &[
     "kasangkapan",
     "הכלי",
     "כלים",
+    // (Hebrew joins "the", "to", "in", "and", "from" to the noun.)
+    "הכלים",
+    "לכלים",
+    "בכלים",
+    "וכלים",
+    "מהכלים",
+    "לכלי",
+    "הכלי",
+    "בכלי",
+    "מכלי",
     "הכלים",
     "בכלי",
     "לכלי",
@@ -5282,6 +5292,19 @@ pub const NOTHING: &[&str] = &[
     "nimic",
     "τιποτα",
     "hicbir",
+    "არაფერი",
+    "არაფერს",
+    "ոչինչ",
+    "dim",
+    "hakuna",
+    "walang",
+    "tiada",
+    "kitu",
+    "ekkert",
+    "mitte midagi",
+    "ništa",
+    "nieks",
+    "niekas",
 ];
 
 /// What makes "nothing" "nothing else" (folded, the word after it).
@@ -5308,6 +5331,9 @@ pub const ELSE_WORDS: &[&str] = &[
 
 /// Verbs of calling a tool ("calls", "ruft … auf", "调用"), and arrows that mean it.
 pub const CALL_VERBS: &[&str] = &[
+    "გამოიძახ*",
+    "გამოიყენ*",
+    "გამოძახ*",
     "call",
     "calls",
     "called",
