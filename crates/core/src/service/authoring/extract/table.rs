@@ -68,13 +68,16 @@ fn is_header(cells: &[String]) -> bool {
                 // requête de l'utilisateur, l'outil attendu et, …`.)
                 && (h.split_whitespace().count() < 4 || !h.starts_with(char::is_lowercase))
         })
-        && filled.iter().any(|h| {
+        && (filled.iter().any(|h| {
             h.starts_with("__")
                 || matches!(
                     role_of(h),
                     Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
                 )
         })
+            // (A tracker's export, `Summary,Issue key,…,Description,Comment`: its issues'
+            // descriptions hold the cases.)
+            || known >= 5 && filled.iter().filter(|h| role_of(h) == Role::Title).count() >= 2)
 }
 
 /// The delimiter of a spreadsheet export: a header row (possibly below a title row or

@@ -3194,3 +3194,12 @@ fn no_tool_as_georgian_hungarian_and_hebrew_write_it() {
         assert!(c[0].is_negative, "{doc}");
     }
 }
+
+#[test]
+fn a_tracker_csv_whose_descriptions_hold_the_cases() {
+    let doc = "Summary,Issue key,Issue Type,Status,Priority,Labels,Description,Comment\nSum check,EV-2,Test,To Do,Low,eval,\"*Prompt:* \"\"What is 4 plus 5?\"\"\n*Expected:* get-sum with a = 4, b = 5\",\nSmall talk,EV-1,Test,Done,Low,eval,\"*Prompt:* \"\"thanks, bye!\"\"\n*Expected:* no tool at all\",\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert!(c[1].is_negative);
+}
