@@ -900,6 +900,37 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     for n in &forest {
         signatures(n, &mut sigs);
     }
+    // Fields named in the writer's language (`ombi, zinazotarajiwa, zilizokatazwa`) take
+    // the roles their rows' values show.
+    for sig in &mut sigs {
+        let mut rows: Vec<Map<String, Value>> = Vec::new();
+        // (Not what a row holds: `ToolCall("get-sum", {…})` inside one is no row.)
+        let mut taken: Vec<(usize, usize)> = Vec::new();
+        visit(&forest, &mut |n| {
+            let items = match &n.lit {
+                Lit::Call { args, .. } | Lit::Seq(args) => args,
+                _ => return,
+            };
+            if items.len() == sig.len()
+                && items.iter().all(|a| !matches!(a.lit, Lit::Name(_)))
+                && !taken.iter().any(|&(a, b)| a <= n.start && n.end <= b)
+            {
+                taken.push((n.start, n.end));
+                rows.push(
+                    sig.iter()
+                        .cloned()
+                        .zip(items.iter().map(|a| a.lit.json()))
+                        .collect(),
+                );
+            }
+        });
+        super::keys::name_unknown(&mut rows, cat);
+        if let Some(first) = rows.first()
+            && first.len() == sig.len()
+        {
+            *sig = first.keys().cloned().collect();
+        }
+    }
     let mut found = Vec::new();
     for n in &forest {
         records(n, false, &sigs, ix, cat, &mut found);

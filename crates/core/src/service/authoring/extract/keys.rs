@@ -90,10 +90,23 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
                         .iter()
                         .any(|m| m.tool.is_some() && m.via == Via::Exact)
         }
+        // (A list of names, or of calls: `[ToolCall("get-sum", {…})]` read as `[["get-sum",
+        // {…}]]`, or `{"tool": "get-sum", …}`.)
         Value::Array(a) => {
-            !a.is_empty()
-                && a.iter()
-                    .all(|x| x.as_str().is_some_and(|s| cat.resolve(s).is_some()))
+            let named = |x: &Value| match x {
+                Value::String(s) => cat.resolve(s).is_some(),
+                Value::Array(c) => c
+                    .first()
+                    .and_then(Value::as_str)
+                    .is_some_and(|s| cat.resolve(s).is_some()),
+                Value::Object(o) => ["tool", "name"].iter().any(|k| {
+                    o.get(*k)
+                        .and_then(Value::as_str)
+                        .is_some_and(|s| cat.resolve(s).is_some())
+                }),
+                _ => false,
+            };
+            !a.is_empty() && a.iter().all(named)
         }
         _ => false,
     };

@@ -3203,3 +3203,14 @@ fn a_tracker_csv_whose_descriptions_hold_the_cases() {
     assert_eq!(positive_tools(&c[0]), ["get-sum"]);
     assert!(c[1].is_negative);
 }
+
+#[test]
+fn a_parametrized_tests_fields_named_in_the_writers_language() {
+    // A field named in Tagalog; calls written as `ToolCall(name, args)`, none for small talk.
+    let doc = "import pytest\n\nMGA_KASO = [\n    pytest.param(\"Magkano ang 2 at 3?\", [ToolCall(\"get-sum\", {\"a\": 2, \"b\": 3})], id=\"kabuuan\"),\n    pytest.param(\"Ulitin: magandang umaga\", [ToolCall(\"echo\", {\"message\": \"magandang umaga\"})], id=\"ulit\"),\n    pytest.param(\"Salamat, iyon lang\", [], id=\"paalam\"),\n]\n\n@pytest.mark.parametrize(\"prompt,inaasahang_tawag\", MGA_KASO)\ndef test_katulong(prompt, inaasahang_tawag):\n    assert run(prompt).calls == inaasahang_tawag\n";
+    let c = cases(doc);
+    assert_eq!(c.len(), 3, "{c:?}");
+    assert_eq!(positive_tools(&c[0]), ["get-sum"]);
+    assert_eq!(positive_tools(&c[1]), ["echo"]);
+    assert!(c[2].is_negative);
+}
