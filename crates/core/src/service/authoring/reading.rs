@@ -1136,6 +1136,11 @@ pub fn quotes(t: &str) -> Vec<(usize, usize)> {
             }
             j += d.len_utf8();
         }
+        // (`„…"`: a low quote typed open, closed by the keyboard's own, on its line.)
+        if found.is_none() && c == '„' {
+            let line_end = t[start..].find('\n').map_or(t.len(), |k| start + k);
+            found = t[start..line_end].find('"').map(|k| start + k);
+        }
         match found {
             Some(e) => {
                 out.push((start, e));

@@ -3214,3 +3214,16 @@ fn a_parametrized_tests_fields_named_in_the_writers_language() {
     assert_eq!(positive_tools(&c[1]), ["echo"]);
     assert!(c[2].is_negative);
 }
+
+#[test]
+fn a_low_quote_closed_by_the_keyboards_own() {
+    // Estonian and Lithuanian writers open with „ and close with the plain ".
+    let c = cases(
+        "### 1. Summa\nKlient: „Kui palju on 2 pluss 3?\"\n→ `get-sum` a=2, b=3\n\n### 2. Kaja\nKlient: „Korda: tere\"\n→ `echo` message=tere\n",
+    );
+    assert_eq!(c.len(), 2, "{c:?}");
+    assert_eq!(
+        c[0].steps[0].prompt.as_deref(),
+        Some("Kui palju on 2 pluss 3?")
+    );
+}
