@@ -98,16 +98,7 @@ pub fn apply(ix: &LineIndex, drafts: &mut [Draft], cat: &Catalog) {
     if drafts.is_empty() || cat.is_empty() {
         return;
     }
-    let mut covered = vec![false; ix.len() + 2];
-    for d in drafts.iter() {
-        for c in covered
-            .iter_mut()
-            .take(d.end_line.min(ix.len()) + 1)
-            .skip(d.start_line)
-        {
-            *c = true;
-        }
-    }
+    let covered = super::covered_lines(ix, drafts);
     let cued = |n: usize| lexicon::has_any(&fold(ix.line(n)), CUES);
     let mut found: Vec<Stated> = Vec::new();
     for n in 1..=ix.len() {

@@ -585,6 +585,21 @@ fn rejoin(t: &str, lines: &[String]) -> String {
     doc
 }
 
+/// Which lines (indexed from 1) some draft's span covers.
+pub(super) fn covered_lines(ix: &LineIndex, drafts: &[Draft]) -> Vec<bool> {
+    let mut covered = vec![false; ix.len() + 2];
+    for d in drafts {
+        for c in covered
+            .iter_mut()
+            .take(d.end_line.min(ix.len()) + 1)
+            .skip(d.start_line)
+        {
+            *c = true;
+        }
+    }
+    covered
+}
+
 /// `f` on every item, on up to as many threads as there are cores: at least `per_thread`
 /// items each (below that a thread costs more than it saves). Items are independent, so
 /// a long document reads as fast as its share of the cores allows.

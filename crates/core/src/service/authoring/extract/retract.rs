@@ -274,16 +274,7 @@ pub fn drop_retracted(ix: &LineIndex, drafts: &mut Vec<Draft>, crosses_drop: boo
     }
     // Most documents drop nothing later on: find the dropping lines outside every case
     // first, and name the cases only when there are some.
-    let mut covered = vec![false; ix.len() + 1];
-    for d in drafts.iter() {
-        for c in covered
-            .iter_mut()
-            .take(d.end_line.min(ix.len()) + 1)
-            .skip(d.start_line)
-        {
-            *c = true;
-        }
-    }
+    let covered = super::covered_lines(ix, drafts);
     // In a thread with the newest message on top (Outlook's), a reply stands above the
     // message it answers: lines are compared by message, newest first.
     let message = top_posted_messages(ix);

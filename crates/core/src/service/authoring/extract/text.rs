@@ -1439,6 +1439,22 @@ fn walk(
     }
 }
 
+/// Whether a line's label says what a case expects (a tool, its arguments, what is
+/// forbidden, no tool, what the reply holds).
+fn says_expected(label: Option<LabelRole>) -> bool {
+    matches!(
+        label,
+        Some(
+            LabelRole::Expected
+                | LabelRole::Tool
+                | LabelRole::Args
+                | LabelRole::Forbidden
+                | LabelRole::Negative
+                | LabelRole::Contains
+        )
+    )
+}
+
 /// Whether a line goes on, after the utterance it quotes, to say what it expects
 /// (`Користувач: «…». Очікуємо DeleteItem …`): two words at least after its first quote.
 fn expects_after_quote(t: &str) -> bool {
@@ -1801,19 +1817,7 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                 // Items right under an item that says what the user says and expects
                 // nothing, each led by an expectation's label (a page's paragraphs, `- Caller
                 // writes: «…»` over `- Expected: echo …`), say what it expects.
-                let expects = |k: usize| {
-                    matches!(
-                        lines[k].label,
-                        Some(
-                            LabelRole::Expected
-                                | LabelRole::Tool
-                                | LabelRole::Args
-                                | LabelRole::Forbidden
-                                | LabelRole::Negative
-                                | LabelRole::Contains
-                        )
-                    )
-                };
+                let expects = |k: usize| says_expected(lines[k].label);
                 if !(i..=last).any(expects)
                     && (i..=last).any(|k| {
                         lines[k].label == Some(LabelRole::Prompt)
@@ -1903,17 +1907,7 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                         .take_while(|&k| lines[k].kind == Kind::Text)
                         .last()
                         .unwrap_or(next);
-                    let expects = matches!(
-                        lines[next].label,
-                        Some(
-                            LabelRole::Expected
-                                | LabelRole::Tool
-                                | LabelRole::Args
-                                | LabelRole::Forbidden
-                                | LabelRole::Negative
-                                | LabelRole::Contains
-                        )
-                    );
+                    let expects = says_expected(lines[next].label);
                     if lines[next].kind != Kind::Text
                         || !expects
                         || has_prompt(next, next_end)
