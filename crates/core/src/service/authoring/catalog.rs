@@ -1773,18 +1773,7 @@ impl Catalog {
             .iter()
             .find(|(k, _)| k == param)
             .map(|(_, s)| s)?;
-        let kind = schema_type(schema);
-        let ok = match (kind, v) {
-            ("string", Value::String(_))
-            | ("boolean", Value::Bool(_))
-            | ("array", Value::Array(_))
-            | ("object", Value::Object(_))
-            | ("", _) => true,
-            ("number", Value::Number(_)) => true,
-            ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
-            _ => false,
-        };
-        if ok && schema.get("enum").is_none() {
+        if fits_type(schema, v) && schema.get("enum").is_none() {
             return Some(v.clone());
         }
         self.typed(schema, &value_string(v), v.is_string())
@@ -1895,12 +1884,19 @@ fn takes(schema: &Value, v: &Value) -> bool {
             .iter()
             .any(|a| value_string(a).eq_ignore_ascii_case(&s));
     }
+    !schema_type(schema).is_empty() && fits_type(schema, v)
+}
+
+/// Whether the value is of the schema's type as it stands (an integer a whole JSON
+/// number, not `2.0`); a schema without a type takes anything.
+fn fits_type(schema: &Value, v: &Value) -> bool {
     match (schema_type(schema), v) {
         ("string", Value::String(_))
         | ("number", Value::Number(_))
         | ("boolean", Value::Bool(_))
         | ("array", Value::Array(_))
-        | ("object", Value::Object(_)) => true,
+        | ("object", Value::Object(_))
+        | ("", _) => true,
         ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
         _ => false,
     }

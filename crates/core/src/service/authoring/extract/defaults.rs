@@ -106,8 +106,8 @@ pub fn apply(ix: &LineIndex, drafts: &mut [Draft], cat: &Catalog) {
         if covered[n] || !names_a_param(line, cat) {
             continue;
         }
-        // The line says it, or a lead-in above it does (`[defaults]`, `defaults:`, a
-        // comment), with nothing but assignments between.
+        // The line says it, or a lead-in up to three lines above it does (`[defaults]`,
+        // `defaults:`, a comment), with no case between.
         let lead = (n.saturating_sub(3).max(1)..n)
             .rev()
             .take_while(|&k| !covered[k])
@@ -133,6 +133,9 @@ pub fn apply(ix: &LineIndex, drafts: &mut [Draft], cat: &Catalog) {
     if found.is_empty() {
         return;
     }
+    // (Each line's values for a tool are read once, however many cases call it.)
+    let mut values: std::collections::HashMap<(usize, usize), serde_json::Map<String, Value>> =
+        Default::default();
     for d in drafts.iter_mut().filter(|d| !d.negative) {
         let mut added: Vec<String> = Vec::new();
         for call in &mut d.expected_calls {
@@ -143,8 +146,10 @@ pub fn apply(ix: &LineIndex, drafts: &mut [Draft], cat: &Catalog) {
                 .iter()
                 .filter(|f| f.tools.is_empty() || f.tools.contains(&t))
             {
-                let values = cat.read_args(t, ix.line(def.line));
-                for (k, v) in values {
+                let read = values
+                    .entry((def.line, t))
+                    .or_insert_with(|| cat.read_args(t, ix.line(def.line)));
+                for (k, v) in read.clone() {
                     let args = call.args.get_or_insert_with(Default::default);
                     if !args.contains_key(&k) && !matches!(v, Value::Null) {
                         added.push(k.clone());

@@ -840,8 +840,8 @@ fn dropped_refs(line: &str, keys: &[&str]) -> Vec<(String, u32)> {
     }
     // (A number standing alone before the verb of its clause, `І 8 теж викидаємо`,
     // `+1, 4 не рахуємо`: after a conjunction or a comma, not a vote's `+1`.)
-    // Only with the dropping verb in the next two words (`8 теж викидаємо`, not `8 (6
-    // 제외)`), never as the line's one reference.
+    // Only with the dropping verb in the two words after it or before it (`8 теж
+    // викидаємо`, `on retire le 3`; not `8 (6 제외)`), never as the line's one reference.
     let loose: Vec<((String, u32), usize)> = loose_numbers(line)
         .into_iter()
         .filter(|(at, _)| !named.iter().any(|(_, a)| a == at))
@@ -852,7 +852,16 @@ fn dropped_refs(line: &str, keys: &[&str]) -> Vec<(String, u32)> {
                 .take_while(|w| !w.starts_with('('))
                 .take(2)
                 .collect();
+            let before: Vec<&str> = line[..at]
+                .split_whitespace()
+                .rev()
+                .take_while(|w| !w.ends_with([',', ';', '.', ')']))
+                .take(2)
+                .collect();
             drops(&fold(&next.join(" ")))
+                || drops(&fold(
+                    &before.into_iter().rev().collect::<Vec<_>>().join(" "),
+                ))
         })
         .map(|(at, num)| ((String::new(), num), at))
         .collect();

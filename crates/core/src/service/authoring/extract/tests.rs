@@ -3227,3 +3227,12 @@ fn a_low_quote_closed_by_the_keyboards_own() {
         Some("Kui palju on 2 pluss 3?")
     );
 }
+
+#[test]
+fn a_reply_drops_a_case_named_by_its_number_after_the_verb() {
+    // French: "we take out 3", written above the quoted proposal.
+    let doc = "Bonjour,\n\nOn retire le 3, il plante sur la préprod.\n\n> 1. « Combien font 4 et 5 ? » → get-sum a=4, b=5\n> 2. « Répète : bonjour » → echo\n> 3. « Plante le serveur » → crash\n";
+    let c = cases(doc);
+    let tools: Vec<Vec<String>> = c.iter().map(positive_tools).collect();
+    assert_eq!(tools, [vec!["get-sum"], vec!["echo"]], "{tools:?}");
+}
