@@ -10,7 +10,8 @@
 //! prompt step). One set of thresholds for every document.
 //!
 //! `cargo test --test it authoring_corpus -- --nocapture` prints the table;
-//! `EVALDECK_CORPUS_DETAIL=1` adds every mismatch. `EVALDECK_CORPUS_DIR=DIR` scores another
+//! `EVALDECK_CORPUS_DETAIL=1` adds every mismatch, `EVALDECK_CORPUS_DETAIL=cases` every
+//! case produced as well. `EVALDECK_CORPUS_DIR=DIR` scores another
 //! corpus of the same layout instead (held-out documents kept outside the repository).
 
 use std::collections::BTreeSet;
@@ -406,6 +407,19 @@ fn score(doc: &Path, exp_file: &Path) -> Row {
                     prompt_text(c)
                 ));
             }
+        }
+    }
+    if std::env::var_os("EVALDECK_CORPUS_DETAIL").is_some_and(|v| v == "cases") {
+        for c in &cases {
+            row.detail.push(format!(
+                "  case {:?}{} tools {:?} never {:?} args {} prompt {:?}",
+                span(c),
+                if c.is_negative { " negative" } else { "" },
+                positive_tools(c),
+                never_tools(c),
+                Value::Object(produced_args(c)),
+                prompt_text(c).chars().take(80).collect::<String>()
+            ));
         }
     }
     for (i, c) in cases.iter().enumerate() {

@@ -76,7 +76,7 @@ pub struct Draft {
 impl Draft {
     /// Whether the draft holds something runnable: a prompt or a deterministic call.
     pub fn is_case(&self) -> bool {
-        !self.prompts.is_empty() || self.tool_call.is_some()
+        self.prompts.iter().any(|p| !is_placeholder(p)) || self.tool_call.is_some()
     }
 
     /// Adds tools never to call, each once.
@@ -108,6 +108,25 @@ impl Draft {
             format!("Case at line {}", self.start_line)
         };
     }
+}
+
+/// A prompt that only holds the place of one (`<what the user says>`, `{{question}}`,
+/// `[your prompt]`, `...`): a template's, to be filled in, in any language.
+pub fn is_placeholder(p: &str) -> bool {
+    let t = unquote(p);
+    let wrapped = |a: &str, b: &str| {
+        t.len() > a.len() + b.len()
+            && t.starts_with(a)
+            && t.ends_with(b)
+            && !t[a.len()..t.len() - b.len()].contains([a.chars().last().unwrap_or(' '), '\n'])
+    };
+    t.is_empty()
+        || wrapped("<", ">")
+        || wrapped("{{", "}}")
+        || wrapped("${", "}")
+        || wrapped("[", "]")
+        || t.chars()
+            .all(|c| matches!(c, '.' | '…' | '_' | '-' | ' ' | '?'))
 }
 
 /// Cells that mean "nothing here" in any column.

@@ -455,12 +455,12 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
         && let Some(t) = info
             .title
             .as_deref()
-            .map(str::trim)
+            .map(crate::service::authoring::draft::unquote)
             .filter(|t| said_title(t))
     {
         notes.push("the prompt was read from the case's title".into());
         // (No segment holds it: all of the body is read for the expectation.)
-        prompt = Some((t.to_string(), segs.len(), None));
+        prompt = Some((t, segs.len(), None));
         titled = true;
     }
     let (prompt_text, prompt_seg, prompt_span) = prompt?;

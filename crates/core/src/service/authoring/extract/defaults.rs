@@ -148,7 +148,7 @@ pub fn apply(ix: &LineIndex, drafts: &mut [Draft], cat: &Catalog) {
             {
                 let read = values
                     .entry((def.line, t))
-                    .or_insert_with(|| cat.read_args(t, ix.line(def.line)));
+                    .or_insert_with(|| cat.read_args(t, without_comment(ix.line(def.line))));
                 for (k, v) in read.clone() {
                     let args = call.args.get_or_insert_with(Default::default);
                     if !args.contains_key(&k) && !matches!(v, Value::Null) {
@@ -192,4 +192,32 @@ fn names_a_param(line: &str, cat: &Catalog) -> bool {
         }
     }
     false
+}
+
+/// A line without the remark written after its values (`owner: acme   # the sandbox org`,
+/// `repo = shop // unless a row says otherwise`): a `#` or `//` after a space, outside
+/// quotes.
+fn without_comment(line: &str) -> &str {
+    let b = line.as_bytes();
+    let mut quote: Option<u8> = None;
+    for (i, &c) in b.iter().enumerate() {
+        match (quote, c) {
+            (None, b'"' | b'\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, b'#')
+                if i > 0
+                    && b[i - 1].is_ascii_whitespace()
+                    && b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()) =>
+            {
+                return line[..i].trim_end();
+            }
+            (None, b'/')
+                if i > 0 && b[i - 1].is_ascii_whitespace() && b.get(i + 1) == Some(&b'/') =>
+            {
+                return line[..i].trim_end();
+            }
+            _ => {}
+        }
+    }
+    line
 }

@@ -820,7 +820,31 @@ pub fn object_draft(
                             .is_some_and(|m| m.keys().all(|mk| !matches!(role_of(mk), Role::Other)))
                     }) =>
             {
+                // (Each object's tool keeps its own arguments: they are read as calls.)
+                let mut calls = Vec::new();
                 for m in items.iter().filter_map(Value::as_object) {
+                    let tool = m
+                        .iter()
+                        .find(|(mk, mv)| role_of(mk) == Role::Tool && mv.is_string());
+                    let args = m
+                        .iter()
+                        .find(|(mk, mv)| role_of(mk) == Role::Args && mv.is_object());
+                    // (A tool given by what it does is the one its words describe.)
+                    let named = tool.and_then(|(_, name)| {
+                        let name = name.as_str()?;
+                        cat.resolve(name)
+                            .map(|(t, _)| t)
+                            .or_else(|| cat.described_by(name))
+                    });
+                    if let (Some(t), Some((_, args))) = (named, args) {
+                        calls.push(serde_json::json!({"name": cat.name(t), "arguments": args}));
+                        for (mk, mv) in m {
+                            if !matches!(role_of(mk), Role::Tool | Role::Args) {
+                                f.push(mk.clone(), mv.clone());
+                            }
+                        }
+                        continue;
+                    }
                     for (mk, mv) in m {
                         let mv = match (role_of(mk), mv) {
                             (Role::Tool, Value::Null) => Value::String("none".into()),
@@ -828,6 +852,9 @@ pub fn object_draft(
                         };
                         f.push(mk.clone(), mv);
                     }
+                }
+                if !calls.is_empty() {
+                    f.push_as(k.clone(), Value::Array(calls), Role::Tool);
                 }
             }
             _ => f.push(k.clone(), v.clone()),
@@ -944,6 +971,7 @@ fn lift_turns(o: &Map<String, Value>) -> Map<String, Value> {
             }
         }
     }
+    split_turn_objects(&mut out);
     let history = out
         .iter()
         .find(|(k, v)| is_history_key(k) && v.is_array())
@@ -959,6 +987,66 @@ fn lift_turns(o: &Map<String, Value>) -> Map<String, Value> {
         out.insert("turns".into(), Value::Array(turns));
     }
     out
+}
+
+/// Turns written as objects that each say what the user says and what is expected of that
+/// turn (`turns: [{prompt: …, expect: {tool: …}}, …]`): the prompts become the case's turns
+/// and each other field gathers its turns' values in order, as the case's own.
+fn split_turn_objects(out: &mut Map<String, Value>) {
+    let prompt_of = |m: &Map<String, Value>| {
+        m.iter()
+            .find(|(k, v)| matches!(role_of(k), Role::Prompt) && v.is_string())
+            .map(|(k, v)| (k.clone(), v.clone()))
+    };
+    let Some((key, items)) = out.iter().find_map(|(k, v)| match v {
+        Value::Array(items)
+            if matches!(role_of(k), Role::Prompts | Role::Steps | Role::Other)
+                && items.len() >= 2
+                && items
+                    .iter()
+                    .all(|i| i.as_object().is_some_and(|m| prompt_of(m).is_some()))
+                && items.iter().any(|i| {
+                    i.as_object().is_some_and(|m| {
+                        m.keys().any(|mk| {
+                            matches!(
+                                role_of(mk),
+                                Role::Tool | Role::Expected | Role::Args | Role::Forbidden
+                            )
+                        })
+                    })
+                }) =>
+        {
+            Some((k.clone(), items.clone()))
+        }
+        _ => None,
+    }) else {
+        return;
+    };
+    let mut turns = Vec::new();
+    let mut gathered: Map<String, Value> = Map::new();
+    for m in items.iter().filter_map(Value::as_object) {
+        let Some((pk, p)) = prompt_of(m) else {
+            continue;
+        };
+        turns.push(serde_json::json!({"role": "user", "content": p}));
+        for (k, v) in m.iter().filter(|(k, _)| **k != pk) {
+            let Value::Array(list) = gathered
+                .entry(k.clone())
+                .or_insert_with(|| Value::Array(Vec::new()))
+            else {
+                continue;
+            };
+            match v {
+                Value::Array(vs) => list.extend(vs.iter().cloned()),
+                v => list.push(v.clone()),
+            }
+        }
+    }
+    out.remove(&key);
+    out.insert("turns".into(), Value::Array(turns));
+    for (k, v) in gathered {
+        out.entry(k).or_insert(v);
+    }
 }
 
 /// Keys holding the turns before the prompt.

@@ -303,7 +303,18 @@ fn extract_indexed(ix: &LineIndex, cat: &Catalog, shape: Shape) -> Vec<Draft> {
             None => Vec::new(),
         },
         Shape::Jsonl => json::extract_lines(ix, cat),
-        Shape::Yaml => yaml::extract(ix, cat),
+        Shape::Yaml => {
+            let found = yaml::extract(ix, cat);
+            if found.iter().any(Draft::is_case) {
+                found
+            } else {
+                // (A file that only carries plans in its block scalars: a ConfigMap's.)
+                yaml::embedded_documents(ix)
+                    .iter()
+                    .flat_map(|doc| extract_with(doc, cat))
+                    .collect()
+            }
+        }
         Shape::Csv(d) => table::extract(ix, d, cat),
         Shape::Gherkin => gherkin::extract(ix, cat),
         Shape::Markup => markup::extract(ix, cat),
@@ -465,7 +476,7 @@ fn code_blocks(t: &str) -> Option<String> {
             if let Some(info) = s.strip_prefix("```") {
                 inside = match inside {
                     Some(_) => None,
-                    None => Some(LANGUAGES.contains(&info.trim().to_ascii_lowercase().as_str())),
+                    None => Some(LANGUAGES.contains(&fence_language(info).as_str())),
                 };
                 return String::new();
             }
@@ -479,6 +490,17 @@ fn code_blocks(t: &str) -> Option<String> {
         })
         .collect();
     any.then(|| rejoin(t, &lines))
+}
+
+/// The language a fence's info string names: its first word, in the braces Quarto and R
+/// Markdown put round it (`{python}`, `{r setup, echo=FALSE}`) or before attributes
+/// (`python title="cases.py"`).
+fn fence_language(info: &str) -> String {
+    let info = info.trim().trim_start_matches('{').trim_start_matches('.');
+    info.split(|c: char| c.is_whitespace() || matches!(c, '}' | ',' | '{'))
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
 }
 
 /// Whether `t` holds three backticks in a row (found from its backticks, which memchr

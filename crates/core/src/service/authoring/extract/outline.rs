@@ -8,6 +8,9 @@ use quick_xml::events::{BytesStart, Event};
 
 use crate::service::authoring::lines::LineIndex;
 
+/// FreeMind's and Freeplane's built-in icons that set a branch aside.
+const SET_ASIDE: &[&str] = &["button_cancel", "stop-sign", "stop", "closed", "cancel"];
+
 /// How many nodes with a text attribute make a document an outline.
 const MIN_NODES: usize = 3;
 
@@ -23,6 +26,8 @@ pub fn as_markdown(t: &str) -> Option<String> {
     // The open nodes' names, for the depth of the next.
     let mut open: Vec<String> = Vec::new();
     let mut nodes = 0;
+    // (Inside a node's rich note: its words are lines of the node.)
+    let mut note = 0usize;
     loop {
         let at = reader.buffer_position() as usize;
         let Ok(ev) = reader.read_event() else {
@@ -30,7 +35,36 @@ pub fn as_markdown(t: &str) -> Option<String> {
         };
         let (e, leaf) = match &ev {
             Event::Eof => break,
+            Event::Start(e) if e.local_name().into_inner() == "richcontent" => {
+                note += 1;
+                continue;
+            }
+            Event::End(e) if e.local_name().into_inner() == "richcontent" => {
+                note = note.saturating_sub(1);
+                continue;
+            }
+            Event::Text(x) if note > 0 => {
+                let raw: &str = x.as_ref();
+                let at = at + (raw.len() - raw.trim_start().len());
+                let words = super::markup::blank_tags(raw)
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                if !words.is_empty() {
+                    let line = ix.line_of(at.min(t.len())) - 1;
+                    lines[line] = words;
+                }
+                continue;
+            }
             Event::Start(e) => (e, false),
+            Event::Empty(e) if e.local_name().into_inner() == "icon" => {
+                // A mind map marks a branch set aside with an icon (a cross, a stop sign).
+                if attribute(e, &["BUILTIN"]).is_some_and(|i| SET_ASIDE.contains(&i.as_str())) {
+                    lines[ix.line_of(at + t[at..].find('<').unwrap_or(0)) - 1] =
+                        "Status: dropped".into();
+                }
+                continue;
+            }
             Event::Empty(e) => (e, true),
             Event::End(e) => {
                 let name = e.local_name().as_ref().to_ascii_lowercase();

@@ -3236,3 +3236,82 @@ fn a_reply_drops_a_case_named_by_its_number_after_the_verb() {
     let tools: Vec<Vec<String>> = c.iter().map(positive_tools).collect();
     assert_eq!(tools, [vec!["get-sum"], vec!["echo"]], "{tools:?}");
 }
+
+#[test]
+fn a_quarto_chunk_holds_the_case_list() {
+    // R Markdown and Quarto put the chunk's language in braces, with options after it.
+    let doc = "---\ntitle: Evals\n---\n\nThe list:\n\n```{python}\n#| label: cases\ncases = [\n    {\"id\": \"s\", \"prompt\": \"Add 2 and 9 please\", \"tool\": \"get-sum\"},\n    {\"id\": \"h\", \"prompt\": \"Who wrote Hamlet?\", \"tool\": None},\n]\n```\n\n```{r, echo=FALSE}\nx <- 1\n```\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (10, 10));
+    assert!(d[1].negative);
+}
+
+#[test]
+fn a_yaml_stream_holds_a_case_a_document_and_a_template_is_none() {
+    // Keys in a script with combining marks; the last document only holds places.
+    let doc = "# one case a document\n---\nkind: settings\nserver: demo\n---\nkind: case\nशीर्षक: बेरीज\nprompt: \"add 3 and 4\"\nexpect:\n  tool: get-sum\n  args: {a: 3, b: 4}\n---\nkind: case\nशीर्षक: नमस्कार\nprompt: \"say hello back to me\"\nexpect:\n  tool: echo\n---\nkind: template\nprompt: \"<what the user says>\"\nexpect:\n  tool: \"<tool>\"\n...\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (6, 11));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
+
+#[test]
+fn turns_that_each_expect_a_call_keep_their_own_arguments() {
+    let doc = "cases:\n  - id: two-steps\n    turns:\n      - prompt: \"show me the first 3 items\"\n        expect:\n          - tool: list-items\n            args: {pageSize: 3}\n      - prompt: \"now delete item-9\"\n        expect:\n          - tool: the tool that deletes an item\n            args: {id: item-9}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts.len(), 2);
+    assert_eq!(tools_of(&d[0]), ["list-items", "delete-item"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["pageSize"], 3);
+    assert_eq!(
+        d[0].expected_calls[1].args.as_ref().unwrap()["id"],
+        "item-9"
+    );
+}
+
+#[test]
+fn a_plan_carried_in_a_configmaps_block_scalar() {
+    // The defaults' trailing comment is no part of their values.
+    let doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: evals\ndata:\n  cases.yaml: |\n    defaults:\n      message: hi there   # every echo says this unless it says otherwise\n    cases:\n      - prompt: \"please echo something\"\n        tool: echo\n      - prompt: \"what is 1 and 2 added\"\n        tool: get-sum\n---\napiVersion: v1\nkind: ConfigMap\ndata:\n  LOG_LEVEL: debug\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (10, 11));
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["message"],
+        "hi there"
+    );
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+}
+
+#[test]
+fn a_mind_map_reads_its_notes_and_its_icons() {
+    // Branches are tools (named, described, or none); quoted nodes are what users say;
+    // a cross sets a node aside.
+    let doc = "<map version=\"freeplane 1.11\">\n<node TEXT=\"Cases\">\n<node TEXT=\"echo\">\n<node TEXT=\"«Repeat after me: good morning»\">\n<richcontent TYPE=\"NOTE\">\n<html><body>\n<p>\nmessage = good morning\n</p>\n</body></html>\n</richcontent>\n</node>\n<node TEXT=\"«Repeat after me: bye now»\">\n<icon BUILTIN=\"button_cancel\"/>\n</node>\n</node>\n<node TEXT=\"the tool that deletes an item\">\n<node TEXT=\"«Remove item 7 from my list»\">\n<richcontent TYPE=\"NOTE\"><html><body><p>id: 7</p></body></html></richcontent>\n</node>\n</node>\n<node TEXT=\"No tool\">\n<node TEXT=\"«What is the capital of Peru?»\">\n<richcontent TYPE=\"NOTE\"><html><body><p>answered from knowledge</p></body></html></richcontent>\n</node>\n</node>\n</node>\n</map>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].prompts, ["Repeat after me: good morning"]);
+    assert_eq!(tools_of(&d[1]), ["delete-item"]);
+    assert!(d[2].negative, "{:?}", d[2]);
+}
+
+#[test]
+fn a_prompt_that_only_holds_a_place_is_no_case() {
+    for p in [
+        "<user prompt>",
+        "{{question}}",
+        "[your question here]",
+        "...",
+        "${PROMPT}",
+    ] {
+        let doc =
+            format!("- prompt: \"{p}\"\n  tool: echo\n- prompt: \"say hi to me\"\n  tool: echo\n");
+        assert_eq!(drafts(&doc).len(), 1, "{p}");
+    }
+}

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::super::catalog::Catalog;
-use super::super::draft::Draft;
+use super::super::draft::{self, Draft};
 use super::super::fields::{Role, role_of};
 use super::super::lexicon::{self, LabelRole, label_role};
 use super::super::lines::LineIndex;
@@ -1135,6 +1135,8 @@ struct Pending {
     end: usize,
     title: String,
     titled: bool,
+    /// The tool the parent heading names, for a section whose body names none.
+    tool: Option<String>,
     read: Option<Draft>,
 }
 
@@ -1143,13 +1145,21 @@ impl Out {
         self.drafts.push(Some(d));
     }
 
-    fn defer(&mut self, heading: usize, end: usize, title: String, titled: bool) {
+    fn defer(
+        &mut self,
+        heading: usize,
+        end: usize,
+        title: String,
+        titled: bool,
+        tool: Option<String>,
+    ) {
         self.sections.push(Pending {
             slot: self.drafts.len(),
             heading,
             end,
             title,
             titled,
+            tool,
             read: None,
         });
         self.drafts.push(None);
@@ -1160,8 +1170,17 @@ impl Out {
             // (Its lines' labels were read already: looked up, not read again.)
             let own = &lines[p.heading + 1..p.end];
             let known = |line: &str| own.iter().find(|l| l.text == line).and_then(|l| l.parts);
-            p.read = section_unit(lines, p.heading, p.end, &p.title, p.titled)
-                .and_then(|(text, info)| read_unit(&segments_of_known(&text, known), &info, cat));
+            p.read = section_unit(lines, p.heading, p.end, &p.title, p.titled).and_then(
+                |(text, info)| {
+                    let text = match &p.tool {
+                        Some(t) if reading::read(&text, cat).calls.is_empty() => {
+                            format!("Tool: {t}\n{text}")
+                        }
+                        _ => text,
+                    };
+                    read_unit(&segments_of_known(&text, known), &info, cat)
+                },
+            );
         });
         for p in self.sections {
             self.drafts[p.slot] = p.read;
@@ -1184,6 +1203,18 @@ fn walk(
     let mut i = a;
     let first_sub = (a..b).find(|&k| matches!(lines[k].kind, Kind::Heading(_)));
     let body_end = first_sub.unwrap_or(b);
+    // The tool this section's heading is, wholly (`## fs.read_file` over its cases).
+    // (Or describes it, `перанос / перайменаванне файлаў`, or says no tool is called.)
+    let parent_tool = chain.last().and_then(|h| {
+        let h = h.trim().trim_matches('`');
+        if reading::negative_clause(&lexicon::fold(h)).is_some() {
+            return Some("none".to_string());
+        }
+        cat.resolve(h)
+            .map(|(t, _)| t)
+            .or_else(|| cat.described_by(h))
+            .map(|t| cat.name(t).to_string())
+    });
     let mut found = Vec::new();
     blocks(lines, i, body_end, chain, cat, &mut found);
     section_rule(lines, i, body_end, cat, &mut found);
@@ -1359,18 +1390,37 @@ fn walk(
                 ]);
             // No prompt in the body, but a keyed title that is itself what the user says
             // (an outline's `K1: Cari barang …` node over its tool and arguments).
+            // (Or a title that is wholly a quoted utterance, `### «Show me …»`, under a
+            // heading naming the tool, as mind maps and outlines are laid out.)
+            let quoted_title = {
+                let bare = draft::unquote(&title);
+                bare.len() < title.trim().len() && said_title(&bare)
+            };
             let titled = prompts == 0
                 && steps == 0
                 && !sub_headings
                 && !fenced
-                && matches!(key_and_title(&title), (Some(_), t) if said_title(&t))
+                && (matches!(key_and_title(&title), (Some(_), t) if said_title(&t))
+                    || quoted_title)
                 && !(i + 1..end).any(|k| {
                     let t = lines[k].text;
-                    reading::quotes(t)
-                        .iter()
-                        .any(|&(a, b)| reading::utterance_like(&t[a..b]))
+                    reading::quotes(t).iter().any(|&(a, b)| {
+                        // (Under a quoted title, a quote a field holds is a value:
+                        // `content: «…»`.)
+                        reading::utterance_like(&t[a..b])
+                            && !(quoted_title
+                                && t[..a]
+                                    .trim_end_matches(|c: char| {
+                                        !c.is_alphanumeric()
+                                            && !c.is_whitespace()
+                                            && !matches!(c, ':' | '：' | '=')
+                                    })
+                                    .trim_end()
+                                    .ends_with([':', '：', '=']))
+                    })
                 })
-                && states_expectation(&[LabelRole::Expected, LabelRole::Tool]);
+                && (states_expectation(&[LabelRole::Expected, LabelRole::Tool])
+                    || quoted_title && parent_tool.is_some());
             // No prompt field, but paragraphs of which one quotes what the user says and
             // the others say what is expected (`Employee: "…"` over `The assistant answers
             // on its own, calling no tool.`): one case.
@@ -1413,7 +1463,13 @@ fn walk(
                 || table_turns)
                 && !sub_headings
             {
-                out.defer(i, end, title, titled);
+                out.defer(
+                    i,
+                    end,
+                    title,
+                    titled,
+                    parent_tool.clone().filter(|_| titled),
+                );
             } else {
                 chain.push(title);
                 walk(lines, i + 1, end, chain, title_line, cat, out);

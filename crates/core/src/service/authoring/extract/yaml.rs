@@ -9,6 +9,7 @@
 //! is never a case itself; a single prompt template is rendered with each test's vars.
 
 use serde_json::{Map, Value};
+use unicode_normalization::char::is_combining_mark;
 
 use super::json::object_draft;
 use super::table::promptfoo_assert_value;
@@ -115,6 +116,13 @@ pub fn looks_like_yaml(t: &str) -> bool {
             is_key_line(t.trim_start_matches("- ")) || t.starts_with("- ")
         })
         .count();
+    // A stream of documents of YAML lines (`---` between them, a harness's case a document).
+    let separators = split_lines(t)
+        .filter(|l| *l == "---" || l.starts_with("--- "))
+        .count();
+    if separators >= 2 && yamlish * 10 >= lines.len() * 9 && lines.iter().any(|l| is_key_line(l)) {
+        return true;
+    }
     if yamlish * 10 >= lines.len() * 9
         && lines.windows(2).any(|w| {
             !w[0].starts_with(' ')
@@ -172,8 +180,11 @@ fn is_key_line(s: &str) -> bool {
             // (`<<: *defaults`: a merge key.)
             (k == "<<"
                 || !k.is_empty()
-                    && k.chars()
-                        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ' ' | '"' | '\'')))
+                    && k.chars().all(|c| {
+                        c.is_alphanumeric()
+                            || is_combining_mark(c)
+                            || matches!(c, '_' | '-' | ' ' | '"' | '\'')
+                    }))
                 && (s.len() == i + 1 || s[i + 1..].starts_with(' '))
         }
         None => false,
@@ -543,11 +554,90 @@ fn nested_cases(n: &YNode) -> Option<Vec<&YNode>> {
         .map(|l| l.iter().collect())
 }
 
+/// The document's root: the first document's, or of a stream of several documents (`---`
+/// between them, as harnesses write one case a document), the list of their mappings.
+fn stream(ix: &LineIndex, p: &mut Parser) -> Option<YNode> {
+    let seps: Vec<usize> = (1..=ix.len())
+        .filter(|&no| {
+            let l = ix.line(no);
+            l == "---" || l.starts_with("--- ")
+        })
+        .collect();
+    if seps.len() < 2 {
+        return p.node(&mut 0, 0);
+    }
+    let mut docs: Vec<Vec<YLine>> = Vec::new();
+    let mut doc = usize::MAX;
+    for l in &p.ls {
+        let d = seps.iter().take_while(|&&s| s < l.no).count();
+        if d != doc {
+            docs.push(Vec::new());
+            doc = d;
+        }
+        docs.last_mut()?.push(l.clone());
+    }
+    let roots: Vec<YNode> = docs
+        .into_iter()
+        .filter_map(|ls| Parser { ls, ix }.node(&mut 0, 0))
+        .collect();
+    if roots.iter().filter(|n| matches!(n, YNode::Map(..))).count() < 2 {
+        return p.node(&mut 0, 0);
+    }
+    let (a, b) = (roots[0].span().0, roots[roots.len() - 1].span().1);
+    Some(YNode::Seq(roots, a, b))
+}
+
+/// Documents a YAML file carries in its literal block scalars (a ConfigMap's `cases.yaml:
+/// |` or `cases.json: |`), each as the whole text with every other line blank, so that
+/// what is read from it keeps the file's line numbers.
+pub fn embedded_documents(ix: &LineIndex) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut no = 1;
+    while no <= ix.len() {
+        let line = strip_comment(ix.line(no));
+        let indent = line.len() - line.trim_start().len();
+        let literal = split_key(line.trim_start().trim_start_matches("- "))
+            .is_some_and(|(_, v)| matches!(v.as_str(), "|" | "|-" | "|+"));
+        no += 1;
+        if !literal {
+            continue;
+        }
+        let first = no;
+        let mut last = no - 1;
+        while no <= ix.len() {
+            let l = ix.line(no);
+            if !l.trim().is_empty() {
+                if l.len() - l.trim_start().len() <= indent {
+                    break;
+                }
+                last = no;
+            }
+            no += 1;
+        }
+        if last < first + 2 {
+            continue;
+        }
+        let body: Vec<&str> = (first..=last).map(|n| ix.line(n)).collect();
+        let base = body
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.len() - l.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        let mut doc = "\n".repeat(first - 1);
+        for l in body {
+            doc.push_str(l.get(base..).unwrap_or(""));
+            doc.push('\n');
+        }
+        out.push(doc);
+    }
+    out
+}
+
 /// Extracts the cases of a YAML plan.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let mut p = Parser { ls: ylines(ix), ix };
-    let mut i = 0;
-    let Some(root) = p.node(&mut i, 0) else {
+    let Some(root) = stream(ix, &mut p) else {
         return Vec::new();
     };
     let anchors = anchors(ix, &mut p);

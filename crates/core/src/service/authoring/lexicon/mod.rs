@@ -1333,6 +1333,12 @@ pub const NEGATION_AFTER: &[&str] = &[
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
 pub const NO_DETERMINER: &[&str] = &[
     "zero",
+    "ніводны",
+    "ніводнага",
+    "ніводная",
+    "ніякі",
+    "ніякага",
+    "ніякіх",
     "никакой",
     "жодних",
     "жодного",
@@ -2184,6 +2190,8 @@ pub const NONE_WORDS: &[&str] = &[
     "нічого",
     "жодного інструменту",
     "без інструментів",
+    "без інструментаў",
+    "ніякіх інструментаў",
     "khong",
     "khong co",
     "khong co cong cu",
