@@ -16,7 +16,7 @@ use serde_json::{Map, Number, Value};
 use super::json::object_draft;
 use crate::service::authoring::catalog::Catalog;
 use crate::service::authoring::draft::Draft;
-use crate::service::authoring::fields::{names_a_case, normalize_label};
+use crate::service::authoring::fields::{Role, names_a_case, normalize_label, role_of};
 use crate::service::authoring::lexicon;
 use crate::service::authoring::lines::LineIndex;
 use crate::service::authoring::lines::split_lines;
@@ -987,9 +987,18 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         .iter_mut()
         .filter(|f| !f.draft.negative && f.draft.expected_calls.is_empty())
     {
-        if let Some(k) = parametrized_function(ix, f.draft.end_line) {
-            let (calls, never) = asserted_tools(ix, &toks, k, function_end(ix, k), cat);
+        let body = parametrized_function(ix, f.draft.end_line)
+            .map(|k| (k, function_end(ix, k)))
+            .or_else(|| cases_block_body(ix, f.draft.start_line));
+        if let Some((k, end)) = body {
+            let (calls, never) = asserted_tools(ix, &toks, k, end, cat);
             let d = &mut f.draft;
+            if calls.is_empty() && (k..=end).any(|n| checks_no_calls(ix.line(n))) {
+                d.negative = true;
+                d.exact_rule = None;
+                d.notes.push("the test's body asserts no tool call".into());
+                continue;
+            }
             for tool in calls {
                 if !d.expected_calls.iter().any(|c| c.tool == tool) {
                     d.expected_calls
@@ -1140,8 +1149,15 @@ fn is_ident(s: &str) -> bool {
 /// a literal. Nor is a tool's arguments (`{"message": "hi"}`): a case has more than one
 /// field, and not only parameters.
 fn case_pairs<'a>(n: &'a Node, cat: &Catalog) -> Option<&'a [(String, Node)]> {
+    // (A map of the prompt alone is a case too, `@{ Prompt = '…' }` in a test's cases
+    // whose body says what is expected.)
+    let prompt_alone = |pairs: &[(String, Node)]| {
+        matches!(n.lit, Lit::Map(_))
+            && matches!(&pairs[..], [(k, v)] if role_of(k) == Role::Prompt
+                && matches!(&v.lit, Lit::Str(s) if utterance_like(s)))
+    };
     n.lit.pairs().filter(|pairs| {
-        pairs.len() >= 2
+        (pairs.len() >= 2 || prompt_alone(pairs))
             && !pairs.iter().all(|(k, _)| cat.is_param(k))
             && pairs
                 .iter()
@@ -1291,12 +1307,12 @@ fn records(
                     "append" | "push" | "extend" | "insert" | "unshift"
                 )
             });
-    let table = appended
-        || children
-            .iter()
-            .filter(|c| case_pairs(c, cat).is_some())
-            .count()
-            >= 2;
+    // (A list holding one case is a table of one: Pester's `-TestCases @( @{…} )`.)
+    let listed = children
+        .iter()
+        .filter(|c| case_pairs(c, cat).is_some())
+        .count();
+    let table = appended || listed >= 2 || listed == 1 && matches!(n.lit, Lit::Seq(_));
     for c in children {
         if !taken.contains(&c.start) {
             records(c, table, sigs, ix, cat, out);
@@ -1598,7 +1614,10 @@ fn test_start(line: &str) -> Option<bool> {
         "xspecify",
         "pending \"",
     ];
-    if ON.iter().any(|p| t.starts_with(p)) {
+    // Pester's `It "…" {`, set aside with `-Skip`.
+    if t.starts_with("It \"") {
+        Some(!t.contains(" -Skip"))
+    } else if ON.iter().any(|p| t.starts_with(p)) {
         Some(true)
     } else if OFF.iter().any(|p| t.starts_with(p)) {
         Some(false)
@@ -1738,6 +1757,24 @@ fn parametrized_function(ix: &LineIndex, row_end: usize) -> Option<usize> {
     None
 }
 
+/// The body of the test whose cases stand between its name and its body (Pester's `It
+/// "…" -TestCases @( … ) { … }`), for a row starting on line `row_start`: the lines after
+/// the rows, to the test's end.
+fn cases_block_body(ix: &LineIndex, row_start: usize) -> Option<(usize, usize)> {
+    let k = (row_start.saturating_sub(60).max(1)..row_start)
+        .rev()
+        .find(|&k| test_start(ix.line(k)) == Some(true))?;
+    if !ix.line(k).contains("-TestCases") {
+        return None;
+    }
+    let end = function_end(ix, k);
+    let body = (row_start..=end).find(|&n| {
+        let t = ix.line(n).trim();
+        t.starts_with([']', ')']) && t.ends_with('{')
+    })?;
+    Some((body + 1, end))
+}
+
 /// The tools a function's lines name in strings, as it asserts them: called, or (on a
 /// line that says absent) never called.
 fn asserted_tools(
@@ -1798,6 +1835,7 @@ fn negated(code: &str) -> bool {
         "nonematch",
         "assertfalse",
         "assert_false",
+        "should -not",
     ]
     .iter()
     .any(|w| c.contains(w))
@@ -1895,6 +1933,9 @@ fn checks_no_calls(code: &str) -> bool {
             // (`assertEqual(run.tool_names(), [])`, `assert_eq!(calls, vec![])`.)
             ",[])",
             ",vec![])",
+            // (Pester: `$r.ToolCalls | Should -BeNullOrEmpty`.)
+            "|should-benullorempty",
+            "|should-havecount0",
         ]
         .iter()
         .any(|w| c.contains(w))

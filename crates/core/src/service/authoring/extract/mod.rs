@@ -37,6 +37,7 @@
 //! | wiki markup | `h1.`…`h6.` headings (Textile, Confluence) | read as Markdown, line for line: `@code@`, `{{code}}`, `-struck-`, `#` numbered items |
 //! | Org | `*` headings with `#+` settings or property drawers | read as the Markdown it corresponds to, line for line |
 //! | code | most lines are statements and some import, declare or define | a keyed literal whose keys name a case, a positional one named by a `parametrize` signature, else a test function |
+//! | PowerShell | Pester blocks (`Describe`, `It`, `… \| Should -Be`) | as code, once rewritten ([`powershell`]): a `-TestCases` hashtable, else an `It` block |
 //! | transcript | `WEBVTT`, or SubRip's numbered cues over `-->` timing lines | a speaker's turn (their cues in a row) |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
 //! | fixed-width table | a header over a rule of dash or equals runs | a row (rewritten as the Markdown table it is) |
@@ -63,6 +64,7 @@ pub mod notebook;
 pub mod org;
 pub mod outline;
 pub mod pages;
+pub mod powershell;
 pub mod retract;
 pub mod robot;
 pub mod roff;
@@ -111,6 +113,8 @@ pub enum Shape {
     Toml,
     Org,
     Code,
+    /// A PowerShell script (Pester tests), read as code once rewritten.
+    PowerShell,
     Notebook,
     Latex,
     Robot,
@@ -232,6 +236,9 @@ pub fn sniff(text: &str) -> Shape {
     if ini::looks_like_ini(h) {
         return Shape::Ini;
     }
+    if powershell::looks_like_powershell(h) {
+        return Shape::PowerShell;
+    }
     if code::looks_like_code(h) {
         return Shape::Code;
     }
@@ -320,6 +327,7 @@ fn extract_indexed(ix: &LineIndex, cat: &Catalog, shape: Shape) -> Vec<Draft> {
         Shape::Markup => markup::extract(ix, cat),
         Shape::Toml => toml_tables::extract(ix, cat),
         Shape::Code => code::extract(ix, cat),
+        Shape::PowerShell => code::extract(&LineIndex::new(&powershell::to_code(text)), cat),
         Shape::Robot => text::extract(&LineIndex::new(&robot::to_markdown(text)), cat),
         Shape::Shell => shell::extract(ix, cat),
         Shape::Sql => code::extract(&LineIndex::new(&sql::to_code(text)), cat),

@@ -3315,3 +3315,19 @@ fn a_prompt_that_only_holds_a_place_is_no_case() {
         assert_eq!(drafts(&doc).len(), 1, "{p}");
     }
 }
+
+#[test]
+fn a_pester_script_reads_its_test_cases_and_its_it_blocks() {
+    // Hashtables over lines and on one, `''` inside a single-quoted string, a skipped
+    // block, and rows whose body asserts that nothing is called.
+    let doc = "BeforeAll {\n    Import-Module Eval\n}\n\nDescribe 'demo' {\n    It 'calls <Tool>' -TestCases @(\n        @{\n            Prompt = 'What''s 2 plus 40?'\n            Tool   = 'get-sum'\n        }\n        @{ Prompt = 'Echo back: C:\\Temp\\x'; Tool = 'echo' }\n    ) {\n        $r = Invoke-Turn -Message $Prompt\n        $r.ToolCalls[0].Name | Should -Be $Tool\n    }\n    It 'answers from memory' -TestCases @(\n        @{ Prompt = 'Who painted the Mona Lisa?' }\n    ) {\n        $r = Invoke-Turn -Message $Prompt\n        $r.ToolCalls | Should -BeNullOrEmpty\n    }\n    It 'crashes the server' -Skip {\n        $r = Invoke-Turn -Message 'Crash it now please'\n        $r.ToolCalls[0].Name | Should -Be 'crash'\n    }\n    It 'lists without deleting' {\n        $r = Invoke-Turn -Message 'Show me the first five items'\n        $r.ToolCalls[0].Name | Should -Be 'list-items'\n        $r.ToolCalls.Name | Should -Not -Contain 'delete-item'\n    }\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 4, "{d:#?}");
+    assert_eq!(d[0].prompts, ["What's 2 plus 40?"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (7, 10));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].prompts, ["Echo back: C:\\Temp\\x"]);
+    assert!(d[2].negative);
+    assert_eq!(tools_of(&d[3]), ["list-items"]);
+    assert_eq!(d[3].never_called, ["delete-item"]);
+}
