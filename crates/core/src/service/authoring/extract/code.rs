@@ -1153,7 +1153,7 @@ fn case_pairs<'a>(n: &'a Node, cat: &Catalog) -> Option<&'a [(String, Node)]> {
     // whose body says what is expected.)
     let prompt_alone = |pairs: &[(String, Node)]| {
         matches!(n.lit, Lit::Map(_))
-            && matches!(&pairs[..], [(k, v)] if role_of(k) == Role::Prompt
+            && matches!(pairs, [(k, v)] if role_of(k) == Role::Prompt
                 && matches!(&v.lit, Lit::Str(s) if utterance_like(s)))
     };
     n.lit.pairs().filter(|pairs| {
