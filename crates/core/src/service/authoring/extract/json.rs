@@ -764,6 +764,11 @@ pub fn object_draft(
     let lifted = lift_turns(o);
     let o = &lifted;
     let mut f = Fields::new(shape);
+    match assistant_calls(o) {
+        Some(Said::Calls(calls)) => f.push_as("tool_calls", Value::Array(calls), Role::Tool),
+        Some(Said::Words) => f.push_as("assistant", Value::Bool(true), Role::Negative),
+        None => {}
+    }
     for (k, v) in o {
         match (k.as_str(), v) {
             // Braintrust / LangSmith wrap the case's fields one level down.
@@ -1047,6 +1052,59 @@ fn split_turn_objects(out: &mut Map<String, Value>) {
     for (k, v) in gathered {
         out.entry(k).or_insert(v);
     }
+}
+
+/// What the assistant does in a conversation written in a chat API's messages.
+enum Said {
+    /// The calls it makes: OpenAI's `tool_calls` (and the older `function_call`),
+    /// Anthropic's `tool_use` blocks.
+    Calls(Vec<Value>),
+    /// It ends the conversation answering in words, having called nothing.
+    Words,
+}
+
+/// The expectation a record's messages hold, when some message is the assistant's.
+fn assistant_calls(o: &Map<String, Value>) -> Option<Said> {
+    let messages = o.values().find_map(|v| {
+        let a = v.as_array()?;
+        a.iter()
+            .any(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+            .then_some(a)
+    })?;
+    let mut calls = Vec::new();
+    for m in messages
+        .iter()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))
+    {
+        if let Some(Value::Array(tc)) = m.get("tool_calls") {
+            calls.extend(tc.iter().cloned());
+        }
+        if let Some(fc @ Value::Object(_)) = m.get("function_call") {
+            calls.push(fc.clone());
+        }
+        if let Some(Value::Array(blocks)) = m.get("content") {
+            calls.extend(
+                blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                    .cloned(),
+            );
+        }
+    }
+    if !calls.is_empty() {
+        return Some(Said::Calls(calls));
+    }
+    let last = messages.last()?;
+    let words = match last.get("content") {
+        Some(Value::String(t)) => !t.trim().is_empty(),
+        Some(Value::Array(blocks)) => blocks.iter().any(|b| {
+            b.get("text")
+                .and_then(Value::as_str)
+                .is_some_and(|t| !t.trim().is_empty())
+        }),
+        _ => false,
+    };
+    (last.get("role").and_then(Value::as_str) == Some("assistant") && words).then_some(Said::Words)
 }
 
 /// Keys holding the turns before the prompt.

@@ -3331,3 +3331,23 @@ fn a_pester_script_reads_its_test_cases_and_its_it_blocks() {
     assert_eq!(tools_of(&d[3]), ["list-items"]);
     assert_eq!(d[3].never_called, ["delete-item"]);
 }
+
+#[test]
+fn a_chat_api_dataset_expects_the_assistants_calls() {
+    // OpenAI's fine-tuning lines (arguments as a JSON string), Anthropic's `tool_use`
+    // blocks, and an assistant that answers in words: no tool.
+    let doc = concat!(
+        r#"{"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Add 4 and 38 for me"}, {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "get-sum", "arguments": "{\"a\": 4, \"b\": 38}"}}]}]}"#,
+        "\n",
+        r#"{"messages": [{"role": "user", "content": "Repeat: hola"}, {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "echo", "input": {"message": "hola"}}]}]}"#,
+        "\n",
+        r#"{"messages": [{"role": "user", "content": "What is the tallest mountain?"}, {"role": "assistant", "content": "Mount Everest."}]}"#,
+        "\n",
+    );
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 38);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert!(d[2].negative && d[2].expected_calls.is_empty());
+}
