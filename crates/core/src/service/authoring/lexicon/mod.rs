@@ -4458,6 +4458,19 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    "archived",
+    "archiviert",
+    "archive",
+    "archivado",
+    "archivada",
+    "arquivado",
+    "archiviato",
+    "gearchiveerd",
+    "архивирован*",
+    "zarchiwizowan*",
+    "arsivlendi",
+    "arkiverad",
+    "arkivert",
     "hylatty",
     "peruttu",
     "poistettu",
