@@ -46,9 +46,24 @@ fn is_header(cells: &[String]) -> bool {
         .count();
     filled.len() >= 2
         && known >= 2
-        && filled.iter().all(|h| {
-            // A label is a few words; a sentence cut at its commas is not a header.
-            h.chars().count() <= 60
+        && labels_only(&filled)
+        && (filled.iter().any(|h| {
+            h.starts_with("__")
+                || matches!(
+                    role_of(h),
+                    Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
+                )
+        })
+            // (A tracker's export, `Summary,Issue key,…,Description,Comment`: its issues'
+            // descriptions hold the cases.)
+            || known >= 5 && filled.iter().filter(|h| role_of(h) == Role::Title).count() >= 2)
+}
+
+/// Whether each cell reads as a column's label: a few words, no sentence.
+fn labels_only(filled: &[&String]) -> bool {
+    filled.iter().all(|h| {
+        // A label is a few words; a sentence cut at its commas is not a header.
+        h.chars().count() <= 60
                 && h.split_whitespace()
                     .filter(|w| w.chars().any(char::is_alphanumeric))
                     .count()
@@ -67,17 +82,33 @@ fn is_header(cells: &[String]) -> bool {
                 // (A lower-case run of words is a sentence's piece: `nario on indique la
                 // requête de l'utilisateur, l'outil attendu et, …`.)
                 && (h.split_whitespace().count() < 4 || !h.starts_with(char::is_lowercase))
-        })
-        && (filled.iter().any(|h| {
-            h.starts_with("__")
-                || matches!(
-                    role_of(h),
-                    Role::Prompt | Role::Prompts | Role::Turn(_) | Role::Tool | Role::Steps
-                )
-        })
-            // (A tracker's export, `Summary,Issue key,…,Description,Comment`: its issues'
-            // descriptions hold the cases.)
-            || known >= 5 && filled.iter().filter(|h| role_of(h) == Role::Title).count() >= 2)
+    })
+}
+
+/// Whether the text is a sheet by its shape alone, whatever language its labels are in
+/// (an Asana or monday.com export): a first row of four labels or more, and records of
+/// that many cells (quoted cells over several lines included) for most of the rest.
+fn shaped_like_a_sheet(text: &str, d: u8) -> bool {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(d)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
+    let mut records = rdr.records().map_while(Result::ok);
+    let Some(header) = records.next() else {
+        return false;
+    };
+    let cells: Vec<String> = header.iter().map(|c| c.trim().to_string()).collect();
+    let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+    if filled.len() < 4 || filled.len() * 4 < cells.len() * 3 || !labels_only(&filled) {
+        return false;
+    }
+    let (mut rows, mut fitting) = (0, 0);
+    for r in records.take(200) {
+        rows += 1;
+        fitting += usize::from(r.len() == cells.len());
+    }
+    rows >= 2 && fitting * 10 >= rows * 8
 }
 
 /// The delimiter of a spreadsheet export: a header row (possibly below a title row or
@@ -105,7 +136,13 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
             return None;
         }
     }
-    None
+    // No row names a prompt or a tool column in a language the lexicon has: a sheet by
+    // its shape, its columns read by their cells.
+    let first = text.lines().find(|l| !l.trim().is_empty())?;
+    [b'\t', b',', b';']
+        .into_iter()
+        .filter(|&d| first.bytes().filter(|&b| b == d).count() >= 3)
+        .find(|&d| shaped_like_a_sheet(text, d))
 }
 
 /// A sheet whose merged cells came out blank, as its own note says ("a blank cell means
@@ -141,6 +178,59 @@ fn fill_down(text: &str, header: &[String], groups: &mut [(usize, usize, Vec<Vec
     }
 }
 
+/// Rows a column files under the row just above them by its title (an Asana or Jira
+/// export's `Parent task`, monday.com's subitems): parts of that row's case, its turns.
+fn merge_subtasks(header: &[String], groups: &mut Vec<(usize, usize, Vec<Vec<String>>)>) {
+    let cell = |g: &(usize, usize, Vec<Vec<String>>), c: usize| {
+        g.2[0]
+            .get(c)
+            .map(|v| v.trim().to_string())
+            .unwrap_or_default()
+    };
+    // The column whose every value is another row's title (or key), in whatever column
+    // that is.
+    let mut pairs = (0..header.len()).flat_map(|p| {
+        (0..header.len())
+            .filter(move |&t| t != p)
+            .map(move |t| (p, t))
+    });
+    let Some((parent, title)) = pairs.find(|&(p, t)| {
+        let mut named = groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (i, cell(g, p)))
+            .filter(|(_, v)| !v.is_empty())
+            .peekable();
+        named.peek().is_some()
+            && named.all(|(i, v)| {
+                v.chars().any(char::is_alphabetic)
+                    && groups
+                        .iter()
+                        .enumerate()
+                        .any(|(j, o)| j != i && cell(o, t) == v)
+            })
+    }) else {
+        return;
+    };
+    let mut merged: Vec<(usize, usize, Vec<Vec<String>>)> = Vec::new();
+    // (The row a run of subtasks belongs to: the last one that is none.)
+    let mut owner: Option<String> = None;
+    for g in groups.drain(..) {
+        let of = cell(&g, parent);
+        match merged.last_mut() {
+            Some(last) if !of.is_empty() && owner.as_deref() == Some(of.as_str()) => {
+                last.1 = g.1;
+                last.2.extend(g.2);
+            }
+            _ => {
+                owner = of.is_empty().then(|| cell(&g, title));
+                merged.push(g);
+            }
+        }
+    }
+    *groups = merged;
+}
+
 /// Extracts one case per record (a record continued on rows with an empty first cell,
 /// as step-by-step exports write it, is one case).
 pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
@@ -171,7 +261,18 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
     let cells_of =
         |r: &csv::StringRecord| r.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>();
     let filled = |r: &csv::StringRecord| r.iter().filter(|c| !c.trim().is_empty()).count();
-    let Some(mut h) = records.iter().position(|(_, r)| is_header(&cells_of(r))) else {
+    // (Else, in a sheet known by its shape, its first row of labels.)
+    let Some(mut h) = records
+        .iter()
+        .position(|(_, r)| is_header(&cells_of(r)))
+        .or_else(|| {
+            records.iter().position(|(_, r)| {
+                let cells = cells_of(r);
+                let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+                filled.len() >= 4 && labels_only(&filled)
+            })
+        })
+    else {
         return Vec::new();
     };
     // A merged header's upper row (`Input | Expected | Admin` over the columns it
@@ -263,6 +364,7 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         }
     }
     fill_down(text, &header, &mut groups);
+    merge_subtasks(&header, &mut groups);
     let mut out = Vec::new();
     for (pos, end, rows) in groups {
         let (start_line, end_line) = ix.span_of(pos, end);
@@ -376,6 +478,16 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
                 )
         }) || !asserts.is_empty();
         if !expects && rows.iter().flatten().any(|c| lexicon::is_todo_marker(c)) {
+            continue;
+        }
+        // A row a column of no known role files under a dropped status (an Asana section
+        // `Won't do`, a tag `rejected`): set aside.
+        if rows[0].iter().zip(&header).any(|(v, h)| {
+            role_of(h) == Role::Other
+                && v.split([';', ',', '|']).map(str::trim).any(|part| {
+                    part.split_whitespace().count() <= 4 && lexicon::is_dropped_status(part)
+                })
+        }) {
             continue;
         }
         let info = UnitInfo {

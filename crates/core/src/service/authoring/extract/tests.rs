@@ -3351,3 +3351,22 @@ fn a_chat_api_dataset_expects_the_assistants_calls() {
     assert_eq!(tools_of(&d[1]), ["echo"]);
     assert!(d[2].negative && d[2].expected_calls.is_empty());
 }
+
+#[test]
+fn a_sheet_known_by_its_shape_reads_its_notes_and_its_subtasks() {
+    // Column labels no lexicon has (Welsh); the notes cells hold the cases; a row filed
+    // under `Won't do` is set aside; two subtasks are the turns of the row above them.
+    let doc = "Rhif,Enw,Adran,Perchennog,Nodiadau,Rhiant\n\
+1,Adio,Barod,Ann,\"Prompt: \u{201c}Add 12 and 30 for me\u{201d}\nExpected tool: get-sum\",\n\
+2,Chwalu,Won't do,Ann,\"Prompt: \u{201c}Crash the server now\u{201d}\nExpected tool: crash\",\n\
+3,Sgwrs,Barod,Ben,Two steps,\n\
+4,Cam 1,,Ben,\"Prompt: \u{201c}Show me the first three items\u{201d} \u{2192} list-items\",Sgwrs\n\
+5,Cam 2,,Ben,\"Prompt: \u{201c}Now delete the second one\u{201d} \u{2192} delete-item\",Sgwrs\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (2, 3));
+    assert_eq!((d[1].start_line, d[1].end_line), (6, 8));
+    assert_eq!(tools_of(&d[1]), ["list-items", "delete-item"]);
+    assert_eq!(d[1].prompts.len(), 2);
+}
