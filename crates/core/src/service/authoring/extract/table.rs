@@ -95,14 +95,16 @@ fn shaped_like_a_sheet(text: &str, d: u8) -> bool {
         .flexible(true)
         .from_reader(text.trim_start_matches('\u{feff}').as_bytes());
     let mut records = rdr.records().map_while(Result::ok);
-    let Some(header) = records.next() else {
+    // (The header may stand under a title row and blank rows, as a board's export puts
+    // it.)
+    let Some(cells) = records.by_ref().take(10).find_map(|r| {
+        let cells: Vec<String> = r.iter().map(|c| c.trim().to_string()).collect();
+        let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
+        (filled.len() >= 4 && filled.len() * 4 >= cells.len() * 3 && labels_only(&filled))
+            .then_some(cells)
+    }) else {
         return false;
     };
-    let cells: Vec<String> = header.iter().map(|c| c.trim().to_string()).collect();
-    let filled: Vec<&String> = cells.iter().filter(|c| !c.is_empty()).collect();
-    if filled.len() < 4 || filled.len() * 4 < cells.len() * 3 || !labels_only(&filled) {
-        return false;
-    }
     let (mut rows, mut fitting) = (0, 0);
     for r in records.take(200) {
         rows += 1;
@@ -305,6 +307,7 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
     // A blank row ends a record: what follows it is never its continuation.
     let mut groups: Vec<(usize, usize, Vec<Vec<String>>)> = Vec::new();
     let mut after_blank = false;
+    let mut dropped_group = false;
     let mut prev = rows.first().map_or(0, |(p, _)| *p);
     for (k, (pos, r)) in rows.iter().enumerate() {
         let cells: Vec<String> = r.iter().map(str::to_string).collect();
@@ -345,9 +348,31 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             && let [only] = filled[..]
             && only.split_whitespace().count() <= 3
             && only.chars().any(char::is_alphabetic)
-            && !only.chars().any(char::is_lowercase)
+            && (!only.chars().any(char::is_lowercase)
+                // (A board's group, `Ready` or `Dropped`, over its rows: the rows of a
+                // dropped one are set aside.)
+                || std::ptr::eq(only, &cells[0])
+                    && !only.contains(['?', '？'])
+                    && !matches!(
+                        role_of(&header[0]),
+                        Role::Prompt | Role::Prompts | Role::Steps | Role::Tool
+                    ))
         {
+            dropped_group = lexicon::is_dropped_status(only);
             after_blank = true;
+            continue;
+        }
+        // The header again (each group of a board repeats it), or a sub-table's own
+        // (`Subitems,Name,Owner,…`): no row of cases, and no end of the record above.
+        let labels: Vec<&String> = filled
+            .iter()
+            .copied()
+            .filter(|c| header.contains(c))
+            .collect();
+        if labels.len() >= 2 && labels.len() * 2 >= filled.len() {
+            continue;
+        }
+        if dropped_group {
             continue;
         }
         let end = rows.get(k + 1).map(|(p, _)| *p).unwrap_or(text.len());

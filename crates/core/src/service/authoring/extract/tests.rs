@@ -3370,3 +3370,13 @@ fn a_sheet_known_by_its_shape_reads_its_notes_and_its_subtasks() {
     assert_eq!(tools_of(&d[1]), ["list-items", "delete-item"]);
     assert_eq!(d[1].prompts.len(), 2);
 }
+
+#[test]
+fn a_board_export_repeats_its_header_per_group_and_a_dropped_group_is_set_aside() {
+    let doc = "Evals board,,,,\n,,,,\nReady,,,,\nName,Owner,Status,Text,Long Text\nSum,Ann,Done,get-sum,\"User: \u{201c}What is 5 plus 6?\u{201d}\"\nEcho,Ann,Done,echo,\"User: \u{201c}Say hello back to me\u{201d}\"\nSubitems,Name,Owner,Status,\n,check reply,Ann,Done,\n,,,,\nDropped,,,,\nName,Owner,Status,Text,Long Text\nCrash,Ben,Done,crash,\"User: \u{201c}Crash the server\u{201d}\"\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (5, 5));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
