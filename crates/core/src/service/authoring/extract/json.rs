@@ -759,6 +759,9 @@ pub fn object_draft(
     // A message of a chat export (Teams, Slack, Discord): what it says, read as a
     // message is; its sender is nobody's prompt.
     if let Some(text) = chat_message(o) {
+        if voted_down(o) {
+            return Draft::default();
+        }
         return read(&text, "chat message");
     }
     let lifted = lift_turns(o);
@@ -914,6 +917,58 @@ fn chat_message(o: &Map<String, Value>) -> Option<String> {
     })
 }
 
+/// Whether a message's reactions turn it down: thumbs down (or a cross) and no thumbs up,
+/// as chat exports record them (Slack's `name: "-1"`, Google Chat's and Discord's emoji,
+/// Teams' `reactionType`).
+fn voted_down(o: &Map<String, Value>) -> bool {
+    const DOWN: &[&str] = &[
+        "👎",
+        "-1",
+        "thumbsdown",
+        "thumbs_down",
+        "dislike",
+        "x",
+        "❌",
+        "no_entry",
+        "⛔",
+    ];
+    const UP: &[&str] = &[
+        "👍",
+        "+1",
+        "thumbsup",
+        "thumbs_up",
+        "like",
+        "white_check_mark",
+        "✅",
+        "heavy_check_mark",
+        "✔️",
+    ];
+    let Some(Value::Array(reactions)) = o.get("reactions") else {
+        return false;
+    };
+    let names: Vec<&str> = reactions
+        .iter()
+        .filter_map(|r| {
+            r.get("name")
+                .or_else(|| r.get("reactionType"))
+                .or_else(|| {
+                    r.get("emoji")
+                        .and_then(|e| e.get("unicode").or_else(|| e.get("name")))
+                })
+                .or_else(|| r.get("emoji"))
+                .and_then(Value::as_str)
+        })
+        .map(|n| n.trim_matches(':'))
+        .collect();
+    // (A skin tone is no part of the vote: `👎🏽`, `thumbsdown::skin-tone-3`.)
+    let is = |list: &[&str], n: &str| {
+        list.iter().any(|w| {
+            n == *w || n.starts_with(w) && !w.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    };
+    names.iter().any(|n| is(DOWN, n)) && !names.iter().any(|n| is(UP, n))
+}
+
 /// A message's text kept as runs (Telegram's `["plain ", {"type": "code", "text":
 /// "get-sum"}]`), as the Markdown it shows.
 fn rich_text(parts: &[Value]) -> String {
@@ -940,7 +995,18 @@ fn rich_text(parts: &[Value]) -> String {
 /// Whether an object with these keys is a chat export's message: a sender, a time or a
 /// message type, and a body.
 fn is_message(has: impl Fn(&str) -> bool) -> bool {
-    const SENDER: &[&str] = &["from", "author", "sender", "user", "username", "user_name"];
+    // (Google Chat's Takeout writes `creator` and `created_date`, its API `sender` and
+    // `createTime`; Messenger `sender_name` and `timestamp_ms`.)
+    const SENDER: &[&str] = &[
+        "from",
+        "author",
+        "sender",
+        "user",
+        "username",
+        "user_name",
+        "creator",
+        "sender_name",
+    ];
     const STAMP: &[&str] = &[
         "messageType",
         "createdDateTime",
@@ -949,6 +1015,9 @@ fn is_message(has: impl Fn(&str) -> bool) -> bool {
         "sent_at",
         "created_at",
         "date_unixtime",
+        "created_date",
+        "createTime",
+        "timestamp_ms",
     ];
     const BODY: &[&str] = &["body", "text", "content", "message"];
     SENDER.iter().any(|k| has(k)) && STAMP.iter().any(|k| has(k)) && BODY.iter().any(|k| has(k))

@@ -3380,3 +3380,16 @@ fn a_board_export_repeats_its_header_per_group_and_a_dropped_group_is_set_aside(
     assert_eq!((d[0].start_line, d[0].end_line), (5, 5));
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_google_chat_export_reads_its_messages_and_their_votes() {
+    let doc = r#"{"messages": [
+  {"creator": {"name": "Ana"}, "created_date": "Monday, March 3, 2025 at 6:02:11 AM UTC", "text": "Case 1: \u201cWhat is 3 plus 9?\u201d \u2192 get-sum", "reactions": [{"emoji": {"unicode": "👍"}}]},
+  {"creator": {"name": "Ben"}, "created_date": "Monday, March 3, 2025 at 6:05:00 AM UTC", "text": "Case 2: \u201cCrash the server for me\u201d \u2192 crash", "reactions": [{"emoji": {"unicode": "👎"}}]},
+  {"creator": {"name": "Cy"}, "created_date": "Monday, March 3, 2025 at 6:09:00 AM UTC", "text": "Case 3: \u201cEcho back: good night\u201d \u2192 echo"}
+]}"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
