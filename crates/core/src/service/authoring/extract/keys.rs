@@ -35,8 +35,17 @@ pub fn name_unknown(records: &mut [Map<String, Value>], cat: &Catalog) {
 /// A table's columns named the same way: a header cell no lexicon knows takes the role
 /// its column's cells show (`Câu người dùng` over what users say is the prompt).
 pub fn name_columns(header: &mut [String], rows: &[Vec<String>], cat: &Catalog) {
+    // (A row struck through whole, `| ~~8~~ | ~~"…"~~ |`, was set aside: it shows nothing
+    // of what the columns hold.)
+    let struck = |row: &&Vec<String>| {
+        row.iter()
+            .map(|c| c.trim())
+            .filter(|c| !c.is_empty())
+            .all(|c| c.starts_with("~~") && c.ends_with("~~"))
+    };
     let records: Vec<Map<String, Value>> = rows
         .iter()
+        .filter(|row| !struck(row))
         .map(|row| {
             header
                 .iter()

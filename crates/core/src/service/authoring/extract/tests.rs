@@ -3393,3 +3393,13 @@ fn a_google_chat_export_reads_its_messages_and_their_votes() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_struck_row_does_not_hide_what_a_tables_columns_hold() {
+    // Column labels no lexicon has; the last row was struck through whole.
+    let doc = "| # | Kysymys | Väline |\n| --- | --- | --- |\n| 1 | \"Paljonko on 2 plus 3?\" | `get-sum` |\n| 2 | \"Toista: hei\" | `echo` |\n| ~~3~~ | ~~\"Kaada palvelin\"~~ | ~~`crash`~~ |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
