@@ -154,6 +154,36 @@ pub fn looks_like_markup(t: &str) -> bool {
             || t.contains("</"))
 }
 
+/// The text with the markers of each CDATA section that holds a page blanked (the same
+/// length, so every offset and line stays), when it has one.
+fn without_cdata_of_markup(t: &str) -> Option<String> {
+    let mut out: Option<String> = None;
+    let mut from = 0;
+    while let Some(open) = t[from..].find("<![CDATA[").map(|i| from + i) {
+        let body = open + "<![CDATA[".len();
+        let Some(close) = t[body..].find("]]>").map(|i| body + i) else {
+            break;
+        };
+        // (A whole page, not a field's bit of HTML: TestLink keeps each field's HTML in
+        // CDATA, and the field is its text.)
+        let inner = t[body..close].trim_start();
+        let page = ["<?xml", "<!doctype", "<html", "<en-note", "<body"]
+            .iter()
+            .any(|p| {
+                inner
+                    .get(..p.len())
+                    .is_some_and(|h| h.eq_ignore_ascii_case(p))
+            });
+        if page && inner.contains("</") {
+            let o = out.get_or_insert_with(|| t.to_string());
+            o.replace_range(open..body, &" ".repeat(body - open));
+            o.replace_range(close..close + 3, "   ");
+        }
+        from = close + 3;
+    }
+    out
+}
+
 /// Parses leniently: unclosed and stray tags are tolerated, as pages exported from wikis
 /// have them.
 fn parse(text: &str) -> El {
@@ -374,6 +404,11 @@ fn push(stack: &mut [El], n: Node) {
 
 /// Extracts the cases of a markup document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
+    // A page kept as character data inside the file (Evernote's ENML in `<content>`): read
+    // as the markup it is.
+    if let Some(opened) = without_cdata_of_markup(ix.text()) {
+        return extract(&LineIndex::new(&opened), cat);
+    }
     let text = ix.text();
     let root = parse(text);
     let mut all = Vec::new();
@@ -409,13 +444,36 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             continue;
         }
         // (A spreadsheet's row number is no label; a title cell spanning the row is none.)
-        let Some(h) = cells.iter().position(|r| {
-            let labels: Vec<&String> = r
-                .iter()
-                .filter(|c| !c.chars().all(|x| x.is_ascii_digit()))
-                .collect();
-            labels.len() >= 2 && names_a_case(labels.iter().map(|c| c.as_str()))
-        }) else {
+        // (Else, a header in a language the lexicon lacks: the columns are named by what
+        // their cells hold, below.)
+        let unknown_header = || {
+            (cells.len() >= 3
+                && cells[0].len() >= 3
+                && cells[0].iter().all(|c| {
+                    !c.is_empty() && c.chars().count() <= 40 && !c.contains(['“', '"', '«', '„'])
+                }))
+            .then_some(0)
+        };
+        let Some(h) = cells
+            .iter()
+            .position(|r| {
+                let labels: Vec<&String> = r
+                    .iter()
+                    .filter(|c| !c.chars().all(|x| x.is_ascii_digit()))
+                    .collect();
+                labels.len() >= 2 && names_a_case(labels.iter().map(|c| c.as_str()))
+            })
+            // (A row of values naming a field, `message: hi`, `“Say: hi”`, is no header
+            // when the first row can be one.)
+            .filter(|&h| {
+                h == 0
+                    || unknown_header().is_none()
+                    || cells[h]
+                        .iter()
+                        .all(|c| !c.contains(['“', '"', '«', '„']) && !c.contains(": "))
+            })
+            .or_else(unknown_header)
+        else {
             continue;
         };
         // A header of two rows (`기대 결과` over `도구 | 인자`): the lower row names the
@@ -444,6 +502,9 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             first_row = h + 2;
         }
         super::keys::name_columns(&mut header, &cells[first_row.min(cells.len())..], cat);
+        if !names_a_case(header.iter().map(String::as_str)) {
+            continue;
+        }
         for (tr, row) in rows.iter().zip(&cells).skip(first_row) {
             // A row of one cell across the table is a note or a section's name (`범례) 예:
             // "…" → listEvents`, `Totals`), no case.
@@ -462,7 +523,14 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 // A spreadsheet's row numbers (`<th>2</th>`) are no field.
                 let numbered = label.chars().all(|c| c.is_ascii_digit());
                 if !label.is_empty() && !v.is_empty() && !numbered {
-                    m.insert(label.clone(), Value::String(v.clone()));
+                    // (A column no lexicon names whose cells assign parameters holds the
+                    // arguments.)
+                    let label = if role_of(label) == Role::Other && cat.assigns_params(v) {
+                        "arguments"
+                    } else {
+                        label
+                    };
+                    m.insert(label.to_string(), Value::String(v.clone()));
                 }
             }
             if !m.is_empty() {

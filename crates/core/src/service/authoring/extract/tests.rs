@@ -3403,3 +3403,16 @@ fn a_struck_row_does_not_hide_what_a_tables_columns_hold() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_page_kept_as_character_data_and_its_table_headed_in_another_language() {
+    // Evernote's export: the note's page is CDATA inside `<content>`; the table's labels
+    // are Welsh, its columns read by what their cells hold.
+    let doc = "<?xml version=\"1.0\"?>\n<en-export>\n<note>\n<title>Evals</title>\n<content><![CDATA[<en-note>\n<table>\n<tr><th>Rhif</th><th>Beth mae'r defnyddiwr yn ei ddweud</th><th>Offeryn</th><th>Paramedrau</th></tr>\n<tr><td>1</td><td>\u{201c}Adia 12 a 30 i mi\u{201d}</td><td>get-sum</td><td>a = 12; b = 30</td></tr>\n<tr><td>2</td><td>\u{201c}Ailadrodd: bore da\u{201d}</td><td>echo</td><td>message: bore da</td></tr>\n<tr><td>3</td><td>\u{201c}Dangos yr eitemau\u{201d}</td><td>list-items</td><td></td></tr>\n</table>\n</en-note>]]></content>\n</note>\n</en-export>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (8, 8));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 30);
+    assert_eq!(tools_of(&d[2]), ["list-items"]);
+}
