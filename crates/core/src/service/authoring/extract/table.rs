@@ -205,7 +205,10 @@ fn merge_subtasks(header: &[String], groups: &mut Vec<(usize, usize, Vec<Vec<Str
             .peekable();
         named.peek().is_some()
             && named.all(|(i, v)| {
+                // (A name, not a key: `AIQA-100` in a `Precondition` column refers to
+                // another test, whose part it is not.)
                 v.chars().any(char::is_alphabetic)
+                    && v.contains(' ')
                     && groups
                         .iter()
                         .enumerate()
@@ -219,8 +222,16 @@ fn merge_subtasks(header: &[String], groups: &mut Vec<(usize, usize, Vec<Vec<Str
     let mut owner: Option<String> = None;
     for g in groups.drain(..) {
         let of = cell(&g, parent);
+        // (A subtask leaves out fields its row fills: a section, tags, a project.)
+        let filled = |g: &(usize, usize, Vec<Vec<String>>)| {
+            g.2[0].iter().filter(|c| !c.trim().is_empty()).count()
+        };
         match merged.last_mut() {
-            Some(last) if !of.is_empty() && owner.as_deref() == Some(of.as_str()) => {
+            Some(last)
+                if !of.is_empty()
+                    && owner.as_deref() == Some(of.as_str())
+                    && filled(&g) < filled(last) =>
+            {
                 last.1 = g.1;
                 last.2.extend(g.2);
             }
