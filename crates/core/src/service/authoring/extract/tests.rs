@@ -3360,8 +3360,8 @@ fn a_sheet_known_by_its_shape_reads_its_notes_and_its_subtasks() {
 1,Adio,Barod,Ann,\"Prompt: \u{201c}Add 12 and 30 for me\u{201d}\nExpected tool: get-sum\",\n\
 2,Chwalu,Won't do,Ann,\"Prompt: \u{201c}Crash the server now\u{201d}\nExpected tool: crash\",\n\
 3,Sgwrs fer,Barod,Ben,Two steps,\n\
-4,Cam 1,,Ben,\"Prompt: \u{201c}Show me the first three items\u{201d} \u{2192} list-items\",Sgwrs fer\n\
-5,Cam 2,,Ben,\"Prompt: \u{201c}Now delete the second one\u{201d} \u{2192} delete-item\",Sgwrs fer\n";
+4,Cam 1,,,\"Prompt: \u{201c}Show me the first three items\u{201d} \u{2192} list-items\",Sgwrs fer\n\
+5,Cam 2,,,\"Prompt: \u{201c}Now delete the second one\u{201d} \u{2192} delete-item\",Sgwrs fer\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
