@@ -171,6 +171,8 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
                     m.keys().all(|p| cat.has_param(i, p))
                 })
         }
+        // (Or text that assigns them: `query = «bond», limit = 20`.)
+        Value::String(t) => cat.assigns_params(t),
         _ => false,
     };
     let assigned = |k: &String| {
@@ -222,7 +224,10 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
                 // (A quote in an argument or a tool's field is a value.)
                 r.iter()
                     .filter(|(rk, _)| {
-                        *rk != k && !matches!(role_of(rk), Role::Args | Role::Tool | Role::Expected)
+                        *rk != k
+                            && Some(*rk) != args.as_ref()
+                            && !tools.contains(rk)
+                            && !matches!(role_of(rk), Role::Args | Role::Tool | Role::Expected)
                     })
                     .any(|(_, v)| {
                         v.as_str().is_some_and(|t| {

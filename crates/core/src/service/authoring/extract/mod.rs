@@ -40,6 +40,7 @@
 //! | PowerShell | Pester blocks (`Describe`, `It`, `… \| Should -Be`) | as code, once rewritten ([`powershell`]): a `-TestCases` hashtable, else an `It` block |
 //! | transcript | `WEBVTT`, or SubRip's numbered cues over `-->` timing lines | a speaker's turn (their cues in a row) |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
+//! | Typst | `#set` rules and `= headings` or `#table(…)` | read as Markdown, line for line ([`typst`]) |
 //! | fixed-width table | a header over a rule of dash or equals runs | a row (rewritten as the Markdown table it is) |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
 
@@ -76,6 +77,7 @@ pub mod table;
 pub mod text;
 pub mod toml_tables;
 pub mod transcript;
+pub mod typst;
 pub mod wiki;
 pub mod wikitext;
 pub mod yaml;
@@ -117,6 +119,8 @@ pub enum Shape {
     PowerShell,
     Notebook,
     Latex,
+    /// A Typst document, read as Markdown once rewritten.
+    Typst,
     Robot,
     Shell,
     Sql,
@@ -203,6 +207,9 @@ pub fn sniff(text: &str) -> Shape {
     // Line-based shapes show in a document's first lines: their sniffers read at most
     // `SNIFF_LINES` of a long one (a YAML file's `tests:` key is looked for everywhere).
     let h = head(t);
+    if typst::looks_like_typst(h) {
+        return Shape::Typst;
+    }
     if transcript::looks_like_transcript(h) {
         return Shape::Transcript;
     }
@@ -336,6 +343,7 @@ fn extract_indexed(ix: &LineIndex, cat: &Catalog, shape: Shape) -> Vec<Draft> {
         Shape::Wikitext(d) => text::extract(&LineIndex::new(&wikitext::to_markdown(text, d)), cat),
         Shape::Asciidoc => text::extract(&LineIndex::new(&asciidoc::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
+        Shape::Typst => markdown(&LineIndex::new(&typst::to_markdown(text)), cat),
         Shape::Roff => markdown(&LineIndex::new(&roff::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {

@@ -3416,3 +3416,18 @@ fn a_page_kept_as_character_data_and_its_table_headed_in_another_language() {
     assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 30);
     assert_eq!(tools_of(&d[2]), ["list-items"]);
 }
+
+#[test]
+fn a_typst_plan_reads_its_table_whose_labels_no_lexicon_has() {
+    // The arguments column is text that assigns parameters; its quoted value is no prompt.
+    let doc = "#set text(lang: \"cy\")\n= Achosion\n#table(\n  columns: 4,\n  table.header([*Rhif*], [*Beth a ddywedir*], [*Offeryn*], [*Nodyn*]),\n  [1], [«Adia 2 a 3 i mi»], [`get-sum`], [a = 2, b = 3],\n  [2], [«Ailadrodd y neges hon»], [`echo`], [message = «bore da»],\n  [#strike[3]], [#strike[«Chwalu'r gweinydd»]], [#strike[`crash`]], [wedi'i ollwng],\n)\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (6, 6));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].prompts, ["Ailadrodd y neges hon"]);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        "bore da"
+    );
+}
