@@ -818,6 +818,19 @@ pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Dra
                 "the `{label}` value could not be read as arguments of `{}`",
                 first.tool
             ));
+        } else if !d.negative
+            && let Some((t, a)) =
+                cat.tool_by_args(&text.replace(['{', '}'], "\n").replace(", ", "\n"))
+        {
+            // (Arguments only one live tool takes name it.)
+            notes.push(format!(
+                "`{label}` names no tool; `{}` is the one live tool that takes these arguments",
+                cat.name(t)
+            ));
+            calls.push(ExpectedCall {
+                tool: cat.name(t).to_string(),
+                args: Some(a),
+            });
         } else if !d.negative {
             notes.push(format!(
                 "`{label}` given without a tool; the arguments were not used"

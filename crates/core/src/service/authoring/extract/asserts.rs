@@ -18,7 +18,8 @@ fn field_for(subject: &str, negated: bool, counted: bool, lit: &str) -> Option<S
         .unwrap_or_default()
         .trim_end_matches(']');
     let calls_list = is_calls(last) || !subject.contains(['.', '[']);
-    if calls_list && counted && lit == "0" {
+    // (`match response.tool_calls == []`: the empty list compared with.)
+    if calls_list && (counted && lit == "0" || lit.replace(' ', "") == "[]") {
         return (!negated).then(|| "Expected: no tool call".into());
     }
     let names_tools = matches!(last, "name" | "tool" | "tool_name" | "toolName")
@@ -34,6 +35,24 @@ fn field_for(subject: &str, negated: bool, counted: bool, lit: &str) -> Option<S
     }
     if negated {
         return None;
+    }
+    // (A call matched whole, `contains { name: 'get-sum', arguments: { a: 17 } }`: its
+    // tool with its arguments.)
+    if lit.starts_with('{')
+        && let Some(name) = called_name(lit)
+    {
+        let args = lit
+            .find("arguments")
+            .or_else(|| lit.find("args"))
+            .and_then(|i| lit[i..].find('{').map(|j| i + j))
+            .map(|a| {
+                let end = lit.rfind('}').filter(|&e| e > a).unwrap_or(lit.len());
+                lit[a..end].trim_end_matches([' ', '}']).to_string() + "}"
+            });
+        return Some(match args {
+            Some(a) => format!("Tool: {name} {a}"),
+            None => format!("Tool: {name}"),
+        });
     }
     if lit.starts_with('{') {
         return Some(format!("Arguments: {lit}"));
@@ -53,6 +72,16 @@ fn field_for(subject: &str, negated: bool, counted: bool, lit: &str) -> Option<S
         return None;
     }
     Some(format!("Arguments: {param} = {lit}"))
+}
+
+/// The tool a call written as an object names (`{ name: 'echo', … }`).
+fn called_name(lit: &str) -> Option<String> {
+    let at = lit.find("name")? + "name".len();
+    let rest = lit[at..].trim_start_matches(['"', '\'']).trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start();
+    let q = rest.chars().next().filter(|c| matches!(c, '\'' | '"'))?;
+    let body = &rest[1..];
+    Some(body[..body.find(q)?].to_string())
 }
 
 /// A word naming the calls made (`tool_calls`, `toolCalls`, `calls`).
@@ -144,7 +173,9 @@ fn path_assertion(line: &str) -> Option<String> {
     let subject = subject.trim_matches(['"', '\'']);
     let rest = t[start + path.len()..].trim();
     let words: Vec<&str> = rest.split_whitespace().collect();
-    let negated = words.iter().any(|w| matches!(*w, "not" | "!=" | "neq"));
+    let negated = words
+        .iter()
+        .any(|w| matches!(*w, "not" | "!=" | "neq" | "!contains"));
     let counted = words
         .iter()
         .any(|w| matches!(*w, "count" | "length" | "size"))
@@ -154,7 +185,15 @@ fn path_assertion(line: &str) -> Option<String> {
     }
     // The value compared with: the rest after its operator.
     let ops = [
-        "==", "!=", "includes", "contains", "eq", "neq", "equals", "===",
+        "==",
+        "!=",
+        "includes",
+        "contains",
+        "!contains",
+        "eq",
+        "neq",
+        "equals",
+        "===",
     ];
     let k = words.iter().rposition(|w| ops.contains(w))?;
     let lit = words[k + 1..].join(" ");
@@ -225,5 +264,14 @@ mod tests {
             Some("Tool: get_issue")
         );
         assert_eq!(field(r#"jsonpath "$.status" == "ok""#), None);
+        // Karate's negated match and its empty list.
+        assert_eq!(
+            field("And match response.tool_calls[*].name !contains 'crash'").as_deref(),
+            Some("Must not call: crash")
+        );
+        assert_eq!(
+            field("And match response.tool_calls == []").as_deref(),
+            Some("Expected: no tool call")
+        );
     }
 }

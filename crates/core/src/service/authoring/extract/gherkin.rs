@@ -326,22 +326,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             }) {
                 return;
             }
-            // (A conversation given in a doc string or a data table: its turns are fields.)
-            let turn = |s: &str| s.starts_with("User: \"") || s.starts_with("Assistant: \"");
-            let mut segs = if steps.iter().any(|(_, s)| turn(s)) {
-                // (A break after the last turn: the next step is no part of it.)
-                let mut text = String::new();
-                for (k, (_, s)) in steps.iter().enumerate() {
-                    text.push_str(&if turn(s) { s.clone() } else { sentence(s) });
-                    text.push('\n');
-                    if turn(s) && steps.get(k + 1).is_some_and(|(_, n)| !turn(n)) {
-                        text.push('\n');
-                    }
-                }
-                segments_of(&text)
-            } else {
-                vec![Segment::plain(step_text(steps))]
-            };
+            let mut segs = step_segments(steps);
             if !tags.is_empty() {
                 segs.push(Segment::labelled("tags", tags.join(" ")));
             }
@@ -372,7 +357,7 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 };
                 let filled: Vec<(usize, String)> =
                     steps.iter().map(|(l, s)| (*l, fill(s))).collect();
-                let segs = vec![Segment::plain(step_text(&filled))];
+                let segs = step_segments(&filled);
                 let info = UnitInfo {
                     shape: "Gherkin outline example row",
                     start: *line,
@@ -476,11 +461,50 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                     continue;
                 }
             }
-            steps.push((ln, t.to_string()));
+            // (A step matching on the calls, Karate's `match response.tool_calls …`, is
+            // the field it states.)
+            let step = match t
+                .contains("calls")
+                .then(|| super::asserts::field(t))
+                .flatten()
+            {
+                Some(f) => f,
+                None => t.to_string(),
+            };
+            steps.push((ln, step));
         }
     }
     flush(&block, &steps, &examples, &mut out);
     out
+}
+
+/// A scenario's steps as the segments of one unit: a conversation given in a doc string or
+/// a data table has its turns as fields, and so do the fields a step matching on the calls
+/// states; else the steps as sentences.
+fn step_segments(steps: &[(usize, String)]) -> Vec<Segment> {
+    let turn = |s: &str| s.starts_with("User: \"") || s.starts_with("Assistant: \"");
+    let stated = |s: &str| {
+        ["Tool: ", "Must not call: ", "Arguments: ", "Expected: "]
+            .iter()
+            .any(|p| s.starts_with(p))
+    };
+    if !steps.iter().any(|(_, s)| turn(s) || stated(s)) {
+        return vec![Segment::plain(step_text(steps))];
+    }
+    // (A break after the last turn: the next step is no part of it.)
+    let mut text = String::new();
+    for (k, (_, s)) in steps.iter().enumerate() {
+        text.push_str(&if turn(s) || stated(s) {
+            s.clone()
+        } else {
+            sentence(s)
+        });
+        text.push('\n');
+        if turn(s) && steps.get(k + 1).is_some_and(|(_, n)| !turn(n)) {
+            text.push('\n');
+        }
+    }
+    segments_of(&text)
 }
 
 /// The steps as sentences: each step is a clause of its own (`Então … "delete-item"` is

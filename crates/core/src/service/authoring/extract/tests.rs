@@ -3431,3 +3431,17 @@ fn a_typst_plan_reads_its_table_whose_labels_no_lexicon_has() {
         "bore da"
     );
 }
+
+#[test]
+fn a_karate_feature_matches_on_the_calls() {
+    // A call matched whole, a tool never to call, an empty list, and arguments that only
+    // one live tool takes.
+    let doc = "Feature: demo\n\n  Scenario: sum\n    * def q = { messages: [ { role: 'user', content: \"Add 17 and 25 for me\" } ] }\n    When method post\n    And match response.tool_calls contains { name: 'get-sum', arguments: { a: 17, b: 25 } }\n    And match response.tool_calls[*].name !contains 'crash'\n\n  Scenario: chat\n    * def q = { messages: [ { role: 'user', content: \"What is the capital of Malta?\" } ] }\n    When method post\n    And match response.tool_calls == []\n\n  Scenario: wait\n    * def q = { messages: [ { role: 'user', content: \"Wait three seconds in three steps\" } ] }\n    When method post\n    And match response.tool_calls[0].arguments contains { durationMs: 3000, steps: 3 }\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 25);
+    assert_eq!(d[0].never_called, ["crash"]);
+    assert!(d[1].negative);
+    assert_eq!(tools_of(&d[2]), ["slow"]);
+}
