@@ -1475,6 +1475,63 @@ fn where_tables(ix: &LineIndex, cat: &Catalog, out: &mut Vec<Found>) {
 
 /// [`typed_row`] over values: a table's cells as strings read the same way (`get-sum`,
 /// `NONE`, `a=17;b=25`, `delete-item,crash`).
+/// A row of a conversation, read by what its values are: a list of utterances (its
+/// turns), then a list as long of live tools' names (the call each turn expects), and
+/// perhaps a list as long of their arguments (objects, or JSON in strings).
+fn typed_turns(values: &[Value], cat: &Catalog) -> Option<Map<String, Value>> {
+    let strings = |v: &Value| -> Option<Vec<String>> {
+        v.as_array()?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect()
+    };
+    let (p, turns) = values.iter().enumerate().find_map(|(k, v)| {
+        let said = strings(v)?;
+        (said.len() >= 2
+            && said
+                .iter()
+                .all(|s| utterance_like(s) && cat.resolve(s).is_none()))
+        .then_some((k, said))
+    })?;
+    let rest = &values[p + 1..];
+    let (t, tools) = rest.iter().enumerate().find_map(|(k, v)| {
+        let names = strings(v)?;
+        (names.len() == turns.len() && names.iter().all(|n| cat.resolve(n).is_some()))
+            .then_some((k, names))
+    })?;
+    let args: Vec<Value> = rest[t + 1..]
+        .iter()
+        .find_map(|v| {
+            let items = v.as_array().filter(|a| a.len() == tools.len())?;
+            items
+                .iter()
+                .map(|x| match x {
+                    Value::Object(_) => Some(x.clone()),
+                    Value::String(s) => serde_json::from_str::<Value>(s)
+                        .ok()
+                        .filter(Value::is_object),
+                    _ => None,
+                })
+                .collect::<Option<Vec<Value>>>()
+        })
+        .unwrap_or_default();
+    let calls: Vec<Value> = tools
+        .iter()
+        .enumerate()
+        .map(|(k, name)| match args.get(k) {
+            Some(a) => serde_json::json!({"name": name, "arguments": a}),
+            None => serde_json::json!({"name": name}),
+        })
+        .collect();
+    let mut m = Map::new();
+    m.insert(
+        "turns".into(),
+        Value::Array(turns.into_iter().map(Value::String).collect()),
+    );
+    m.insert("tool".into(), Value::Array(calls));
+    Some(m)
+}
+
 fn typed_values(values: &[Value], cat: &Catalog) -> Option<Map<String, Value>> {
     if values.len() < 2 || cat.is_empty() {
         return None;
@@ -1489,6 +1546,9 @@ fn typed_values(values: &[Value], cat: &Catalog) -> Option<Map<String, Value>> {
             .then(|| names.iter().map(|n| Value::String(n.to_string())).collect())
     };
     let is_tool = |v: &Value| v.as_str().and_then(|s| cat.resolve(s)).is_some();
+    if let Some(m) = typed_turns(values, cat) {
+        return Some(m);
+    }
     let p = values.iter().position(
         |v| matches!(v, Value::String(s) if utterance_like(s) && cat.resolve(s).is_none()),
     )?;
@@ -2028,6 +2088,26 @@ fn read_function(
     for t in turns {
         segs.push(Segment::labelled("prompt", t));
     }
+    // A short phrase that describes a live tool, before a longer utterance the function
+    // sends (`Catalog.ByDescription("free time slots")` then `AskAsync("…")`): the tool,
+    // looked up by what it does.
+    let described: Option<usize> = {
+        let said: Vec<(usize, &String)> = toks
+            .iter()
+            .filter(|t| a <= t.start && t.start < b && Some(t.start) != title_tok)
+            .filter_map(|t| match &t.tok {
+                Tok::Str(s) if utterance_like(s) && !used.contains(&t.start) => Some((t.start, s)),
+                _ => None,
+            })
+            .collect();
+        let words = |s: &str| s.split_whitespace().count();
+        said.first()
+            .filter(|(_, s)| {
+                words(s) <= 5 && cat.resolve(s).is_none() && cat.described_by(s).is_some()
+            })
+            .filter(|(_, s)| said[1..].iter().any(|(_, o)| words(o) > words(s) + 2))
+            .map(|(at, _)| *at)
+    };
     let mut sent_in_assertion: Option<String> = None;
     for line_no in start..=end {
         let (la, _) = ix.bounds(line_no, line_no);
@@ -2100,7 +2180,9 @@ fn read_function(
                 (!own && utterance_like(s) && !used.contains(&t.start)).then(|| s.clone())
             });
         }
-        if strs().any(|(_, s)| cat.resolve(s).is_some()) {
+        if let Some((_, s)) = strs().find(|(at, _)| Some(*at) == described) {
+            segs.push(Segment::labelled("expected tool", s.clone()));
+        } else if strs().any(|(_, s)| cat.resolve(s).is_some()) {
             let label = if negated(code) {
                 "must not call"
             } else {

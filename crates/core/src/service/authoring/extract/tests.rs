@@ -3445,3 +3445,20 @@ fn a_karate_feature_matches_on_the_calls() {
     assert!(d[1].negative);
     assert_eq!(tools_of(&d[2]), ["slow"]);
 }
+
+#[test]
+fn a_test_data_row_of_turns_and_a_tool_looked_up_by_description() {
+    // C#: a row of the turns, the call each expects and its arguments; a test that looks
+    // its tool up by what it does before asking.
+    let doc = "using NUnit.Framework;\n\npublic class Evals\n{\n    private static IEnumerable<TestCaseData> Talks()\n    {\n        yield return new TestCaseData(\n            new[] { \"Show me the first three items please\", \"Now delete the second one of them\" },\n            new[] { \"list-items\", \"delete-item\" },\n            new[] { \"{\\\"pageSize\\\": 3}\", \"{}\" });\n    }\n\n    [Test]\n    public async Task Adds()\n    {\n        var tool = Catalog.ByDescription(\"adds two numbers\");\n        var r = await client.AskAsync(\"Could you tell me what 19 plus 23 comes to?\");\n        Assert.That(r.Calls.Single().Name, Is.EqualTo(tool.Name));\n    }\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts.len(), 2);
+    assert_eq!(tools_of(&d[0]), ["list-items", "delete-item"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["pageSize"], 3);
+    assert_eq!(
+        d[1].prompts,
+        ["Could you tell me what 19 plus 23 comes to?"]
+    );
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+}
