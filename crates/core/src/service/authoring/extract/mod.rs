@@ -485,26 +485,44 @@ fn code_blocks(t: &str) -> Option<String> {
     }
     let mut any = false;
     let mut inside: Option<bool> = None;
-    let lines: Vec<String> = t
-        .lines()
-        .map(|l| {
-            let s = l.trim_start();
-            if let Some(info) = s.strip_prefix("```") {
-                inside = match inside {
-                    Some(_) => None,
-                    None => Some(LANGUAGES.contains(&fence_language(info).as_str())),
-                };
-                return String::new();
-            }
-            match inside {
-                Some(true) => {
-                    any = true;
-                    l.to_string()
+    let mut block_start = 0;
+    let mut lines: Vec<String> = Vec::new();
+    for l in t.lines() {
+        let s = l.trim_start();
+        if let Some(info) = s.strip_prefix("```") {
+            inside = match inside {
+                Some(_) => None,
+                None => {
+                    block_start = lines.len() + 1;
+                    // (A chunk R Markdown is told not to run, `{r eval=FALSE}`, is no
+                    // part of the plan.)
+                    let off = info.replace(' ', "").to_ascii_lowercase();
+                    Some(
+                        LANGUAGES.contains(&fence_language(info).as_str())
+                            && !off.contains("eval=false")
+                            && !off.contains("eval=f,")
+                            && !off.contains("eval=f}"),
+                    )
                 }
-                _ => String::new(),
+            };
+            lines.push(String::new());
+            continue;
+        }
+        // (Nor is one whose options say so, Quarto's `#| eval: false`.)
+        if inside == Some(true) && s.replace(' ', "").eq_ignore_ascii_case("#|eval:false") {
+            for kept in &mut lines[block_start..] {
+                kept.clear();
             }
-        })
-        .collect();
+            inside = Some(false);
+        }
+        lines.push(match inside {
+            Some(true) => {
+                any = true;
+                l.to_string()
+            }
+            _ => String::new(),
+        });
+    }
     any.then(|| rejoin(t, &lines))
 }
 

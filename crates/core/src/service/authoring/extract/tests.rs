@@ -3240,7 +3240,7 @@ fn a_reply_drops_a_case_named_by_its_number_after_the_verb() {
 #[test]
 fn a_quarto_chunk_holds_the_case_list() {
     // R Markdown and Quarto put the chunk's language in braces, with options after it.
-    let doc = "---\ntitle: Evals\n---\n\nThe list:\n\n```{python}\n#| label: cases\ncases = [\n    {\"id\": \"s\", \"prompt\": \"Add 2 and 9 please\", \"tool\": \"get-sum\"},\n    {\"id\": \"h\", \"prompt\": \"Who wrote Hamlet?\", \"tool\": None},\n]\n```\n\n```{r, echo=FALSE}\nx <- 1\n```\n";
+    let doc = "---\ntitle: Evals\n---\n\nThe list:\n\n```{python}\n#| label: cases\ncases = [\n    {\"id\": \"s\", \"prompt\": \"Add 2 and 9 please\", \"tool\": \"get-sum\"},\n    {\"id\": \"h\", \"prompt\": \"Who wrote Hamlet?\", \"tool\": None},\n]\n```\n\n```{r, echo=FALSE}\nx <- 1\n```\n\n```{python}\n#| eval: false\nparked = [{\"id\": \"c\", \"prompt\": \"Crash the server now\", \"tool\": \"crash\"}]\n```\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
