@@ -304,9 +304,23 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         .collect();
     super::keys::name_columns(&mut header, &cells, cat);
     let promptfoo = header.iter().any(|h| h.starts_with("__"));
-    let first_is_key = header
-        .first()
-        .is_some_and(|h| matches!(role_of(h), Role::Id | Role::Title));
+    // (Or, whatever its label says, a first column of distinct keys, `AIQA-101`, that some
+    // rows leave blank: a step-by-step export's continuation rows.)
+    let keys: Vec<&str> = rows
+        .iter()
+        .filter_map(|(_, r)| r.get(0).map(str::trim))
+        .filter(|c| !c.is_empty())
+        .collect();
+    let keyed_column = keys.len() >= 2
+        && keys.len() < rows.len()
+        && keys
+            .iter()
+            .all(|k| k.len() <= 24 && !k.contains(' ') && k.chars().any(|c| c.is_ascii_digit()))
+        && keys.iter().collect::<std::collections::HashSet<_>>().len() == keys.len();
+    let first_is_key = keyed_column
+        || header
+            .first()
+            .is_some_and(|h| matches!(role_of(h), Role::Id | Role::Title));
     let shape = if promptfoo {
         "promptfoo CSV row"
     } else if delimiter == b'\t' {
@@ -409,13 +423,26 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         let mut title = None;
         let mut asserts = Vec::new();
         for (c, h) in header.iter().enumerate() {
-            let v = rows
+            let mut cells: Vec<&str> = rows
                 .iter()
                 .filter_map(|r| r.get(c))
                 .map(|x| x.trim())
                 .filter(|x| !x.is_empty())
-                .collect::<Vec<_>>()
-                .join("\n");
+                .collect();
+            // (A prompt column over a record's steps, `The user writes: “…”` over `Check
+            // the tool called`: the steps that quote what the user says are its turns.)
+            let quotes_said = |x: &&str| {
+                reading::quotes(x)
+                    .iter()
+                    .any(|&(a, b)| reading::utterance_like(&x[a..b]))
+            };
+            if cells.len() > 1
+                && matches!(role_of(h), Role::Prompt | Role::Prompts)
+                && cells.iter().any(quotes_said)
+            {
+                cells.retain(quotes_said);
+            }
+            let v = cells.join("\n");
             if let Some(rest) = h.strip_prefix("__expected") {
                 if rest.chars().all(|c| c.is_ascii_digit()) && !v.is_empty() {
                     asserts.push((h.clone(), v));
