@@ -297,6 +297,8 @@ pub fn negative_clause(f: &str) -> Option<String> {
             "בלי",
             "tanpa",
             "sonder",
+            "heb",
+            "minghajr",
         ];
         if let Some(k) = near.iter().position(|w| WITHOUT.contains(w))
             && words

@@ -193,6 +193,47 @@ fn negatives_in_every_language_of_the_lexicon() {
 }
 
 #[test]
+fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
+    for (lang, expectation) in [
+        ("bg", "Не трябва да извиква никакъв инструмент."),
+        ("mk", "Не смее да повика ниедна алатка."),
+        ("be", "Не павінен выклікаць ніякіх інструментаў."),
+        ("hy", "Ոչ մի գործիք չպետք է կանչի։"),
+        ("az", "Heç bir alət çağırılmamalıdır."),
+        ("kk", "Ешқандай құрал шақырмау керек."),
+        ("uz", "Hech qanday vosita chaqirilmasin."),
+        ("sq", "Nuk duhet të thërrasë asnjë mjet."),
+        ("mt", "M'għandu jsejjaħ l-ebda għodda."),
+        ("cy", "Ni ddylai alw unrhyw offeryn."),
+        ("ga", "Níor cheart aon uirlis a úsáid."),
+    ] {
+        let doc = format!("- \"Tell me something nice\" → {expectation}\n");
+        let c = cases(&doc);
+        assert_eq!(c.len(), 1, "{lang}: {doc}");
+        assert!(c[0].is_negative, "{lang}: {expectation}");
+    }
+    for (lang, expectation) in [
+        ("bg", "echo. Не извиквай legacy-echo."),
+        ("kk", "echo; legacy-echo шақыруға болмайды"),
+        ("az", "echo; legacy-echo çağırılmamalıdır"),
+        ("uz", "echo; legacy-echo chaqirilmasin"),
+        ("hy", "echo։ Մի կանչիր legacy-echo։"),
+        ("mt", "echo; tużax legacy-echo"),
+        ("cy", "echo. Peidiwch â galw legacy-echo."),
+        ("sq", "echo. Mos thirr legacy-echo."),
+    ] {
+        let doc = format!("- \"Repeat hello\" → {expectation}\n");
+        let c = &cases(&doc)[0];
+        assert_eq!(positive_tools(c), ["echo"], "{lang}");
+        assert_eq!(
+            of_type(c, "toolNeverCalled")[0]["toolName"],
+            "legacy-echo",
+            "{lang}"
+        );
+    }
+}
+
+#[test]
 fn forbidden_tools_in_every_language() {
     for (lang, expectation) in [
         ("en", "echo, and it must not call legacy-echo"),

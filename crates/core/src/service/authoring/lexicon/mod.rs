@@ -463,6 +463,21 @@ pub const NEVER_IDIOMS: &[&str] = &[
     "ешқандай жағдайда",
     "hech qanday holatda",
     "hech bir holatda",
+    "ne asnje rast",
+    "ne asnje menyre",
+    "ne asnje rrethane",
+    "undir engum kringumstæðum",
+    "alls ekki",
+    "bl-ebda mod",
+    "f'ebda kaz",
+    "taht l-ebda cirkustanza",
+    "baixo ningunha circunstancia",
+    "de ningunha maneira",
+    "ar chor ar bith",
+    "in aon chor",
+    "ar aon chor",
+    "dan unrhyw amgylchiadau",
+    "ar unrhyw gyfrif",
 ];
 
 /// Words after a quoted term that define it (`"no tool" means …`, `写了“X”的就是…`),
@@ -1221,6 +1236,45 @@ pub const NEGATION: &[&str] = &[
     "taqiqlanadi",
     "o'rniga",
     "oʻrniga",
+    // Albanian.
+    "ne vend te",
+    // Icelandic.
+    "i stað",
+    "bannað",
+    "ma ekki",
+    // Maltese.
+    "mhux",
+    "qatt",
+    "minghajr",
+    "minflok",
+    "tuzax",
+    "tuzawx",
+    "jsejjahx",
+    "isejjahx",
+    "juzax",
+    "m'ghandux",
+    "m'ghandhiex",
+    "projbit*",
+    "ipprojbit*",
+    // Irish.
+    "nior",
+    "riamh",
+    "choiche",
+    "in ionad",
+    "toirmiscthe",
+    "na glaoigh",
+    "na husaid",
+    // Welsh.
+    "ddim",
+    "heb",
+    "peidio",
+    "peidiwch",
+    "paid",
+    "byth",
+    "gwaharddedig",
+    "gwaherddir",
+    // Bosnian.
+    "zabranjeno",
 ];
 
 /// Negation words that also negate a tool named before them ("`x` is not called",
@@ -1443,6 +1497,17 @@ pub const NEGATION_AFTER: &[&str] = &[
     "chaqirilmasin",
     "ishlatilmaydi",
     "chaqirmasin",
+    // Maltese.
+    "mhux",
+    "projbit*",
+    "qatt",
+    "ipprojbit*",
+    // Irish.
+    "toirmiscthe",
+    // Welsh.
+    "ddim",
+    "gwaharddedig",
+    "byth",
 ];
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
@@ -1608,6 +1673,11 @@ pub const NO_DETERMINER: &[&str] = &[
     "ешбір",
     "hech",
     "hechqanday",
+    "engum",
+    "enga",
+    "ebda",
+    "l-ebda",
+    "ningunha",
 ];
 
 /// Nouns for "tool" (and "tool call").
@@ -1777,6 +1847,18 @@ pub const TOOL_NOUNS: &[&str] = &[
     "құрал*",
     // Uzbek.
     "vosita*",
+    // Maltese.
+    "ghodda",
+    "ghodod",
+    "l-ghodda",
+    "l-ghodod",
+    // Irish.
+    "uirlis*",
+    "huirlis*",
+    // Welsh.
+    "offeryn*",
+    "teclyn*",
+    "declyn*",
 ];
 
 /// Quantifiers that make a negated tool noun mean "no tool at all".
@@ -1928,6 +2010,12 @@ pub const ANY_WORDS: &[&str] = &[
     "biror",
     "birorta",
     "istalgan",
+    "ebda",
+    "l-ebda",
+    "kwalunkwe",
+    "calquera",
+    "aon",
+    "unrhyw",
 ];
 
 /// Words after "no tool" that make it something other than a negative ("no tool errors").
@@ -2107,6 +2195,15 @@ pub const ANSWER_VERBS: &[&str] = &[
     "cavab*",
     "жауап*",
     "javob*",
+    "iwiegeb",
+    "jwiegeb",
+    "twiegeb",
+    "wiegeb",
+    "twegiba",
+    "freagair",
+    "freagraionn",
+    "freagra*",
+    "ateb*",
 ];
 pub const DIRECTLY: &[&str] = &[
     "сразу",
@@ -2253,6 +2350,25 @@ pub const DIRECTLY: &[&str] = &[
     "darhol",
     "o'zi",
     "oʻzi",
+    "nga njohurite e veta",
+    "vete",
+    "vetvetiu",
+    "sjalft",
+    "af eigin þekkingu",
+    "direttament",
+    "minnufih",
+    "wahdu",
+    "wahdha",
+    "por si mesmo",
+    "pola sua conta",
+    "go direach",
+    "direach",
+    "laithreach",
+    "as a stuaim fein",
+    "yn uniongyrchol",
+    "uniongyrchol",
+    "ar unwaith",
+    "ei hun",
 ];
 
 /// Tool-column values that mean "no tool".
@@ -2532,6 +2648,34 @@ pub const NONE_WORDS: &[&str] = &[
     "vosita yo'q",
     "vosita yoʻq",
     "hech biri",
+    "engin verkfæri",
+    "an verkfæra",
+    "xejn",
+    "l-ebda",
+    "ebda ghodda",
+    "minghajr ghodda",
+    "l-ebda ghodda",
+    "minghajr ghodod",
+    "ningunha",
+    "sen ferramentas",
+    "sen ferramenta",
+    "ningunha ferramenta",
+    "nada",
+    "gan uirlis",
+    "gan aon uirlis",
+    "gan uirlisi",
+    "dada",
+    "faic",
+    "tada",
+    "nil",
+    "dim",
+    "dim offeryn",
+    "dim offer",
+    "dim teclyn",
+    "heb offeryn",
+    "heb offer",
+    "dim byd",
+    "dim un",
 ];
 
 /// Whether a tool cell means "no tool at all".
@@ -2656,6 +2800,12 @@ pub const USER_SPEAKERS: &[&str] = &[
     "пайдаланушы",
     "қолданушы",
     "foydalanuvchi",
+    "notandinn",
+    "utent",
+    "l-utent",
+    "usaideoir",
+    "an t-usaideoir",
+    "defnyddiwr",
 ];
 
 /// The assistant as a speaker (folded): its lines are no part of a prompt.
@@ -2730,6 +2880,12 @@ pub const ASSISTANT_SPEAKERS: &[&str] = &[
     "koməkci",
     "көмекші",
     "yordamchi",
+    "aðstoðarmaðurinn",
+    "spjallmenni",
+    "l-assistent",
+    "cuntoir",
+    "an cuntoir",
+    "cynorthwyydd",
 ];
 
 /// Words that give a text's earlier version (`(was "…")`, `vorher: „…“`, `変更前「…」`).
@@ -3550,6 +3706,8 @@ pub const ALL_WORDS: &[&str] = &[
     "hammasi",
     "barcha vositalar",
     "istalgan",
+    "calquera",
+    "todas as ferramentas",
 ];
 
 /// Whether a forbidden-tools value forbids every tool.
@@ -3749,6 +3907,9 @@ pub const TEMPLATE_WORDS: &[&str] = &[
     "կաղապար",
     "үлгі",
     "shablon",
+    "shabllon",
+    "sniðmat",
+    "obrazac",
 ];
 
 pub const NOT_CASES: &[&str] = &[
@@ -4655,6 +4816,9 @@ pub const CASES_HEADING: &[&str] = &[
     "тест кейстері",
     "test holatlari",
     "test keyslari",
+    "casos de proba",
+    "casanna tastala",
+    "achosion prawf",
 ];
 
 /// Whether a case's title carries a dropped status: as a tag in brackets (`3.6. [DROPPED –
@@ -5433,6 +5597,44 @@ pub const DROPPED_STATUS: &[&str] = &[
     "oʻchirildi",
     "eskirgan",
     "qilinmaydi",
+    "arkivuar",
+    "e arkivuar",
+    "hequr",
+    "e fshire",
+    "hætt við",
+    "sett i geymslu",
+    "michud",
+    "michuda",
+    "ikkancellat",
+    "ikkancellata",
+    "pospost",
+    "posposta",
+    "arkivjat",
+    "arkivjata",
+    "imhassar",
+    "imhassra",
+    "rexeitado",
+    "rexeitada",
+    "obsoleto",
+    "non se fara",
+    "arquivada",
+    "diultaithe",
+    "cealaithe",
+    "curtha siar",
+    "cartlannaithe",
+    "scriosta",
+    "as feidhm",
+    "ni dheanfar",
+    "gwrthodwyd",
+    "wedi ei wrthod",
+    "canslwyd",
+    "wedi ei ganslo",
+    "gohiriwyd",
+    "wedi ei ohirio",
+    "wedi ei archifo",
+    "dilewyd",
+    "darfodedig",
+    "arhivirano",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
@@ -5564,6 +5766,18 @@ pub const EXAMPLE_ONLY: &[&str] = &[
     "тек мысал",
     "faqat misol",
     "faqat namuna",
+    "vetem shembull",
+    "vetem nje shembull",
+    "aðeins dæmi",
+    "bara dæmi",
+    "ezempju biss",
+    "so un exemplo",
+    "so exemplo",
+    "non e un caso de proba",
+    "sampla amhain",
+    "enghraifft yn unig",
+    "samo primjer",
+    "samo primer",
 ];
 
 pub fn is_dropped_status(s: &str) -> bool {
@@ -5679,6 +5893,7 @@ pub const NOTHING: &[&str] = &[
     "niekas",
     "нічога",
     "ештеңе",
+    "xejn",
 ];
 
 /// What makes "nothing" "nothing else" (folded, the word after it).
@@ -6070,4 +6285,24 @@ pub const CALL_VERBS: &[&str] = &[
     "chaqir*",
     "ishlat*",
     "foydalan*",
+    "perdor*",
+    "therrase",
+    "isejjah",
+    "jsejjah",
+    "sejjah",
+    "jintuza",
+    "juza",
+    "juzaw",
+    "tuza",
+    "emprega*",
+    "glaoigh",
+    "glaonn",
+    "glaoch",
+    "usaid*",
+    "galw*",
+    "alw",
+    "defnyddio",
+    "ddefnyddio",
+    "defnyddia",
+    "pozivati",
 ];
