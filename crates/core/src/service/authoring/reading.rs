@@ -146,7 +146,7 @@ fn cuts_at(t: &str, i: usize, c: char) -> bool {
 }
 
 fn word_list(f: &str) -> Vec<&str> {
-    f.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+    f.split(|c: char| !(lexicon::is_letter(c) || c == '\'' || c == '-'))
         .filter(|w| !w.is_empty())
         .collect()
 }
@@ -180,7 +180,7 @@ pub fn negative_clause(f: &str) -> Option<String> {
         // `ხელსაწყოს გარეშე`).
         // (After the noun's whole word: `ხელსაწყო*` matches `ხელსაწყოს`.)
         let word_end = after
-            .find(|c: char| !c.is_alphanumeric())
+            .find(|c: char| !lexicon::is_letter(c))
             .unwrap_or(after.len());
         let next_word = word_list(&after[word_end..])
             .into_iter()

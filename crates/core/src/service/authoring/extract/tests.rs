@@ -206,6 +206,14 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("mt", "M'għandu jsejjaħ l-ebda għodda."),
         ("cy", "Ni ddylai alw unrhyw offeryn."),
         ("ga", "Níor cheart aon uirlis a úsáid."),
+        ("ta", "எந்த கருவியையும் அழைக்கக்கூடாது."),
+        ("te", "ఏ సాధనాన్నీ పిలవకూడదు."),
+        ("mr", "कोणतेही टूल वापरू नये."),
+        ("kn", "ಯಾವುದೇ ಸಾಧನವನ್ನು ಕರೆಯಬಾರದು."),
+        ("ml", "ഏതെങ്കിലും ഉപകരണം വിളിക്കരുത്."),
+        ("gu", "કોઈ ટૂલ કૉલ ન કરવું."),
+        ("pa", "ਕੋਈ ਟੂਲ ਨਾ ਵਰਤੋ।"),
+        ("si", "කිසිදු මෙවලමක් භාවිතා නොකරන්න."),
     ] {
         let doc = format!("- \"Tell me something nice\" → {expectation}\n");
         let c = cases(&doc);
@@ -221,6 +229,11 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("mt", "echo; tużax legacy-echo"),
         ("cy", "echo. Peidiwch â galw legacy-echo."),
         ("sq", "echo. Mos thirr legacy-echo."),
+        ("kn", "echo. legacy-echo ಕರೆಯಬಾರದು."),
+        ("ml", "echo; legacy-echo വിളിക്കരുത്"),
+        ("gu", "echo; legacy-echo કૉલ ન કરો"),
+        ("pa", "echo; legacy-echo ਨਾ ਵਰਤੋ"),
+        ("si", "echo; legacy-echo භාවිතා නොකරන්න"),
     ] {
         let doc = format!("- \"Repeat hello\" → {expectation}\n");
         let c = &cases(&doc)[0];
