@@ -156,8 +156,20 @@ fn matches_word(w: &str, list: &'static [&'static str]) -> bool {
     lexicon::matches_listed(list, w)
 }
 
-/// Thai's "not", "must not", "don't": written into the words they negate.
-const THAI_NOT: &[&str] = &["ไม่", "ห้าม", "อย่า"];
+/// Thai's "not", "must not", "don't": written into the words they negate; and Lao's and
+/// Khmer's, written the same way (`ບໍ່ໃຊ້ເຄື່ອງມື`, `កុំប្រើឧបករណ៍`).
+const THAI_NOT: &[&str] = &[
+    "ไม่",
+    "ห้าม",
+    "อย่า",
+    "ບໍ່",
+    "ຫ້າມ",
+    "ຢ່າ",
+    "មិន",
+    "កុំ",
+    "ហាម",
+    "គ្មាន",
+];
 
 /// Whether a folded clause asks for no tool at all; the wording when it does.
 pub fn negative_clause(f: &str) -> Option<String> {
@@ -242,6 +254,13 @@ pub fn negative_clause(f: &str) -> Option<String> {
                 "미사용",
                 "안 ",
                 "말",
+                // Burmese negates the verb after the noun (`ကိရိယာ မသုံးရ`).
+                "မခေါ်",
+                "မသုံး",
+                "မလို",
+                "မရှိ",
+                "မပါ",
+                "တားမြစ်",
             ]
             .iter()
             .any(|w| post.contains(w));

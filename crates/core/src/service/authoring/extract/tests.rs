@@ -214,6 +214,12 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("gu", "કોઈ ટૂલ કૉલ ન કરવું."),
         ("pa", "ਕੋਈ ਟੂਲ ਨਾ ਵਰਤੋ।"),
         ("si", "කිසිදු මෙවලමක් භාවිතා නොකරන්න."),
+        ("km", "មិនត្រូវប្រើឧបករណ៍ណាមួយទេ។"),
+        ("lo", "ບໍ່ຕ້ອງໃຊ້ເຄື່ອງມືໃດໆ."),
+        ("my", "ဘာကိရိယာမှ မသုံးရ။"),
+        ("mn", "Ямар ч хэрэгсэл дуудахгүй."),
+        ("tg", "Ҳеҷ абзорро даъват накунед."),
+        ("ky", "Эч кандай куралды чакырбаңыз."),
     ] {
         let doc = format!("- \"Tell me something nice\" → {expectation}\n");
         let c = cases(&doc);
@@ -234,6 +240,9 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("gu", "echo; legacy-echo કૉલ ન કરો"),
         ("pa", "echo; legacy-echo ਨਾ ਵਰਤੋ"),
         ("si", "echo; legacy-echo භාවිතා නොකරන්න"),
+        ("mn", "echo; legacy-echo дуудахгүй"),
+        ("tg", "echo; legacy-echo истифода набаред"),
+        ("ky", "echo; legacy-echo чакырбаңыз"),
     ] {
         let doc = format!("- \"Repeat hello\" → {expectation}\n");
         let c = &cases(&doc)[0];
