@@ -188,8 +188,8 @@ pub fn negative_clause(f: &str) -> Option<String> {
         if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) || next == NAME {
             continue;
         }
-        // "without" after the noun, as Hungarian and Georgian write it (`eszköz nélkül`,
-        // `ხელსაწყოს გარეშე`).
+        // "without" after the noun, as Hungarian, Georgian and Somali write it (`eszköz
+        // nélkül`, `ხელსაწყოს გარეშე`, `qalab la'aan`).
         // (After the noun's whole word: `ხელსაწყო*` matches `ხელსაწყოს`.)
         let word_end = after
             .find(|c: char| !lexicon::is_letter(c))
@@ -198,7 +198,7 @@ pub fn negative_clause(f: &str) -> Option<String> {
             .into_iter()
             .next()
             .unwrap_or_default();
-        if ["nelkul", "გარეშე", "olmadan", "bila", "bez"].contains(&next_word)
+        if ["nelkul", "გარეშე", "olmadan", "bila", "bez", "la'aan"].contains(&next_word)
             && !word_list(before)
                 .iter()
                 .rev()

@@ -220,6 +220,13 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("mn", "Ямар ч хэрэгсэл дуудахгүй."),
         ("tg", "Ҳеҷ абзорро даъват накунед."),
         ("ky", "Эч кандай куралды чакырбаңыз."),
+        ("zu", "Akufanele abize noma yiliphi ithuluzi."),
+        ("rw", "Nta gikoresho na kimwe gikoreshwa."),
+        ("kmr", "Bêyî amûrê bersiv bide."),
+        ("ckb", "هیچ ئامرازێک بانگ مەکە."),
+        ("so", "Qalab la'aan ku jawaab."),
+        ("ha", "Babu kayan aiki."),
+        ("yo", "Láìsí irinṣẹ́ kankan."),
     ] {
         let doc = format!("- \"Tell me something nice\" → {expectation}\n");
         let c = cases(&doc);
@@ -243,6 +250,9 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("mn", "echo; legacy-echo дуудахгүй"),
         ("tg", "echo; legacy-echo истифода набаред"),
         ("ky", "echo; legacy-echo чакырбаңыз"),
+        ("zu", "echo; ungabizi legacy-echo"),
+        ("kmr", "echo; legacy-echo qedexe ye"),
+        ("rw", "echo; ntugahamagare legacy-echo"),
     ] {
         let doc = format!("- \"Repeat hello\" → {expectation}\n");
         let c = &cases(&doc)[0];

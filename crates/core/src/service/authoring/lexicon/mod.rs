@@ -1407,6 +1407,44 @@ pub const NEGATION: &[&str] = &[
     "አትጠቀም",
     "አትጠቀሙ",
     "አትጥሩ",
+    // Yoruba.
+    "laisi",
+    // Zulu.
+    "ngaphandle",
+    "ungabizi",
+    "ungasebenzisi",
+    "akufanele",
+    "akumele",
+    "musa",
+    "ungalokothi",
+    // Somali.
+    "weligii",
+    "mamnuuc",
+    // Kinyarwanda.
+    "nta",
+    "ntabwo",
+    "ntugahamagare",
+    "ntukoreshe",
+    "ntibigomba",
+    "ntigomba",
+    // Pashto.
+    "پرته",
+    // Kurdish (Sorani).
+    "مەکە",
+    "بەبێ",
+    "هەرگیز",
+    "نابێت",
+    "قەدەغە",
+    "نییە",
+    "لەبری",
+    // Kurdish (Kurmanji).
+    "beyi",
+    "qet",
+    "nabe",
+    "qedexe",
+    "neke",
+    "nekin",
+    "neyine",
 ];
 
 /// Negation words that also negate a tool named before them ("`x` is not called",
@@ -1727,6 +1765,26 @@ pub const NEGATION_AFTER: &[&str] = &[
     "አትጠቀሙ",
     "አትጥሩ",
     "አይጠራ",
+    // Zulu.
+    "akufanele",
+    "akumele",
+    "akuvunyelwe",
+    // Somali.
+    "mamnuuc",
+    // Kinyarwanda.
+    "ntabwo",
+    "ntibigomba",
+    "ntigomba",
+    // Kurdish (Sorani).
+    "نابێت",
+    "قەدەغە",
+    "نییە",
+    "مەکە",
+    // Kurdish (Kurmanji).
+    "nabe",
+    "qedexe",
+    "neke",
+    "nekin",
 ];
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
@@ -1901,6 +1959,10 @@ pub const NO_DETERMINER: &[&str] = &[
     "ҳеҷ",
     "эч",
     "эчбир",
+    "babu",
+    "nta",
+    "هېڅ",
+    "هيڅ",
 ];
 
 /// Nouns for "tool" (and "tool call").
@@ -2126,6 +2188,29 @@ pub const TOOL_NOUNS: &[&str] = &[
     "асбоб*",
     // Kyrgyz.
     "курал*",
+    // Yoruba.
+    "irinse*",
+    // Hausa.
+    "kayan aiki",
+    // Zulu.
+    "ithuluzi*",
+    "amathuluzi*",
+    "kwethuluzi*",
+    "kwamathuluzi*",
+    "lethuluzi*",
+    // Somali.
+    "qalab*",
+    "aalad*",
+    // Kinyarwanda.
+    "igikoresho*",
+    "ibikoresho*",
+    "gikoresho*",
+    "bikoresho*",
+    // Kurdish (Sorani).
+    "ئامراز*",
+    // Kurdish (Kurmanji).
+    "amur*",
+    "alav*",
 ];
 
 /// Quantifiers that make a negated tool noun mean "no tool at all".
@@ -2302,6 +2387,7 @@ pub const ANY_WORDS: &[&str] = &[
     "ҳар гуна",
     "каалаган",
     "кандайдыр",
+    "kankan",
 ];
 
 /// Words after "no tool" that make it something other than a negative ("no tool errors").
@@ -2503,6 +2589,14 @@ pub const ANSWER_VERBS: &[&str] = &[
     "хариу",
     "ҷавоб*",
     "жооп*",
+    "phendula",
+    "uphendula",
+    "aphendule",
+    "jawaab*",
+    "subiza",
+    "gusubiza",
+    "وەڵام*",
+    "bersiv*",
 ];
 pub const DIRECTLY: &[&str] = &[
     "сразу",
@@ -2696,6 +2790,13 @@ pub const DIRECTLY: &[&str] = &[
     "түз",
     "дароо",
     "өзү",
+    "ngqo",
+    "ngokuqondile",
+    "toos",
+    "ako kanya",
+    "mu buryo butaziguye",
+    "ڕاستەوخۆ",
+    "rasterast",
 ];
 
 /// Tool-column values that mean "no tool".
@@ -3064,6 +3165,35 @@ pub const NONE_WORDS: &[&str] = &[
     "эч кандай курал",
     "መሳሪያ የለም",
     "ያለ መሳሪያ",
+    "ko si",
+    "ko si irinsé",
+    "laisi irinsé",
+    "kosi",
+    "babu",
+    "babu kayan aiki",
+    "ba tare da kayan aiki ba",
+    "lutho",
+    "akukho",
+    "akukho thuluzi",
+    "ngaphandle kwethuluzi",
+    "ngaphandle kwamathuluzi",
+    "midna",
+    "waxba",
+    "qalab la'aan",
+    "qalab ma jiro",
+    "nta",
+    "nta na kimwe",
+    "nta gikoresho",
+    "ntacyo",
+    "هېڅ",
+    "هيڅ",
+    "هېڅ شی",
+    "نییە",
+    "بەبێ ئامراز",
+    "هیچ ئامرازێک",
+    "tu tist",
+    "beyi amur",
+    "tu amur",
 ];
 
 /// Whether a tool cell means "no tool at all".
@@ -3211,6 +3341,14 @@ pub const USER_SPEAKERS: &[&str] = &[
     "хэрэглэгч",
     "корбар",
     "колдонуучу",
+    "olumulo",
+    "mai amfani",
+    "umsebenzisi",
+    "isticmaale",
+    "ukoresha",
+    "کاروونکی",
+    "بەکارهێنەر",
+    "bikarhener",
 ];
 
 /// The assistant as a speaker (folded): its lines are no part of a prompt.
@@ -3303,6 +3441,14 @@ pub const ASSISTANT_SPEAKERS: &[&str] = &[
     "туслах",
     "ёрдамчӣ",
     "жардамчы",
+    "oluranlówó",
+    "mataimaki",
+    "umsizi",
+    "caawiye",
+    "umufasha",
+    "مرستیال",
+    "یاریدەدەر",
+    "alikar",
 ];
 
 /// Words that give a text's earlier version (`(was "…")`, `vorher: „…“`, `変更前「…」`).
@@ -6162,6 +6308,26 @@ pub const DROPPED_STATUS: &[&str] = &[
     "өчүрүлдү",
     "архивделди",
     "ተላልፏል",
+    "fagile",
+    "ti fagile",
+    "kukhanseliwe",
+    "kwenqatshiwe",
+    "kuhlehlisiwe",
+    "la joojiyay",
+    "la diiday",
+    "dib loo dhigay",
+    "byahagaritswe",
+    "byanzwe",
+    "byasubitswe",
+    "لغوه شوی",
+    "رد شوی",
+    "ځنډول شوی",
+    "هەڵوەشێنرایەوە",
+    "ڕەتکرایەوە",
+    "دواخرا",
+    "betal bu",
+    "hat redkirin",
+    "hat pasxistin",
 ];
 
 /// Cells that mark a row as a reminder to write a case later, not a case (`TODO`).
@@ -6444,6 +6610,9 @@ pub const NOTHING: &[&str] = &[
     "ഒന്നും",
     "කිසිවක්",
     "эч нерсе",
+    "lutho",
+    "waxba",
+    "ntacyo",
 ];
 
 /// What makes "nothing" "nothing else" (folded, the word after it).
@@ -6883,4 +7052,24 @@ pub const CALL_VERBS: &[&str] = &[
     "истифода*",
     "чакыр*",
     "колдон*",
+    "kira",
+    "yi amfani",
+    "biza",
+    "ibiza",
+    "ukubiza",
+    "sebenzisa",
+    "usebenzise",
+    "ukusebenzisa",
+    "isticmaal*",
+    "wac",
+    "wacaa",
+    "wici",
+    "hamagara",
+    "guhamagara",
+    "koresha",
+    "gukoresha",
+    "بانگ*",
+    "بەکارهێنان",
+    "بەکاربهێنە",
+    "bikar",
 ];
