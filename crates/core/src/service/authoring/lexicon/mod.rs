@@ -3597,6 +3597,14 @@ pub const RELATIVES: &[&str] = &[
     "які",
     "якая",
     "якое",
+    "кои",
+    "ки",
+    "sydd",
+    "sy'n",
+    "li",
+    "ku",
+    "کە",
+    "چې",
 ];
 
 /// A test run's verdicts, as a results column writes them.
@@ -5318,6 +5326,78 @@ pub const NOT_CASES: &[&str] = &[
     "ከወሰን ውጭ",
     "ክፍት ጥያቄዎች",
     "የለውጥ ታሪክ",
+    // Belarusian.
+    "асяроддзе",
+    "падрыхтоўка",
+    "перадумовы",
+    "адкрытыя пытанні",
+    "гісторыя змен",
+    // Azerbaijani.
+    "muhit",
+    "hazirliq",
+    "ilkin sərtlər",
+    "aciq suallar",
+    "dəyisikliklər tarixcəsi",
+    // Kazakh.
+    "дайындық",
+    "алғышарттар",
+    "ашық сұрақтар",
+    "өзгерістер тарихы",
+    // Uzbek.
+    "tayyorgarlik",
+    "dastlabki shartlar",
+    "ochiq savollar",
+    "o'zgarishlar tarixi",
+    // Kyrgyz.
+    "даярдык",
+    "ачык суроолор",
+    "өзгөрүүлөр тарыхы",
+    // Mongolian.
+    "бэлтгэл",
+    "нээлттэй асуултууд",
+    "өөрчлөлтийн түүх",
+    // Tajik.
+    "муҳит",
+    "омодагӣ",
+    "саволҳои кушода",
+    "таърихи тағйирот",
+    // Maltese.
+    "ambjent",
+    "preparazzjoni",
+    "mistoqsijiet miftuha",
+    "storja tal-bidliet",
+    // Galician.
+    "preparacion",
+    "fora do alcance",
+    "preguntas abertas",
+    "historial de cambios",
+    // Irish.
+    "timpeallacht",
+    "ullmhuchan",
+    "reamhchoinniollacha",
+    "ceisteanna oscailte",
+    "stair athruithe",
+    // Welsh.
+    "amgylchedd",
+    "paratoi",
+    "rhagamodau",
+    "cwestiynau agored",
+    "hanes newidiadau",
+    // Kannada.
+    "ಪರಿಸರ",
+    "ಪೂರ್ವಸಿದ್ಧತೆ",
+    // Malayalam.
+    "പരിസ്ഥിതി",
+    "തയ്യാറെടുപ്പ്",
+    // Gujarati.
+    "પર્યાવરણ",
+    "તૈયારી",
+    // Punjabi.
+    "ਵਾਤਾਵਰਣ",
+    "ਤਿਆਰੀ",
+    // Sinhala.
+    "පරිසරය",
+    "සූදානම",
 ];
 
 /// Section headings that hold the plan's cases ("Test cases", "Testfälle", "テストケース"…):
