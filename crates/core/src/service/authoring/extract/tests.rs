@@ -238,7 +238,7 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("kk", "echo; legacy-echo шақыруға болмайды"),
         ("az", "echo; legacy-echo çağırılmamalıdır"),
         ("uz", "echo; legacy-echo chaqirilmasin"),
-        ("hy", "echo։ Մի կանչիր legacy-echo։"),
+        ("hy", "echo; legacy-echo չի կարելի կանչել"),
         ("mt", "echo; tużax legacy-echo"),
         ("cy", "echo. Peidiwch â galw legacy-echo."),
         ("sq", "echo. Mos thirr legacy-echo."),

@@ -1834,7 +1834,6 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "карыстальнік",
             "sorgu",
             "sual",
-            "giris",
             "istifadəci",
             "istifadəci sorgusu",
             "сұрау",

@@ -1217,7 +1217,6 @@ pub const NEGATION: &[&str] = &[
     "забаронена",
     "забаронены",
     // Armenian.
-    "մի",
     "չկանչի",
     "չօգտագործի",
     "չպետք է",
@@ -1296,7 +1295,6 @@ pub const NEGATION: &[&str] = &[
     "heb",
     "peidio",
     "peidiwch",
-    "paid",
     "byth",
     "gwaharddedig",
     "gwaherddir",
@@ -1345,7 +1343,6 @@ pub const NEGATION: &[&str] = &[
     "सट्टा",
     // Gujarati.
     "નહીં",
-    "ના",
     "ન",
     "વગર",
     "વિના",
@@ -1415,7 +1412,6 @@ pub const NEGATION: &[&str] = &[
     "ungasebenzisi",
     "akufanele",
     "akumele",
-    "musa",
     "ungalokothi",
     // Somali.
     "weligii",
@@ -1717,7 +1713,6 @@ pub const NEGATION_AFTER: &[&str] = &[
     "मनाई",
     // Gujarati.
     "નહીં",
-    "ના",
     "ન",
     "પ્રતિબંધિત",
     "મનાઈ",
@@ -2182,7 +2177,6 @@ pub const TOOL_NOUNS: &[&str] = &[
     "ကိရိယာ",
     // Mongolian.
     "хэрэгс*",
-    "багаж*",
     // Tajik.
     "абзор*",
     "асбоб*",
