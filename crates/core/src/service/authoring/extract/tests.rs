@@ -266,6 +266,16 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
 }
 
 #[test]
+fn a_word_keeps_its_marks_but_a_persian_non_joiner_ends_its_part() {
+    use crate::service::authoring::lexicon::{find_word, fold};
+    // A Tamil or Malayalam word runs on past its viramas.
+    assert!(!find_word(&fold("ഉപകരണം വിളിക്കരുത്"), "വിളിക്കരുത്").is_empty());
+    assert!(find_word(&fold("அழைக்கக்கூடாது"), "கூடாது").is_empty());
+    // Persian's non-joiner parts a word as before.
+    assert!(!find_word(&fold("فراخوانی نمی‌شود"), "نمی").is_empty());
+}
+
+#[test]
 fn forbidden_tools_in_every_language() {
     for (lang, expectation) in [
         ("en", "echo, and it must not call legacy-echo"),

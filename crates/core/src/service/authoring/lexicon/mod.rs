@@ -94,9 +94,10 @@ fn is_word_char(c: char) -> bool {
 
 /// Whether `c` belongs to a word: a letter or digit, or a mark or joiner written inside
 /// one (an Indic virama, a Lao tone mark, Sinhala's zero-width joiner), which
-/// `is_alphanumeric` leaves out.
+/// `is_alphanumeric` leaves out. (Not the zero-width non-joiner, which ends a part of a
+/// Persian word: `نمی‌کند`.)
 pub fn is_letter(c: char) -> bool {
-    c.is_alphanumeric() || is_combining_mark(c) || matches!(c, '\u{200c}' | '\u{200d}')
+    c.is_alphanumeric() || c == '\u{200d}' || is_combining_mark(c)
 }
 
 /// Whether folded `before` ends in an elided article or preposition (`d'`, `l'`, `dell'`):
