@@ -273,6 +273,8 @@ fn a_word_keeps_its_marks_but_a_persian_non_joiner_ends_its_part() {
     assert!(find_word(&fold("அழைக்கக்கூடாது"), "கூடாது").is_empty());
     // Persian's non-joiner parts a word as before.
     assert!(!find_word(&fold("فراخوانی نمی‌شود"), "نمی").is_empty());
+    // A Latin letter's tone stays no more where no letter holds it and the dot below.
+    assert_eq!(fold("Irinṣẹ́ èèwọ̀"), "irinse eewo");
 }
 
 #[test]
