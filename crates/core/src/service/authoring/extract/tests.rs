@@ -2799,12 +2799,13 @@ fn a_proposal_quoted_twice_under_inline_replies_is_read() {
 
 #[test]
 fn keys_in_a_language_the_lexicon_lacks_are_read_by_their_values() {
-    // Welsh keys: the question, the tool (a live name), its arguments (the tool's
+    // Breton keys (Welsh ones until the lexicon learnt Welsh), as TOML's bare keys spell
+    // them, without ù: the question, the tool (a live name), its arguments (the tool's
     // parameters), and a title shorter than the question.
-    let doc = "[gosodiadau]\nmodel = \"x\"\n\n[[achos]]\nteitl = \"Swm\"\ncwestiwn = \"Beth yw 2 a 40 gyda'i gilydd?\"\nofferyn = \"get-sum\"\ndadleuon = { a = 2, b = 40 }\n\n[[achos]]\nteitl = \"Adlais\"\ncwestiwn = \"Dywed helo yn ôl wrthyf, os gweli di'n dda\"\nofferyn = \"echo\"\ndadleuon = { message = \"helo\" }\n\n[[achos]]\nteitl = \"Ystadegau\"\ncwestiwn = \"Rho gyfartaledd 1, 2 a 3 i mi\"\nofferynnau = [\"get-stats\"]\n";
+    let doc = "[arventennou]\nmodel = \"x\"\n\n[[degouezh]]\ntitl = \"Sammad\"\ngoulenn = \"Pegement eo 2 ha 40 asambles?\"\nostilh = \"get-sum\"\narguzennou = { a = 2, b = 40 }\n\n[[degouezh]]\ntitl = \"Dasson\"\ngoulenn = \"Lavar demat din en-dro, mar plij\"\nostilh = \"echo\"\narguzennou = { message = \"demat\" }\n\n[[degouezh]]\ntitl = \"Stadegoù\"\ngoulenn = \"Ro din keidenn 1, 2 ha 3\"\nostilhou = [\"get-stats\"]\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 3, "{d:#?}");
-    assert_eq!(d[0].prompts, ["Beth yw 2 a 40 gyda'i gilydd?"]);
+    assert_eq!(d[0].prompts, ["Pegement eo 2 ha 40 asambles?"]);
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(
         d[0].expected_calls[0].args.as_ref().unwrap()["b"],
@@ -2812,11 +2813,11 @@ fn keys_in_a_language_the_lexicon_lacks_are_read_by_their_values() {
     );
     assert_eq!(
         d[1].expected_calls[0].args.as_ref().unwrap()["message"],
-        json!("helo")
+        json!("demat")
     );
     assert_eq!(tools_of(&d[2]), ["get-stats"]);
     // Switched off in the writer's language: no case.
-    let off = doc.replace("offeryn = \"echo\"", "offeryn = \"echo\"\naktiv = false");
+    let off = doc.replace("ostilh = \"echo\"", "ostilh = \"echo\"\naktiv = false");
     assert_eq!(drafts(&off).len(), 2);
 }
 
