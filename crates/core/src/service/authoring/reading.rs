@@ -146,7 +146,7 @@ fn cuts_at(t: &str, i: usize, c: char) -> bool {
 }
 
 fn word_list(f: &str) -> Vec<&str> {
-    f.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
+    f.split(|c: char| !(lexicon::is_letter(c) || c == '\'' || c == '-'))
         .filter(|w| !w.is_empty())
         .collect()
 }
@@ -156,8 +156,20 @@ fn matches_word(w: &str, list: &'static [&'static str]) -> bool {
     lexicon::matches_listed(list, w)
 }
 
-/// Thai's "not", "must not", "don't": written into the words they negate.
-const THAI_NOT: &[&str] = &["ไม่", "ห้าม", "อย่า"];
+/// Thai's "not", "must not", "don't": written into the words they negate; and Lao's and
+/// Khmer's, written the same way (`ບໍ່ໃຊ້ເຄື່ອງມື`, `កុំប្រើឧបករណ៍`).
+const THAI_NOT: &[&str] = &[
+    "ไม่",
+    "ห้าม",
+    "อย่า",
+    "ບໍ່",
+    "ຫ້າມ",
+    "ຢ່າ",
+    "មិន",
+    "កុំ",
+    "ហាម",
+    "គ្មាន",
+];
 
 /// Whether a folded clause asks for no tool at all; the wording when it does.
 pub fn negative_clause(f: &str) -> Option<String> {
@@ -176,17 +188,17 @@ pub fn negative_clause(f: &str) -> Option<String> {
         if matches_word(next, lexicon::NOT_NEGATIVE_AFTER) || next == NAME {
             continue;
         }
-        // "without" after the noun, as Hungarian and Georgian write it (`eszköz nélkül`,
-        // `ხელსაწყოს გარეშე`).
+        // "without" after the noun, as Hungarian, Georgian and Somali write it (`eszköz
+        // nélkül`, `ხელსაწყოს გარეშე`, `qalab la'aan`).
         // (After the noun's whole word: `ხელსაწყო*` matches `ხელსაწყოს`.)
         let word_end = after
-            .find(|c: char| !c.is_alphanumeric())
+            .find(|c: char| !lexicon::is_letter(c))
             .unwrap_or(after.len());
         let next_word = word_list(&after[word_end..])
             .into_iter()
             .next()
             .unwrap_or_default();
-        if ["nelkul", "გარეშე", "olmadan", "bila", "bez"].contains(&next_word)
+        if ["nelkul", "გარეშე", "olmadan", "bila", "bez", "la'aan"].contains(&next_word)
             && !word_list(before)
                 .iter()
                 .rev()
@@ -242,6 +254,13 @@ pub fn negative_clause(f: &str) -> Option<String> {
                 "미사용",
                 "안 ",
                 "말",
+                // Burmese negates the verb after the noun (`ကိရိယာ မသုံးရ`).
+                "မခေါ်",
+                "မသုံး",
+                "မလို",
+                "မရှိ",
+                "မပါ",
+                "တားမြစ်",
             ]
             .iter()
             .any(|w| post.contains(w));
@@ -297,6 +316,8 @@ pub fn negative_clause(f: &str) -> Option<String> {
             "בלי",
             "tanpa",
             "sonder",
+            "heb",
+            "minghajr",
         ];
         if let Some(k) = near.iter().position(|w| WITHOUT.contains(w))
             && words

@@ -193,6 +193,91 @@ fn negatives_in_every_language_of_the_lexicon() {
 }
 
 #[test]
+fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
+    for (lang, expectation) in [
+        ("bg", "Не трябва да извиква никакъв инструмент."),
+        ("mk", "Не смее да повика ниедна алатка."),
+        ("be", "Не павінен выклікаць ніякіх інструментаў."),
+        ("hy", "Ոչ մի գործիք չպետք է կանչի։"),
+        ("az", "Heç bir alət çağırılmamalıdır."),
+        ("kk", "Ешқандай құрал шақырмау керек."),
+        ("uz", "Hech qanday vosita chaqirilmasin."),
+        ("sq", "Nuk duhet të thërrasë asnjë mjet."),
+        ("mt", "M'għandu jsejjaħ l-ebda għodda."),
+        ("cy", "Ni ddylai alw unrhyw offeryn."),
+        ("ga", "Níor cheart aon uirlis a úsáid."),
+        ("ta", "எந்த கருவியையும் அழைக்கக்கூடாது."),
+        ("te", "ఏ సాధనాన్నీ పిలవకూడదు."),
+        ("mr", "कोणतेही टूल वापरू नये."),
+        ("kn", "ಯಾವುದೇ ಸಾಧನವನ್ನು ಕರೆಯಬಾರದು."),
+        ("ml", "ഏതെങ്കിലും ഉപകരണം വിളിക്കരുത്."),
+        ("gu", "કોઈ ટૂલ કૉલ ન કરવું."),
+        ("pa", "ਕੋਈ ਟੂਲ ਨਾ ਵਰਤੋ।"),
+        ("si", "කිසිදු මෙවලමක් භාවිතා නොකරන්න."),
+        ("km", "មិនត្រូវប្រើឧបករណ៍ណាមួយទេ។"),
+        ("lo", "ບໍ່ຕ້ອງໃຊ້ເຄື່ອງມືໃດໆ."),
+        ("my", "ဘာကိရိယာမှ မသုံးရ။"),
+        ("mn", "Ямар ч хэрэгсэл дуудахгүй."),
+        ("tg", "Ҳеҷ абзорро даъват накунед."),
+        ("ky", "Эч кандай куралды чакырбаңыз."),
+        ("zu", "Akufanele abize noma yiliphi ithuluzi."),
+        ("rw", "Nta gikoresho na kimwe gikoreshwa."),
+        ("kmr", "Bêyî amûrê bersiv bide."),
+        ("ckb", "هیچ ئامرازێک بانگ مەکە."),
+        ("so", "Qalab la'aan ku jawaab."),
+        ("ha", "Babu kayan aiki."),
+        ("yo", "Láìsí irinṣẹ́ kankan."),
+    ] {
+        let doc = format!("- \"Tell me something nice\" → {expectation}\n");
+        let c = cases(&doc);
+        assert_eq!(c.len(), 1, "{lang}: {doc}");
+        assert!(c[0].is_negative, "{lang}: {expectation}");
+    }
+    for (lang, expectation) in [
+        ("bg", "echo. Не извиквай legacy-echo."),
+        ("kk", "echo; legacy-echo шақыруға болмайды"),
+        ("az", "echo; legacy-echo çağırılmamalıdır"),
+        ("uz", "echo; legacy-echo chaqirilmasin"),
+        ("hy", "echo; legacy-echo չի կարելի կանչել"),
+        ("mt", "echo; tużax legacy-echo"),
+        ("cy", "echo. Peidiwch â galw legacy-echo."),
+        ("sq", "echo. Mos thirr legacy-echo."),
+        ("kn", "echo. legacy-echo ಕರೆಯಬಾರದು."),
+        ("ml", "echo; legacy-echo വിളിക്കരുത്"),
+        ("gu", "echo; legacy-echo કૉલ ન કરો"),
+        ("pa", "echo; legacy-echo ਨਾ ਵਰਤੋ"),
+        ("si", "echo; legacy-echo භාවිතා නොකරන්න"),
+        ("mn", "echo; legacy-echo дуудахгүй"),
+        ("tg", "echo; legacy-echo истифода набаред"),
+        ("ky", "echo; legacy-echo чакырбаңыз"),
+        ("zu", "echo; ungabizi legacy-echo"),
+        ("kmr", "echo; legacy-echo qedexe ye"),
+        ("rw", "echo; ntugahamagare legacy-echo"),
+    ] {
+        let doc = format!("- \"Repeat hello\" → {expectation}\n");
+        let c = &cases(&doc)[0];
+        assert_eq!(positive_tools(c), ["echo"], "{lang}");
+        assert_eq!(
+            of_type(c, "toolNeverCalled")[0]["toolName"],
+            "legacy-echo",
+            "{lang}"
+        );
+    }
+}
+
+#[test]
+fn a_word_keeps_its_marks_but_a_persian_non_joiner_ends_its_part() {
+    use crate::service::authoring::lexicon::{find_word, fold};
+    // A Tamil or Malayalam word runs on past its viramas.
+    assert!(!find_word(&fold("ഉപകരണം വിളിക്കരുത്"), "വിളിക്കരുത്").is_empty());
+    assert!(find_word(&fold("அழைக்கக்கூடாது"), "கூடாது").is_empty());
+    // Persian's non-joiner parts a word as before.
+    assert!(!find_word(&fold("فراخوانی نمی‌شود"), "نمی").is_empty());
+    // A Latin letter's tone stays no more where no letter holds it and the dot below.
+    assert_eq!(fold("Irinṣẹ́ èèwọ̀"), "irinse eewo");
+}
+
+#[test]
 fn forbidden_tools_in_every_language() {
     for (lang, expectation) in [
         ("en", "echo, and it must not call legacy-echo"),
@@ -2714,12 +2799,13 @@ fn a_proposal_quoted_twice_under_inline_replies_is_read() {
 
 #[test]
 fn keys_in_a_language_the_lexicon_lacks_are_read_by_their_values() {
-    // Welsh keys: the question, the tool (a live name), its arguments (the tool's
+    // Breton keys (Welsh ones until the lexicon learnt Welsh), as TOML's bare keys spell
+    // them, without ù: the question, the tool (a live name), its arguments (the tool's
     // parameters), and a title shorter than the question.
-    let doc = "[gosodiadau]\nmodel = \"x\"\n\n[[achos]]\nteitl = \"Swm\"\ncwestiwn = \"Beth yw 2 a 40 gyda'i gilydd?\"\nofferyn = \"get-sum\"\ndadleuon = { a = 2, b = 40 }\n\n[[achos]]\nteitl = \"Adlais\"\ncwestiwn = \"Dywed helo yn ôl wrthyf, os gweli di'n dda\"\nofferyn = \"echo\"\ndadleuon = { message = \"helo\" }\n\n[[achos]]\nteitl = \"Ystadegau\"\ncwestiwn = \"Rho gyfartaledd 1, 2 a 3 i mi\"\nofferynnau = [\"get-stats\"]\n";
+    let doc = "[arventennou]\nmodel = \"x\"\n\n[[degouezh]]\ntitl = \"Sammad\"\ngoulenn = \"Pegement eo 2 ha 40 asambles?\"\nostilh = \"get-sum\"\narguzennou = { a = 2, b = 40 }\n\n[[degouezh]]\ntitl = \"Dasson\"\ngoulenn = \"Lavar demat din en-dro, mar plij\"\nostilh = \"echo\"\narguzennou = { message = \"demat\" }\n\n[[degouezh]]\ntitl = \"Stadegoù\"\ngoulenn = \"Ro din keidenn 1, 2 ha 3\"\nostilhou = [\"get-stats\"]\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 3, "{d:#?}");
-    assert_eq!(d[0].prompts, ["Beth yw 2 a 40 gyda'i gilydd?"]);
+    assert_eq!(d[0].prompts, ["Pegement eo 2 ha 40 asambles?"]);
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(
         d[0].expected_calls[0].args.as_ref().unwrap()["b"],
@@ -2727,11 +2813,11 @@ fn keys_in_a_language_the_lexicon_lacks_are_read_by_their_values() {
     );
     assert_eq!(
         d[1].expected_calls[0].args.as_ref().unwrap()["message"],
-        json!("helo")
+        json!("demat")
     );
     assert_eq!(tools_of(&d[2]), ["get-stats"]);
     // Switched off in the writer's language: no case.
-    let off = doc.replace("offeryn = \"echo\"", "offeryn = \"echo\"\naktiv = false");
+    let off = doc.replace("ostilh = \"echo\"", "ostilh = \"echo\"\naktiv = false");
     assert_eq!(drafts(&off).len(), 2);
 }
 

@@ -91,5 +91,21 @@ mod tests {
         ));
         assert!(fr.contains(&"delete"), "{fr:?}");
         assert!(english_words("the tool that adds").is_empty());
+        // The languages added later: Bulgarian, Kazakh, Welsh, Maltese, Tajik, Sinhala.
+        for phrase in [
+            "инструментът, който изтрива елемент",
+            "элементті жоятын құрал",
+            "offeryn sy'n dileu eitem",
+            "l-għodda li tħassar oġġett",
+            "абзоре, ки элементро ҳазф мекунад",
+        ] {
+            let words = english_words(&crate::service::authoring::lexicon::fold(phrase));
+            assert!(
+                words.contains(&"delete") && words.contains(&"item"),
+                "{phrase}: {words:?}"
+            );
+        }
+        let si = english_words("ගොනුව කියවන්න");
+        assert!(si.contains(&"file") && si.contains(&"read"), "{si:?}");
     }
 }
