@@ -1208,11 +1208,7 @@ fn records(
     }
     // A row named by a signature of its arity: `VALUES ('c1', 'What is…', 'get-sum'), …`.
     if let Some(fields) = n.lit.positional()
-        && fields
-            .iter()
-            .filter(|f| matches!(f.lit, Lit::Str(_)))
-            .count()
-            >= 2
+        && fields.iter().filter(|f| row_value(n, f)).count() >= 2
         && fields.iter().all(
             |f| !matches!(f.lit, Lit::Seq(ref r) if r.iter().any(|x| x.lit.positional().is_some())),
         )
@@ -1269,7 +1265,13 @@ fn records(
             let Some(fields) = row
                 .lit
                 .positional()
-                .filter(|f| f.len() >= 2 && f.iter().any(|x| matches!(x.lit, Lit::Str(_))))
+                // (Two values at least, strings or lists: `Assert.That(result.Calls, Is.Empty,
+                // "…")` passes variables, and is no row.)
+                .filter(|f| {
+                    let literal = f.iter().filter(|x| row_value(row, x)).count();
+                    let names = f.iter().filter(|x| matches!(x.lit, Lit::Name(_))).count();
+                    f.len() >= 2 && literal >= 1 && names <= literal
+                })
             else {
                 continue;
             };
@@ -1317,6 +1319,21 @@ fn records(
         if !taken.contains(&c.start) {
             records(c, table, sigs, ix, cat, out);
         }
+    }
+}
+
+/// Whether a field of a positional row holds a value of it: a string, or a list of strings
+/// a call is given (`new TestCaseData(new[] { "…", "…" }, …)`; a list of such lists is
+/// rows, not a row).
+fn row_value(row: &Node, field: &Node) -> bool {
+    match &field.lit {
+        Lit::Str(_) => true,
+        Lit::Seq(items) => {
+            matches!(row.lit, Lit::Call { .. })
+                && !items.is_empty()
+                && items.iter().all(|i| matches!(i.lit, Lit::Str(_)))
+        }
+        _ => false,
     }
 }
 

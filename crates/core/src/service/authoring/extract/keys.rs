@@ -238,7 +238,15 @@ fn renames(records: &[Map<String, Value>], cat: &Catalog) -> Vec<(String, &'stat
                                         .split([':', '='])
                                         .next()
                                         .is_some_and(|p| cat.is_param(p.trim()))
-                            }) || quotes(t).iter().any(|&(a, b)| utterance_like(&t[a..b]))
+                            }) || quotes(t).iter().any(|&(a, b)| {
+                                // (A quote assigned to a name, `message = «hi»`, is a value.)
+                                let before = t[..a]
+                                    .trim_end_matches(|c: char| {
+                                        !c.is_alphanumeric() && !matches!(c, '=' | ':')
+                                    })
+                                    .trim_end();
+                                utterance_like(&t[a..b]) && !before.ends_with(['=', ':'])
+                            })
                         })
                     })
             })

@@ -3506,7 +3506,7 @@ fn a_page_kept_as_character_data_and_its_table_headed_in_another_language() {
 #[test]
 fn a_typst_plan_reads_its_table_whose_labels_no_lexicon_has() {
     // The arguments column is text that assigns parameters; its quoted value is no prompt.
-    let doc = "#set text(lang: \"cy\")\n= Achosion\n#table(\n  columns: 4,\n  table.header([*Rhif*], [*Beth a ddywedir*], [*Offeryn*], [*Nodyn*]),\n  [1], [«Adia 2 a 3 i mi»], [`get-sum`], [a = 2, b = 3],\n  [2], [«Ailadrodd y neges hon»], [`echo`], [message = «bore da»],\n  [#strike[3]], [#strike[«Chwalu'r gweinydd»]], [#strike[`crash`]], [wedi'i ollwng],\n)\n";
+    let doc = "#set text(lang: \"br\")\n= Achosion\n#table(\n  columns: 4,\n  table.header([*Niverenn*], [*Petra a lavar an implijer*], [*Benveg*], [*Evezhiadenn*]),\n  [1], [«Adia 2 a 3 i mi»], [`get-sum`], [a = 2, b = 3],\n  [2], [«Ailadrodd y neges hon»], [`echo`], [message = «bore da»],\n  [#strike[3]], [#strike[«Chwalu'r gweinydd»]], [#strike[`crash`]], [wedi'i ollwng],\n)\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!((d[0].start_line, d[0].end_line), (6, 6));
