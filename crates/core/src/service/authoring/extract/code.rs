@@ -2066,6 +2066,25 @@ fn read_function(
         }
     };
     let title_tok = first_str.map(|t| t.start);
+    // A Python docstring (the first statement after `def`) says what the test is about: a
+    // remark, never what the user says.
+    let body_from = a + ix.line(start).len();
+    let docstring = toks
+        .iter()
+        .find(|t| t.start >= body_from && t.start < b)
+        .filter(|t| {
+            let at = &ix.text()[t.start..];
+            matches!(t.tok, Tok::Str(_))
+                && (at.starts_with("\"\"\"") || at.starts_with("'''"))
+                && ix.text()[body_from..t.start].trim().is_empty()
+        });
+    if let Some(Token {
+        tok: Tok::Str(d), ..
+    }) = docstring
+    {
+        segs.push(Segment::plain(d.clone()));
+    }
+    let docstring = docstring.map(|t| t.start);
     // Chat turns written as `{"role": "user", "content": …}`: the user's are the prompts.
     let mut turns = Vec::new();
     let mut used = Vec::new();
@@ -2148,7 +2167,11 @@ fn read_function(
             .collect();
         let strs = || {
             line_toks.iter().filter_map(|(_, t)| match &t.tok {
-                Tok::Str(s) if Some(t.start) != title_tok && !used.contains(&t.start) => {
+                Tok::Str(s)
+                    if Some(t.start) != title_tok
+                        && Some(t.start) != docstring
+                        && !used.contains(&t.start) =>
+                {
                     Some((t.start, s))
                 }
                 _ => None,
@@ -2247,6 +2270,14 @@ fn read_function(
     }
     if !prompted && let Some(s) = sent_in_assertion {
         segs.push(Segment::labelled("prompt", s));
+    }
+    // (A conversation whose first turn expects no call, `assert first.tool_calls == []`,
+    // and a later one a tool: the case expects the tool, and is no negative.)
+    if segs
+        .iter()
+        .any(|s| s.label.as_deref() == Some("expected tool"))
+    {
+        segs.retain(|s| !(s.label.as_deref() == Some("expected") && s.text == "no tool call"));
     }
     read_unit(
         &segs,
