@@ -1947,6 +1947,7 @@ const LABELS: &[(LabelRole, &[&str])] = &[
             "codsi",
             "fariin",
             "isticmaale",
+            "isticmaalaha",
             "ikibazo",
             "icyifuzo",
             "ubutumwa",
