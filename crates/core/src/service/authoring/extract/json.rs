@@ -286,6 +286,82 @@ fn deep_case_lists<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
     }
 }
 
+/// A table written as arrays: `{"columns": [names…], "data": [[row…], …]}` (pandas'
+/// `orient="split"`), or a list of rows whose first row names the columns (a sheet's
+/// `values`). Each row read as a record of its columns, a case when it reads as one.
+fn tabular(root: &Node, ix: &LineIndex, cat: &Catalog) -> Option<Vec<Draft>> {
+    let text = ix.text();
+    let value = |n: &Node| -> Option<Value> {
+        let (a, b) = n.range();
+        serde_json::from_str(&text[a..b]).ok()
+    };
+    fn rows_of(n: &Node) -> Option<&[Node]> {
+        match n {
+            Node::Arr(items, ..) if items.iter().all(|i| matches!(i, Node::Arr(..))) => Some(items),
+            _ => None,
+        }
+    }
+    let names = |v: Value| -> Option<Vec<String>> {
+        v.as_array()?
+            .iter()
+            .map(|c| c.as_str().map(str::to_string))
+            .collect()
+    };
+    let (columns, rows): (Vec<String>, &[Node]) = match root {
+        Node::Obj(fields, ..) => {
+            let get = |k: &str| fields.iter().find(|(fk, _)| fk == k).map(|(_, v)| v);
+            (names(value(get("columns")?)?)?, rows_of(get("data")?)?)
+        }
+        Node::Arr(..) => {
+            let rows = rows_of(root)?;
+            (names(value(rows.first()?)?)?, &rows[1..])
+        }
+        Node::Scalar(..) => return None,
+    };
+    // (Columns the lexicon names, or three at least whose values say what they are.)
+    if rows.len() < 2
+        || columns.len() < 2
+        || columns.len() < 3 && !names_a_case(columns.iter().map(String::as_str))
+    {
+        return None;
+    }
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    let mut maps: Vec<Map<String, Value>> = Vec::new();
+    for row in rows {
+        let Some(Value::Array(cells)) = value(row) else {
+            return None;
+        };
+        if cells.len() != columns.len() {
+            return None;
+        }
+        let (a, b) = row.range();
+        spans.push(ix.span_of(a, b));
+        maps.push(
+            columns
+                .iter()
+                .cloned()
+                .zip(cells)
+                .filter(|(_, v)| !v.is_null())
+                .collect(),
+        );
+    }
+    super::keys::name_unknown(&mut maps, cat);
+    if !maps
+        .iter()
+        .any(|m| names_a_case(m.keys().map(String::as_str)))
+    {
+        return None;
+    }
+    Some(
+        spans
+            .iter()
+            .zip(&maps)
+            .map(|((start, end), m)| object_draft(m, *start, *end, "JSON table row", cat))
+            .filter(Draft::is_case)
+            .collect(),
+    )
+}
+
 /// Extracts the cases of a JSON document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let text = ix.text();
@@ -307,6 +383,11 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             && f.iter().any(|(k, v)| k == "info" && matches!(v, Node::Obj(..))));
     if collection {
         return requests(&root, ix, cat);
+    }
+    // A table kept as arrays (pandas' `orient="split"`, a sheet's `values`): its rows
+    // under its column names.
+    if let Some(drafts) = tabular(&root, ix, cat) {
+        return drafts;
     }
     let mut nodes = case_nodes(&root);
     // One case found near the top, more kept deep in a document about something else

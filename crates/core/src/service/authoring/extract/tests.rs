@@ -3548,3 +3548,17 @@ fn a_test_data_row_of_turns_and_a_tool_looked_up_by_description() {
     );
     assert_eq!(tools_of(&d[1]), ["get-sum"]);
 }
+
+#[test]
+fn a_table_kept_as_arrays_reads_its_rows_under_its_columns() {
+    // pandas' `to_json(orient="split")`, and a sheet's values with the names as first row.
+    let split = "{\n  \"columns\": [\"id\", \"prompt\", \"tool\"],\n  \"index\": [0, 1, 2],\n  \"data\": [\n    [\"s\", null, null],\n    [\"a\", \"Add 3 and 4 for me\", \"get-sum\"],\n    [\"b\", \"Say it back: hello\", \"echo\"]\n  ]\n}\n";
+    let d = drafts(split);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (6, 6));
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    let values = "[\n  [\"prompt\", \"tool\", \"status\"],\n  [\"Add 3 and 4 for me\", \"get-sum\", \"ok\"],\n  [\"Crash the server\", \"crash\", \"dropped\"],\n  [\"Say it back: hello\", \"echo\", \"ok\"]\n]\n";
+    let d = drafts(values);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+}
