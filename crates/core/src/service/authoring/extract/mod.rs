@@ -64,6 +64,7 @@ pub mod mime;
 pub mod notebook;
 pub mod org;
 pub mod outline;
+pub mod outliner;
 pub mod pages;
 pub mod powershell;
 pub mod retract;
@@ -390,7 +391,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         }
         None => (Vec::new(), Cow::Borrowed(text)),
     };
-    let uncommented = text::without_block_comments(&body);
+    let outlined = outliner::as_markdown(&body);
+    let uncommented = text::without_block_comments(&outlined);
     let called_out = callout::as_fields(&uncommented);
     let paged = pages::without_furniture(&called_out);
     let directed = rst::as_markdown(&paged);
@@ -414,6 +416,7 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     // (A page that needed no rewriting is read through the index already built.)
     let unchanged = [
         &body,
+        &outlined,
         &uncommented,
         &called_out,
         &paged,
