@@ -286,6 +286,77 @@ fn deep_case_lists<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
     }
 }
 
+/// The outline a tree of text blocks makes (`{"string": …, "children": [...]}`, as Roam
+/// Research and outliners export their pages), one line for each of the document's: a
+/// block's text on the line its text stands on, indented by its depth, a page's title a
+/// heading; every other line blank. `None` when the document is no such tree.
+fn block_tree(root: &Node, ix: &LineIndex) -> Option<String> {
+    const TEXT: &[&str] = &["string", "text", "title", "name", "content"];
+    let text = ix.text();
+    let mut lines: Vec<String> = vec![String::new(); ix.len()];
+    let mut blocks = 0usize;
+    fn walk(
+        n: &Node,
+        depth: usize,
+        text: &str,
+        ix: &LineIndex,
+        lines: &mut [String],
+        blocks: &mut usize,
+    ) {
+        match n {
+            Node::Arr(items, ..) => {
+                for i in items {
+                    walk(i, depth, text, ix, lines, blocks);
+                }
+            }
+            Node::Obj(fields, ..) => {
+                let said = fields.iter().find_map(|(k, v)| {
+                    let Node::Scalar(a, b) = v else { return None };
+                    TEXT.contains(&k.as_str())
+                        .then(|| serde_json::from_str::<String>(&text[*a..*b]).ok())
+                        .flatten()
+                        .map(|s| (s, *a))
+                });
+                let heading = fields.iter().find_map(|(k, v)| match v {
+                    Node::Scalar(a, b) if k == "heading" => text[*a..*b].parse::<usize>().ok(),
+                    _ => None,
+                });
+                let children = fields
+                    .iter()
+                    .find(|(k, v)| k == "children" && matches!(v, Node::Arr(..)));
+                if let Some((said, at)) = said {
+                    *blocks += 1;
+                    let line = ix.line_of(at) - 1;
+                    let said = said.split_whitespace().collect::<Vec<_>>().join(" ");
+                    lines[line] = match (depth, heading) {
+                        (0, _) => format!("# {said}"),
+                        (_, Some(h)) => format!(
+                            "{}- {} {said}",
+                            "\t".repeat(depth - 1),
+                            "#".repeat(h.clamp(1, 5) + 1)
+                        ),
+                        _ => format!("{}- {said}", "\t".repeat(depth - 1)),
+                    };
+                }
+                if let Some((_, c)) = children {
+                    walk(c, depth + 1, text, ix, lines, blocks);
+                }
+            }
+            Node::Scalar(..) => {}
+        }
+    }
+    let has_children = |n: &Node| matches!(n, Node::Obj(f, ..) if f.iter().any(|(k, v)| k == "children" && matches!(v, Node::Arr(..))));
+    let pages: &[Node] = match root {
+        Node::Arr(items, ..) if items.iter().any(has_children) => items,
+        Node::Obj(..) if has_children(root) => std::slice::from_ref(root),
+        _ => return None,
+    };
+    for p in pages {
+        walk(p, 0, text, ix, &mut lines, &mut blocks);
+    }
+    (blocks >= 5).then(|| super::rejoin(text, &lines))
+}
+
 /// A table written as arrays: `{"columns": [names…], "data": [[row…], …]}` (pandas'
 /// `orient="split"`), or a list of rows whose first row names the columns (a sheet's
 /// `values`). Each row read as a record of its columns, a case when it reads as one.
@@ -388,6 +459,11 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     // under its column names.
     if let Some(drafts) = tabular(&root, ix, cat) {
         return drafts;
+    }
+    // A tree of blocks (a Roam Research or outliner export: `string` and `children`): its
+    // outline, read as the page it is.
+    if let Some(page) = block_tree(&root, ix) {
+        return super::markdown(&LineIndex::new(&page), cat);
     }
     let mut nodes = case_nodes(&root);
     // One case found near the top, more kept deep in a document about something else

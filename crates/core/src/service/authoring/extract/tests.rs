@@ -3562,3 +3562,47 @@ fn a_table_kept_as_arrays_reads_its_rows_under_its_columns() {
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
 }
+
+#[test]
+fn a_tree_of_blocks_reads_as_its_outline() {
+    // Roam Research's export: pages of blocks, each its `string` and `children`.
+    let doc = r#"[
+  {
+    "title": "Evals",
+    "children": [
+      {
+        "string": "Set-up (not cases)",
+        "heading": 2,
+        "children": [
+          {"string": "Server on staging", "uid": "a1"}
+        ]
+      },
+      {
+        "string": "Cases",
+        "heading": 2,
+        "children": [
+          {
+            "string": "{{[[DONE]]}} Case 1",
+            "children": [
+              {"string": "prompt:: \"Add 5 and 6 for me\"", "uid": "b1"},
+              {"string": "tool:: [[get-sum]]", "uid": "b2"}
+            ]
+          },
+          {
+            "string": "{{[[TODO]]}} Case 2",
+            "children": [
+              {"string": "prompt:: \"Say it back: good evening\"", "uid": "c1"},
+              {"string": "tool:: echo", "uid": "c2"}
+            ]
+          }
+        ]
+      }
+    ]
+  }
+]
+"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[1].prompts, ["Say it back: good evening"]);
+}
