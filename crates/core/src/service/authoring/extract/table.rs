@@ -147,6 +147,42 @@ pub fn sniff_delimiter(text: &str) -> Option<u8> {
         .find(|&d| shaped_like_a_sheet(text, d))
 }
 
+/// The records of a sheet turned on its side, when it is one: a run of three rows or more
+/// whose first cells are labels naming a prompt and a tool (or what is expected), each
+/// with two values or more beside it, and no row of the sheet a header.
+fn on_its_side(records: &[(usize, csv::StringRecord)]) -> Option<(usize, usize)> {
+    let label = |r: &csv::StringRecord| {
+        let first = r.get(0)?.trim();
+        let values = r.iter().skip(1).filter(|c| !c.trim().is_empty()).count();
+        (!first.is_empty() && values >= 2 && labels_only(&[&first.to_string()]))
+            .then(|| role_of(first))
+    };
+    if records
+        .iter()
+        .any(|(_, r)| is_header(&r.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>()))
+    {
+        return None;
+    }
+    let a = records.iter().position(|(_, r)| label(r).is_some())?;
+    let z = a + records[a..]
+        .iter()
+        .take_while(|(_, r)| label(r).is_some())
+        .count()
+        - 1;
+    let roles: Vec<Role> = records[a..=z]
+        .iter()
+        .filter_map(|(_, r)| label(r))
+        .collect();
+    (z >= a + 2
+        && roles
+            .iter()
+            .any(|r| matches!(r, Role::Prompt | Role::Prompts | Role::Steps))
+        && roles
+            .iter()
+            .any(|r| matches!(r, Role::Tool | Role::Expected | Role::Negative)))
+    .then_some((a, z))
+}
+
 /// A sheet whose merged cells came out blank, as its own note says ("a blank cell means
 /// the same as the one above"): a blank tool or forbidden-tool cell repeats the one above.
 fn fill_down(text: &str, header: &[String], groups: &mut [(usize, usize, Vec<Vec<String>>)]) {
@@ -270,6 +306,28 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             // A malformed record ends the readable part; what came before still counts.
             Err(_) => break,
         }
+    }
+    // A sheet turned on its side (the fields down the first column, a case a column): read
+    // as the rows its columns are, each spanning the fields' lines.
+    let mut side_span: Option<(usize, usize)> = None;
+    if let Some((a, z)) = on_its_side(&records) {
+        let block_end = records.get(z + 1).map_or(text.len(), |(p, _)| *p);
+        let pos = records[a].0;
+        let width = records[a..=z]
+            .iter()
+            .map(|(_, r)| r.len())
+            .max()
+            .unwrap_or(0);
+        let column = |j: usize| {
+            csv::StringRecord::from(
+                records[a..=z]
+                    .iter()
+                    .map(|(_, r)| r.get(j).unwrap_or_default())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        records = (0..width).map(|j| (pos, column(j))).collect();
+        side_span = Some((pos, block_end));
     }
     let cells_of =
         |r: &csv::StringRecord| r.iter().map(|c| c.trim().to_string()).collect::<Vec<_>>();
@@ -411,6 +469,11 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
             g.2.push(cells);
         } else {
             groups.push((*pos, end, vec![cells]));
+        }
+    }
+    if let Some((start, end)) = side_span {
+        for g in &mut groups {
+            (g.0, g.1) = (start, end);
         }
     }
     fill_down(text, &header, &mut groups);

@@ -3606,3 +3606,13 @@ fn a_tree_of_blocks_reads_as_its_outline() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(d[1].prompts, ["Say it back: good evening"]);
 }
+
+#[test]
+fn a_sheet_on_its_side_reads_a_case_a_column() {
+    let doc = "Cases;;;\nid;C1;C2;C3\nprompt;Add 2 and 40 for me;Say it back: hi there;Crash the server now\nexpected tool;get-sum;echo;crash\nstatus;ok;ok;dropped\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert!(d.iter().all(|c| (c.start_line, c.end_line) == (2, 5)));
+}
