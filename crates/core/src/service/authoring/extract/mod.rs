@@ -40,6 +40,7 @@
 //! | PowerShell | Pester blocks (`Describe`, `It`, `… \| Should -Be`) | as code, once rewritten ([`powershell`]): a `-TestCases` hashtable, else an `It` block |
 //! | transcript | `WEBVTT`, or SubRip's numbered cues over `-->` timing lines | a speaker's turn (their cues in a row) |
 //! | Gherkin | a `Feature:` line (in any of the ten languages) and scenarios | a scenario, or an outline's example row |
+//! | RTF | `{\\rtf` | its text, line for line ([`rtf`]) |
 //! | Typst | `#set` rules and `= headings` or `#table(…)` | read as Markdown, line for line ([`typst`]) |
 //! | fixed-width table | a header over a rule of dash or equals runs | a row (rewritten as the Markdown table it is) |
 //! | text | anything else | a section with one prompt field, a table row, a list item or a paragraph with a prompt and an expectation |
@@ -71,6 +72,7 @@ pub mod retract;
 pub mod robot;
 pub mod roff;
 pub mod rst;
+pub mod rtf;
 pub mod shell;
 pub mod sql;
 pub mod stacked;
@@ -122,6 +124,8 @@ pub enum Shape {
     Latex,
     /// A Typst document, read as Markdown once rewritten.
     Typst,
+    /// Rich Text Format, read as its text.
+    Rtf,
     Robot,
     Shell,
     Sql,
@@ -175,6 +179,9 @@ fn looks_like_tap(head: &str) -> bool {
 /// Decides the shape of a document.
 pub fn sniff(text: &str) -> Shape {
     let t = text.trim_start_matches('\u{feff}').trim();
+    if rtf::looks_like_rtf(t) {
+        return Shape::Rtf;
+    }
     if notebook::looks_like_notebook(t) {
         return Shape::Notebook;
     }
@@ -345,6 +352,7 @@ fn extract_indexed(ix: &LineIndex, cat: &Catalog, shape: Shape) -> Vec<Draft> {
         Shape::Asciidoc => text::extract(&LineIndex::new(&asciidoc::to_markdown(text)), cat),
         Shape::Latex => text::extract(&LineIndex::new(&latex::to_markdown(text)), cat),
         Shape::Typst => markdown(&LineIndex::new(&typst::to_markdown(text)), cat),
+        Shape::Rtf => markdown(&LineIndex::new(&rtf::to_markdown(text)), cat),
         Shape::Roff => markdown(&LineIndex::new(&roff::to_markdown(text)), cat),
         Shape::Notebook => code::extract(&LineIndex::new(&notebook::to_source(text)), cat),
         Shape::Org => {
