@@ -44,9 +44,9 @@ impl Reading {
 pub fn strip_struck(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(i) = rest.find("~~") {
+    while let Some(i) = lexicon::find_str(rest, "~~") {
         let after = &rest[i + 2..];
-        match after.find("~~") {
+        match lexicon::find_str(after, "~~") {
             Some(j) => {
                 out.push_str(&rest[..i]);
                 rest = &after[j + 2..];

@@ -181,7 +181,7 @@ fn item_head(line: &str) -> Option<(&str, &str)> {
     // `**多轮：删除商品**`: a bold name may hold the colon itself.
     let bold = t
         .strip_prefix("**")
-        .and_then(|r| r.find("**").map(|e| &r[..e]))
+        .and_then(|r| lexicon::find_str(r, "**").map(|e| &r[..e]))
         .filter(|b| b.ends_with([':', '：']) || t[b.len() + 4..].starts_with([':', '：']));
     let (head, rest) = match bold {
         Some(b) => (

@@ -161,6 +161,14 @@ pub fn find_word(text: &str, word: &str) -> Vec<usize> {
     out
 }
 
+/// `t.find(pat)` for a short, non-empty `pat`, its first byte found with memchr: std's
+/// substring searcher is set up anew on each call, which costs more than the short texts
+/// of a unit take to search.
+pub fn find_str(t: &str, pat: &str) -> Option<usize> {
+    let (b, p) = (t.as_bytes(), pat.as_bytes());
+    memchr::memchr_iter(p[0], b).find(|&i| b[i..].starts_with(p))
+}
+
 /// A word list compiled once into one automaton, so a text is scanned once for all of its
 /// words instead of once per word (the lexicon's lists run to hundreds of words).
 pub struct WordSet {
@@ -3387,7 +3395,10 @@ pub fn is_none_word(s: &str) -> bool {
         (";", ';'),
     ] {
         // (A separator's own mark is looked for first: most are not there.)
-        if let Some((head, _)) = t.contains(mark).then(|| t.split_once(sep)).flatten()
+        if let Some(head) = t
+            .contains(mark)
+            .then(|| find_str(t, sep).map(|k| &t[..k]))
+            .flatten()
             && !head.trim().is_empty()
             && head.len() < t.len()
         {
