@@ -123,6 +123,8 @@ pub fn item_marker(t: &str) -> Option<usize> {
 /// holds a label word (`Pergunta geral`, `常识问题`) names its case too, and is no field.
 fn title_heads(lines: &mut [Ln]) {
     let mut i = 0;
+    // (One list of items for all the lists, cleared for each.)
+    let mut items = Vec::new();
     while i < lines.len() {
         if lines[i].kind != Kind::Item {
             i += 1;
@@ -130,7 +132,8 @@ fn title_heads(lines: &mut [Ln]) {
         }
         let indent = lines[i].indent;
         // The list's items at this depth (deeper lines and blank lines between them).
-        let mut items = vec![i];
+        items.clear();
+        items.push(i);
         let mut k = i + 1;
         while k < lines.len() {
             let l = &lines[k];
@@ -997,7 +1000,16 @@ pub fn definitions(t: &str) -> std::borrow::Cow<'_, str> {
 /// Extracts every case of a text document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let lines = classify(ix);
-    let mut out = Out::default();
+    // (Room for a draft or a section per heading: a long plan's slots, which hold whole
+    // drafts, are not copied over and over as they grow.)
+    let headings = lines
+        .iter()
+        .filter(|l| matches!(l.kind, Kind::Heading(_)))
+        .count();
+    let mut out = Out {
+        drafts: Vec::with_capacity(headings),
+        sections: Vec::with_capacity(headings),
+    };
     let first_heading = lines
         .iter()
         .find(|l| l.kind != Kind::Blank)
