@@ -3437,6 +3437,10 @@ fn is_no_tool_phrase(f: &str) -> bool {
             } else if b.is_ascii_alphanumeric() && !in_word {
                 in_word = true;
                 n += 1;
+                // (The seventh word says it: the rest is not counted.)
+                if n > 6 {
+                    break;
+                }
             }
         }
         n > 6
