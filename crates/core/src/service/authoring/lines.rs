@@ -24,6 +24,13 @@ pub fn split_lines(t: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// Whether `t` holds `pat`, by memchr's SIMD substring search: several times quicker
+/// than std's over a long document, which every page pass first asks whether it has
+/// anything to rewrite.
+pub fn has(t: &str, pat: &str) -> bool {
+    memchr::memmem::find(t.as_bytes(), pat.as_bytes()).is_some()
+}
+
 /// Start offsets of every line of a document.
 #[derive(Debug, Clone)]
 pub struct LineIndex<'a> {

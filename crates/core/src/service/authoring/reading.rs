@@ -44,9 +44,9 @@ impl Reading {
 pub fn strip_struck(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
-    while let Some(i) = rest.find("~~") {
+    while let Some(i) = lexicon::find_str(rest, "~~") {
         let after = &rest[i + 2..];
-        match after.find("~~") {
+        match lexicon::find_str(after, "~~") {
             Some(j) => {
                 out.push_str(&rest[..i]);
                 rest = &after[j + 2..];
@@ -1142,7 +1142,24 @@ pub fn quotes(t: &str) -> Vec<(usize, usize)> {
         let mut j = start;
         let mut depth = 0;
         let mut found = None;
-        while j < t.len() {
+        // (A `"` closes at the next `"`, unless a line break comes first after nothing but
+        // blanks: only those two bytes matter, found with memchr.)
+        while c == '"' && j < t.len() {
+            let Some(k) = memchr::memchr2(b'"', b'\n', &b[j..]) else {
+                j = t.len();
+                break;
+            };
+            j += k;
+            if b[j] == b'"' {
+                found = Some(j);
+                break;
+            }
+            if t[start..j].trim().is_empty() {
+                break;
+            }
+            j += 1;
+        }
+        while c != '"' && j < t.len() {
             let d = t[j..].chars().next().unwrap();
             if d == c && c != '"' && !close.contains(&d) {
                 depth += 1;

@@ -1663,22 +1663,27 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
         return None;
     }
     let b = line.as_bytes();
-    for (i, c) in line.char_indices() {
+    // (Only a character right before a space can end a clause: the line's spaces are
+    // found with memchr, in order, and the character before each is read.)
+    for s in memchr::memchr_iter(b' ', b) {
+        let Some(c) = line[..s].chars().next_back() else {
+            continue;
+        };
+        let i = s - c.len_utf8();
         // A dash, a slash or a bar set off by spaces parts clauses too.
         let dash = matches!(c, '—' | '–' | '/' | '|' | '·' | '•') && i > 0 && b[i - 1] == b' ';
         // After a comma, only a forbidden-tools label starts a field (`→ get-sum, vietati:
         // get-stats`); a forbidden-tools label does in whatever case it is written (`→
         // noop. never: server-info`), any other only capitalised.
         let comma = c == ',';
-        if (dash
+        if dash
             || comma
             || matches!(
                 c,
                 '.' | ';' | '!' | '?' | '。' | ')' | '"' | '”' | '」' | '»'
-            ))
-            && b.get(i + c.len_utf8()) == Some(&b' ')
+            )
         {
-            let after = line[i + c.len_utf8()..].trim_start();
+            let after = line[s..].trim_start();
             if let Some(colon) = after.find([':', '：']) {
                 let head = after[..colon].trim();
                 // (`a=1, b=2. never: x`: a head holding a value or a sentence end is
@@ -1702,7 +1707,7 @@ fn inline_label(line: &str) -> Option<(String, String, String)> {
                     )
                 {
                     let rest = after[colon..].chars().skip(1).collect::<String>();
-                    let upto = if dash { i } else { i + c.len_utf8() };
+                    let upto = if dash { i } else { s };
                     return Some((
                         line[..upto].to_string(),
                         head.to_string(),

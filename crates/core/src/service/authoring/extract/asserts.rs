@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use crate::service::authoring::lines::has;
+
 /// What an assertion says of the calls: a tool called, one never called, none at all, or
 /// an argument.
 fn field_for(subject: &str, negated: bool, counted: bool, lit: &str) -> Option<String> {
@@ -208,7 +210,7 @@ fn path_assertion(line: &str) -> Option<String> {
 /// The document with each assertion on the calls rewritten as the field it states, line
 /// for line, or the document itself when it has none.
 pub fn as_fields(text: &str) -> Cow<'_, str> {
-    if !text.contains("calls") && !text.contains("Calls") {
+    if !has(text, "calls") && !has(text, "Calls") {
         return Cow::Borrowed(text);
     }
     let mut changed = false;

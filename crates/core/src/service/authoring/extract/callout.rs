@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use crate::service::authoring::lexicon;
+use crate::service::authoring::lines::has;
 
 /// The callout's title, when the line opens one: `> [!tip]- Expected` → `Expected`.
 fn title(line: &str) -> Option<&str> {
@@ -23,7 +24,7 @@ fn title(line: &str) -> Option<&str> {
 
 /// The text with its callouts read as fields or set aside; borrowed when it has none.
 pub fn as_fields(t: &str) -> Cow<'_, str> {
-    if !t.contains("[!") {
+    if !has(t, "[!") {
         return Cow::Borrowed(t);
     }
     let lines: Vec<&str> = t.lines().collect();

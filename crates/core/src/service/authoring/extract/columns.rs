@@ -5,7 +5,7 @@
 //! span stays exact; a row whose first cell is empty continues the one above. So is a
 //! table pasted from a spreadsheet into prose, its cells parted by tabs.
 
-use crate::service::authoring::lines::split_lines;
+use crate::service::authoring::lines::{has, split_lines};
 use std::borrow::Cow;
 
 /// The column starts of a rule line: at least two runs of `-` or `=` (of two or more),
@@ -112,7 +112,7 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
 pub fn tab_separated(text: &str) -> Cow<'_, str> {
     // (Cells parted by a tab: a tab after something other than indentation.)
     let tabs = |l: &str| l.trim().matches('\t').count();
-    if !text.contains('\t') || !text.lines().any(|l| tabs(l) > 0) {
+    if !has(text, "\t") || !text.lines().any(|l| tabs(l) > 0) {
         return Cow::Borrowed(text);
     }
     let lines: Vec<&str> = text.lines().collect();

@@ -8,6 +8,8 @@
 
 use std::borrow::Cow;
 
+use crate::service::authoring::lines::has;
+
 /// Whether a line opens a hunk: `@@ -a[,b] +c[,d] @@`.
 fn hunk_header(l: &str) -> bool {
     let Some(rest) = l.strip_prefix("@@ -") else {
@@ -25,7 +27,7 @@ fn hunk_header(l: &str) -> bool {
 /// The document with its hunks read as the text they add, or the document itself when
 /// it holds none.
 pub fn as_added(text: &str) -> Cow<'_, str> {
-    if !text.contains("\n@@ -") && !text.starts_with("@@ -") {
+    if !has(text, "\n@@ -") && !text.starts_with("@@ -") {
         return Cow::Borrowed(text);
     }
     let lines: Vec<&str> = text.lines().collect();

@@ -3,9 +3,11 @@
 //! the field it stands for, line for line, so the page reads as a plan (a check's own
 //! line keeps its prompt marker, so the example stays one paragraph).
 
+use crate::service::authoring::lines::has;
+
 /// Whether a page holds doctest examples.
 pub fn has_examples(t: &str) -> bool {
-    t.contains(">>> ")
+    has(t, ">>> ")
         && t.lines()
             .filter(|l| l.trim_start().starts_with(">>> "))
             .count()

@@ -6,9 +6,11 @@
 
 use std::borrow::Cow;
 
+use crate::service::authoring::lines::has;
+
 /// The text with every quoted-printable part decoded, or the text itself when it has none.
 pub fn decoded(t: &str) -> Cow<'_, str> {
-    if !t.contains("=\n") && !t.contains("=\r\n") && !t.contains("=3D") && !t.contains("=C3") {
+    if !has(t, "=\n") && !has(t, "=\r\n") && !has(t, "=3D") && !has(t, "=C3") {
         return Cow::Borrowed(t);
     }
     let lines: Vec<&str> = t.lines().collect();

@@ -491,7 +491,7 @@ fn code_blocks(t: &str) -> Option<String> {
         "cs",
         "c#",
     ];
-    if !has_fence(t) {
+    if !super::lines::has(t, "```") {
         return None;
     }
     let mut any = false;
@@ -546,20 +546,6 @@ fn fence_language(info: &str) -> String {
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase()
-}
-
-/// Whether `t` holds three backticks in a row (found from its backticks, which memchr
-/// finds quickly, rather than by a substring search over all of it).
-fn has_fence(t: &str) -> bool {
-    let b = t.as_bytes();
-    let mut from = 0;
-    while let Some(i) = t[from..].find('`') {
-        if b[from + i..].starts_with(b"```") {
-            return true;
-        }
-        from += i + 1;
-    }
-    false
 }
 
 /// A reply quoting a case (`> 5. «…» → fail`) to answer it: the quote is no case, whatever

@@ -7,6 +7,8 @@
 
 use std::borrow::Cow;
 
+use crate::service::authoring::lines::has;
+
 /// Directives whose body is code.
 const CODE: &[&str] = &["code-block", "code", "sourcecode", "literalinclude"];
 
@@ -46,7 +48,7 @@ fn indent(l: &str) -> usize {
 
 /// The page with its directives made Markdown, or the page itself when it has none.
 pub fn as_markdown(t: &str) -> Cow<'_, str> {
-    if !t.contains(".. ") || !t.contains("::") {
+    if !has(t, ".. ") || !has(t, "::") {
         return Cow::Borrowed(t);
     }
     let lines: Vec<&str> = t.lines().collect();

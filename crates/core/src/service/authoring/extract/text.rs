@@ -18,7 +18,7 @@ use super::super::catalog::Catalog;
 use super::super::draft::{self, Draft};
 use super::super::fields::{Role, role_of};
 use super::super::lexicon::{self, LabelRole, label_role};
-use super::super::lines::LineIndex;
+use super::super::lines::{LineIndex, has};
 use super::super::reading;
 use super::super::unit::{
     LabelParts, Segment, UnitInfo, assistant_line, label_parts, leading_label, leading_role,
@@ -123,6 +123,8 @@ pub fn item_marker(t: &str) -> Option<usize> {
 /// holds a label word (`Pergunta geral`, `常识问题`) names its case too, and is no field.
 fn title_heads(lines: &mut [Ln]) {
     let mut i = 0;
+    // (One list of items for all the lists, cleared for each.)
+    let mut items = Vec::new();
     while i < lines.len() {
         if lines[i].kind != Kind::Item {
             i += 1;
@@ -130,7 +132,8 @@ fn title_heads(lines: &mut [Ln]) {
         }
         let indent = lines[i].indent;
         // The list's items at this depth (deeper lines and blank lines between them).
-        let mut items = vec![i];
+        items.clear();
+        items.push(i);
         let mut k = i + 1;
         while k < lines.len() {
             let l = &lines[k];
@@ -181,7 +184,7 @@ fn item_head(line: &str) -> Option<(&str, &str)> {
     // `**多轮：删除商品**`: a bold name may hold the colon itself.
     let bold = t
         .strip_prefix("**")
-        .and_then(|r| r.find("**").map(|e| &r[..e]))
+        .and_then(|r| lexicon::find_str(r, "**").map(|e| &r[..e]))
         .filter(|b| b.ends_with([':', '：']) || t[b.len() + 4..].starts_with([':', '：']));
     let (head, rest) = match bold {
         Some(b) => (
@@ -689,7 +692,7 @@ fn heading_text(t: &str) -> String {
 /// and Japanese boards print them) as the pipe table it is, line for line.
 pub fn box_drawn(t: &str) -> Cow<'_, str> {
     // (Three substring searches run far faster than one for a set of characters.)
-    if !t.contains('│') && !t.contains('┃') && !t.contains('║') {
+    if !has(t, "│") && !has(t, "┃") && !has(t, "║") {
         return Cow::Borrowed(t);
     }
     Cow::Owned(
@@ -710,7 +713,7 @@ const CROSSES: [char; 3] = ['❌', '✗', '✘'];
 
 /// Whether `t`'s legend makes a cross a failed run, not a dropped case.
 pub fn crosses_are_failures(t: &str) -> bool {
-    (t.contains('❌') || t.contains('✗') || t.contains('✘'))
+    (has(t, "❌") || has(t, "✗") || has(t, "✘"))
         && t.lines().any(|l| {
             l.match_indices(CROSSES).any(|(i, c)| {
                 let after: String = l[i + c.len()..]
@@ -731,7 +734,7 @@ pub fn crosses_are_failures(t: &str) -> bool {
 /// The page with its block comments blanked, line for line: a `/* … */` opening a line
 /// (a config file's entry commented out) runs to the line that closes it.
 pub fn without_block_comments(t: &str) -> Cow<'_, str> {
-    if !t.contains("/*") || !t.lines().any(|l| l.trim_start().starts_with("/*")) {
+    if !has(t, "/*") || !t.lines().any(|l| l.trim_start().starts_with("/*")) {
         return Cow::Borrowed(t);
     }
     let mut inside = false;
@@ -768,7 +771,7 @@ pub fn accepted_changes(t: &str) -> Cow<'_, str> {
         Regex::new(r"\[([^\[\]\n]*)\]\{\.(insertion|deletion|comment-start|comment-end|paragraph-insertion|paragraph-deletion|mark)\b[^}\n]*\}")
             .unwrap()
     });
-    if !t.contains("]{.") {
+    if !has(t, "]{.") {
         return Cow::Borrowed(t);
     }
     // (Innermost first: a comment inside a deletion.)
@@ -787,7 +790,7 @@ pub fn accepted_changes(t: &str) -> Cow<'_, str> {
 }
 
 pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
-    if !t.contains('\\') {
+    if !has(t, "\\") {
         return std::borrow::Cow::Borrowed(t);
     }
     let mut out = String::with_capacity(t.len());
@@ -829,7 +832,7 @@ pub fn unescaped(t: &str) -> std::borrow::Cow<'_, str> {
 /// read without their `>` marks, line for line. A quoted copy under a reply (nothing
 /// written between its lines) is left to be skipped.
 pub fn inline_reply(t: &str) -> Cow<'_, str> {
-    if !t.contains("\n>") {
+    if !has(t, "\n>") {
         return Cow::Borrowed(t);
     }
     let lines: Vec<&str> = t.lines().collect();
@@ -960,7 +963,7 @@ pub fn definitions(t: &str) -> std::borrow::Cow<'_, str> {
             .filter(|r| !r.is_empty())
     }
     // (Most documents have none: one search decides.)
-    if !t.contains("\n: ") && !t.contains("\n:\t") {
+    if !has(t, "\n: ") && !has(t, "\n:\t") {
         return std::borrow::Cow::Borrowed(t);
     }
     let lines: Vec<&str> = t.lines().collect();
@@ -997,7 +1000,16 @@ pub fn definitions(t: &str) -> std::borrow::Cow<'_, str> {
 /// Extracts every case of a text document.
 pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let lines = classify(ix);
-    let mut out = Out::default();
+    // (Room for a draft or a section per heading: a long plan's slots, which hold whole
+    // drafts, are not copied over and over as they grow.)
+    let headings = lines
+        .iter()
+        .filter(|l| matches!(l.kind, Kind::Heading(_)))
+        .count();
+    let mut out = Out {
+        drafts: Vec::with_capacity(headings),
+        sections: Vec::with_capacity(headings),
+    };
     let first_heading = lines
         .iter()
         .find(|l| l.kind != Kind::Blank)

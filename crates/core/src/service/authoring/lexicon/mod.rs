@@ -176,6 +176,14 @@ pub fn find_word(text: &str, word: &str) -> Vec<usize> {
     out
 }
 
+/// `t.find(pat)` for a short, non-empty `pat`, its first byte found with memchr: std's
+/// substring searcher is set up anew on each call, which costs more than the short texts
+/// of a unit take to search.
+pub fn find_str(t: &str, pat: &str) -> Option<usize> {
+    let (b, p) = (t.as_bytes(), pat.as_bytes());
+    memchr::memchr_iter(p[0], b).find(|&i| b[i..].starts_with(p))
+}
+
 /// A word list compiled once into one automaton, so a text is scanned once for all of its
 /// words instead of once per word (the lexicon's lists run to hundreds of words).
 pub struct WordSet {
@@ -198,18 +206,8 @@ impl WordSet {
 
     /// The compiled set of a constant list (compiled on first use, kept for the process).
     pub fn of(words: &'static [&'static str]) -> &'static WordSet {
-        use std::collections::HashMap;
-        use std::sync::{LazyLock, Mutex};
-        static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static WordSet>>> =
-            LazyLock::new(Default::default);
-        let key = (words.as_ptr() as usize, words.len());
-        cached(&SET_CACHE, key, || {
-            *SETS
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(key)
-                .or_insert_with(|| Box::leak(Box::new(WordSet::new(words))))
-        })
+        static SETS: ByList<WordSet> = ByList::new();
+        SETS.get(words, || WordSet::new(words))
     }
 
     /// Whether a match stands as a whole word (a CJK word, or one ending in `*` as a word's
@@ -310,19 +308,9 @@ pub fn may_negate(f: &str) -> bool {
 
 /// Whether `w` is one of `words` (a constant list, hashed on first use and kept).
 pub fn listed(words: &'static [&'static str], w: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static Words>>> =
-        LazyLock::new(Default::default);
-    let key = (words.as_ptr() as usize, words.len());
-    let set = cached(&WORDS_CACHE, key, || {
-        *SETS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(key)
-            .or_insert_with(|| Box::leak(Box::new(words.iter().copied().collect())))
-    });
-    set.contains(w)
+    static SETS: ByList<Words> = ByList::new();
+    SETS.get(words, || words.iter().copied().collect())
+        .contains(w)
 }
 
 type Words = std::collections::HashSet<&'static str, foldhash::fast::FixedState>;
@@ -366,47 +354,104 @@ impl Matcher {
 /// Whether `w` is one of `words` or starts with one of its prefixes (`word*`): the list
 /// is split on first use and kept, so the hundreds of whole words are one hash lookup.
 pub fn matches_listed(words: &'static [&'static str], w: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    static SETS: LazyLock<Mutex<HashMap<(usize, usize), &'static Matcher>>> =
-        LazyLock::new(Default::default);
-    let key = (words.as_ptr() as usize, words.len());
-    let m = cached(&MATCHER_CACHE, key, || {
-        *SETS
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(key)
-            .or_insert_with(|| Box::leak(Box::new(Matcher::new(words))))
-    });
-    m.matches(w)
+    static SETS: ByList<Matcher> = ByList::new();
+    SETS.get(words, || Matcher::new(words)).matches(w)
 }
 
-type Cache<T> =
-    std::cell::RefCell<std::collections::HashMap<(usize, usize), T, foldhash::fast::FixedState>>;
+/// How many lists a [`ByList`] finds without its lock (a power of two; there are a few
+/// hundred lists).
+const LIST_SLOTS: usize = 1024;
 
-thread_local! {
-    // Each reading thread keeps the lists it asked about, hashed by address, so the hot
-    // path takes no lock (the shared maps are asked once per list and thread); a reader
-    // asks about dozens of lists, which a scan of them would cost more than the lookup.
-    static SET_CACHE: Cache<&'static WordSet> = Default::default();
-    static WORDS_CACHE: Cache<&'static Words> = Default::default();
-    static MATCHER_CACHE: Cache<&'static Matcher> = Default::default();
+/// What was built once for each constant list, kept for the process and found by the
+/// list's address: a fixed table read without a lock or a thread-local map (a reader asks
+/// about lists tens of thousands of times a document), filled under a lock on each list's
+/// first use.
+struct ByList<T: 'static> {
+    slots: [Slot<T>; LIST_SLOTS],
+    /// Taken to fill a slot; holds the lists that found the table full.
+    spill: std::sync::Mutex<Vec<((usize, usize), &'static T)>>,
 }
 
-/// The value kept for `key` in this thread's cache, else `shared()`'s, kept from now on.
-fn cached<T: Copy + 'static>(
-    cache: &'static std::thread::LocalKey<Cache<T>>,
-    key: (usize, usize),
-    shared: impl FnOnce() -> T,
-) -> T {
-    cache.with(|c| {
-        if let Some(v) = c.borrow().get(&key) {
-            return *v;
+/// A list's address and length (the address is set last: a slot whose address is read
+/// has its length and value), and what was built for it.
+struct Slot<T: 'static> {
+    addr: std::sync::atomic::AtomicUsize,
+    len: std::sync::atomic::AtomicUsize,
+    value: std::sync::OnceLock<&'static T>,
+}
+
+impl<T: 'static> ByList<T> {
+    const fn new() -> Self {
+        ByList {
+            slots: [const {
+                Slot {
+                    addr: std::sync::atomic::AtomicUsize::new(0),
+                    len: std::sync::atomic::AtomicUsize::new(0),
+                    value: std::sync::OnceLock::new(),
+                }
+            }; LIST_SLOTS],
+            spill: std::sync::Mutex::new(Vec::new()),
         }
-        let v = shared();
-        c.borrow_mut().insert(key, v);
-        v
-    })
+    }
+
+    /// The slots where the list at `addr` may be, in order (the first empty one ends the
+    /// search: slots are filled in this order and never emptied).
+    fn probe(&self, addr: usize) -> impl Iterator<Item = &Slot<T>> {
+        // (Fibonacci hashing: the address's top bits after a multiplication.)
+        let bits = LIST_SLOTS.trailing_zeros();
+        let start = ((addr as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize;
+        (0..LIST_SLOTS).map(move |k| &self.slots[(start + k) % LIST_SLOTS])
+    }
+
+    /// The value built for `words`, built with `build` on its first use.
+    fn get(&'static self, words: &'static [&'static str], build: impl FnOnce() -> T) -> &'static T {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed};
+        let (addr, len) = (words.as_ptr() as usize, words.len());
+        for slot in self.probe(addr) {
+            match slot.addr.load(Acquire) {
+                0 => break,
+                a if a == addr && slot.len.load(Relaxed) == len => {
+                    if let Some(v) = slot.value.get() {
+                        return v;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.fill(addr, len, build)
+    }
+
+    #[cold]
+    fn fill(&'static self, addr: usize, len: usize, build: impl FnOnce() -> T) -> &'static T {
+        use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+        let mut spill = self.spill.lock().unwrap_or_else(|p| p.into_inner());
+        // (Looked for again under the lock: another thread may have just filled it.)
+        for slot in self.probe(addr) {
+            match slot.addr.load(Acquire) {
+                0 => {
+                    let v: &'static T = Box::leak(Box::new(build()));
+                    let _ = slot.value.set(v);
+                    slot.len.store(len, Relaxed);
+                    slot.addr.store(addr, Release);
+                    return v;
+                }
+                a if a == addr && slot.len.load(Relaxed) == len => {
+                    if let Some(v) = slot.value.get() {
+                        return v;
+                    }
+                }
+                _ => {}
+            }
+        }
+        match spill.iter().find(|(k, _)| *k == (addr, len)) {
+            Some(&(_, v)) => v,
+            None => {
+                let v: &'static T = Box::leak(Box::new(build()));
+                spill.push(((addr, len), v));
+                v
+            }
+        }
+    }
 }
 
 /// Whether folded `text` holds any of `words`.
@@ -4378,7 +4423,10 @@ pub fn is_none_word(s: &str) -> bool {
         (";", ';'),
     ] {
         // (A separator's own mark is looked for first: most are not there.)
-        if let Some((head, _)) = t.contains(mark).then(|| t.split_once(sep)).flatten()
+        if let Some(head) = t
+            .contains(mark)
+            .then(|| find_str(t, sep).map(|k| &t[..k]))
+            .flatten()
             && !head.trim().is_empty()
             && head.len() < t.len()
         {
@@ -4417,6 +4465,10 @@ fn is_no_tool_phrase(f: &str) -> bool {
             } else if b.is_ascii_alphanumeric() && !in_word {
                 in_word = true;
                 n += 1;
+                // (The seventh word says it: the rest is not counted.)
+                if n > 6 {
+                    break;
+                }
             }
         }
         n > 6
