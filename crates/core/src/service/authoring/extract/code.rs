@@ -139,8 +139,15 @@ fn with_constants(src: &str, mut toks: Vec<Token>) -> Vec<Token> {
         };
         let declared = line_start(toks[k].start)
             || k > 0
-                && matches!(&toks[k - 1].tok, Tok::Ident(w) if matches!(w.as_str(), "const" | "let" | "var" | "final"))
-                && line_start(toks[k - 1].start);
+                && matches!(&toks[k - 1].tok, Tok::Ident(w) if matches!(w.as_str(), "const" | "let" | "var" | "final" | "val"))
+                // (After modifiers only: `private const val OWNER = "acme"`.)
+                && {
+                    let at = toks[k - 1].start;
+                    let from = src[..at].rfind('\n').map_or(0, |i| i + 1);
+                    src[from..at].split_whitespace().all(|w| {
+                        matches!(w, "private" | "public" | "internal" | "protected" | "static" | "const" | "readonly" | "export")
+                    })
+                };
         // (Ended where it stands: `OWNER = "acme"` alone, not `x = "a" + y`.)
         let ends = toks.get(k + 3).is_none_or(|t| {
             src[toks[k + 2].end..t.start].contains('\n') || t.tok == Tok::Punct(";")
@@ -722,6 +729,8 @@ impl Parser<'_> {
             }
             let key = match (self.peek(0).cloned(), self.peek(1).cloned()) {
                 (Some(Tok::Str(k) | Tok::Ident(k)), Some(Tok::Punct(":" | "=" | "=>"))) => Some(k),
+                // Kotlin's `"key" to value` in `mapOf(…)`.
+                (Some(Tok::Str(k)), Some(Tok::Ident(to))) if to == "to" => Some(k),
                 // Ruby's `:name => value`.
                 (Some(Tok::Punct(":")), Some(Tok::Ident(k))) if self.is(2, "=>") => {
                     self.i += 1;
@@ -1314,7 +1323,12 @@ fn records(
         .iter()
         .filter(|c| case_pairs(c, cat).is_some())
         .count();
-    let table = appended || listed >= 2 || listed == 1 && matches!(n.lit, Lit::Seq(_));
+    let table = appended
+        || listed >= 2
+        || listed == 1
+            && (matches!(n.lit, Lit::Seq(_))
+                // (Or a data-driven test's one row, `withData(ToolCase(…))`.)
+                || matches!(&n.lit, Lit::Call { args, kwargs } if args.len() == 1 && kwargs.is_empty()));
     for c in children {
         if !taken.contains(&c.start) {
             records(c, table, sigs, ix, cat, out);
@@ -2010,9 +2024,11 @@ fn checks_no_calls(code: &str) -> bool {
             // (`assertEqual(run.tool_names(), [])`, `assert_eq!(calls, vec![])`.)
             ",[])",
             ",vec![])",
-            // (Pester: `$r.ToolCalls | Should -BeNullOrEmpty`.)
+            // (Pester: `$r.ToolCalls | Should -BeNullOrEmpty`; Kotest: `shouldBeEmpty()`.)
             "|should-benullorempty",
             "|should-havecount0",
+            ".shouldbeempty()",
+            "shouldhavesize0",
         ]
         .iter()
         .any(|w| c.contains(w))

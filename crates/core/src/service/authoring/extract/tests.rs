@@ -3616,3 +3616,15 @@ fn a_sheet_on_its_side_reads_a_case_a_column() {
     assert_eq!(tools_of(&d[1]), ["echo"]);
     assert!(d.iter().all(|c| (c.start_line, c.end_line) == (2, 5)));
 }
+
+#[test]
+fn a_kotest_spec_reads_its_data_rows_and_its_tests() {
+    // `"key" to value` maps, a constant declared after modifiers, one row given to
+    // withData, and an empty call list asserted with shouldBeEmpty().
+    let doc = "package evals\n\nprivate const val WHO = \"there\"\n\nclass Spec : FunSpec({\n    context(\"sum\") {\n        withData(\n            Case(\n                prompt = \"Add 20 and 22 for me please\",\n                tool = \"get-sum\",\n                args = mapOf(\"a\" to 20, \"b\" to 22),\n            ),\n        ) { case -> run(case) }\n    }\n    test(\"small talk\") {\n        val run = harness.ask(\"How are you doing today, friend?\")\n        run.calls.shouldBeEmpty()\n    }\n})\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 22);
+    assert!(d[1].negative);
+}
