@@ -252,8 +252,49 @@ fn without_bold_marks(t: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// An expectation's label that names its tool (`Expect createEvent: summary=…`): the tool
+/// is part of what the field says.
+fn tools_in_labels(segs: &[Segment], cat: &Catalog) -> Option<Vec<Segment>> {
+    let names = |s: &Segment| {
+        matches!(s.role, Some(LabelRole::Expected | LabelRole::Tool))
+            && s.label.as_deref().is_some_and(|l| {
+                l.split_whitespace().count() >= 2
+                    && l.split_whitespace().any(|w| cat.resolve(w).is_some())
+            })
+    };
+    if !segs.iter().any(names) {
+        return None;
+    }
+    Some(
+        segs.iter()
+            .map(|s| {
+                if !names(s) {
+                    return s.clone();
+                }
+                let label = s.label.as_deref().unwrap_or_default();
+                let tools: Vec<&str> = label
+                    .split_whitespace()
+                    .filter(|w| cat.resolve(w).is_some())
+                    .collect();
+                Segment {
+                    text: format!("{} {}", tools.join(" "), s.text),
+                    ..s.clone()
+                }
+            })
+            .collect(),
+    )
+}
+
 /// Reads a unit into a draft; `None` when it is no case.
 pub fn read_unit(segs: &[Segment], info: &UnitInfo, cat: &Catalog) -> Option<Draft> {
+    let named;
+    let segs = match tools_in_labels(segs, cat) {
+        Some(moved) => {
+            named = moved;
+            &named[..]
+        }
+        None => segs,
+    };
     let mut d = Draft {
         start_line: info.start,
         end_line: info.end,

@@ -1070,6 +1070,8 @@ fn refs_at(line: &str) -> Vec<((String, u32), usize)> {
                 out.push(((folded, num), chars[k].0));
             } else if word.is_empty() && (opening && !list_marker(&chars, m) || counted)
                 || suffixed
+                // (`#7` anywhere in a reply: a number named as chats and trackers do.)
+                || word.is_empty() && k > 0 && chars[k - 1].1 == '#'
                 // (`Слушно, прибираю 5.`, `dropping 5`: a number right after the verb.)
                 || drops(&folded)
             {
