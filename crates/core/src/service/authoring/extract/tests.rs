@@ -3633,8 +3633,9 @@ fn a_kotest_spec_reads_its_data_rows_and_its_tests() {
 fn a_meeting_chat_names_its_tools_in_labels_and_drops_by_hash_number() {
     // Zoom's chat log: `Expect createEvent: …` names its tool in the label, and a reply
     // drops `#2` in the middle of its sentence.
-    let doc = "00:04:05 From Ann to Everyone:\n\tCase 1\n\tUser: \"Book lunch with Tom on Friday at noon\"\n\tExpect createEvent: summary=Lunch with Tom\n00:05:05 From Ann to Everyone:\n\tCase 2\n\tUser: \"Show me every calendar I can see\"\n\tExpect listCalendars with includeShared = true\n00:06:20 From Tom to Everyone:\n\tfine by me, #2 dropped\n";
+    let doc = "00:04:05 From Ann to Everyone:\n\tCase 1\n\tUser: \"Repeat after me: good night\"\n\tExpect echo: message=good night\n00:05:05 From Ann to Everyone:\n\tCase 2\n\tUser: \"Show me the first ten items\"\n\tExpect list-items with pageSize = 10\n00:06:20 From Tom to Everyone:\n\tfine by me, #2 dropped\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 1, "{d:#?}");
-    assert_eq!(tools_of(&d[0]), ["createEvent"]);
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["message"], "good night");
 }
