@@ -126,7 +126,10 @@ fn stem_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.chars().collect::<Vec<_>>(), b.chars().collect::<Vec<_>>());
     let n = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
     let short = a.len().min(b.len());
-    short >= 3 && (n == short || n >= 4)
+    let long = a.len().max(b.len());
+    // (A short word is a stem of an inflection of it, `sum` of `sums`, not of every
+    // longer word it opens: `summary`.)
+    short >= 3 && (n == short && (short >= 5 || long - short <= 3) || n >= 4 && short >= 5)
 }
 
 /// Words after which a string value without quotes is no value ("title exactly as quoted").

@@ -3637,5 +3637,8 @@ fn a_meeting_chat_names_its_tools_in_labels_and_drops_by_hash_number() {
     let d = drafts(doc);
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["echo"]);
-    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["message"], "good night");
+    assert_eq!(
+        d[0].expected_calls[0].args.as_ref().unwrap()["message"],
+        "good night"
+    );
 }
