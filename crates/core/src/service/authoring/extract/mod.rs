@@ -400,7 +400,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         None => (Vec::new(), Cow::Borrowed(text)),
     };
     let outlined = outliner::as_markdown(&body);
-    let uncommented = text::without_block_comments(&outlined);
+    let unreacted = text::without_reactions(&outlined);
+    let uncommented = text::without_block_comments(&unreacted);
     let called_out = callout::as_fields(&uncommented);
     let paged = pages::without_furniture(&called_out);
     let directed = rst::as_markdown(&paged);
@@ -425,6 +426,7 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     let unchanged = [
         &body,
         &outlined,
+        &unreacted,
         &uncommented,
         &called_out,
         &paged,

@@ -70,6 +70,8 @@ const CASE_WORDS: &[&str] = &[
 /// what a tool does (`remove`, `delete`, `eliminar`) are left out: a note about a case that
 /// removes an item does not drop it.
 const DROPPING: &[&str] = &[
+    // (Hausa: `an cire #4`, removed.)
+    "cire",
     "deleted",
     "removed",
     "removing",

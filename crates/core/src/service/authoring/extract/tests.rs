@@ -3642,3 +3642,12 @@ fn a_meeting_chat_names_its_tools_in_labels_and_drops_by_hash_number() {
         "good night"
     );
 }
+
+#[test]
+fn a_chats_reactions_end_the_message_above_them() {
+    // Slack copied from the browser: each reaction's emoji over its count.
+    let doc = "Ann  9:14 AM\n1) \"Add 2 and 3 for me\" \u{2192} get-sum\n2) \"Say it back: hello\" \u{2192} echo\n\u{1F44D}\n3\n\u{1F440}\n1\n\nBen  9:20 AM\nlooks good to me\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[1].start_line, d[1].end_line), (3, 3));
+}

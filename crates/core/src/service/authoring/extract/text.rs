@@ -755,6 +755,41 @@ pub fn without_block_comments(t: &str) -> Cow<'_, str> {
     Cow::Owned(super::rejoin(t, &lines))
 }
 
+/// A chat's reactions copied with its messages (Slack's `👍` over `3`): lines of emoji
+/// alone, and the count under each, left blank, so that they end the message above.
+pub fn without_reactions(t: &str) -> Cow<'_, str> {
+    // (Most pages have no line of emoji alone: a line's first byte says so cheaply.)
+    let emoji_only = |l: &str| {
+        let l = l.trim();
+        !l.is_empty()
+            && l.chars().count() <= 12
+            && l.chars().all(|c| {
+                c.is_whitespace()
+                    || matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x200D | 0x2B00..=0x2BFF)
+            })
+    };
+    if !t.lines().any(emoji_only) {
+        return Cow::Borrowed(t);
+    }
+    let mut after_emoji = false;
+    let lines: Vec<String> = t
+        .lines()
+        .map(|l| {
+            let count = l.trim().len() <= 4
+                && !l.trim().is_empty()
+                && l.trim().bytes().all(|b| b.is_ascii_digit());
+            if emoji_only(l) || after_emoji && count {
+                after_emoji = emoji_only(l);
+                String::new()
+            } else {
+                after_emoji = false;
+                l.to_string()
+            }
+        })
+        .collect();
+    Cow::Owned(super::rejoin(t, &lines))
+}
+
 /// A checklist whose crosses are failed runs, its crosses read as a plain mark (`✖`).
 pub fn failed_marks(t: &str) -> Cow<'_, str> {
     if crosses_are_failures(t) {
