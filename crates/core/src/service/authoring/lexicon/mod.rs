@@ -1837,6 +1837,8 @@ pub const NEGATION_AFTER: &[&str] = &[
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
 pub const NO_DETERMINER: &[&str] = &[
+    // (Zulu: "there is no", `akukho thuluzi`.)
+    "akukho",
     "zero",
     "ніводны",
     "ніводнага",
@@ -2241,6 +2243,7 @@ pub const TOOL_NOUNS: &[&str] = &[
     "kayan aiki",
     // Zulu.
     "ithuluzi*",
+    "thuluzi*",
     "amathuluzi*",
     "kwethuluzi*",
     "kwamathuluzi*",
