@@ -25,7 +25,8 @@ fn could_be_label(l: &str) -> bool {
         && t.chars().count() <= 40
         && !t.contains([':', '：', '"', '“', '「', '«', '„'])
         && !t.ends_with(['?', '!'])
-        && (!t.ends_with('.') || t.chars().count() <= 4)
+        // (`No.`, `ಕ್ರ.ಸಂ.`: an abbreviation, one word of a few letters.)
+        && (!t.ends_with('.') || t.chars().count() <= 4 || !t.contains(' ') && t.chars().count() <= 10)
 }
 
 /// How a header's rows follow it.
@@ -36,6 +37,8 @@ enum Rows {
     /// Each row opened by its key (`TC-01`), its last cell wrapped over as many lines as
     /// it takes (a PDF's table pasted as text), a page break in it left blank.
     Keyed,
+    /// So many rows of a line a cell, each opened by its key, and no blank line after.
+    EvenKeyed(usize),
 }
 
 /// A row's key standing alone on its line (`TC-01`, `#3`, `7`): its shape, the digits
@@ -69,8 +72,16 @@ fn header_at(lines: &[&str], k: usize) -> Option<(usize, Rows)> {
         .iter()
         .map(|l| lexicon::label_role(l.trim()))
         .collect();
-    // The header is the labels that open the run: the cells below them are values.
-    let width = roles.iter().take_while(|r| r.is_some()).count();
+    // The header is the labels that open the run: the cells below them are values. (Its
+    // first may be a label the lexicon lacks, a serial number's `ಕ್ರ.ಸಂ.`, over keys.)
+    // (Not a title over an id column's label: `Cases` over `No.`.)
+    let skip = usize::from(
+        roles.first() == Some(&None)
+            && roles
+                .get(1)
+                .is_some_and(|r| r.is_some() && *r != Some(LabelRole::Id)),
+    );
+    let width = skip + roles[skip..].iter().take_while(|r| r.is_some()).count();
     if width < 3 {
         return None;
     }
@@ -88,8 +99,10 @@ fn header_at(lines: &[&str], k: usize) -> Option<(usize, Rows)> {
         .count();
     // Under an id column, the lines holding a row's key (`TC-01`).
     let shape = lines.get(k + width).and_then(|l| key_shape(l));
-    let keys: Vec<usize> = match (roles[0], &shape) {
-        (Some(LabelRole::Id), Some(shape)) => (k + width..lines.len())
+    // (A first label the lexicon lacks, over keys, is an id column too.)
+    let id = roles[0] == Some(LabelRole::Id) || skip == 1;
+    let keys: Vec<usize> = match (id, &shape) {
+        (true, Some(shape)) => (k + width..lines.len())
             .filter(|&j| key_shape(lines[j]).as_ref() == Some(shape))
             .map(|j| j - k - width)
             .collect(),
@@ -100,6 +113,16 @@ fn header_at(lines: &[&str], k: usize) -> Option<(usize, Rows)> {
         && keys.iter().filter(|&&j| j < body).all(|j| j % width == 0)
     {
         return Some((width, Rows::Even));
+    }
+    // (Or keyed rows of a line a cell, up to what follows the table without a blank line
+    // between: a note, a page's comments.)
+    let whole = keys
+        .iter()
+        .enumerate()
+        .take_while(|&(n, &j)| j == n * width)
+        .count();
+    if whole >= 2 {
+        return Some((width, Rows::EvenKeyed(whole)));
     }
     // (Rows of uneven length, each opened by its key.)
     (keys.len() >= 2).then_some((width, Rows::Keyed))
@@ -186,10 +209,15 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
             k = keyed_rows(&lines, k, width, &mut out);
             continue;
         }
-        while k < lines.len() && !lines[k].trim().is_empty() {
+        let mut left = match rows {
+            Rows::EvenKeyed(n) => n,
+            _ => usize::MAX,
+        };
+        while k + width <= lines.len() && !lines[k].trim().is_empty() && left > 0 {
             out.push(row(&lines[k..k + width]));
             out.extend((1..width).map(|_| empty.clone()));
             k += width;
+            left -= 1;
         }
     }
     if !changed {
@@ -228,6 +256,20 @@ mod tests {
         assert_eq!(lines[10], "| | | |");
         assert_eq!(lines[12], "| TC-3 | Delete item 4 | delete-item |");
         assert_eq!(lines[16], "After.");
+    }
+
+    #[test]
+    fn keyed_rows_run_up_to_what_follows_without_a_blank_line() {
+        // A serial number's label the lexicon lacks over keys; the page's comments follow.
+        let doc = "Sr.\nPrompt\nExpected tool\n1\nAdd 2 and 3\nget-sum\n2\nHi there\necho\nLike\n3 Comments\nAnn\nlooks good\n";
+        let md = as_markdown(doc);
+        let lines: Vec<&str> = md.lines().collect();
+        assert_eq!(lines.len(), doc.lines().count());
+        assert_eq!(lines[0], "| Sr. | Prompt | Expected tool |");
+        assert_eq!(lines[3], "| 1 | Add 2 and 3 | get-sum |");
+        assert_eq!(lines[6], "| 2 | Hi there | echo |");
+        assert_eq!(lines[9], "Like");
+        assert_eq!(lines[10], "3 Comments");
     }
 
     #[test]

@@ -48,6 +48,10 @@ const LABELS: &[(LabelRole, &[&str])] = &[
     (
         LabelRole::Forbidden,
         &[
+            // Kannada: "tool not to use", "not to call".
+            "ಬಳಸಬಾರದ ಟೂಲ್",
+            "ಬಳಸಬಾರದ",
+            "ಕರೆಯಬಾರದ",
             "οχι",
             "μην καλεσεις",
             "δεν καλει",
