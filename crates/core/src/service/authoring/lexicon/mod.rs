@@ -2850,6 +2850,11 @@ pub const DIRECTLY: &[&str] = &[
 
 /// Tool-column values that mean "no tool".
 pub const NONE_WORDS: &[&str] = &[
+    // Irish ("without a tool"; `gan` alone is Vietnamese too).
+    "gan uirlis",
+    "gan aon uirlis",
+    "gan uirlis ar bith",
+    "gan uirlisi",
     "intet værktoj",
     "intet",
     "ingen værktojer",
@@ -5656,6 +5661,10 @@ pub fn heading_excludes(heading: &str) -> bool {
 
 /// Status values of a unit that is not a case (a status column, or a closing word).
 pub const DROPPED_STATUS: &[&str] = &[
+    // Irish: removed, cancelled.
+    "bainte",
+    "bainte amach",
+    "curtha ar ceal",
     "archived",
     "archiviert",
     "archive",
