@@ -1837,6 +1837,10 @@ pub const NEGATION_AFTER: &[&str] = &[
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
 pub const NO_DETERMINER: &[&str] = &[
+    // (Sinhala and Burmese "any", said only with a negated verb: `කිසිම tool එකක්`,
+    // `မည်သည့် tool ကိုမျှ`.)
+    "කිසිම",
+    "မည်သည့်",
     // (Zulu: "there is no", `akukho thuluzi`.)
     "akukho",
     "zero",
