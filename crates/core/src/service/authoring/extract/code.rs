@@ -1246,6 +1246,17 @@ fn records(
             return;
         }
     }
+    // A Rust attribute's row whose expectation is built in code (rstest's `#[case("…",
+    // Expect::tool("echo").args(json!({…})).never("x"))]`): its prompt, and the rest of its
+    // source read as prose.
+    if let Some(d) = attribute_row(n, ix, cat) {
+        out.push(Found {
+            draft: d,
+            in_table: true,
+            fields: Vec::new(),
+        });
+        return;
+    }
     // A row whose values say what they are (no signature names them).
     if let Some(fields) = n.lit.positional()
         && !sigs.iter().any(|s| s.len() == fields.len())
@@ -1349,6 +1360,91 @@ fn row_value(row: &Node, field: &Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// A case given as a Rust attribute (`#[case(…)]`, `#[case::name(…)]`, `#[test_case(…)]`)
+/// whose first value is what the user says and whose others build the expectation in code:
+/// read as prose, the prompt given.
+fn attribute_row(n: &Node, ix: &LineIndex, cat: &Catalog) -> Option<Draft> {
+    let Lit::Call { args, .. } = &n.lit else {
+        return None;
+    };
+    let own = &ix.text()[n.start..];
+    if !ix.text()[..n.start].trim_end().ends_with("#[")
+        || !(own.starts_with("case") || own.starts_with("test_case"))
+    {
+        return None;
+    }
+    // What the user says: a string, or a conversation's user turns.
+    let said: Vec<String> = match args.first().map(|a| &a.lit) {
+        Some(Lit::Str(p)) => vec![p.clone()],
+        Some(Lit::Seq(turns)) => turns
+            .iter()
+            .filter_map(|t| match &t.lit {
+                Lit::Map(pairs) => {
+                    let get = |k: &str| pairs.iter().find(|(pk, _)| pk == k).map(|(_, v)| &v.lit);
+                    match (get("role"), get("content")) {
+                        (Some(Lit::Str(r)), Some(Lit::Str(c))) if r == "user" => Some(c.clone()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => return None,
+    };
+    if said.is_empty()
+        || !said.iter().all(|p| utterance_like(p))
+        || args.len() > 1 && !args[1..].iter().all(|a| !matches!(a.lit, Lit::Str(_)))
+    {
+        return None;
+    }
+    let rest = &ix.text()[args[0].end.min(n.end)..n.end];
+    let (start, end) = ix.span_of(n.start, n.end);
+    let info = UnitInfo {
+        shape: "code literal",
+        start,
+        end,
+        title: None,
+        key: None,
+        structured: false,
+        title_said: false,
+    };
+    // (Set aside by the attribute above it: `#[ignore = "parked: …"]`.)
+    let line = ix.line_of(n.start);
+    if line > 1 && ix.line(line - 1).trim_start().starts_with("#[ignore") {
+        return Some(Draft::default());
+    }
+    let mut segs: Vec<Segment> = said
+        .into_iter()
+        .map(|p| Segment::labelled("prompt", p))
+        .collect();
+    segs.push(Segment::plain(
+        rest.replace("::", " ").replace(['_', '.'], " "),
+    ));
+    let mut d = read_unit(&segs, &info, cat)?;
+    // (A tool looked up by what it does, `Expect::tool_described("reports the uptime")`.)
+    if d.expected_calls.is_empty() && !d.negative {
+        let mut described = None;
+        visit(&args[1..], &mut |v| {
+            if described.is_none()
+                && let Lit::Str(s) = &v.lit
+                && cat.resolve(s).is_none()
+            {
+                described = cat.described_by(s);
+            }
+        });
+        if let Some(t) = described {
+            d.expected_calls.push(super::super::draft::ExpectedCall {
+                tool: cat.name(t).to_string(),
+                args: None,
+            });
+            d.exact_rule = None;
+            d.notes
+                .push(format!("`{}` looked up by what it does", cat.name(t)));
+        }
+    }
+    Some(d)
 }
 
 /// A positional row (`("What is 2 + 2?", "get-sum", {"a": 2, "b": 2}, ["crash"])`,

@@ -3651,3 +3651,18 @@ fn a_chats_reactions_end_the_message_above_them() {
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!((d[1].start_line, d[1].end_line), (3, 3));
 }
+
+#[test]
+fn rstest_cases_build_their_expectations_in_code() {
+    // A fluent expectation (`Expect::tool(…).args(…).never(…)`), one looked up by what it
+    // does, a parked case, and a conversation of turns.
+    let doc = "#[rstest]\n#[case(\"What is 17 plus 25?\", Expect::tool(\"get-sum\").args(json!({\"a\": 17, \"b\": 25})).never(\"crash\"))]\n#[case::uptime(\n    \"How long has the server been up, and what is its pid?\",\n    Expect::tool_described(\"reports the server process id and uptime\")\n)]\n#[ignore = \"parked: too big\"]\n#[case::huge(\"Fetch a 5 MB blob of text\", Expect::tool(\"large-result\"))]\n#[case::talk(\n    vec![Turn::user(\"Can you echo something for me?\"), Turn::user(\"ping from QA\")],\n    Expect::tool(\"echo\").args(json!({\"message\": \"ping from QA\"}))\n)]\nfn routes(h: Harness, #[case] prompt: &str, #[case] expect: Expect) {\n    expect.check(&h.ask(prompt));\n}\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["crash"]);
+    assert_eq!(d[0].expected_calls[0].args.as_ref().unwrap()["b"], 25);
+    assert_eq!(tools_of(&d[1]), ["server-info"]);
+    assert_eq!(d[2].prompts.len(), 2);
+    assert_eq!(tools_of(&d[2]), ["echo"]);
+}

@@ -758,7 +758,7 @@ pub fn without_block_comments(t: &str) -> Cow<'_, str> {
 /// A chat's reactions copied with its messages (Slack's `👍` over `3`): lines of emoji
 /// alone, and the count under each, left blank, so that they end the message above.
 pub fn without_reactions(t: &str) -> Cow<'_, str> {
-    // (Most pages have no line of emoji alone: a line's first byte says so cheaply.)
+    // (Emoji are never ASCII: most pages are passed over at once.)
     let emoji_only = |l: &str| {
         let l = l.trim();
         !l.is_empty()
@@ -768,7 +768,7 @@ pub fn without_reactions(t: &str) -> Cow<'_, str> {
                     || matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x200D | 0x2B00..=0x2BFF)
             })
     };
-    if !t.lines().any(emoji_only) {
+    if t.is_ascii() || !t.lines().any(emoji_only) {
         return Cow::Borrowed(t);
     }
     let mut after_emoji = false;
