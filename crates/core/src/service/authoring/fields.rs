@@ -1195,9 +1195,14 @@ pub fn prompts_of(v: &Value, notes: &mut Vec<String>) -> Vec<String> {
                         let (role, content) = match speaker(o) {
                             // `{user: "…"}`, `{assistant: "…"}`: the speaker is the key.
                             Some((r, c)) => (r, message_text(c)),
+                            // (`content`, or as some harnesses write it `text`.)
                             None => (
                                 o.get("role").and_then(Value::as_str).unwrap_or_default(),
-                                o.get("content").map(message_text).unwrap_or_default(),
+                                ["content", "text", "message"]
+                                    .iter()
+                                    .find_map(|k| o.get(*k))
+                                    .map(message_text)
+                                    .unwrap_or_default(),
                             ),
                         };
                         if role == "user" || role == "human" {

@@ -3666,3 +3666,16 @@ fn rstest_cases_build_their_expectations_in_code() {
     assert_eq!(d[2].prompts.len(), 2);
     assert_eq!(tools_of(&d[2]), ["echo"]);
 }
+
+#[test]
+fn a_toml_entry_runs_on_through_its_sub_tables() {
+    // `[case.expect]` under `[[case]]`, and turns whose words are under `text`.
+    let doc = "[defaults]\nserver = \"demo\"\n\n[[case]]\nid = \"c1\"\nprompt = \"Add 1.5 and 2.25 for me\"\n[case.expect]\ntools = [\"get-sum\"]\nargs = { a = 1.5, b = 2.25 }\nnever = [\"crash\"]\n\n[[case]]\nid = \"c2\"\nturns = [\n  { role = \"user\", text = \"Show me the first three items\" },\n  { role = \"assistant\", text = \"(the first page)\" },\n  { role = \"user\", text = \"And the next page please\" },\n]\n[case.expect]\ntools = [\"list-items\"]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!((d[0].start_line, d[0].end_line), (4, 10));
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["crash"]);
+    assert_eq!(d[1].prompts.len(), 2);
+    assert_eq!(tools_of(&d[1]), ["list-items"]);
+}

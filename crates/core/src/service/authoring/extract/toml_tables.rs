@@ -70,7 +70,20 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         if !is_array_header(header) || is_template(header.trim_matches(['[', ']', ' '])) {
             continue;
         }
-        let next = headers.get(i + 1).copied().unwrap_or(n + 1);
+        // (The entry runs on through its sub-tables, `[case.expect]` under `[[case]]`.)
+        let name = header.trim_matches(['[', ']', ' ']);
+        let sub = |k: usize| {
+            ix.line(k)
+                .trim()
+                .trim_start_matches('[')
+                .strip_prefix(name)
+                .is_some_and(|r| r.starts_with('.'))
+        };
+        let next = headers[i + 1..]
+            .iter()
+            .copied()
+            .find(|&k| !sub(k))
+            .unwrap_or(n + 1);
         let mut end = next - 1;
         while end > h && {
             let l = ix.line(end).trim();
@@ -79,7 +92,15 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
             end -= 1;
         }
         let body: String = (h + 1..=end)
-            .map(|k| ix.line(k).trim_end_matches('\r'))
+            .map(|k| {
+                let l = ix.line(k).trim_end_matches('\r');
+                // (A sub-table's header as the entry's own: `[case.expect]` → `[expect]`.)
+                if sub(k) {
+                    l.replacen(&format!("{name}."), "", 1)
+                } else {
+                    l.to_string()
+                }
+            })
             .collect::<Vec<_>>()
             .join("\n");
         let Ok(table) = ::toml::from_str::<::toml::Table>(&body) else {
