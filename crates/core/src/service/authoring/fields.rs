@@ -821,9 +821,16 @@ impl Fields {
                             rules.push(format!("`{label}` = `{}` → isNegative", s.trim()));
                         }
                         Value::Bool(false) => d.negative = true,
+                        // (Not when another tool field says which: `tools: []` beside a
+                        // `toolDescription` of it.)
                         Value::Array(a) if a.is_empty() => {
-                            d.negative = true;
-                            rules.push(format!("empty `{label}` list → isNegative"));
+                            let described = self.items.iter().any(|(l, v, r)| {
+                                *r == Role::Tool && l != label && !value_is_blank(v)
+                            });
+                            if !described {
+                                d.negative = true;
+                                rules.push(format!("empty `{label}` list → isNegative"));
+                            }
                         }
                         v => match calls_from_value(v) {
                             Some(calls) if calls.is_empty() && !value_is_blank(v) => {

@@ -264,6 +264,25 @@ fn case_nodes(root: &Node) -> Vec<&Node> {
 
 /// The case objects of every list of them, at any depth, in document order; lists under
 /// a template's key (`x-evals-template`) left out.
+/// The lists of cases under a wrapping key (`cases`, `tests`…), however deep in groups.
+fn wrapped_case_lists<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
+    match n {
+        Node::Obj(fields, ..) => {
+            for (k, v) in fields {
+                match objects(v) {
+                    Some(cases) if WRAPPERS.contains(&k.as_str()) => out.extend(cases),
+                    _ if !lexicon::has_any(&lexicon::fold(k), lexicon::TEMPLATE_WORDS) => {
+                        wrapped_case_lists(v, out)
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Node::Arr(items, ..) => items.iter().for_each(|i| wrapped_case_lists(i, out)),
+        Node::Scalar(..) => {}
+    }
+}
+
 fn deep_case_lists<'a>(n: &'a Node, out: &mut Vec<&'a Node>) {
     if let Some(items) = objects(n) {
         out.extend(items);
@@ -476,6 +495,11 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         if deep.len() >= 2 {
             nodes = deep;
         }
+    }
+    // (Or lists of cases kept deeper, in groups the lexicon has no word for: `suites`.)
+    if nodes.is_empty() {
+        wrapped_case_lists(&root, &mut nodes);
+        nodes.sort_by_key(|n| n.range().0);
     }
     if nodes.is_empty() {
         let named = unknown_keyed(&root, ix, cat);

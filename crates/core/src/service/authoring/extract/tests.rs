@@ -3679,3 +3679,31 @@ fn a_toml_entry_runs_on_through_its_sub_tables() {
     assert_eq!(d[1].prompts.len(), 2);
     assert_eq!(tools_of(&d[1]), ["list-items"]);
 }
+
+#[test]
+fn cases_kept_in_nested_suites_and_an_empty_tool_list_beside_a_description() {
+    let doc = r#"{
+  "version": 2,
+  "suites": [
+    {
+      "name": "Catalogue",
+      "cases": [
+        {"id": 1, "turns": [{"role": "user", "text": "Show me the first five items"}], "expect": {"tools": ["list-items"]}},
+        {"id": 2, "turns": [{"role": "user", "text": "Average of 4, 8 and 15?"}], "expect": {"tools": [], "toolDescription": "the tool that returns count, sum, mean, min and max of numbers"}}
+      ],
+      "suites": [
+        {"name": "Small talk", "cases": [
+          {"id": 3, "turns": [{"role": "user", "text": "Who wrote Hamlet?"}], "expect": {"tools": []}}
+        ]}
+      ]
+    }
+  ]
+}
+"#;
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["list-items"]);
+    assert!(!d[1].negative);
+    assert_eq!(tools_of(&d[1]), ["get-stats"]);
+    assert!(d[2].negative);
+}
