@@ -409,6 +409,32 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     if let Some(opened) = without_cdata_of_markup(ix.text()) {
         return extract(&LineIndex::new(&opened), cat);
     }
+    // Word's "Save as Web Page" marks what older browsers show with `<![if !supportLists]>`
+    // … `<![endif]>`, which no XML reader takes: blanked, the same length.
+    if ix.text().contains("<![if ") || ix.text().contains("<![endif]>") {
+        let mut t = ix.text().to_string();
+        let mut from = 0;
+        while let Some(at) = t[from..].find("<![").map(|i| from + i) {
+            if t[at..].starts_with("<![CDATA[") {
+                from = at + 9;
+                continue;
+            }
+            // (`]>` closes it; `<![endif]-->` closes a comment, and stays.)
+            let Some(close) = t[at..].find("]>").map(|i| at + i + 1) else {
+                break;
+            };
+            let mark = &t[at..close];
+            if !(mark == "<![endif]"
+                || mark.starts_with("<![if ") && !mark[3..].contains(['<', '>']))
+            {
+                from = at + 3;
+                continue;
+            }
+            t.replace_range(at..=close, &" ".repeat(close + 1 - at));
+            from = close + 1;
+        }
+        return extract(&LineIndex::new(&t), cat);
+    }
     let text = ix.text();
     let root = parse(text);
     let mut all = Vec::new();

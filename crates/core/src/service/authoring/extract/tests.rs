@@ -3707,3 +3707,14 @@ fn cases_kept_in_nested_suites_and_an_empty_tool_list_beside_a_description() {
     assert_eq!(tools_of(&d[1]), ["get-stats"]);
     assert!(d[2].negative);
 }
+
+#[test]
+fn a_word_web_page_with_its_downlevel_marks() {
+    // Word's "Save as Web Page": `<![if !supportLists]>` marks no XML reader takes, and a
+    // conditional comment that closes with `<![endif]-->`.
+    let doc = "<html xmlns:o=\"urn:schemas-microsoft-com:office:office\">\n<head>\n<!--[if gte mso 9]><xml>\n<o:DocumentProperties></o:DocumentProperties>\n</xml><![endif]-->\n</head>\n<body>\n<p class=MsoListParagraph><![if !supportLists]><span>1.</span><![endif]>Log in first.<o:p></o:p></p>\n<table class=MsoTableGrid border=1>\n<tr><td><p class=MsoNormal><b>Prompt<o:p></o:p></b></p></td><td><p class=MsoNormal><b>Expected tool</b></p></td></tr>\n<tr><td><p class=MsoNormal>\u{201d}Add 2 and 40 for me\u{201d}<o:p></o:p></p></td><td><p class=MsoNormal>get-sum</p></td></tr>\n<tr><td><p class=MsoNormal>\u{201d}Say it back: hello\u{201d}</p></td><td><p class=MsoNormal>echo</p></td></tr>\n</table>\n</body>\n</html>\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}
