@@ -401,7 +401,8 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
     };
     let outlined = outliner::as_markdown(&body);
     let unreacted = text::without_reactions(&outlined);
-    let uncommented = text::without_block_comments(&unreacted);
+    let bulleted = text::pasted_bullets(&unreacted);
+    let uncommented = text::without_block_comments(&bulleted);
     let called_out = callout::as_fields(&uncommented);
     let paged = pages::without_furniture(&called_out);
     let directed = rst::as_markdown(&paged);
@@ -427,6 +428,7 @@ pub(super) fn markdown(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         &body,
         &outlined,
         &unreacted,
+        &bulleted,
         &uncommented,
         &called_out,
         &paged,

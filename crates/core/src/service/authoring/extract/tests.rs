@@ -3718,3 +3718,14 @@ fn a_word_web_page_with_its_downlevel_marks() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn a_canvas_checklist_with_status_marks_and_pasted_bullets() {
+    // Items opened by a status mark before their number, `•` bullets under them, and a
+    // paused item that is not run.
+    let doc = "Tests\n\n\u{2705} 1. \"Add 2 and 40 for me\"\n    \u{2022} expected: get-sum, a 2, b 40\n\n\u{274C} 2. \"Say it back: hello\"\n    \u{2022} expected: echo\n\n\u{23F8}\u{FE0F} 3. \"Crash the server now\"\n    \u{2022} expected: crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+}

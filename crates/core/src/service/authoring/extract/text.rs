@@ -755,6 +755,52 @@ pub fn without_block_comments(t: &str) -> Cow<'_, str> {
     Cow::Owned(super::rejoin(t, &lines))
 }
 
+/// Lists as word processors and chat canvases paste them: `•`-bulleted items as Markdown's,
+/// and an item opened by its status mark (`✅ 1. "…"`) as the numbered item it is, the mark
+/// after its number.
+pub fn pasted_bullets(t: &str) -> Cow<'_, str> {
+    const BULLETS: &[char] = &['•', '◦', '▪', '‣', '●', '○', '■'];
+    if t.is_ascii() || !t.contains(BULLETS) && !t.lines().any(|l| marked_item(l).is_some()) {
+        return Cow::Borrowed(t);
+    }
+    let lines: Vec<String> = t
+        .lines()
+        .map(|l| {
+            let body = l.trim_start();
+            let indent = &l[..l.len() - body.len()];
+            if let Some(rest) = body.strip_prefix(BULLETS) {
+                return format!("{indent}- {}", rest.trim_start());
+            }
+            match marked_item(l) {
+                // (A pause mark, `⏸️`, says the item is on hold: not run now.)
+                Some((mark, number, rest)) if mark.starts_with(['⏸', '⏹']) => {
+                    format!("{indent}{number} [on hold] {rest}")
+                }
+                Some((mark, number, rest)) => format!("{indent}{number} {mark} {rest}"),
+                None => l.to_string(),
+            }
+        })
+        .collect();
+    Cow::Owned(super::rejoin(t, &lines))
+}
+
+/// A numbered item opened by a status mark: the mark, the number (`1.`) and the rest.
+fn marked_item(l: &str) -> Option<(&str, &str, &str)> {
+    let body = l.trim_start();
+    let (mark, rest) = body.split_once(' ')?;
+    let emoji = !mark.is_empty()
+        && mark.chars().all(|c| {
+            matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F | 0x200D | 0x2B00..=0x2BFF | 0x23E9..=0x23FA)
+        });
+    let (number, rest) = rest.trim_start().split_once(' ')?;
+    let numbered = number.len() >= 2
+        && number.ends_with(['.', ')'])
+        && number[..number.len() - 1]
+            .bytes()
+            .all(|b| b.is_ascii_digit());
+    (emoji && numbered).then_some((mark, number, rest))
+}
+
 /// A chat's reactions copied with its messages (Slack's `👍` over `3`): lines of emoji
 /// alone, and the count under each, left blank, so that they end the message above.
 pub fn without_reactions(t: &str) -> Cow<'_, str> {
