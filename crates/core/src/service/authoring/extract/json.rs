@@ -1374,7 +1374,7 @@ fn is_history_key(k: &str) -> bool {
 
 /// Whether a record says it is switched off: `enabled`/`active` false, `skip`/`disabled`/
 /// `wip` true, or a state that says it was dropped.
-fn switched_off(o: &Map<String, Value>) -> bool {
+pub(super) fn switched_off(o: &Map<String, Value>) -> bool {
     is_dropped_card(o)
         || o.iter().any(|(k, v)| {
             // (`active` as its languages spell it: `aktiv`, `activo`, `aktibo`, `attivo`.)

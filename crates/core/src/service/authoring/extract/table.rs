@@ -728,6 +728,49 @@ fn expect_call(d: &mut Draft, name: &str) -> usize {
     }
 }
 
+/// What a home-grown tool check says, by the words of its type's name.
+enum HomeGrown {
+    /// No tool is called (`no-tool-calls`).
+    NoCalls,
+    /// The tools named are called, or (`never`) never called.
+    Called { never: bool },
+    /// A tool is called with the arguments given.
+    Args,
+    /// The tools are called in order.
+    Sequence,
+}
+
+fn home_grown(kind: &str) -> Option<HomeGrown> {
+    let words: Vec<String> = kind
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    let has = |w: &[&str]| words.iter().any(|x| w.contains(&x.as_str()));
+    if !has(&["tool", "tools", "function", "functions"]) || kind.starts_with("trajectory:") {
+        return None;
+    }
+    // (`no-tool-calls`, `without-tools`: nothing called; `not-tool-called`,
+    // `tool-never-called`: the tools named are not.)
+    if words
+        .first()
+        .is_some_and(|w| matches!(w.as_str(), "no" | "without" | "zero"))
+    {
+        return Some(HomeGrown::NoCalls);
+    }
+    let negated = has(&["not", "never", "forbid", "forbidden", "disallowed"]);
+    if has(&["args", "arguments", "params", "parameters", "with"]) {
+        return Some(HomeGrown::Args);
+    }
+    if has(&["sequence", "order", "ordered", "before"]) {
+        return Some(HomeGrown::Sequence);
+    }
+    has(&[
+        "called", "call", "calls", "used", "use", "uses", "invoked", "invoke", "expected", "tool",
+    ])
+    .then_some(HomeGrown::Called { never: negated })
+}
+
 /// Maps one promptfoo assertion with a structured value. `inherited` marks one that
 /// `defaultTest` applies: one with no equivalent is left out with a note instead of making
 /// every case unsupported.
@@ -953,6 +996,48 @@ pub fn promptfoo_assert_value(
                 "promptfoo assertion `{kind}` in `{label}` has no equivalent assertion"
             ));
         }
+        // Home-grown tool checks named in words (`tool-called`, `not-tool-called`,
+        // `tool-args`, `no-tool-calls`, `calls_tool`): read as promptfoo's own.
+        (inv, k) if home_grown(k).is_some() => match home_grown(k) {
+            Some(HomeGrown::NoCalls) if !inv => {
+                d.negative = true;
+                rules.push(format!("`{label}` {kind} → isNegative"));
+            }
+            Some(HomeGrown::Called { never }) => promptfoo_assert_value(
+                d,
+                label,
+                if inv != never {
+                    "not-trajectory:tool-used"
+                } else {
+                    "trajectory:tool-used"
+                },
+                value,
+                rules,
+                cat,
+                inherited,
+            ),
+            Some(HomeGrown::Args) if !inv => promptfoo_assert_value(
+                d,
+                label,
+                "trajectory:tool-args-match",
+                value,
+                rules,
+                cat,
+                inherited,
+            ),
+            Some(HomeGrown::Sequence) if !inv => promptfoo_assert_value(
+                d,
+                label,
+                "trajectory:tool-sequence",
+                value,
+                rules,
+                cat,
+                inherited,
+            ),
+            _ => d.unsupported.push(format!(
+                "assertion `{kind}` in `{label}` has no equivalent assertion"
+            )),
+        },
         (_, "latency" | "cost" | "perplexity") => d.notes.push(format!(
             "promptfoo assertion `{kind}` in `{label}` (a budget) is not checked"
         )),

@@ -3729,3 +3729,19 @@ fn a_canvas_checklist_with_status_marks_and_pasted_bullets() {
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
     assert_eq!(tools_of(&d[1]), ["echo"]);
 }
+
+#[test]
+fn home_grown_tool_checks_in_an_eval_config() {
+    // A promptfoo-like file whose assertion types a team named itself; a skipped test.
+    let doc = "tests:\n  - vars:\n      prompt: \"Add 2 and 3 for me\"\n    assert:\n      - type: tool-called\n        value: get-sum\n      - type: not-tool-called\n        value: crash\n  - vars:\n      prompt: \"Repeat after me: hola\"\n    assert:\n      - type: tool-args\n        value: { tool: echo, args: { message: hola } }\n  - vars:\n      prompt: \"Who wrote Hamlet?\"\n    assert:\n      - type: no-tool-calls\n  - skip: true\n    vars:\n      prompt: \"Crash the server now\"\n    assert:\n      - type: tool-called\n        value: crash\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-sum"]);
+    assert_eq!(d[0].never_called, ["crash"]);
+    assert_eq!(tools_of(&d[1]), ["echo"]);
+    assert_eq!(
+        d[1].expected_calls[0].args.as_ref().unwrap()["message"],
+        "hola"
+    );
+    assert!(d[2].negative);
+}

@@ -865,6 +865,10 @@ fn promptfoo(root: &YNode, tests: &[YNode], cat: &Catalog) -> Vec<Draft> {
         let (a, b) = t.span();
         let v = t.to_value();
         let Some(o) = v.as_object() else { continue };
+        // (A test switched off, `skip: true`, is no case.)
+        if super::json::switched_off(o) {
+            continue;
+        }
         let mut vars = default_vars.clone();
         if let Some(Value::Object(tv)) = o.get("vars") {
             for (k, v) in tv {
