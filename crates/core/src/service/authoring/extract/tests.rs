@@ -3745,3 +3745,11 @@ fn home_grown_tool_checks_in_an_eval_config() {
     );
     assert!(d[2].negative);
 }
+
+#[test]
+fn a_dash_before_a_none_word_set_apart_is_no_tool() {
+    let doc = "| # | Prompt | Tool |\n|---|---|---|\n| 1 | \"Add 2 and 40 for me\" | get-sum |\n| 2 | \"What is the capital of Peru?\" | -- (geen) |\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d[1].negative, "{:?}", d[1]);
+}

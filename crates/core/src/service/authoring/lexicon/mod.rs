@@ -4398,6 +4398,11 @@ pub fn is_none_word(s: &str) -> bool {
         .trim_matches(|c: char| matches!(c, '`' | '*' | '_' | '"' | '\'' | '「' | '」'))
         .trim_end_matches(['.', '!', '。'])
         .trim();
+    // (`-- (geen)`, `— (none)`: a dash that says nothing before the word set apart.)
+    let t = match t.trim_start_matches(['-', '–', '—']).trim_start() {
+        rest if rest.len() < t.len() && rest.starts_with(['(', '[']) => rest,
+        _ => t,
+    };
     // `*(none)*`, `[keins]`: a none word set apart.
     let t = match t
         .strip_prefix(['(', '['])
