@@ -226,6 +226,7 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("ckb", "هیچ ئامرازێک بانگ مەکە."),
         ("so", "Qalab la'aan ku jawaab."),
         ("ha", "Babu kayan aiki."),
+        ("ha", "Kada ya kira ko wane tool, ya amsa da kansa."),
         ("yo", "Láìsí irinṣẹ́ kankan."),
     ] {
         let doc = format!("- \"Tell me something nice\" → {expectation}\n");
@@ -253,6 +254,7 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("zu", "echo; ungabizi legacy-echo"),
         ("kmr", "echo; legacy-echo qedexe ye"),
         ("rw", "echo; ntugahamagare legacy-echo"),
+        ("ha", "echo. Kada ya taɓa amfani da legacy-echo."),
     ] {
         let doc = format!("- \"Repeat hello\" → {expectation}\n");
         let c = &cases(&doc)[0];
@@ -1257,6 +1259,15 @@ fn tools_described_in_the_lexicons_languages_resolve() {
     );
     assert_eq!(tools_of(&d[2]), ["get-sum"]);
     assert_eq!(d[2].expected_calls[0].args.as_ref().unwrap()["a"], json!(1));
+    // Hausa, its hooked letters typed or not.
+    for doc in [
+        "1) \"Ga lambobi: 4, 8, 15\" → kayan aikin da ke ƙirga jimla, matsakaici da mafi girma na jerin lambobi\n",
+        "1) \"Ga lambobi: 4, 8, 15\" → kayan aikin da ke kirga jimla, matsakaici da mafi girma na jerin lambobi\n",
+    ] {
+        let d = drafts(doc);
+        assert_eq!(d.len(), 1, "{d:#?}");
+        assert_eq!(tools_of(&d[0]), ["get-stats"], "{doc}");
+    }
 }
 
 #[test]

@@ -27,6 +27,7 @@ pub fn fold(s: &str) -> String {
     for c in s.nfkc() {
         // Latin and Greek lose their accents (Greek's tonos is written inconsistently).
         let latin = (c as u32) <= 0x024f
+            || matches!(c, 'ɓ' | 'ɗ')
             || (0x1e00..=0x1eff).contains(&(c as u32))
             || (0x0370..=0x03ff).contains(&(c as u32))
             || (0x1f00..=0x1fff).contains(&(c as u32));
@@ -76,6 +77,11 @@ fn base_letter(c: char) -> Option<char> {
         'ø' | 'Ø' => 'o',
         'đ' | 'Đ' => 'd',
         'ħ' | 'Ħ' => 'h',
+        // Hausa's hooked letters, which many writers type plain.
+        'ɓ' | 'Ɓ' => 'b',
+        'ɗ' | 'Ɗ' => 'd',
+        'ƙ' | 'Ƙ' => 'k',
+        'ƴ' | 'Ƴ' => 'y',
         _ => return None,
     })
 }
@@ -1494,6 +1500,15 @@ pub const NEGATION: &[&str] = &[
     "neke",
     "nekin",
     "neyine",
+    // Hausa "must not" (kada, and its short form before a pronoun), "without", "forbidden".
+    "kada",
+    "kar ya",
+    "kar ta",
+    "kar su",
+    "kar ku",
+    "kar a",
+    "ba tare da",
+    "an hana",
 ];
 
 /// Negation words that also negate a tool named before them ("`x` is not called",
@@ -1833,6 +1848,9 @@ pub const NEGATION_AFTER: &[&str] = &[
     "qedexe",
     "neke",
     "nekin",
+    // Hausa "is forbidden".
+    "an hana",
+    "haramun",
 ];
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
@@ -2017,6 +2035,8 @@ pub const NO_DETERMINER: &[&str] = &[
     "nta",
     "هېڅ",
     "هيڅ",
+    // Hausa "there is no".
+    "babu",
 ];
 
 /// Nouns for "tool" (and "tool call").
@@ -2244,7 +2264,7 @@ pub const TOOL_NOUNS: &[&str] = &[
     // Yoruba.
     "irinse*",
     // Hausa.
-    "kayan aiki",
+    "kayan aiki*",
     // Zulu.
     "ithuluzi*",
     "thuluzi*",
@@ -2442,6 +2462,11 @@ pub const ANY_WORDS: &[&str] = &[
     "каалаган",
     "кандайдыр",
     "kankan",
+    // Hausa.
+    "ko wane",
+    "kowane",
+    "ko daya",
+    "ko guda",
 ];
 
 /// Words after "no tool" that make it something other than a negative ("no tool errors").
@@ -2651,6 +2676,10 @@ pub const ANSWER_VERBS: &[&str] = &[
     "gusubiza",
     "وەڵام*",
     "bersiv*",
+    // Hausa.
+    "amsa",
+    "ya amsa",
+    "ta amsa",
 ];
 pub const DIRECTLY: &[&str] = &[
     "сразу",
@@ -2850,6 +2879,10 @@ pub const DIRECTLY: &[&str] = &[
     "mu buryo butaziguye",
     "ڕاستەوخۆ",
     "rasterast",
+    // Hausa "by itself", "straight".
+    "da kansa",
+    "da kanta",
+    "kai tsaye",
 ];
 
 /// Tool-column values that mean "no tool".
@@ -3252,6 +3285,11 @@ pub const NONE_WORDS: &[&str] = &[
     "tu tist",
     "beyi amur",
     "tu amur",
+    // Hausa.
+    "babu",
+    "babu tool",
+    "babu kayan aiki",
+    "ba tare da kayan aiki",
 ];
 
 /// Whether a tool cell means "no tool at all".
@@ -7221,6 +7259,7 @@ pub const CALL_VERBS: &[&str] = &[
     "чакыр*",
     "колдон*",
     "yi amfani",
+    "amfani da",
     "biza",
     "ukubiza",
     "sebenzisa",
