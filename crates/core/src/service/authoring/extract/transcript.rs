@@ -6,6 +6,7 @@
 
 use super::super::catalog::Catalog;
 use super::super::draft::Draft;
+use super::super::lexicon;
 use super::super::lines::LineIndex;
 use super::super::reading;
 use super::super::unit::{UnitInfo, read_unit, segments_of};
@@ -137,7 +138,9 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
                 drafts[k] = best;
                 k = end;
             }
-            None => match (k + 1..end).find_map(|m| Some((m, read(k, m)?))) {
+            None => match (k + 1..proposals_apart(&turns, k, end))
+                .find_map(|m| Some((m, read(k, m)?)))
+            {
                 Some((m, d)) => {
                     drafts[k] = d;
                     k = m + 1;
@@ -154,6 +157,27 @@ pub fn extract(ix: &LineIndex, cat: &Catalog) -> Vec<Draft> {
         })
         .collect();
     super::retract::without_declined(drafts, &replies)
+}
+
+/// Where the turns after `k` (up to `end`) stop talking it over: a turn quoting
+/// something new to say, when `k` quotes its own, is another proposal ("Case five:
+/// '…'" whose tool no one could name is no part of "Case six: '…'").
+fn proposals_apart(turns: &[Turn], k: usize, end: usize) -> usize {
+    let utterances = |t: &Turn| -> Vec<String> {
+        let said = t.said.join("\n");
+        reading::quotes(&said)
+            .into_iter()
+            .map(|(a, b)| said[a..b].trim().to_string())
+            .filter(|q| reading::utterance_like(q))
+            .collect()
+    };
+    let own = utterances(&turns[k]);
+    if own.is_empty() {
+        return end;
+    }
+    (k + 1..end)
+        .find(|&j| utterances(&turns[j]).iter().any(|q| !own.contains(q)))
+        .unwrap_or(end)
 }
 
 /// Whether a reading of more turns expects more than the one before it.
@@ -237,15 +261,25 @@ fn turns(ix: &LineIndex) -> Vec<Turn> {
 /// Whether a cue starts something new after a finished sentence: "… Agreed." then
 /// "Eighth: …".
 fn opens_anew(last: &Turn, said: &str) -> bool {
+    const STOPS: [char; 9] = ['.', '!', '?', '…', '。', '।', '؟', '።', '။'];
     let ended = last
         .said
         .last()
-        .is_some_and(|l| l.trim_end().ends_with(['.', '!', '?', '…', '。']));
-    // (A word or two before a colon: a label, an ordinal, a name.)
-    let labelled = said.split_once([':', '：']).is_some_and(|(head, _)| {
-        let words = head.split_whitespace().count();
-        (1..=2).contains(&words) && head.chars().all(|c| c.is_alphabetic() || c == ' ')
-    });
+        .is_some_and(|l| l.trim_end().ends_with(STOPS));
+    // (A word or two before a colon or a stop: a label, an ordinal, a name, a case
+    // announced by its number, `Case 3:`, `केस एक।`.)
+    let labelled = said
+        .split_once([':', '：', '.', '।', '—'])
+        .is_some_and(|(head, rest)| {
+            let words = head.split_whitespace().count();
+            (1..=2).contains(&words)
+                && !rest.trim().is_empty()
+                && head.chars().all(|c| {
+                    c.is_alphanumeric()
+                        || c == ' '
+                        || unicode_normalization::char::is_combining_mark(c)
+                })
+        });
     ended && labelled
 }
 
@@ -272,13 +306,19 @@ fn speaker(t: &str) -> (Option<String>, &str) {
             rest[close + 1..].trim(),
         );
     }
+    // (A name is capitalized, or written in a script without capitals, `रमेश:`; a
+    // field's label, `Expected:`, `अपेक्षा:`, is no one.)
+    let named = |w: &str| {
+        w.chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c.is_alphabetic() && !c.is_lowercase())
+    };
     if let Some((who, said)) = t.split_once(": ")
         && !who.is_empty()
         && who.chars().count() <= 30
         && who.split_whitespace().count() <= 3
-        && who
-            .split_whitespace()
-            .all(|w| w.starts_with(char::is_uppercase))
+        && who.split_whitespace().all(named)
+        && lexicon::label_role(who).is_none()
     {
         return (Some(who.to_string()), said.trim());
     }
@@ -318,6 +358,50 @@ mod tests {
         assert_eq!(turns[0].said, ["First part,", "second part."]);
         assert_eq!((turns[0].start, turns[0].end), (8, 12));
         assert_eq!(turns[1].said, ["Reply."]);
+    }
+
+    #[test]
+    fn subrip_speakers_in_a_script_without_capitals_and_cases_announced_by_number() {
+        let cue = |n: usize, said: &str| {
+            format!(
+                "{n}\n00:00:{:02},000 --> 00:00:{:02},400\n{said}\n\n",
+                n * 2,
+                n * 2 + 1
+            )
+        };
+        let t = [
+            cue(1, "सुनिता: Recording started, the store cases today."),
+            cue(2, "रमेश: OK. I read the first one."),
+            // (Said on, with no pause: the same turn, but a case announced anew.)
+            "3\n00:00:05,400 --> 00:00:07,000\nरमेश: केस एक। The user writes: \"Add 2 and 3 for me\"\nget-sum, a 2, b 3.\n\n".to_string(),
+            cue(4, "Expected: this line is a label, not a speaker."),
+            cue(5, "अनिता: केस दुई: \"Say hello back to me\""),
+            // (Nobody could name its tool: the next quoted proposal is no part of it.)
+            cue(6, "प्रकाश: केस तीन: \"Repeat after me: good night\" → echo"),
+            cue(7, "सुनिता: यो चाहिं नराखौं।"),
+            cue(8, "रमेश: केस चार: \"What is 7 plus 8?\" → get-sum, a 7, b 8"),
+        ]
+        .concat();
+        let ix = LineIndex::new(&t);
+        let turns = turns(&ix);
+        assert_eq!(turns[0].who.as_deref(), Some("सुनिता"));
+        assert_eq!(
+            turns[2].said[0],
+            "केस एक। The user writes: \"Add 2 and 3 for me\""
+        );
+        assert!(turns.iter().all(|t| t.who.as_deref() != Some("Expected")));
+        let drafts = extract(
+            &ix,
+            &Catalog::new(&crate::service::authoring::catalog::demo_tools()),
+        );
+        let prompts: Vec<&str> = drafts.iter().map(|d| d.prompts[0].as_str()).collect();
+        // Case three is put off by the next speaker ("let's not keep this one").
+        assert_eq!(
+            prompts,
+            ["Add 2 and 3 for me", "What is 7 plus 8?"],
+            "{drafts:#?}"
+        );
+        assert_eq!(drafts[0].start_line, 11);
     }
 
     #[test]

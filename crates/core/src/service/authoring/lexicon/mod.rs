@@ -7112,6 +7112,8 @@ pub const CALL_VERBS: &[&str] = &[
     "కాల్",
     "बोलाव*",
     "बोलाउ*",
+    "चलाउ*",
+    "चल्नु*",
     "poziva",
     "pozvati",
     "pozovi",
