@@ -1,7 +1,8 @@
 //! Scores the built-in author on the hand-written corpus (`tests/corpus/authoring`): every
 //! document goes through the pure pipeline (segment → ground against the server's tool
 //! catalog → extract → build the case) and its cases are matched to the expected ones by
-//! line span.
+//! line span, the prompt breaking ties (the columns of a sheet on its side share their
+//! lines).
 //!
 //! Per document: recall (matched / expected), precision (matched / produced), tool-name
 //! accuracy (matched cases whose positively asserted tools equal the expected set), negative
@@ -329,7 +330,11 @@ fn score(doc: &Path, exp_file: &Path) -> Row {
             })
             .max_by_key(|(_, c)| {
                 let (s, t) = span(c);
-                t.min(e.lines.1) + 1 - s.max(e.lines.0)
+                let prompted = e
+                    .prompt_includes
+                    .as_ref()
+                    .is_some_and(|p| nfc(&prompt_text(c)).contains(&nfc(p)));
+                (t.min(e.lines.1) + 1 - s.max(e.lines.0), prompted)
             })
             .map(|(i, _)| i);
         let Some(i) = best else {

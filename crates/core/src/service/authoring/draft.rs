@@ -125,6 +125,8 @@ pub fn is_placeholder(p: &str) -> bool {
         || wrapped("{{", "}}")
         || wrapped("${", "}")
         || wrapped("[", "]")
+        || wrapped("(", ")")
+        || wrapped("（", "）")
         || t.chars()
             .all(|c| matches!(c, '.' | '…' | '_' | '-' | ' ' | '?'))
 }

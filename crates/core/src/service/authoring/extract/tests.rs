@@ -3620,7 +3620,8 @@ fn a_tree_of_blocks_reads_as_its_outline() {
 
 #[test]
 fn a_sheet_on_its_side_reads_a_case_a_column() {
-    let doc = "Cases;;;\nid;C1;C2;C3\nprompt;Add 2 and 40 for me;Say it back: hi there;Crash the server now\nexpected tool;get-sum;echo;crash\nstatus;ok;ok;dropped\n";
+    // (The template's column holds the place of a prompt in parentheses.)
+    let doc = "Cases;;;;\nid;C0;C1;C2;C3\nprompt;(the text as the user would type it);Add 2 and 40 for me;Say it back: hi there;Crash the server now\nexpected tool;name of the tool;get-sum;echo;crash\nstatus;;ok;ok;dropped\n";
     let d = drafts(doc);
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["get-sum"]);
