@@ -1763,6 +1763,15 @@ fn an_amendment_log_that_deletes_and_replaces_cases_by_their_number() {
     let d = drafts(doc);
     let prompts: Vec<&str> = d.iter().map(|d| d.prompts[0].as_str()).collect();
     assert_eq!(prompts, ["Add 2 and 3", "Echo back: bye"], "{d:#?}");
+    // A correction names the case it replaces.
+    let doc = "Plan\n\nTC-01: \"What is 2 plus 3?\" -> get-sum\nTC-02: \"Say hi back to me\" -> echo\n\nCorrection for TC-01: \"Give me the mean of 2 and 3\" -> get-stats\n";
+    let d = drafts(doc);
+    let prompts: Vec<&str> = d.iter().map(|d| d.prompts[0].as_str()).collect();
+    assert_eq!(
+        prompts,
+        ["Say hi back to me", "Give me the mean of 2 and 3"],
+        "{d:#?}"
+    );
 }
 
 #[test]
