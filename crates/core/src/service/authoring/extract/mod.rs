@@ -367,6 +367,7 @@ fn extract_indexed(ix: &LineIndex, cat: &Catalog, shape: Shape) -> Vec<Draft> {
     drafts.retain(Draft::is_case);
     drop_quoted_repeats(ix, &mut drafts);
     retract::drop_retracted(ix, &mut drafts, !text::crosses_are_failures(text));
+    retract::corrected(ix, &mut drafts, cat);
     retract::replace_amended(ix, &mut drafts);
     retract::apply_changes(ix, &mut drafts, cat);
     retract::replace_named(ix, &mut drafts);

@@ -674,28 +674,6 @@ fn reply_header(l: &str) -> bool {
 
 /// Words that change what was written (folded).
 const CHANGE: &[&str] = &[
-    "correction",
-    "corrected",
-    "amendment",
-    "amended",
-    "korrektur",
-    "korrigiert",
-    "rectification",
-    "correccion",
-    "corregido",
-    "correcao",
-    "corrigido",
-    "correzione",
-    "corretto",
-    "correctie",
-    "gecorrigeerd",
-    "исправление",
-    "поправка",
-    "poprawka",
-    "duzeltme",
-    "更正",
-    "訂正",
-    "정정",
     "cambiaria",
     "cambiamos",
     "change",
@@ -730,6 +708,75 @@ const CHANGE: &[&str] = &[
     "passa a ser",
 ];
 
+/// Words that correct what was said before them (folded): a change named as such.
+const CORRECTION: &[&str] = &[
+    "correction",
+    "corrected",
+    "amendment",
+    "amended",
+    "korrektur",
+    "korrigiert",
+    "rectification",
+    "correccion",
+    "corregido",
+    "correcao",
+    "corrigido",
+    "correzione",
+    "corretto",
+    "correctie",
+    "gecorrigeerd",
+    "исправление",
+    "поправка",
+    "poprawka",
+    "duzeltme",
+    "更正",
+    "訂正",
+    "정정",
+];
+
+/// Whether folded `f` changes or corrects something said before.
+fn changes(f: &str) -> bool {
+    lexicon::has_any(f, CHANGE) || lexicon::has_any(f, CORRECTION)
+}
+
+/// A case corrected further down its own text, or in the talk after it up to the next
+/// case by a line naming it, as a chat thread does ("Replying to 'Case 6…': my bad.
+/// Correction for case 6: updateEvent, … and it must not call deleteEvent"): the tools
+/// the correction expects replace those said before it.
+pub fn corrected(ix: &LineIndex, drafts: &mut [Draft], cat: &Catalog) {
+    let starts: Vec<usize> = drafts.iter().map(|d| d.start_line).collect();
+    for (k, d) in drafts.iter_mut().enumerate() {
+        let talk_ends = starts
+            .get(k + 1)
+            .map_or(ix.len(), |&s| s.saturating_sub(1))
+            .min(d.end_line + 30);
+        let name = case_name(ix, d);
+        let Some(n) = (d.start_line + 1..=talk_ends.max(d.end_line)).find(|&n| {
+            let line = ix.line(n);
+            lexicon::has_any(&fold(line), CORRECTION)
+                && (n <= d.end_line || name.as_ref().is_some_and(|c| refs(line).contains(c)))
+                && !reading::read(line, cat).calls.is_empty()
+        }) else {
+            continue;
+        };
+        let end = if n <= d.end_line { d.end_line } else { n };
+        let r = reading::read(ix.excerpt(n, end), cat);
+        d.negative = false;
+        d.expected_calls = r.calls;
+        for t in r.never {
+            if !d.never_called.contains(&t) {
+                d.never_called.push(t);
+            }
+        }
+        let expected: Vec<&str> = d.expected_calls.iter().map(|c| c.tool.as_str()).collect();
+        d.never_called.retain(|t| !expected.contains(&t.as_str()));
+        d.end_line = end;
+        d.excerpt_range = None;
+        d.exact_rule = None;
+        d.notes.push(format!("corrected on line {n}"));
+    }
+}
+
 /// A case written right under another as its amendment ("Este lo cambiaría: … Mejor
 /// «…» → slow …", "I'd change this one: …") replaces it, and spans both.
 pub fn replace_amended(ix: &LineIndex, drafts: &mut Vec<Draft>) {
@@ -739,7 +786,7 @@ pub fn replace_amended(ix: &LineIndex, drafts: &mut Vec<Draft>) {
         let first = fold(ix.line(cur.start_line));
         let adjacent = prev.end_line < cur.start_line
             && (prev.end_line + 1..cur.start_line).all(|j| ix.line(j).trim().is_empty());
-        if adjacent && points_back(&first) && lexicon::has_any(&first, CHANGE) {
+        if adjacent && points_back(&first) && changes(&first) {
             let start = prev.start_line;
             drafts.remove(k - 1);
             drafts[k - 1].start_line = start;
@@ -769,7 +816,7 @@ pub fn replace_named(ix: &LineIndex, drafts: &mut Vec<Draft>) {
             .filter(|&n| !drafts.iter().any(|d| d.start_line <= n && n <= d.end_line));
         for n in std::iter::once(first).chain(above) {
             let line = ix.line(n);
-            if !lexicon::has_any(&fold(line), CHANGE) {
+            if !changes(&fold(line)) {
                 continue;
             }
             // (A list's own number, `2.`, names no case: a case word or code does.)
@@ -1127,7 +1174,7 @@ pub fn apply_changes(ix: &LineIndex, drafts: &mut Vec<Draft>, cat: &Catalog) {
         }
         let text = ix.excerpt(note.start_line, note.end_line);
         let f = fold(text);
-        if !lexicon::has_any(&f, CHANGE) {
+        if !changes(&f) {
             k += 1;
             continue;
         }

@@ -3651,6 +3651,18 @@ fn a_kotest_spec_reads_its_data_rows_and_its_tests() {
 }
 
 #[test]
+fn a_reply_correcting_a_case_by_its_number_replaces_its_tools() {
+    let doc = "00:11:02 From Ann to Everyone:\n\tCase 6\n\tUser: \"Repeat after me: good night\"\n\tExpect legacy-echo with message good night\n00:11:40 From Tom to Everyone:\n\tReplying to \"Case 6 User: ...\"\n\tsurely that's echo? the old one is going away\n00:12:33 From Ann to Everyone:\n\tyes my bad. Correction for case 6: echo, message good night. And it must not call legacy-echo\n00:14:10 From Ann to Everyone:\n\tCase 7\n\tUser: \"Add 2 and 3 for me\"\n\tExpect get-sum\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["echo"]);
+    assert_eq!(d[0].never_called, ["legacy-echo"]);
+    assert_eq!((d[0].start_line, d[0].end_line), (2, 9));
+    // (A correction names its case: the next case keeps its own tools.)
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
+}
+
+#[test]
 fn a_meeting_chat_names_its_tools_in_labels_and_drops_by_hash_number() {
     // Zoom's chat log: `Expect createEvent: …` names its tool in the label, and a reply
     // drops `#2` in the middle of its sentence.
