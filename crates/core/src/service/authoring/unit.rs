@@ -1631,7 +1631,9 @@ fn user_line(line: &str) -> bool {
 /// What the user says on a `user: …` line (`usuário: …`, `Người dùng: …`), trimmed.
 pub fn user_said(line: &str) -> Option<&str> {
     let (head, rest) = line.trim().split_once([':', '：'])?;
-    lexicon::listed(lexicon::USER_SPEAKERS, &lexicon::fold_cow(head.trim())).then_some(rest.trim())
+    let head = lexicon::fold_cow(head.trim());
+    let speaker = lexicon::turn_speaker(&head).unwrap_or(&head);
+    lexicon::listed(lexicon::USER_SPEAKERS, speaker).then_some(rest.trim())
 }
 
 /// A line cut into words as a shell does: quotes group, backslashes escape.
@@ -1677,7 +1679,8 @@ pub fn assistant_line(line: &str) -> Option<String> {
     let t = strip_number(line.trim_start().trim_start_matches(['-', '*', '>', ' ']));
     let (head, rest) = t.split_once([':', '：'])?;
     let head = lexicon::fold_cow(head.trim_matches(['*', '_', ' ']));
-    lexicon::listed(lexicon::ASSISTANT_SPEAKERS, &head)
+    let speaker = lexicon::turn_speaker(&head).unwrap_or(&head);
+    lexicon::listed(lexicon::ASSISTANT_SPEAKERS, speaker)
         .then(|| rest.trim_start_matches(['*', '_']).trim().to_string())
 }
 

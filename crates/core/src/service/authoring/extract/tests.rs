@@ -3651,6 +3651,27 @@ fn a_kotest_spec_reads_its_data_rows_and_its_tests() {
 }
 
 #[test]
+fn numbered_turns_naming_their_speaker_are_one_conversation() {
+    for (first, second) in [
+        ("Turn 1, user", "Turn 2, user"),
+        ("Step 1 (user)", "Step 2 (user)"),
+        ("User", "User"),
+    ] {
+        let doc = format!(
+            "Case 8 (two turns)\n{first}: \"What is Dr Okafor's email address?\"\n  -> searchContacts, query \"Okafor\"\n{second}: \"Great, find me 30 min with her on Thursday\"\n  -> findFreeSlots, durationMinutes 30\n\nCase 9\nUser: \"Show my calendars\"\nExpect listCalendars\n"
+        );
+        let d = super::extract(&doc, &corpus_tools("calendar"));
+        assert_eq!(d.len(), 2, "{first}: {d:#?}");
+        assert_eq!(d[0].prompts.len(), 2, "{first}");
+        assert_eq!(
+            tools_of(&d[0]),
+            ["searchContacts", "findFreeSlots"],
+            "{first}"
+        );
+    }
+}
+
+#[test]
 fn a_reply_correcting_a_case_by_its_number_replaces_its_tools() {
     let doc = "00:11:02 From Ann to Everyone:\n\tCase 6\n\tUser: \"Repeat after me: good night\"\n\tExpect legacy-echo with message good night\n00:11:40 From Tom to Everyone:\n\tReplying to \"Case 6 User: ...\"\n\tsurely that's echo? the old one is going away\n00:12:33 From Ann to Everyone:\n\tyes my bad. Correction for case 6: echo, message good night. And it must not call legacy-echo\n00:14:10 From Ann to Everyone:\n\tCase 7\n\tUser: \"Add 2 and 3 for me\"\n\tExpect get-sum\n";
     let d = drafts(doc);

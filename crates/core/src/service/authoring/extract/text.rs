@@ -2228,8 +2228,7 @@ fn legend(lines: &[Ln], a: usize, b: usize) -> bool {
 
 /// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`).
 fn user_turn(text: &str) -> bool {
-    leading_label(text)
-        .is_some_and(|(l, _)| lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim()))
+    leading_label(text).is_some_and(|(l, _)| lexicon::is_user_speaker(&lexicon::fold(&l)))
 }
 
 /// Whether a line is a chat message's header: a short line with a time of day
@@ -2272,6 +2271,7 @@ fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
                         .any(|a| lines[k + 1].text.trim_start().starts_with(a))
                     && !reading::quotes(lines[k].text).is_empty()
                     && !states_a_case(lines[k + 1].text)
+                    && !speaks(lines[k].text)
         })
         .collect();
     if starts.len() < 2 {
@@ -2301,16 +2301,22 @@ fn case_lines(lines: &[Ln], a: usize, b: usize) -> Vec<(usize, usize)> {
     out
 }
 
+/// Whether a line is a speaker's turn (`user: "…"`, `Turn 2, user: "…"`), which
+/// continues a conversation.
+fn speaks(line: &str) -> bool {
+    leading_label(line).is_some_and(|(l, _)| {
+        label_role(&l) == Some(LabelRole::Prompt)
+            || matches!(role_of(&l), Role::Prompt | Role::Prompts | Role::Turn(_))
+    })
+}
+
 /// Whether a line holds a quoted utterance and, after it, an arrow to what is expected —
-/// and is not a speaker's turn (`user: "…"`), which continues a conversation.
+/// and is not a speaker's turn.
 fn states_a_case(line: &str) -> bool {
     if crate::service::authoring::unit::numbered_utterance(line).is_some() {
         return true;
     }
-    if leading_label(line).is_some_and(|(l, _)| {
-        label_role(&l) == Some(LabelRole::Prompt)
-            || matches!(role_of(&l), Role::Prompt | Role::Prompts | Role::Turn(_))
-    }) {
+    if speaks(line) {
         return false;
     }
     let Some(&(_, b)) = reading::quotes(line).first() else {
@@ -2725,8 +2731,7 @@ fn join_wrapped(cell: &mut String, more: &str) {
             || ('\u{ff00}'..='\u{ffef}').contains(&c)
     };
     let turn = assistant_line(more).is_some()
-        || leading_label(more)
-            .is_some_and(|(l, _)| lexicon::USER_SPEAKERS.contains(&lexicon::fold(&l).trim()));
+        || leading_label(more).is_some_and(|(l, _)| lexicon::is_user_speaker(&lexicon::fold(&l)));
     // (A cell of assignments, one a line: `path: /srv/x` over `head: 20`.)
     let assignment = |t: &str| {
         t.split_once([':', '=']).is_some_and(|(k, _)| {

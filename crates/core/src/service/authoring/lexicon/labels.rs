@@ -2893,6 +2893,11 @@ static LISTED: std::sync::LazyLock<
 });
 
 fn label_role_uncached(label: &str) -> Option<LabelRole> {
+    // A numbered turn naming its speaker (`Turn 1, user`, `Step 2 (user)`): a user's
+    // turn is a prompt; an assistant's is no field.
+    if let Some(speaker) = turn_speaker(&fold(label)) {
+        return listed(USER_SPEAKERS, speaker).then_some(LabelRole::Prompt);
+    }
     // TestRail's `Steps (Expected Result)`: the steps' expected results, not steps.
     if let Some((outer, inner)) = label.split_once(['(', '（'])
         && role_of_normalized(outer) == Some(LabelRole::Steps)

@@ -3864,6 +3864,28 @@ const SUBJECT_ARTICLES: &[&str] = &[
 
 /// Whether a line is about what the assistant says or does (`The assistant should ask
 /// which item`, `Der Assistent fragt nach`, `助手反问…`), not something the user says.
+/// The speaker a numbered turn or step names (`turn 1, user`, `step 2 (assistant)`,
+/// `message 3 - user`), folded: the part beside the number, when it is a speaker.
+pub fn turn_speaker(head: &str) -> Option<&str> {
+    let head = head.trim();
+    let (numbered, speaker) = match head.split_once(['(', '（']) {
+        Some((outer, inner)) => (outer, inner.trim_end_matches([')', '）'])),
+        None => head.split_once([',', '-', '–', '—', '/'])?,
+    };
+    let (numbered, speaker) = (numbered.trim(), speaker.trim());
+    let words: Vec<&str> = numbered.split_whitespace().collect();
+    ((1..=2).contains(&words.len())
+        && words.iter().any(|w| w.chars().all(char::is_numeric))
+        && (listed(USER_SPEAKERS, speaker) || listed(ASSISTANT_SPEAKERS, speaker)))
+    .then_some(speaker)
+}
+
+/// Whether a folded label names the user, as such or as a numbered turn (`turn 2, user`).
+pub fn is_user_speaker(f: &str) -> bool {
+    let f = f.trim();
+    USER_SPEAKERS.contains(&turn_speaker(f).unwrap_or(f))
+}
+
 pub fn speaks_for_assistant(line: &str) -> bool {
     let f = fold(line.trim());
     if ASSISTANT_SPEAKERS
