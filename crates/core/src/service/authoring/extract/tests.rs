@@ -3660,14 +3660,18 @@ fn numbered_turns_naming_their_speaker_are_one_conversation() {
         let doc = format!(
             "Case 8 (two turns)\n{first}: \"What is Dr Okafor's email address?\"\n  -> searchContacts, query \"Okafor\"\n{second}: \"Great, find me 30 min with her on Thursday\"\n  -> findFreeSlots, durationMinutes 30\n\nCase 9\nUser: \"Show my calendars\"\nExpect listCalendars\n"
         );
-        let d = super::extract(&doc, &corpus_tools("calendar"));
-        assert_eq!(d.len(), 2, "{first}: {d:#?}");
-        assert_eq!(d[0].prompts.len(), 2, "{first}");
-        assert_eq!(
-            tools_of(&d[0]),
-            ["searchContacts", "findFreeSlots"],
-            "{first}"
-        );
+        // (As written, and as a chat indents a message under its header.)
+        let indented: String = doc.lines().map(|l| format!("\t{l}\n")).collect();
+        for doc in [doc, indented] {
+            let d = super::extract(&doc, &corpus_tools("calendar"));
+            assert_eq!(d.len(), 2, "{first}: {d:#?}");
+            assert_eq!(d[0].prompts.len(), 2, "{first}");
+            assert_eq!(
+                tools_of(&d[0]),
+                ["searchContacts", "findFreeSlots"],
+                "{first}"
+            );
+        }
     }
 }
 

@@ -2168,7 +2168,8 @@ fn paragraph(lines: &[Ln], mut i: usize, end: usize, cat: &Catalog, out: &mut Ve
 
 /// An outline pasted as text (a slide's tab-indented bullets): at the first depth inside
 /// block `a..=b`, each line that quotes what the user says over deeper lines is a case,
-/// down to its last deeper line. `None` unless there are two such lines.
+/// down to its last deeper line (a speaker's turn continues its conversation). `None`
+/// unless there are two such lines.
 fn outline_cases(lines: &[Ln], a: usize, b: usize) -> Option<Vec<(usize, usize)>> {
     let depth = (a..=b)
         .filter(|&k| lines[k].kind != Kind::Blank && lines[k].indent > 0)
@@ -2178,6 +2179,7 @@ fn outline_cases(lines: &[Ln], a: usize, b: usize) -> Option<Vec<(usize, usize)>
         .filter(|&k| {
             lines[k].indent == depth
                 && lines[k + 1].indent > depth
+                && !speaks(lines[k].text)
                 && reading::quotes(lines[k].text)
                     .iter()
                     .any(|&(x, y)| reading::utterance_like(&lines[k].text[x..y]))
