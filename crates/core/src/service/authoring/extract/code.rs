@@ -1199,6 +1199,28 @@ fn records(
     {
         return;
     }
+    // One field named over a list of strings (`parametrize("prompt", ["…", "…"])`): each
+    // string is a row, as the test runner makes it, not a turn of one conversation.
+    if let Lit::Call { args, .. } = &n.lit
+        && let [name, rows] = &args[..]
+        && let (Lit::Str(name), Lit::Seq(rows)) = (&name.lit, &rows.lit)
+        && is_ident(name)
+        && role_of(name) == Role::Prompt
+        && !rows.is_empty()
+        && rows
+            .iter()
+            .all(|r| matches!(&r.lit, Lit::Str(s) if utterance_like(s)))
+    {
+        for r in rows {
+            let m: Map<String, Value> = [(name.clone(), r.lit.json())].into_iter().collect();
+            out.push(Found {
+                draft: record(&m, r, ix, cat),
+                in_table: true,
+                fields: vec![name.clone()],
+            });
+        }
+        return;
+    }
     if let Some(pairs) = case_pairs(n, cat) {
         let mut m = pairs_json(pairs);
         if let Lit::Call { args, .. } = &n.lit

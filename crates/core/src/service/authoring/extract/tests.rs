@@ -3003,6 +3003,15 @@ fn a_parametrized_test_asserting_its_tools_in_its_body_gives_them_to_its_rows() 
         assert_eq!(tools_of(c), ["echo"]);
         assert_eq!(c.never_called, ["legacy-echo"]);
     }
+    // One name over a list of strings: each string is a row of its own.
+    let doc = "import pytest\n\n\n@pytest.mark.parametrize(\n    \"prompt\",\n    [\n        \"What's the capital of Australia?\",\n        \"Explain in two sentences what an MCP server is.\",\n    ],\n    ids=[\"trivia\", \"explain-mcp\"],\n)\ndef test_answers_without_tools(session, prompt):\n    calls, reply = session.ask(prompt)\n    assert calls == [], f\"unexpected tool calls: {[c.name for c in calls]}\"\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d.iter().all(|c| c.negative && c.prompts.len() == 1));
+    assert_eq!(
+        d[1].prompts,
+        ["Explain in two sentences what an MCP server is."]
+    );
 }
 
 #[test]
