@@ -887,6 +887,13 @@ fn a_grid_table_is_read_row_by_row_with_its_wrapped_cells() {
     );
     assert_eq!(d[2].prompts, ["商品を消したい", "jp-204 です"]);
     assert_eq!(tools_of(&d[2]), ["delete-item"]);
+    // (The prompt wrapped in the first column: a row runs to the next border.)
+    let doc = "+----------------------+-------------------+\n| What the user types  | Expected          |\n+======================+===================+\n| \"Repeat after me,    | echo, message     |\n| please: good night\"  | good night        |\n+----------------------+-------------------+\n| \"What is 2 plus      | get-sum           |\n| 40?\"                 |                   |\n+----------------------+-------------------+\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(d[0].prompts, ["Repeat after me, please: good night"]);
+    assert_eq!((d[1].start_line, d[1].end_line), (7, 8));
+    assert_eq!(tools_of(&d[1]), ["get-sum"]);
 }
 
 #[test]

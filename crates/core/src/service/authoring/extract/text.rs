@@ -2614,15 +2614,23 @@ fn table(lines: &[Ln], a: usize, b: usize, cat: &Catalog, out: &mut Vec<Draft>) 
     // A row whose first cell is empty continues the one above (a wrapped line, a merged
     // cell, a wiki row's cell written on a line of its own): its cells join the row's, and
     // the row's span grows.
+    // In a grid table every line up to the next border is the same row, whatever its
+    // first cell holds.
+    let grid = lines[a + 1..b].iter().any(|l| grid_border(l.text.trim()));
+    let mut bordered = true;
     let mut rows: Vec<(Vec<String>, (usize, usize))> = Vec::new();
     for l in &lines[a + 1..b] {
         if is_separator(l.text) {
+            bordered = true;
             continue;
         }
         let row = cells(l.text);
+        let continues = grid && !bordered;
+        bordered = false;
         match rows.last_mut() {
             Some((prev, span))
-                if header.len() > 2 && row.first().is_none_or(|c| c.trim().is_empty()) =>
+                if continues
+                    || header.len() > 2 && row.first().is_none_or(|c| c.trim().is_empty()) =>
             {
                 for (p, c) in prev.iter_mut().zip(&row) {
                     join_wrapped(p, c.trim());
