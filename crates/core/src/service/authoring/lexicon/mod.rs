@@ -1643,6 +1643,7 @@ pub const NEGATION_AFTER: &[&str] = &[
     "होइन",
     "नगर्नु",
     "नबोलाउनु",
+    "नगर्नुहोस्",
     "छैन",
     "nije",
     "nikad",
@@ -3819,6 +3820,8 @@ pub const RELATIVES: &[&str] = &[
     "ки",
     "sydd",
     "sy'n",
+    // Yoruba (`irinṣẹ́ tí …`).
+    "ti",
     "ku",
     "کە",
     "چې",
