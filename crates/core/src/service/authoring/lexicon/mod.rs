@@ -3568,6 +3568,11 @@ pub const USER_SPEAKERS: &[&str] = &[
     "کاروونکی",
     "بەکارهێنەر",
     "bikarhener",
+    // Urdu, Bengali, Nepali and Hindi "user" as writers spell the English word.
+    "یوزر",
+    "ইউজার",
+    "युजर",
+    "यूजर",
 ];
 
 /// The assistant as a speaker (folded): its lines are no part of a prompt.
