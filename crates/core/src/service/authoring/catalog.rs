@@ -1102,9 +1102,10 @@ impl Catalog {
                 .collect()
         };
         for (s, found_end) in nouns {
-            // (To the word's end: `verktyg*` matches `verktyget`.)
+            // (To the word's end: `verktyg*` matches `verktyget`; a mark inside a word, a
+            // Yoruba tone or an Indic vowel sign, does not end it.)
             let e = lower[found_end..]
-                .find(|c: char| !c.is_alphanumeric())
+                .find(|c: char| !lexicon::is_letter(c))
                 .map_or(lower.len(), |i| found_end + i);
             // (English descriptions are read by their own words, above; an English noun
             // before words of another script, `tool สภาพอากาศปัจจุบัน`, is read here.)

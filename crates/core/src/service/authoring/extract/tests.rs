@@ -228,6 +228,83 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("ha", "Babu kayan aiki."),
         ("ha", "Kada ya kira ko wane tool, ya amsa da kansa."),
         ("yo", "Láìsí irinṣẹ́ kankan."),
+        // "Call no tool, answer directly" as plans in these languages write it.
+        (
+            "bg",
+            "Не трябва да използва никакви инструменти, отговаря пряко.",
+        ),
+        ("mk", "Не треба да повика некоја алатка; одговара директно."),
+        ("mk", "Не повикува ништо, одговара самостојно."),
+        (
+            "be",
+            "Не выклікаць якіх-небудзь інструментаў, адказаць наўпрост.",
+        ),
+        ("hy", "Ոչ մի գործիք չկանչել, պատասխանել ուղղակիորեն։"),
+        ("az", "Heç bir alət çağırmayın, birbaşa cavab verin."),
+        ("kk", "Ешқандай құрал шақырмаңыз, өз бетінше жауап беріңіз."),
+        (
+            "uz",
+            "Hech qanday vosita ishlatmang, to'g'ridan-to'g'ri javob bering.",
+        ),
+        ("sq", "Mos thirr asnjë mjet; përgjigju drejtpërdrejt."),
+        ("sq", "Nuk thërret asgjë, përgjigjet vetë."),
+        ("mt", "Tużax l-ebda għodda, wieġeb direttament."),
+        (
+            "cy",
+            "Peidiwch â defnyddio unrhyw offeryn; atebwch yn uniongyrchol.",
+        ),
+        ("ga", "Ná húsáid aon uirlis; freagair go díreach."),
+        ("ga", "Ná glaoigh faic, freagair go díreach."),
+        (
+            "gl",
+            "Non debe chamar ningunha ferramenta, responde directamente.",
+        ),
+        ("is", "Ekki kalla á nokkurt verkfæri, svaraðu beint."),
+        ("ta", "எந்தக் கருவியையும் அழைக்க வேண்டாம், நேரடியாகப் பதில் சொல்லவும்."),
+        ("ta", "எதையும் அழைக்காதே, நேரடியாகப் பதிலளி."),
+        ("te", "ఏమీ పిలవకూడదు, నేరుగా సమాధానం ఇవ్వాలి."),
+        ("mr", "कोणतेही टूल वापरू नका, थेट उत्तर द्या."),
+        ("kn", "ಯಾವುದೇ ಸಾಧನವನ್ನು ಬಳಸಬೇಡಿ, ನೇರವಾಗಿ ಉತ್ತರಿಸಿ."),
+        ("ml", "ഒരു ഉപകരണവും വിളിക്കരുത്, നേരിട്ട് ഉത്തരം നൽകുക."),
+        ("gu", "કશું કૉલ ન કરો, સીધો જવાબ આપો."),
+        ("pa", "ਕਿਸੇ ਵੀ ਟੂਲ ਨੂੰ ਕਾਲ ਨਾ ਕਰੋ, ਸਿੱਧਾ ਜਵਾਬ ਦਿਓ।"),
+        ("si", "කිසිදු මෙවලමක් භාවිතා නොකර කෙලින්ම පිළිතුරු දෙන්න."),
+        ("km", "កុំហៅឧបករណ៍ណាមួយ ឆ្លើយដោយផ្ទាល់។"),
+        ("lo", "ບໍ່ຕ້ອງເອີ້ນເຄື່ອງມືໃດໆ ຕອບເອງ."),
+        ("my", "ဘာကိရိယာမှ မသုံးဘဲ တိုက်ရိုက်ဖြေပါ။"),
+        ("mn", "Ямар ч хэрэгсэл ашиглахгүйгээр шууд хариулна."),
+        (
+            "tg",
+            "Ҳеҷ абзорро истифода набаред, мустақиман ҷавоб диҳед.",
+        ),
+        ("ky", "Эч кандай куралды колдонбоңуз, түз жооп бериңиз."),
+        ("am", "ምንም አትጥራ፤ በራሱ ይመልስ።"),
+        ("yo", "Má ṣe pe irinṣẹ́ kankan, dáhùn ní tààràtà."),
+        ("yo", "Kò gbọdọ̀ pe irinṣẹ́ kankan; ó yẹ kí ó dáhùn fúnra rẹ̀."),
+        ("zu", "Ungabizi noma yiliphi ithuluzi, phendula ngqo."),
+        (
+            "zu",
+            "Akufanele asebenzise noma yiliphi ithuluzi; uphendule ngokwakhe.",
+        ),
+        ("so", "Ha isticmaalin qalab kasta, si toos ah uga jawaab."),
+        (
+            "rw",
+            "Ntugahamagare igikoresho na kimwe, subiza mu buryo butaziguye.",
+        ),
+        (
+            "rw",
+            "Ntigomba gukoresha igikoresho na kimwe, asubize ako kanya.",
+        ),
+        ("ps", "هیڅ tool مه کاروئ، مستقیم ځواب ورکړئ."),
+        ("ckb", "هیچ ئامرازێک بەکارمەهێنە، ڕاستەوخۆ وەڵام بدەوە."),
+        ("kmr", "Tu amûrê bikar neyne, bi xwe bersiv bide."),
+        ("ne", "कुनै पनि टुल नबोलाउनुहोस्, सिधै जवाफ दिनुहोस्।"),
+        ("ka", "არცერთი ხელსაწყო არ გამოიძახო, პირდაპირ უპასუხე."),
+        ("sw", "Asitumie zana yoyote, ajibu mwenyewe."),
+        ("sw", "Hakuna zana inayohitajika; ajibu moja kwa moja."),
+        ("bn", "কিছুই কল করবে না, সরাসরি উত্তর দেবে।"),
+        ("ur", "کسی ٹول کو کال نہ کریں، سیدھے جواب دیں۔"),
+        ("tr", "Hiç araç çağrılmamalı, doğrudan cevap ver."),
     ] {
         let doc = format!("- \"Tell me something nice\" → {expectation}\n");
         let c = cases(&doc);
@@ -255,6 +332,25 @@ fn negatives_and_forbidden_tools_in_the_lexicons_later_languages() {
         ("kmr", "echo; legacy-echo qedexe ye"),
         ("rw", "echo; ntugahamagare legacy-echo"),
         ("ha", "echo. Kada ya taɓa amfani da legacy-echo."),
+        ("mk", "echo. Не повикувај legacy-echo."),
+        ("be", "echo; legacy-echo не выклікаць"),
+        ("gl", "echo. Non chames a legacy-echo."),
+        ("ga", "echo. Níor cheart legacy-echo a úsáid."),
+        ("is", "echo. Ekki kalla á legacy-echo."),
+        ("ta", "echo; legacy-echo அழைக்கக்கூடாது"),
+        ("te", "echo; legacy-echo పిలవకూడదు"),
+        ("mr", "echo; legacy-echo वापरू नका"),
+        ("ne", "echo; legacy-echo प्रयोग नगर्नुहोस्"),
+        ("so", "echo; legacy-echo waa mamnuuc"),
+        ("so", "echo; marnaba ha isticmaalin legacy-echo"),
+        ("ps", "echo؛ هیڅکله legacy-echo مه کاروئ"),
+        ("ckb", "echo. هەرگیز legacy-echo بەکارمەهێنە"),
+        ("ka", "echo; legacy-echo არ გამოიძახო"),
+        ("sw", "echo; legacy-echo haitakiwi kuitwa"),
+        ("bn", "echo; legacy-echo কল করা নিষিদ্ধ"),
+        ("ur", "echo; legacy-echo کو کال نہ کریں"),
+        ("km", "echo; កុំប្រើ legacy-echo"),
+        ("lo", "echo; ຫ້າມໃຊ້ legacy-echo"),
     ] {
         let doc = format!("- \"Repeat hello\" → {expectation}\n");
         let c = &cases(&doc)[0];
@@ -1274,6 +1370,186 @@ fn tools_described_in_the_lexicons_languages_resolve() {
         let d = drafts(doc);
         assert_eq!(d.len(), 1, "{d:#?}");
         assert_eq!(tools_of(&d[0]), ["get-stats"], "{doc}");
+    }
+    // The lexicon's later languages: demo tools described in their words.
+    for (lang, description, tool) in [
+        (
+            "bg",
+            "инструментът, който връща броя, средното, минимума и максимума",
+            "get-stats",
+        ),
+        (
+            "mk",
+            "алатката што враќа просек, минимум и максимум",
+            "get-stats",
+        ),
+        (
+            "be",
+            "інструмент, які вяртае колькасць, сярэдняе, мінімум і максімум",
+            "get-stats",
+        ),
+        (
+            "be",
+            "інструмент, які пералічвае каталог старонка за старонкай",
+            "list-items",
+        ),
+        (
+            "hy",
+            "գործիքը, որը վերադարձնում է թվերի միջինը և առավելագույնը",
+            "get-stats",
+        ),
+        ("hy", "վիճակագրության գործիք", "get-stats"),
+        ("hy", "գործիք, որը սպասում է ուշացումով", "slow"),
+        (
+            "ka",
+            "ხელსაწყო, რომელიც ითვლის საშუალოს, მინიმუმს და მაქსიმუმს",
+            "get-stats",
+        ),
+        ("ka", "ნელი ხელსაწყო", "slow"),
+        ("az", "statistika aləti", "get-stats"),
+        (
+            "az",
+            "kataloqu səhifə-səhifə siyahılayan alət",
+            "list-items",
+        ),
+        ("kk", "статистика құралы", "get-stats"),
+        ("kk", "орташа мен максимум құралы", "get-stats"),
+        (
+            "kk",
+            "каталогты бет-бетімен тізімдейтін құрал",
+            "list-items",
+        ),
+        ("uz", "o'rtacha va maksimum qiymat vositasi", "get-stats"),
+        (
+            "uz",
+            "katalogni sahifama-sahifa ro'yxatlovchi vosita: keyingi kursorni qaytaradi",
+            "list-items",
+        ),
+        (
+            "sq",
+            "mjeti që llogarit mesataren, minimumin dhe maksimumin",
+            "get-stats",
+        ),
+        (
+            "sq",
+            "mjeti që liston katalogun faqe pas faqe",
+            "list-items",
+        ),
+        (
+            "mt",
+            "l-għodda li tikkalkula l-medja, il-minimu u l-massimu",
+            "get-stats",
+        ),
+        (
+            "mt",
+            "l-għodda li tħassar oġġett mill-katalgu",
+            "delete-item",
+        ),
+        (
+            "cy",
+            "offeryn sy'n cyfrifo cyfartaledd, lleiafswm ac uchafswm",
+            "get-stats",
+        ),
+        ("ga", "uirlis staitisticí", "get-stats"),
+        (
+            "gl",
+            "a ferramenta que devolve a media, o mínimo e o máximo",
+            "get-stats",
+        ),
+        (
+            "gl",
+            "a ferramenta que lista o catálogo páxina a páxina",
+            "list-items",
+        ),
+        ("is", "tölfræðiverkfærið", "get-stats"),
+        ("is", "verkfærið fyrir meðaltal og hámark", "get-stats"),
+        ("ta", "சராசரி மற்றும் அதிகபட்சம் தரும் கருவி", "get-stats"),
+        (
+            "ta",
+            "பட்டியலிலிருந்து ஒரு உருப்படியை நீக்கும் கருவி",
+            "delete-item",
+        ),
+        ("te", "సగటు మరియు గరిష్ఠ విలువల సాధనం", "get-stats"),
+        ("mr", "सरासरी आणि कमाल देणारे टूल", "get-stats"),
+        ("kn", "ಸರಾಸರಿ ಮತ್ತು ಗರಿಷ್ಠ ನೀಡುವ ಸಾಧನ", "get-stats"),
+        (
+            "ml",
+            "സംഖ്യകളുടെ ലിസ്റ്റിന്റെ എണ്ണം, തുക, ശരാശരി, പരമാവധി എന്നിവ നൽകുന്ന ഉപകരണം",
+            "get-stats",
+        ),
+        (
+            "gu",
+            "સંખ્યાઓની યાદીની ગણતરી, સરવાળો, સરેરાશ, લઘુત્તમ અને મહત્તમ આપતું ટૂલ",
+            "get-stats",
+        ),
+        (
+            "pa",
+            "ਨੰਬਰਾਂ ਦੀ ਸੂਚੀ ਦੀ ਗਿਣਤੀ, ਜੋੜ, ਔਸਤ, ਘੱਟੋ-ਘੱਟ ਅਤੇ ਵੱਧ ਤੋਂ ਵੱਧ ਦੇਣ ਵਾਲਾ ਟੂਲ",
+            "get-stats",
+        ),
+        (
+            "si",
+            "සංඛ්‍යා ලැයිස්තුවක ගණන, එකතුව, අවම සහ උපරිම ලබා දෙන මෙවලම",
+            "get-stats",
+        ),
+        (
+            "km",
+            "ឧបករណ៍ដែលរាប់ចំនួន គណនាផលបូក មធ្យម អប្បបរមា និងអតិបរមានៃបញ្ជីលេខ",
+            "get-stats",
+        ),
+        ("lo", "ເຄື່ອງມືຄິດໄລ່ສະເລ່ຍ ແລະ ສູງສຸດ", "get-stats"),
+        (
+            "my",
+            "ဂဏန်းစာရင်း၏ ပေါင်းလဒ်၊ ပျမ်းမျှ၊ အနည်းဆုံးနှင့် အများဆုံးကို ပြန်ပေးသော ကိရိယာ",
+            "get-stats",
+        ),
+        ("mn", "статистикийн хэрэгсэл", "get-stats"),
+        (
+            "tg",
+            "абзоре, ки ҳадди ақал ва ҳадди аксарро медиҳад",
+            "get-stats",
+        ),
+        ("ky", "статистика куралы", "get-stats"),
+        ("am", "አማካይ እና ከፍተኛ የሚሰጥ መሳሪያ", "get-stats"),
+        ("yo", "irinṣẹ́ àròpín", "get-stats"),
+        ("zu", "ithuluzi elinikeza isilinganiso", "get-stats"),
+        (
+            "so",
+            "qalab oo bixiya tirada, wadarta, ugu yar iyo ugu badan",
+            "get-stats",
+        ),
+        ("rw", "igikoresho gitanga impuzandengo", "get-stats"),
+        ("ps", "هغه tool چې اوسط او لږترلږه ورکوي", "get-stats"),
+        (
+            "ckb",
+            "ئامرازێک کە کەمترین و زۆرترینی ژمارەکان دەدات",
+            "get-stats",
+        ),
+        (
+            "kmr",
+            "amûra ku herî kêm û herî mezin a hejmaran dide",
+            "get-stats",
+        ),
+        ("ne", "औसत र अधिकतम दिने टुल", "get-stats"),
+        (
+            "sw",
+            "zana ambayo inarudisha idadi, wastani, kiwango cha chini na kiwango cha juu",
+            "get-stats",
+        ),
+        (
+            "sw",
+            "zana inayofuta kipengee kutoka kwenye katalogi",
+            "delete-item",
+        ),
+        ("sw", "zana ya polepole", "slow"),
+        ("bn", "পরিসংখ্যান টুল", "get-stats"),
+        ("bn", "ধীর টুল", "slow"),
+        ("ur", "شماریات ٹول", "get-stats"),
+    ] {
+        let doc = format!("1) \"Ga lambobi: 4, 8, 15\" → {description}\n");
+        let d = drafts(&doc);
+        assert_eq!(d.len(), 1, "{lang}: {d:#?}");
+        assert_eq!(tools_of(&d[0]), [tool], "{lang}: {description}");
     }
 }
 

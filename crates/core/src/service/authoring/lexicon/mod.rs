@@ -1509,6 +1509,22 @@ pub const NEGATION: &[&str] = &[
     "kar a",
     "ba tare da",
     "an hana",
+    // Azerbaijani and Turkish "do not call" (polite).
+    "cagirmayin",
+    // Somali "never".
+    "marnaba",
+    "weligaa",
+    // Swahili "is not to be".
+    "hatakiwi",
+    "haitakiwi",
+    // Pashto "never".
+    "هیڅکله",
+    "هېڅکله",
+    // Urdu "instead of".
+    "بجائے",
+    // Bengali "forbidden", "instead of".
+    "নিষিদ্ধ",
+    "পরিবর্তে",
 ];
 
 /// Negation words that also negate a tool named before them ("`x` is not called",
@@ -1627,6 +1643,7 @@ pub const NEGATION_AFTER: &[&str] = &[
     "होइन",
     "नगर्नु",
     "नबोलाउनु",
+    "नगर्नुहोस्",
     "छैन",
     "nije",
     "nikad",
@@ -1851,6 +1868,9 @@ pub const NEGATION_AFTER: &[&str] = &[
     // Hausa "is forbidden".
     "an hana",
     "haramun",
+    // Swahili "is not to be" (`legacy-echo haitakiwi kuitwa`).
+    "hatakiwi",
+    "haitakiwi",
 ];
 
 /// Negating determiners: "no", "kein", "aucun", "ningún"…
@@ -2037,6 +2057,11 @@ pub const NO_DETERMINER: &[&str] = &[
     "هيڅ",
     // Hausa "there is no".
     "babu",
+    // Galician (the other spelling).
+    "nengun",
+    "nengunha",
+    // Pashto, with the Persian yeh.
+    "هیڅ",
 ];
 
 /// Nouns for "tool" (and "tool call").
@@ -2467,6 +2492,38 @@ pub const ANY_WORDS: &[&str] = &[
     "kowane",
     "ko daya",
     "ko guda",
+    // Macedonian.
+    "некоја",
+    "некој",
+    "некакви",
+    // Belarusian.
+    "якіх-небудзь",
+    // Icelandic.
+    "nokkurt",
+    "neinn",
+    "neina",
+    // Marathi (feminine).
+    "कोणतीही",
+    // Tamil (before a consonant), "some".
+    "எந்தக்",
+    "ஏதேனும்",
+    "ஏதாவது",
+    // Zulu "which" (classes 5 and 6: `noma yiliphi ithuluzi`).
+    "yiliphi",
+    "yimaphi",
+    // Somali.
+    "kasta",
+    // Pashto.
+    "کوم",
+    // Turkish and Kurmanji "at all".
+    "hic",
+    // Swahili (noun classes 10, 5, 3, 1).
+    "zozote",
+    "lolote",
+    "wowote",
+    "yeyote",
+    // Bengali (the other spelling).
+    "কোনও",
 ];
 
 /// Words after "no tool" that make it something other than a negative ("no tool errors").
@@ -2680,6 +2737,19 @@ pub const ANSWER_VERBS: &[&str] = &[
     "amsa",
     "ya amsa",
     "ta amsa",
+    // Yoruba.
+    "dahun",
+    // Zulu (subjunctive).
+    "phendule",
+    "uphendule",
+    // Kinyarwanda.
+    "asubize",
+    "usubize",
+    "asubiza",
+    // Pashto.
+    "ځواب*",
+    // Amharic (jussive).
+    "ይመልስ",
 ];
 pub const DIRECTLY: &[&str] = &[
     "сразу",
@@ -2883,6 +2953,30 @@ pub const DIRECTLY: &[&str] = &[
     "da kansa",
     "da kanta",
     "kai tsaye",
+    // Bulgarian, Macedonian.
+    "пряко",
+    "непосредно",
+    // Belarusian.
+    "наўпрост",
+    // Kazakh "on its own".
+    "өз бетінше",
+    // Icelandic.
+    "sjalf",
+    // Yoruba.
+    "taara",
+    "taarata",
+    "funra re",
+    "funrare",
+    // Zulu.
+    "ngokwakhe",
+    // Swahili "itself".
+    "mwenyewe",
+    // Urdu.
+    "سیدھے",
+    // Amharic "by itself".
+    "በራሱ",
+    // Kurmanji "by itself".
+    "bi xwe",
 ];
 
 /// Tool-column values that mean "no tool".
@@ -3290,6 +3384,34 @@ pub const NONE_WORDS: &[&str] = &[
     "babu tool",
     "babu kayan aiki",
     "ba tare da kayan aiki",
+    // Macedonian.
+    "ниедна",
+    "ниеден",
+    // Azerbaijani.
+    "yox",
+    // Yoruba.
+    "ko si irinse kankan",
+    "laisi irinse kankan",
+    // Zulu (class 5: `alikho ithuluzi`).
+    "alikho",
+    "alikho ithuluzi",
+    // Swahili.
+    "hamna",
+    "bila chombo",
+    "hakuna chombo",
+    "hakuna zana yoyote",
+    // Pashto, with the Persian yeh.
+    "هیڅ",
+    // Urdu.
+    "ٹول نہیں",
+    "بغیر ٹول",
+    // Bengali.
+    "টুল নেই",
+    "কিছুই না",
+    // Kurmanji.
+    "be amur",
+    // Marathi.
+    "काही नाही",
 ];
 
 /// Whether a tool cell means "no tool at all".
@@ -3446,6 +3568,11 @@ pub const USER_SPEAKERS: &[&str] = &[
     "کاروونکی",
     "بەکارهێنەر",
     "bikarhener",
+    // Urdu, Bengali, Nepali and Hindi "user" as writers spell the English word.
+    "یوزر",
+    "ইউজার",
+    "युजर",
+    "यूजर",
 ];
 
 /// The assistant as a speaker (folded): its lines are no part of a prompt.
@@ -3698,6 +3825,8 @@ pub const RELATIVES: &[&str] = &[
     "ки",
     "sydd",
     "sy'n",
+    // Yoruba (`irinṣẹ́ tí …`).
+    "ti",
     "ku",
     "کە",
     "چې",
@@ -6841,6 +6970,20 @@ pub const NOTHING: &[&str] = &[
     "lutho",
     "waxba",
     "ntacyo",
+    // Macedonian.
+    "ништо",
+    // Albanian.
+    "asgje",
+    // Irish.
+    "faic",
+    // Amharic.
+    "ምንም",
+    // Telugu, Gujarati, Bengali, Tamil (said with a negated verb).
+    "ఏమీ",
+    "કશું",
+    "কিছুই",
+    "எதையும்",
+    "எதுவும்",
 ];
 
 /// What makes "nothing" "nothing else" (folded, the word after it).
@@ -7305,4 +7448,43 @@ pub const CALL_VERBS: &[&str] = &[
     "بەکارهێنان",
     "بەکاربهێنە",
     "bikar",
+    // Icelandic.
+    "kallaðu",
+    // Welsh.
+    "defnyddiwch",
+    // Marathi.
+    "वापर*",
+    // Zulu (subjunctive).
+    "abize",
+    "ubize",
+    "asebenzise",
+    // Swahili.
+    "atumie",
+    "aite",
+    "anaita",
+    "anatumia",
+    "kuitwa",
+    "kutumiwa",
+    // Kinyarwanda.
+    "ahamagare",
+    "akoreshe",
+    "akoresha",
+    // Pashto.
+    "کارول",
+    // Kurmanji.
+    "bikaranin",
+    "bikarbine",
+    // Sorani.
+    "بەکاربهێنێت",
+    // Bengali.
+    "ডাকবেন",
+    "ডাকুন",
+    // Urdu.
+    "بلائیں",
+    "بلانا",
+    // Amharic (jussive).
+    "ይጥራ",
+    "ይጠቀም",
+    // Yoruba.
+    "samulo",
 ];
