@@ -965,9 +965,19 @@ impl Catalog {
                     .collect();
             }
             let folded: Vec<String> = before.iter().chain(&after).map(|(_, w)| fold(w)).collect();
-            let words: Vec<&str> = folded.iter().map(String::as_str).collect();
+            let mut words: Vec<&str> = folded.iter().map(String::as_str).collect();
             if words.is_empty() {
                 continue;
+            }
+            // (And what they say in other words: "looks for a gap in everyone's diaries" is
+            // "find … slot … people … calendar".)
+            if relative {
+                let said = fold(&lower[s..after.last().map_or(e, |(i, w)| i + w.len())]);
+                for w in lexicon::concepts::english_words(&said) {
+                    if !words.contains(&w) {
+                        words.push(w);
+                    }
+                }
             }
             if let Some((t, _)) = self.best_described(&words) {
                 let start = before.last().map(|(i, _)| *i).unwrap_or(s);

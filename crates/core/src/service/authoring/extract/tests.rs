@@ -4103,3 +4103,13 @@ fn a_dash_before_a_none_word_set_apart_is_no_tool() {
     assert_eq!(d.len(), 2, "{d:#?}");
     assert!(d[1].negative, "{:?}", d[1]);
 }
+
+#[test]
+fn an_english_description_in_other_words_than_the_tools_resolves() {
+    // "looks for a gap in everyone's diaries": find … slot … people … calendar, the words
+    // of `findFreeSlots` ("Find free time slots shared by a set of people").
+    let doc = "Case 3\nUser: \"I need 45 minutes with Priya and Tom next week\"\nExpect: the tool that looks for a gap in everyone's diaries -> attendees priya@x.example\n";
+    let d = super::extract(doc, &corpus_tools("calendar"));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["findFreeSlots"]);
+}
