@@ -1189,6 +1189,8 @@ pub fn label_parts(line: &str) -> Option<LabelParts<'_>> {
         || (!cjk && words > 3 && !(words <= 5 && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic)
+            // (`1턴 사용자`: a turn numbered before its speaker.)
+            && lexicon::turn_speaker(&lexicon::fold(head_clean)).is_none()
         || head_clean.contains([
             '"', '“', '”', '「', '」', '„', '«', '»', '`', '·', '→', '➜', '|',
         ])

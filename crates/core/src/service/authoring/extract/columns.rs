@@ -110,8 +110,9 @@ pub fn as_markdown(text: &str) -> Cow<'_, str> {
 /// prompt (a sheet's range pasted into a page) rewritten as Markdown table rows, line for
 /// line, or the document itself when it has none.
 pub fn tab_separated(text: &str) -> Cow<'_, str> {
-    // (Cells parted by a tab: a tab after something other than indentation.)
-    let tabs = |l: &str| l.trim().matches('\t').count();
+    // (Cells parted by a tab: a tab after something other than indentation, a row's
+    // trailing empty cells included.)
+    let tabs = |l: &str| l.trim_start().matches('\t').count();
     if !has(text, "\t") || !text.lines().any(|l| tabs(l) > 0) {
         return Cow::Borrowed(text);
     }
@@ -121,8 +122,10 @@ pub fn tab_separated(text: &str) -> Cow<'_, str> {
     let mut k = 0;
     while k < lines.len() {
         let n = tabs(lines[k]);
+        // (A row may come with fewer cells than its header: an editor drops the trailing
+        // empty ones.)
         let end = (k..lines.len())
-            .take_while(|&j| n > 0 && tabs(lines[j]) == n)
+            .take_while(|&j| n > 0 && (j == k || (1..=n).contains(&tabs(lines[j]))))
             .last()
             .map_or(k, |j| j + 1);
         let header: Vec<&str> = lines[k].trim().split('\t').map(str::trim).collect();
@@ -165,6 +168,17 @@ mod tests {
         assert_eq!(l[4], "| 4.1 | Add 3 and 4. | get-sum |");
         assert_eq!(l[5], "|  | and explain. |  |");
         assert_eq!(l[7], "After");
+    }
+
+    #[test]
+    fn a_tab_separated_table_keeps_rows_whose_trailing_cells_are_empty() {
+        // (A word processor's text export drops a row's trailing empty cells, tabs and all,
+        // or keeps the tabs.)
+        let doc = "3. Set-up\n3.1 Staging.\n\nNo.\tPrompt\tTool\tNotes\nA1\t\"Add 2 and 3\"\tget-sum\t\nA2\t\"Say hi\"\techo\nA3\t\"Crash it\"\tcrash\tdropped\n";
+        let md = tab_separated(doc);
+        let l: Vec<&str> = md.lines().collect();
+        assert_eq!(l.len(), doc.lines().count());
+        assert!(l[3..].iter().all(|r| r.starts_with('|')), "{md}");
     }
 
     #[test]

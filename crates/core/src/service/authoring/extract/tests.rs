@@ -3947,6 +3947,7 @@ fn numbered_turns_naming_their_speaker_are_one_conversation() {
     for (first, second) in [
         ("Turn 1, user", "Turn 2, user"),
         ("Step 1 (user)", "Step 2 (user)"),
+        ("1턴 사용자", "2턴 사용자"),
         ("User", "User"),
     ] {
         let doc = format!(

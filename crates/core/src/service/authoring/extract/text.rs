@@ -2231,6 +2231,9 @@ fn legend(lines: &[Ln], a: usize, b: usize) -> bool {
 /// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`).
 fn user_turn(text: &str) -> bool {
     leading_label(text).is_some_and(|(l, _)| lexicon::is_user_speaker(&lexicon::fold(&l)))
+        // (A turn numbered before its speaker, `1턴 사용자: …`, is no field's label.)
+        || super::super::unit::user_said(text.trim_start_matches(['-', '*', ' ', '\t']))
+            .is_some()
 }
 
 /// Whether a line is a chat message's header: a short line with a time of day
@@ -2309,7 +2312,7 @@ fn speaks(line: &str) -> bool {
     leading_label(line).is_some_and(|(l, _)| {
         label_role(&l) == Some(LabelRole::Prompt)
             || matches!(role_of(&l), Role::Prompt | Role::Prompts | Role::Turn(_))
-    })
+    }) || user_turn(line)
 }
 
 /// Whether a line holds a quoted utterance and, after it, an arrow to what is expected —

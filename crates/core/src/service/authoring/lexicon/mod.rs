@@ -3994,17 +3994,23 @@ const SUBJECT_ARTICLES: &[&str] = &[
 /// Whether a line is about what the assistant says or does (`The assistant should ask
 /// which item`, `Der Assistent fragt nach`, `助手反问…`), not something the user says.
 /// The speaker a numbered turn or step names (`turn 1, user`, `step 2 (assistant)`,
-/// `message 3 - user`), folded: the part beside the number, when it is a speaker.
+/// `message 3 - user`, `1턴 사용자`), folded: the part beside the number, when it is a
+/// speaker.
 pub fn turn_speaker(head: &str) -> Option<&str> {
     let head = head.trim();
     let (numbered, speaker) = match head.split_once(['(', '（']) {
         Some((outer, inner)) => (outer, inner.trim_end_matches([')', '）'])),
-        None => head.split_once([',', '-', '–', '—', '/'])?,
+        None => head
+            .split_once([',', '-', '–', '—', '/'])
+            .or_else(|| head.rsplit_once(' '))?,
     };
     let (numbered, speaker) = (numbered.trim(), speaker.trim());
     let words: Vec<&str> = numbered.split_whitespace().collect();
+    // (The number may be written into its word: `1턴`, `T2`.)
     ((1..=2).contains(&words.len())
-        && words.iter().any(|w| w.chars().all(char::is_numeric))
+        && words
+            .iter()
+            .any(|w| w.chars().any(char::is_numeric) && w.chars().count() <= 4)
         && (listed(USER_SPEAKERS, speaker) || listed(ASSISTANT_SPEAKERS, speaker)))
     .then_some(speaker)
 }
