@@ -1184,13 +1184,16 @@ pub fn label_parts(line: &str) -> Option<LabelParts<'_>> {
         .map_or(head_clean, |(h, _)| h)
         .split_whitespace()
         .count();
+    // (`Tur 1 – Kullanıcı`, `1턴 사용자`: a numbered turn, however it is written.)
+    let turn = head_clean.chars().any(char::is_numeric) && {
+        let f = lexicon::fold(head_clean);
+        lexicon::turn_speaker(&f).is_some() || lexicon::numbered_turn(&f)
+    };
     if head_clean.is_empty()
         || head_clean.len() > 40 && head_clean.chars().count() > 40
-        || (!cjk && words > 3 && !(words <= 5 && lexicon::is_listed_label(head_clean)))
+        || (!cjk && words > 3 && !turn && !(words <= 5 && lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
-        || !head_clean.chars().next().is_some_and(char::is_alphabetic)
-            // (`1턴 사용자`: a turn numbered before its speaker.)
-            && lexicon::turn_speaker(&lexicon::fold(head_clean)).is_none()
+        || !head_clean.chars().next().is_some_and(char::is_alphabetic) && !turn
         || head_clean.contains([
             '"', '“', '”', '「', '」', '„', '«', '»', '`', '·', '→', '➜', '|',
         ])

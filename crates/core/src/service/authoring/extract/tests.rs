@@ -3948,6 +3948,8 @@ fn numbered_turns_naming_their_speaker_are_one_conversation() {
         ("Turn 1, user", "Turn 2, user"),
         ("Step 1 (user)", "Step 2 (user)"),
         ("1턴 사용자", "2턴 사용자"),
+        ("Lượt 1", "Lượt 2"),
+        ("Tur 1 – Kullanıcı", "Tur 2 – Kullanıcı"),
         ("User", "User"),
     ] {
         let doc = format!(
@@ -4113,4 +4115,18 @@ fn an_english_description_in_other_words_than_the_tools_resolves() {
     let d = super::extract(doc, &corpus_tools("calendar"));
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(tools_of(&d[0]), ["findFreeSlots"]);
+}
+
+#[test]
+fn numbered_turns_as_items_of_their_own_are_one_case_and_keyed_items_are_not_turns() {
+    // (Each turn an item with what it expects nested under it.)
+    let doc = "### S9 – two turns\n\n- **Tur 1 – Kullanıcı:** \"Add 2 and 3 for me\"\n  - Beklenen: `get-sum`, a = 2, b = 3\n- **Tur 2 – Kullanıcı:** \"Now say the result back\"\n  - Beklenen: `echo`\n- **Karar:** Kabul edildi.\n\n### S10 – postponed\n\n- **Kullanıcı:** \"Crash the server\"\n- **Beklenen:** `crash`\n- **Karar:** **Ertelendi.**\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].prompts.len(), 2);
+    assert_eq!(tools_of(&d[0]), ["get-sum", "echo"]);
+    // (`E1 – User:` is a case's key before its speaker: each item is a case.)
+    let doc = "- [x] **E1** – User: \"Add 2 and 3 for me\" → `get-sum`\n- [x] **E2** – User: \"Say hi back to me\" → `echo`\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 2, "{d:#?}");
 }

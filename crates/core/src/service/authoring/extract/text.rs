@@ -1915,7 +1915,11 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                     // (`8. Користувач: «…». Очікуємо DeleteItem …` over `9. Користувач: «…» —
                     // …`: a prompt item that says what it expects after its quote is a case
                     // of its own.)
+                    // (A numbered turn after another goes on their conversation.)
+                    let next_turn = numbered_turn_item(lines[k].text)
+                        && group.iter().any(|&p| numbered_turn_item(lines[p].text));
                     if role == Some(LabelRole::Prompt)
+                        && !next_turn
                         && (has_expect
                             || group
                                 .last()
@@ -1966,6 +1970,23 @@ fn blocks(lines: &[Ln], a: usize, b: usize, chain: &[String], cat: &Catalog, out
                 // Items right under an item that says what the user says and expects
                 // nothing, each led by an expectation's label (a page's paragraphs, `- Caller
                 // writes: «…»` over `- Expected: echo …`), say what it expects.
+                // Turns of one conversation written as items of their own (`- Turn 1 – User:
+                // "…"` over what it expects, then `- Turn 2 – User: …`): one case.
+                if numbered_turn_item(lines[i].text) {
+                    let mut k = last + 1;
+                    while let Some(j) = (k..b).find(|&j| lines[j].kind != Kind::Blank)
+                        && lines[j].kind == Kind::Item
+                        && lines[j].indent == base
+                        && numbered_turn_item(lines[j].text)
+                    {
+                        last = (j + 1..b)
+                            .take_while(|&n| lines[n].kind == Kind::Blank || lines[n].indent > base)
+                            .filter(|&n| lines[n].kind != Kind::Blank)
+                            .last()
+                            .unwrap_or(j);
+                        k = last + 1;
+                    }
+                }
                 let expects = |k: usize| says_expected(lines[k].label);
                 if !(i..=last).any(expects)
                     && (i..=last).any(|k| {
@@ -2228,9 +2249,22 @@ fn legend(lines: &[Ln], a: usize, b: usize) -> bool {
                 && lexicon::heading_excludes(t.trim_end_matches([':', '：'])))
 }
 
-/// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`).
+/// Whether an item opens with a numbered turn (`- Turn 2: "…"`, `- **Tur 1 – Kullanıcı:**
+/// …`).
+fn numbered_turn_item(t: &str) -> bool {
+    leading_label(t).is_some_and(|(l, _)| {
+        let f = lexicon::fold(&l);
+        lexicon::numbered_turn(&f) || lexicon::turn_speaker(&f).is_some()
+    })
+}
+
+/// Whether a line is the user's turn of a conversation (`user: …`, `Kunde: …`, `Turn 2:
+/// …`).
 fn user_turn(text: &str) -> bool {
-    leading_label(text).is_some_and(|(l, _)| lexicon::is_user_speaker(&lexicon::fold(&l)))
+    leading_label(text).is_some_and(|(l, _)| {
+        let f = lexicon::fold(&l);
+        lexicon::is_user_speaker(&f) || lexicon::numbered_turn(&f)
+    })
         // (A turn numbered before its speaker, `1턴 사용자: …`, is no field's label.)
         || super::super::unit::user_said(text.trim_start_matches(['-', '*', ' ', '\t']))
             .is_some()

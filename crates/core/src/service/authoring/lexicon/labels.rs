@@ -2895,8 +2895,13 @@ static LISTED: std::sync::LazyLock<
 fn label_role_uncached(label: &str) -> Option<LabelRole> {
     // A numbered turn naming its speaker (`Turn 1, user`, `Step 2 (user)`): a user's
     // turn is a prompt; an assistant's is no field.
-    if let Some(speaker) = turn_speaker(&fold(label)) {
+    let f = fold(label);
+    if let Some(speaker) = turn_speaker(&f) {
         return listed(USER_SPEAKERS, speaker).then_some(LabelRole::Prompt);
+    }
+    // (A numbered turn alone, `Turn 2: "…"`, says what the user says.)
+    if numbered_turn(&f) {
+        return Some(LabelRole::Prompt);
     }
     // TestRail's `Steps (Expected Result)`: the steps' expected results, not steps.
     if let Some((outer, inner)) = label.split_once(['(', '（'])

@@ -4006,13 +4006,49 @@ pub fn turn_speaker(head: &str) -> Option<&str> {
     };
     let (numbered, speaker) = (numbered.trim(), speaker.trim());
     let words: Vec<&str> = numbered.split_whitespace().collect();
-    // (The number may be written into its word: `1턴`, `T2`.)
+    // (The number may be written into a turn's word, `1턴`; a case's key, `E1`, is none.)
     ((1..=2).contains(&words.len())
-        && words
-            .iter()
-            .any(|w| w.chars().any(char::is_numeric) && w.chars().count() <= 4)
+        && (words.iter().any(|w| w.chars().all(char::is_numeric)) || numbered_turn(numbered))
         && (listed(USER_SPEAKERS, speaker) || listed(ASSISTANT_SPEAKERS, speaker)))
     .then_some(speaker)
+}
+
+/// Words for a conversation's turn, numbered in a plan (`Turn 2`, `Lượt 1`, `Runde 2`,
+/// `2턴`), folded.
+pub const TURN_WORDS: &[&str] = &[
+    "turn",
+    "tur",
+    "tura",
+    "turno",
+    "tour",
+    "runde",
+    "beurt",
+    "omgang",
+    "vuoro",
+    "kor",
+    "kolo",
+    "ход",
+    "реплика",
+    "luot",
+    "giliran",
+    "ターン",
+    "轮",
+    "回合",
+    "턴",
+];
+
+/// Whether a folded label is a numbered turn and nothing more (`turn 2`, `lượt 1`, `2턴`).
+pub fn numbered_turn(f: &str) -> bool {
+    let words: Vec<&str> = f.split_whitespace().collect();
+    let numeric = |w: &str| w.chars().all(char::is_numeric);
+    match words[..] {
+        [a, b] => numeric(a) && listed(TURN_WORDS, b) || listed(TURN_WORDS, a) && numeric(b),
+        [w] => {
+            let word = w.trim_matches(char::is_numeric);
+            word.len() < w.len() && listed(TURN_WORDS, word)
+        }
+        _ => false,
+    }
 }
 
 /// Whether a folded label names the user, as such or as a numbered turn (`turn 2, user`).
@@ -6031,6 +6067,9 @@ pub const DROPPED_STATUS: &[&str] = &[
     "loai bo",
     "reddedildi",
     "iptal",
+    "iptal edildi",
+    "ertelendi",
+    "ertelenmis",
     "ditolak",
     "dibatalkan",
     "отклонён",
