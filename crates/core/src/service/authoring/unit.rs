@@ -1191,7 +1191,7 @@ pub fn label_parts(line: &str) -> Option<LabelParts<'_>> {
     };
     if head_clean.is_empty()
         || head_clean.len() > 40 && head_clean.chars().count() > 40
-        || (!cjk && words > 3 && !turn && !(words <= 5 && lexicon::is_listed_label(head_clean)))
+        || (!cjk && words > 3 && !turn && (words > 5 || !lexicon::is_listed_label(head_clean)))
         || (cjk && head_clean.chars().count() > cjk_limit && !lexicon::is_listed_label(head_clean))
         || !head_clean.chars().next().is_some_and(char::is_alphabetic) && !turn
         || head_clean.contains([
