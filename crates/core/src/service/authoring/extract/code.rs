@@ -1230,8 +1230,12 @@ fn records(
                 m.entry(k.clone()).or_insert_with(|| v.lit.json());
             }
         }
+        let mut draft = record(&m, n, ix, cat);
+        if draft.expected_calls.is_empty() && !draft.negative {
+            described_in_tool_field(pairs, cat, &mut draft);
+        }
         out.push(Found {
-            draft: record(&m, n, ix, cat),
+            draft,
             in_table,
             fields: Vec::new(),
         });
@@ -1785,6 +1789,36 @@ fn record(m: &Map<String, Value>, n: &Node, ix: &LineIndex, cat: &Catalog) -> Dr
         m.insert("skip".into(), Value::Bool(true));
     }
     object_draft(&m, start, end, "code literal", cat)
+}
+
+/// A tool field that looks its tool up by what it does (`expected=[tool_like("process id
+/// and uptime")]`): the tool described, when one is.
+fn described_in_tool_field(pairs: &[(String, Node)], cat: &Catalog, d: &mut Draft) {
+    let mut described = None;
+    for (_, v) in pairs.iter().filter(|(k, _)| {
+        matches!(
+            role_of(k),
+            Role::Tool | Role::Expected | Role::ShouldCallTools
+        )
+    }) {
+        visit(std::slice::from_ref(v), &mut |n| {
+            if described.is_none()
+                && let Lit::Str(s) = &n.lit
+                && cat.resolve(s).is_none()
+            {
+                described = cat.described_by(s);
+            }
+        });
+    }
+    if let Some(t) = described {
+        d.expected_calls.push(super::super::draft::ExpectedCall {
+            tool: cat.name(t).to_string(),
+            args: None,
+        });
+        d.exact_rule = None;
+        d.notes
+            .push(format!("`{}` looked up by what it does", cat.name(t)));
+    }
 }
 
 /// A test function's first line, and whether it was switched off there.

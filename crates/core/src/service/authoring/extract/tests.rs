@@ -4130,3 +4130,12 @@ fn numbered_turns_as_items_of_their_own_are_one_case_and_keyed_items_are_not_tur
     let d = drafts(doc);
     assert_eq!(d.len(), 2, "{d:#?}");
 }
+
+#[test]
+fn a_case_whose_tool_field_looks_the_tool_up_by_what_it_does_is_no_negative() {
+    let doc = "from dataclasses import dataclass, field\n\n\n@dataclass\nclass EvalCase:\n    id: str\n    prompt: str\n    expected: list[str] = field(default_factory=list)\n\n\nCASES = [\n    EvalCase(\n        id=\"sum\",\n        prompt=\"What is 2 plus 40?\",\n        expected=[\"get-sum\"],\n    ),\n    EvalCase(\n        id=\"uptime\",\n        prompt=\"How long has the server been up, and what is its pid?\",\n        expected=[tool_like(\"process id and uptime\")],\n    ),\n    EvalCase(\n        id=\"echo\",\n        prompt=\"Say hi back to me\",\n        expected=[\"echo\"],\n    ),\n]\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert!(!d[1].negative);
+    assert_eq!(tools_of(&d[1]), ["server-info"]);
+}
