@@ -478,6 +478,25 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
     }
     fill_down(text, &header, &mut groups);
     merge_subtasks(&header, &mut groups);
+    // A column of no known role whose values are what each case does (`削除`, delete, among
+    // `参照`, `登録`) is no status, though one of its words is also a dropped status's.
+    let actions: Vec<bool> = (0..header.len())
+        .map(|c| {
+            let values: Vec<&str> = groups
+                .iter()
+                .filter_map(|(_, _, rows)| rows.first()?.get(c).map(|v| v.trim()))
+                .filter(|v| !v.is_empty())
+                .collect();
+            values.iter().any(|v| {
+                lexicon::is_dropped_status(v)
+                    && !lexicon::concepts::english_words(&lexicon::fold(v)).is_empty()
+            }) && values
+                .iter()
+                .filter(|v| lexicon::is_dropped_status(v) || lexicon::is_todo_marker(v))
+                .count()
+                == 1
+        })
+        .collect();
     let mut out = Vec::new();
     for (pos, end, rows) in groups {
         let (start_line, end_line) = ix.span_of(pos, end);
@@ -608,8 +627,9 @@ pub fn extract(ix: &LineIndex, delimiter: u8, cat: &Catalog) -> Vec<Draft> {
         }
         // A row a column of no known role files under a dropped status (an Asana section
         // `Won't do`, a tag `rejected`): set aside.
-        if rows[0].iter().zip(&header).any(|(v, h)| {
+        if rows[0].iter().zip(&header).enumerate().any(|(c, (v, h))| {
             role_of(h) == Role::Other
+                && !actions[c]
                 && v.split([';', ',', '|']).map(str::trim).any(|part| {
                     part.split_whitespace().count() <= 4 && lexicon::is_dropped_status(part)
                 })

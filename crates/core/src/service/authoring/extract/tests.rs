@@ -4139,3 +4139,12 @@ fn a_case_whose_tool_field_looks_the_tool_up_by_what_it_does_is_no_negative() {
     assert!(!d[1].negative);
     assert_eq!(tools_of(&d[1]), ["server-info"]);
 }
+
+#[test]
+fn a_category_column_naming_what_a_case_does_is_no_status() {
+    // `区分` holds what each case does; `削除` (delete) is also a word for "deleted".
+    let doc = "No.,区分,ユーザー発話,期待するツール,ステータス\n1,参照,アイテムを一覧で見せて,list-items,合格\n2,削除,アイテム item-7 を消して,delete-item,未実施\n3,計算,2 と 3 を足して,get-sum,合格\n";
+    let d = drafts(doc);
+    assert_eq!(d.len(), 3, "{d:#?}");
+    assert_eq!(tools_of(&d[1]), ["delete-item"]);
+}
