@@ -1,7 +1,8 @@
-//! Wiki markup (Textile, as Redmine writes it, and Confluence's): `h2.` headings, `@code@`
-//! and `{{code}}`, `-struck-` text and `#` numbered lists. Read as the Markdown it
-//! corresponds to, line for line, so a `#` list item is no heading and struck text is
-//! struck.
+//! Wiki markup (Textile, as Redmine writes it, and Confluence's and Jira's): `h2.` headings,
+//! `@code@` and `{{code}}`, `-struck-` text, `#` numbered lists and `{quote}` and
+//! `{noformat}` blocks. Read as the Markdown it corresponds to, line for line, so a `#`
+//! list item is no heading, struck text is struck and a quoted block is a fenced one (what
+//! a `{code}` block holds, a case's JSON, is read as the text it is).
 
 /// Whether the document is wiki markup: headings written `h1.`…`h6.`.
 pub fn looks_like_wiki(head: &str) -> bool {
@@ -27,6 +28,16 @@ pub fn to_markdown(t: &str) -> String {
 fn line(l: &str) -> String {
     let body = l.trim_start();
     let indent = &l[..l.len() - body.len()];
+    // A block's marker alone on its line (`{quote}`, `{noformat:borderStyle=solid}`): a
+    // fence.
+    if let Some(inner) = body
+        .trim_end()
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        && matches!(inner.split(':').next(), Some("quote" | "noformat"))
+    {
+        return format!("{indent}```");
+    }
     // `# item`, `## nested item`: a numbered list.
     let hashes = body.chars().take_while(|c| *c == '#').count();
     let body: String = if hashes > 0 && body[hashes..].starts_with(' ') {
@@ -79,6 +90,17 @@ fn inline_code(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jira_quote_and_noformat_blocks_become_fences_line_for_line() {
+        let md = to_markdown(
+            "h3. T1\n{quote}\nAdd 2 and 3\n{quote}\n{noformat:borderStyle=solid}\nx\n{noformat}\n{code:json}\n{}\n{code}\n",
+        );
+        let l: Vec<&str> = md.lines().collect();
+        assert_eq!([l[1], l[3], l[4], l[6]], ["```"; 4]);
+        assert_eq!(l[7], "{code:json}");
+        assert_eq!(l.len(), 10);
+    }
 
     #[test]
     fn wiki_lines_become_markdown() {
