@@ -916,8 +916,10 @@ impl Catalog {
             if out.iter().any(|m| m.start <= s && s < m.end + 2) {
                 continue;
             }
-            let before: Vec<(usize, &str)> = words_before(&lower[..s])
-                .into_iter()
+            let preceding = words_before(&lower[..s]);
+            let before: Vec<(usize, &str)> = preceding
+                .iter()
+                .copied()
                 .rev()
                 .take_while(|(_, w)| {
                     (!STOP.contains(w) || *w == "the") && !lexicon::listed(lexicon::NEGATION, w)
@@ -925,6 +927,18 @@ impl Catalog {
                 .filter(|(_, w)| *w != "the")
                 .take(3)
                 .collect();
+            // ("the adding one" names a tool; "adding one in here" adds a case: `one` is a
+            // noun after a determiner only.)
+            if &lower[s..e] == "one" {
+                let determined = preceding
+                    .iter()
+                    .rev()
+                    .nth(before.len())
+                    .is_some_and(|(_, w)| ["the", "a", "an", "that", "this"].contains(w));
+                if !determined {
+                    continue;
+                }
+            }
             let mut after: Vec<(usize, &str)> = Vec::new();
             let rest = &lower[e..];
             let mut rest_words = words_after(rest);
@@ -938,8 +952,17 @@ impl Catalog {
             }
             // (`the tool that …`, `yung tool na nagbibigay …`: a relative in the words of
             // the lexicon too.)
+            // (Or a verb right after the noun, its relative left out: "whatever tool gives
+            // the current time".)
             let relative = rest_words.first().is_some_and(|(_, w)| {
                 ["that", "which", "for", "to"].contains(w) || lexicon::listed(lexicon::RELATIVES, w)
+            }) || rest_words.first().is_some_and(|(_, w)| {
+                w.len() >= 5
+                    && w.ends_with('s')
+                    && !w.ends_with("ss")
+                    && !STOP.contains(w)
+                    && !self.is_param(w)
+                    && self.resolve(w).is_none()
             });
             if relative
                 || rest_words

@@ -4148,3 +4148,12 @@ fn a_category_column_naming_what_a_case_does_is_no_status() {
     assert_eq!(d.len(), 3, "{d:#?}");
     assert_eq!(tools_of(&d[1]), ["delete-item"]);
 }
+
+#[test]
+fn a_tool_described_by_a_verb_right_after_it_resolves_and_adding_one_is_no_tool() {
+    let doc = "case 5 - user: \"what time is it in Honolulu right now?\"\nexpected: whatever tool gives the current time for a timezone, with timezone = Pacific/Honolulu\n\n+1. adding one in here: user pastes an id - \"what's in item-42?\" -> `get-item` with id item-42\n";
+    let d = super::extract(doc, &corpus_tools("store"));
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["get-time"]);
+    assert_eq!(tools_of(&d[1]), ["get-item"]);
+}
