@@ -940,7 +940,12 @@ impl Catalog {
                 }
             }
             let mut after: Vec<(usize, &str)> = Vec::new();
-            let rest = &lower[e..];
+            // (A comma may set the relative clause off: `das Tool, das … liefert`.)
+            let comma = lower[e..]
+                .strip_prefix(", ")
+                .map_or(0, |r| lower.len() - e - r.len());
+            let rest_at = e + comma;
+            let rest = &lower[rest_at..];
             let mut rest_words = words_after(rest);
             // `l'outil d'écho`: the elided preposition is a word of its own.
             if let Some((i, w)) = rest_words.first().copied()
@@ -984,7 +989,7 @@ impl Catalog {
                     // that returns the current time".)
                     .filter(|(_, w)| !relative || !STOP.contains(w) && w.chars().count() > 2)
                     .take(if relative { 4 } else { 3 })
-                    .map(|(i, w)| (i + e, w))
+                    .map(|(i, w)| (i + rest_at, w))
                     .collect();
             }
             let folded: Vec<String> = before.iter().chain(&after).map(|(_, w)| fold(w)).collect();

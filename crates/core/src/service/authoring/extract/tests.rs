@@ -4157,3 +4157,12 @@ fn a_tool_described_by_a_verb_right_after_it_resolves_and_adding_one_is_no_tool(
     assert_eq!(tools_of(&d[0]), ["get-time"]);
     assert_eq!(tools_of(&d[1]), ["get-item"]);
 }
+
+#[test]
+fn a_relative_clause_set_off_by_a_comma_describes_its_tool() {
+    let doc = "Fall 4 – Dateiinfo\nNutzer: „Wie groß ist /srv/ops/plan.xlsx?“\nErwartung: das Tool, das Größe, Zeitstempel und Berechtigungen einer Datei liefert. Die Datei soll NICHT gelesen werden (kein fs.read_file).\n";
+    let d = super::extract(doc, &corpus_tools("filesystem"));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(tools_of(&d[0]), ["fs.get_file_info"]);
+    assert_eq!(d[0].never_called, ["fs.read_file"]);
+}
